@@ -1,0 +1,32 @@
+"""The typer application: registers every command module.
+
+Each command lives in a module of its own under :mod:`nonosat.cli`; this file only wires them.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from nonosat.cli import solve
+from nonosat.cli.common import EXIT_CODES_HELP
+
+app = typer.Typer(
+    name="nonosat",
+    help=(
+        "Nonogram solver and uniqueness certifier.\n\n"
+        "Solve puzzles with a native line solver + search, a CNF encoding (PySAT/CaDiCaL) or "
+        "OR-Tools CP-SAT; certify uniqueness with checked DRAT proofs; cross-check engines; "
+        "analyse difficulty.\n\n" + EXIT_CODES_HELP
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+app.command("solve", help=solve.__doc__, epilog=EXIT_CODES_HELP)(solve.solve_command)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,98 @@
+"""What every command shares: exit codes, the puzzle argument and options, error handling, JSON.
+
+Exit codes (documented in ``nonosat --help`` and the README):
+
+====  =========================================================
+0     unique solution (or the command succeeded)
+1     several solutions / a check failed (disagreement, invalid proof or solution)
+2     usage error or bad input (malformed file, clues that cannot fit, unknown format)
+3     no solution
+4     gave up (time or node limit) before deciding
+====  =========================================================
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from nonosat.engines import Status
+from nonosat.errors import NonosatError
+
+EXIT_OK = 0
+EXIT_MULTIPLE = 1
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_NONE = 3
+EXIT_GAVE_UP = 4
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 unique (or success), 1 multiple solutions or a failed check, "
+    "2 usage error or bad input, 3 no solution, 4 gave up (time limit)."
+)
+
+STATUS_EXIT = {
+    Status.UNIQUE: EXIT_OK,
+    Status.SOLVED: EXIT_OK,
+    Status.MULTIPLE: EXIT_MULTIPLE,
+    Status.NONE: EXIT_NONE,
+    Status.UNKNOWN: EXIT_GAVE_UP,
+}
+
+PuzzleArg = Annotated[
+    Path,
+    typer.Argument(
+        help="Puzzle file (.non, .nin, .json, .xml, tournament .txt, .csv, picture ...).",
+        show_default=False,
+    ),
+]
+FormatOpt = Annotated[
+    str | None,
+    typer.Option("--format", "-f", help="Input format; default: by suffix, then by content."),
+]
+IndexOpt = Annotated[
+    int | None,
+    typer.Option("--index", "-i", help="Puzzle number N in a multi-puzzle file ($N, CSV row)."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option("--timeout", "-t", min=0.0, help="Give up after SECONDS (exit 4).", metavar="SECONDS"),
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
+    """Print ``nonosat: error: message`` on stderr and return the :class:`typer.Exit` to raise."""
+    typer.echo(f"nonosat: error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def handle_errors(func: F) -> F:
+    """Decorator for commands: a :class:`NonosatError` becomes one line on stderr and exit 2,
+    never a traceback.  ``KeyboardInterrupt`` exits 130."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except NonosatError as exc:
+            raise fail(str(exc)) from None
+        except KeyboardInterrupt:
+            typer.echo("nonosat: interrupted", err=True)
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def print_json(obj: Any) -> None:
+    """Print ``obj`` as one line of JSON on stdout."""
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()

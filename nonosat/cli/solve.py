@@ -1,0 +1,101 @@
+"""Solve a puzzle and give the verdict on uniqueness.
+
+Prints the clue-annotated grid of each solution found, the verdict (unique / multiple / none /
+unknown) and the solving time; with --json, one JSON object.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nonosat.cli.common import (
+    STATUS_EXIT,
+    FormatOpt,
+    IndexOpt,
+    JsonOpt,
+    PuzzleArg,
+    TimeoutOpt,
+    handle_errors,
+    print_json,
+)
+from nonosat.engines import ENGINE_MODULES, Status, solve
+from nonosat.formats import read_puzzle
+from nonosat.puzzle import grid_from_rows
+
+EngineOpt = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        "-e",
+        help=f"Engine: {', '.join(ENGINE_MODULES)}. 'auto' runs the native solver and hands "
+        "over to SAT when its search exceeds a budget.",
+    ),
+]
+LimitOpt = Annotated[
+    int,
+    typer.Option(
+        "--limit", "-n", min=1, help="Look for up to N solutions (2 decides uniqueness, 1 = first only)."
+    ),
+]
+StateOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--state",
+        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown.",
+    ),
+]
+
+_VERDICT = {
+    Status.UNIQUE: "unique solution",
+    Status.MULTIPLE: "several solutions",
+    Status.NONE: "no solution",
+    Status.SOLVED: "solved (uniqueness not checked: --limit 1)",
+    Status.UNKNOWN: "gave up before deciding",
+}
+
+
+@handle_errors
+def solve_command(
+    puzzle_path: PuzzleArg,
+    engine: EngineOpt = "auto",
+    limit: LimitOpt = 2,
+    timeout: TimeoutOpt = None,
+    state: StateOpt = None,
+    json_output: JsonOpt = False,
+    format: FormatOpt = None,
+    index: IndexOpt = None,
+) -> None:
+    """Solve a puzzle and say whether its solution is unique."""
+    from nonosat.errors import FormatError, PuzzleError
+
+    puzzle = read_puzzle(puzzle_path, format, index)
+    partial = None
+    if state is not None:
+        try:
+            rows = state.read_text().splitlines()
+        except OSError as exc:
+            raise FormatError(str(state), None, exc.strerror or str(exc)) from None
+        try:
+            partial = grid_from_rows([r.rstrip("\n") for r in rows if r.strip()], puzzle.shape)
+        except PuzzleError as exc:
+            raise FormatError(str(state), None, str(exc)) from None
+    result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout)
+    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+    if json_output:
+        print_json(result.to_json(puzzle, name))
+    else:
+        from nonosat.render.text import render_text
+
+        for k, sol in enumerate(result.solutions, start=1):
+            if len(result.solutions) > 1:
+                typer.echo(f"solution {k}:")
+            typer.echo(render_text(puzzle, sol))
+            typer.echo("")
+        typer.echo(
+            f"{puzzle.describe()}: {_VERDICT[result.status]} "
+            f"[{result.engine}, {result.time_s:.3f} s]"
+        )
+    raise typer.Exit(STATUS_EXIT[result.status])

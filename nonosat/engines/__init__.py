@@ -1,0 +1,207 @@
+"""One interface over every solving engine.
+
+An engine answers one question: *given a puzzle, an optional partial grid, a solution limit and a
+time limit, which solutions are there (up to the limit)?*  The native solver (line solving,
+propagation, probing, search), the CNF encoding solved by PySAT and the CP-SAT model each sit
+behind this interface in a module of their own under :mod:`nonosat.engines`; the engines never
+import one another, so a cross-check compares independent code.  The ``auto`` engine (portfolio:
+native first, SAT when the native search exceeds its budget) is the only place where two engines
+meet.
+
+Adding an engine is one module: define a class with ``name`` and :meth:`Engine.solve`, and add its
+import path to :data:`ENGINE_MODULES`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol
+
+import numpy as np
+
+from nonosat.errors import EngineError
+from nonosat.puzzle import Puzzle, grid_rows
+
+#: Engine name -> ``"module:Class"``.  Modules are imported lazily, so ``nonosat solve`` does not
+#: pay for OR-Tools or PySAT unless it uses them.
+ENGINE_MODULES: dict[str, str] = {
+    "native": "nonosat.engines.native:NativeEngine",
+    "sat": "nonosat.engines.sat:SatEngine",
+    "cpsat": "nonosat.engines.cpsat:CpSatEngine",
+    "auto": "nonosat.engines.auto:AutoEngine",
+}
+
+#: The engines a cross-check compares (``auto`` is native + sat, so it is not independent).
+INDEPENDENT_ENGINES = ("native", "sat", "cpsat")
+
+
+class Status(str, Enum):
+    """Verdict of a solve.
+
+    ``UNIQUE``/``MULTIPLE``/``NONE`` are decided verdicts.  ``SOLVED`` means a solution was found
+    but uniqueness was not examined (``limit=1``, tournament rules).  ``UNKNOWN`` means the engine
+    gave up (time or node budget) before deciding.
+    """
+
+    UNIQUE = "unique"
+    MULTIPLE = "multiple"
+    NONE = "none"
+    SOLVED = "solved"
+    UNKNOWN = "unknown"
+
+    @classmethod
+    def from_search(cls, found: int, limit: int, complete: bool) -> Status:
+        """Verdict of a search that found ``found`` solutions, stopping at ``limit``.
+
+        ``complete`` is whether the search ran to its end (exhausted the space or reached the
+        limit) rather than giving up.
+        """
+        if found >= 2:
+            return cls.MULTIPLE
+        if not complete:
+            return cls.UNKNOWN
+        if found == 0:
+            return cls.NONE
+        return cls.SOLVED if limit <= 1 else cls.UNIQUE
+
+
+@dataclass
+class SolveResult:
+    """What an engine returns.
+
+    Attributes
+    ----------
+    status : Status
+    solutions : list of ndarray of bool, each shape (height, width)
+        The solutions found, at most ``limit`` of them, all distinct.
+    engine : str
+        Name of the engine that produced the result (``"native"``, ``"sat"``, ...).
+    time_s : float
+        Wall-clock seconds spent in :meth:`Engine.solve`.
+    stats : dict
+        Engine statistics, JSON-serialisable (line solves, guesses, conflicts, ...).
+    trace : object, optional
+        The native solver's deduction trace (see :mod:`nonosat.search`), for certificates and
+        explanations; ``None`` for other engines.
+    """
+
+    status: Status
+    solutions: list[np.ndarray]
+    engine: str
+    time_s: float
+    stats: dict[str, Any] = field(default_factory=dict)
+    trace: Any = None
+
+    def to_json(self, puzzle: Puzzle, name: str | None = None) -> dict[str, Any]:
+        """The ``solve --json`` object: puzzle, width, height, status, solutions (row strings of
+        ``#`` and ``.``), engine, time_s, stats."""
+        return {
+            "puzzle": name if name is not None else puzzle.describe(),
+            "width": puzzle.width,
+            "height": puzzle.height,
+            "status": self.status.value,
+            "solutions": [grid_rows(s) for s in self.solutions],
+            "engine": self.engine,
+            "time_s": round(self.time_s, 6),
+            "stats": self.stats,
+        }
+
+
+class Engine(Protocol):
+    """The engine interface.  Implementations are stateless apart from configuration."""
+
+    name: str
+
+    def solve(
+        self,
+        puzzle: Puzzle,
+        *,
+        partial: np.ndarray | None = None,
+        limit: int = 2,
+        timeout: float | None = None,
+    ) -> SolveResult:
+        """Find up to ``limit`` solutions of ``puzzle``.
+
+        Parameters
+        ----------
+        puzzle : Puzzle
+        partial : ndarray of int8, shape (height, width), optional
+            Grid state (:class:`nonosat.puzzle.Cell` values) whose known cells every solution
+            must agree with.
+        limit : int
+            Stop after this many solutions (2 decides uniqueness; 1 = first solution only).
+        timeout : float, optional
+            Seconds; on expiry the result has status ``UNKNOWN`` (or ``MULTIPLE`` if two
+            solutions were already found) with the solutions found so far.
+
+        Raises
+        ------
+        EngineError
+            The engine cannot run (missing dependency, internal failure).
+        """
+        ...
+
+
+def get_engine(name: str, **options: Any) -> Engine:
+    """Instantiate the engine called ``name`` with engine-specific ``options``.
+
+    Raises
+    ------
+    EngineError
+        Unknown engine name (the message lists the known ones) or an engine whose module cannot
+        be imported.
+    """
+    try:
+        target = ENGINE_MODULES[name]
+    except KeyError:
+        raise EngineError(
+            f"unknown engine {name!r}; choose one of {', '.join(ENGINE_MODULES)}"
+        ) from None
+    module_name, _, class_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise EngineError(f"engine {name!r} is not available: {exc}") from exc
+    return getattr(module, class_name)(**options)
+
+
+def solve(
+    puzzle: Puzzle,
+    engine: str = "auto",
+    *,
+    partial: np.ndarray | None = None,
+    limit: int = 2,
+    timeout: float | None = None,
+    **options: Any,
+) -> SolveResult:
+    """Solve ``puzzle`` with the named engine; see :meth:`Engine.solve` for the parameters.
+
+    Every solution an engine returns is checked against the clues here, independently of the
+    engine: an invalid solution raises :class:`EngineError` (an engine bug must never pass as a
+    verdict).
+
+    Examples
+    --------
+    >>> from nonosat.puzzle import Puzzle
+    >>> solve(Puzzle([(1,), ()], [(1,), ()]), "native").status.value
+    'unique'
+    """
+    if limit < 1:
+        raise EngineError(f"the solution limit must be at least 1 (got {limit})")
+    start = time.perf_counter()
+    result = get_engine(engine, **options).solve(
+        puzzle, partial=partial, limit=limit, timeout=timeout
+    )
+    for k, sol in enumerate(result.solutions):
+        errors = puzzle.line_errors(sol)
+        if errors:
+            line, expected, actual = errors[0]
+            raise EngineError(
+                f"engine {result.engine!r} returned an invalid solution #{k + 1}: "
+                f"{puzzle.line_name(line)} should be {expected} but is {actual}"
+            )
+    result.time_s = time.perf_counter() - start if result.time_s <= 0 else result.time_s
+    return result

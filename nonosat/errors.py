@@ -1,0 +1,41 @@
+"""Errors raised by nonosat.
+
+Everything nonosat raises on purpose derives from :class:`NonosatError`; the CLI turns any of them
+into one line on stderr and exit code 2 (bad input).  Nothing below the CLI prints or exits.
+"""
+
+from __future__ import annotations
+
+
+class NonosatError(Exception):
+    """Base class of every error nonosat raises deliberately."""
+
+
+class PuzzleError(NonosatError, ValueError):
+    """Clues that cannot describe a puzzle: a clue that does not fit its line, row and column
+    totals that disagree, a grid of the wrong shape.  The message names the line."""
+
+
+class FormatError(NonosatError, ValueError):
+    """A malformed or unsupported puzzle file.
+
+    Parameters
+    ----------
+    path : str
+        The file (or ``"<string>"``) being read.
+    line : int or None
+        1-based line number where the problem was found, when it has one.
+    message : str
+        What was expected and what was found.
+    """
+
+    def __init__(self, path: str, line: int | None, message: str):
+        self.path = path
+        self.line = line
+        self.message = message
+        where = f"{path}:{line}" if line is not None else f"{path}"
+        super().__init__(f"{where}: {message}")
+
+
+class EngineError(NonosatError, RuntimeError):
+    """An engine could not run (unknown name, missing optional dependency, internal failure)."""

@@ -1,0 +1,267 @@
+"""Puzzle file formats: a small registry, one module per format.
+
+Each format module defines a module-level ``FORMAT = Format(...)``; the registry imports the
+modules listed in :data:`FORMAT_MODULES` on first use.  A format is chosen by the ``format``
+argument (``--format`` on the command line), else by the file's suffix, else by sniffing the
+first bytes of the content.  Adding a format is one module plus one line here.
+
+Every reader takes the file's bytes and its path (for error messages) and returns a list of
+puzzles (most formats hold one; tournament sets and CSV files hold many).  Readers raise
+:class:`nonosat.errors.FormatError` naming the file and line; they never print.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from nonosat.errors import FormatError, NonosatError
+from nonosat.puzzle import Puzzle
+
+#: Modules defining a ``FORMAT``; order matters for sniffing (first match wins).
+FORMAT_MODULES: tuple[str, ...] = (
+    "nonosat.formats.webpbn_xml",
+    "nonosat.formats.davidje13_json",
+    "nonosat.formats.short_codes",
+    "nonosat.formats.tournament",
+    "nonosat.formats.non",
+    "nonosat.formats.nin",
+    "nonosat.formats.cwd",
+    "nonosat.formats.olsak",
+    "nonosat.formats.picture",
+)
+
+#: Files larger than this are refused before reading (no puzzle file is anywhere near it).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+Reader = Callable[[bytes, str], list[Puzzle]]
+Writer = Callable[[Puzzle], bytes]
+Sniffer = Callable[[bytes], bool]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A puzzle file format.
+
+    Attributes
+    ----------
+    name : str
+        Short name used by ``--format`` / ``--to`` (``"non"``, ``"webpbn"``, ...).
+    suffixes : tuple of str
+        Lower-case file suffixes including the dot (``(".non",)``).
+    description : str
+        One line for ``--help`` and ``nonosat formats``.
+    read : callable(data: bytes, path: str) -> list[Puzzle], optional
+    write : callable(puzzle) -> bytes, optional
+        Writers of single-puzzle formats; multi-puzzle formats may also define ``write_many``.
+    write_many : callable(list[Puzzle]) -> bytes, optional
+    sniff : callable(head: bytes) -> bool, optional
+        Whether the first 4 KiB look like this format (used when the suffix is not known).
+    multi : bool
+        Whether a file may hold several puzzles.
+    """
+
+    name: str
+    suffixes: tuple[str, ...]
+    description: str
+    read: Reader | None = None
+    write: Writer | None = None
+    write_many: Callable[[list[Puzzle]], bytes] | None = None
+    sniff: Sniffer | None = None
+    multi: bool = False
+
+
+_REGISTRY: dict[str, Format] | None = None
+
+
+def formats() -> dict[str, Format]:
+    """All registered formats by name (imports the format modules on first call)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        registry: dict[str, Format] = {}
+        for module_name in FORMAT_MODULES:
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name == module_name:  # format not written yet
+                    continue
+                raise
+            fmt: Format = module.FORMAT
+            registry[fmt.name] = fmt
+        _REGISTRY = registry
+    return _REGISTRY
+
+
+def get_format(name: str) -> Format:
+    """The format called ``name``.
+
+    Raises
+    ------
+    FormatError
+        Unknown name; the message lists the known ones.
+    """
+    try:
+        return formats()[name]
+    except KeyError:
+        known = ", ".join(sorted(formats()))
+        raise FormatError("<format>", None, f"unknown format {name!r}; known: {known}") from None
+
+
+def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> Format:
+    """Choose the format of ``path`` by suffix, then by sniffing ``head`` (its first bytes).
+
+    Raises
+    ------
+    FormatError
+        Neither the suffix nor the content identify a known format.
+    """
+    suffix = Path(path).suffix.lower()
+    for fmt in formats().values():
+        if suffix in fmt.suffixes and fmt.read is not None:
+            return fmt
+    if head is not None:
+        for fmt in formats().values():
+            if fmt.sniff is not None and fmt.read is not None and fmt.sniff(head):
+                return fmt
+    raise FormatError(
+        str(path), None, "cannot tell the puzzle format from the name or content; use --format"
+    )
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """Read a puzzle file, refusing missing files, directories and files over
+    :data:`MAX_FILE_BYTES`.
+
+    Raises
+    ------
+    FormatError
+    """
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if p.is_dir():
+            raise FormatError(str(p), None, "is a directory, not a puzzle file")
+        if size > MAX_FILE_BYTES:
+            raise FormatError(
+                str(p), None, f"file is {size / 2**20:.0f} MiB; puzzle files are far smaller"
+            )
+        return p.read_bytes()
+    except OSError as exc:
+        raise FormatError(str(p), None, exc.strerror or str(exc)) from None
+
+
+def read_puzzles(path: str | os.PathLike[str], format: str | None = None) -> list[Puzzle]:
+    """Every puzzle in the file at ``path``.
+
+    Raises
+    ------
+    FormatError
+        Missing, unreadable, unrecognised or malformed file (message names file and line).
+    PuzzleError
+        Clues that cannot describe a puzzle (re-raised as FormatError naming the file).
+    """
+    data = read_bytes(path)
+    fmt = get_format(format) if format else detect_format(path, data[:4096])
+    if fmt.read is None:
+        raise FormatError(str(path), None, f"format {fmt.name!r} cannot be read")
+    try:
+        puzzles = fmt.read(data, str(path))
+    except FormatError:
+        raise
+    except NonosatError as exc:
+        raise FormatError(str(path), None, str(exc)) from None
+    if not puzzles:
+        raise FormatError(str(path), None, "the file holds no puzzle")
+    return puzzles
+
+
+def read_puzzle(
+    path: str | os.PathLike[str], format: str | None = None, index: int | None = None
+) -> Puzzle:
+    """The puzzle at ``path``; for multi-puzzle files, the one numbered ``index`` (the ``$N`` of a
+    tournament set, the 1-based row of a CSV file).
+
+    Raises
+    ------
+    FormatError
+        As :func:`read_puzzles`; also a multi-puzzle file without ``index``, or an ``index`` the
+        file does not hold.
+    """
+    puzzles = read_puzzles(path, format)
+    if index is None:
+        if len(puzzles) > 1:
+            raise FormatError(
+                str(path), None, f"the file holds {len(puzzles)} puzzles; pick one with --index N"
+            )
+        return puzzles[0]
+    for position, puzzle in enumerate(puzzles, start=1):
+        if (puzzle.number if puzzle.number is not None else position) == index:
+            return puzzle
+    raise FormatError(str(path), None, f"no puzzle numbered {index} in the file")
+
+
+def puzzle_id(path: str | os.PathLike[str], puzzle: Puzzle, multi: bool) -> str:
+    """Stable id of a puzzle: the path, plus ``#N`` for puzzle N of a multi-puzzle file."""
+    return f"{path}#{puzzle.number}" if multi and puzzle.number is not None else str(path)
+
+
+def iter_puzzles(
+    path: str | os.PathLike[str], format: str | None = None
+) -> Iterator[tuple[str, Puzzle]]:
+    """``(id, puzzle)`` for every puzzle in the file (ids as :func:`puzzle_id`)."""
+    puzzles = read_puzzles(path, format)
+    multi = len(puzzles) > 1
+    for position, puzzle in enumerate(puzzles, start=1):
+        if multi and puzzle.number is None:
+            puzzle = _with_number(puzzle, position)
+        yield puzzle_id(path, puzzle, multi), puzzle
+
+
+def _with_number(puzzle: Puzzle, number: int) -> Puzzle:
+    from dataclasses import replace
+
+    return replace(puzzle, number=number)
+
+
+def write_puzzle(
+    puzzle: Puzzle,
+    path: str | os.PathLike[str],
+    format: str | None = None,
+    force: bool = False,
+) -> Format:
+    """Write ``puzzle`` to ``path`` in ``format`` (default: from the suffix).
+
+    The file is written to a temporary name and renamed, so a failure never leaves a half-written
+    file, and an existing file is never replaced unless ``force``.
+
+    Raises
+    ------
+    FormatError
+        Unknown or read-only format, a puzzle the format cannot hold, or an existing ``path``
+        without ``force``.
+    """
+    p = Path(path)
+    if format:
+        fmt = get_format(format)
+    else:
+        suffix = p.suffix.lower()
+        matches = [f for f in formats().values() if suffix in f.suffixes and f.write]
+        if not matches:
+            raise FormatError(str(p), None, f"no writable format has the suffix {suffix!r}; use --to")
+        fmt = matches[0]
+    if fmt.write is None:
+        raise FormatError(str(p), None, f"format {fmt.name!r} cannot be written")
+    if p.exists() and not force:
+        raise FormatError(str(p), None, "already exists; use --force to overwrite it")
+    data = fmt.write(puzzle)
+    tmp = p.with_name(f".{p.name}.nonosat-tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, p)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise FormatError(str(p), None, exc.strerror or str(exc)) from None
+    return fmt
