@@ -1,0 +1,1 @@
+"""Encodings of a puzzle for external solvers: CNF (DIMACS), CP-SAT, certificates."""
