@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from nonosat.cli import solve
+from nonosat.cli import crosscheck, solve
 from nonosat.cli.common import EXIT_CODES_HELP
 
 app = typer.Typer(
@@ -25,6 +25,7 @@ app = typer.Typer(
 )
 
 app.command("solve", help=solve.__doc__, epilog=EXIT_CODES_HELP)(solve.solve_command)
+app.command("crosscheck", help=crosscheck.__doc__, epilog=EXIT_CODES_HELP)(crosscheck.crosscheck_command)
 
 
 def main() -> None:
