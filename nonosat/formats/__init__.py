@@ -119,9 +119,13 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> Fo
         Neither the suffix nor the content identify a known format.
     """
     suffix = Path(path).suffix.lower()
-    for fmt in formats().values():
-        if suffix in fmt.suffixes and fmt.read is not None:
-            return fmt
+    claimed = [f for f in formats().values() if suffix in f.suffixes and f.read is not None]
+    if len(claimed) == 1:
+        return claimed[0]
+    if claimed and head is not None:  # a shared suffix (.txt): let the content decide
+        for fmt in claimed:
+            if fmt.sniff is not None and fmt.sniff(head):
+                return fmt
     if head is not None:
         for fmt in formats().values():
             if fmt.sniff is not None and fmt.read is not None and fmt.sniff(head):
@@ -250,7 +254,14 @@ def write_puzzle(
         suffix = p.suffix.lower()
         matches = [f for f in formats().values() if suffix in f.suffixes and f.write]
         if not matches:
-            raise FormatError(str(p), None, f"no writable format has the suffix {suffix!r}; use --to")
+            raise FormatError(
+                str(p), None, f"no writable format has the suffix {suffix!r}; use --to"
+            )
+        if len(matches) > 1:
+            names = ", ".join(f.name for f in matches)
+            raise FormatError(
+                str(p), None, f"several formats use {suffix!r} ({names}); pick one with --to"
+            )
         fmt = matches[0]
     if fmt.write is None:
         raise FormatError(str(p), None, f"format {fmt.name!r} cannot be written")

@@ -1,0 +1,163 @@
+"""davidje13/Nonogram JSON rules: ``{"rows": [[3], [1, 1], ...], "cols": [...]}``.
+
+``[]`` (or ``[0]``) is an empty line and ``null`` an *unknown* clue (an unconstrained line, as in
+``football-partial.json``).  Other keys (``source``, ``title``, ``author``, ``copyright``,
+``license``) are kept; the goal picture, when there is one, is written as ``"goal"``: a list of
+row strings of ``#`` and ``.`` (an extension that the davidje13 solver ignores).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from nonosat.errors import FormatError, PuzzleError
+from nonosat.formats import Format
+from nonosat.formats._text import decode_text, make_puzzle
+from nonosat.puzzle import Cell, Clue, Puzzle, grid_from_rows, grid_rows
+
+_META_KEYS = ("title", "author", "copyright", "license")
+
+
+def read_json(data: bytes, path: str) -> list[Puzzle]:
+    """Parse davidje13 JSON rules.
+
+    Raises
+    ------
+    FormatError
+        Invalid JSON (with its line), missing ``rows``/``cols``, a clue that is not a list of
+        whole numbers or ``null``, a clue that does not fit (naming the line when the file puts
+        one clue per line, as the davidje13 files do).
+    """
+    text = decode_text(data, path)
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise FormatError(path, None, "invalid JSON: nested too deeply") from None
+    if not isinstance(obj, dict):
+        raise FormatError(path, 1, 'expected a JSON object {"rows": [...], "cols": [...]}')
+    clues: dict[str, list[Clue]] = {}
+    where: dict[str, list[int | None]] = {}
+    for key in ("rows", "cols"):
+        name = key if key in obj else ("columns" if key == "cols" and "columns" in obj else None)
+        if name is None:
+            raise FormatError(
+                path, None, f'no "{key}" list; expected {{"rows": [...], "cols": [...]}}'
+            )
+        value = obj[name]
+        lines = _element_lines(text, name)
+        if not isinstance(value, list):
+            raise FormatError(
+                path, lines[0] if lines else None, f'"{name}" must be a list of clues'
+            )
+        clues[key], where[key] = [], []
+        for i, item in enumerate(value):
+            line = lines[i] if lines and i < len(lines) else None
+            clues[key].append(
+                _clue(item, path, line, f"{key[:-1].replace('col', 'column')} {i + 1}")
+            )
+            where[key].append(line)
+    fields: dict[str, Any] = {k: str(obj[k]) for k in _META_KEYS if isinstance(obj.get(k), str)}
+    meta = {
+        k: v for k, v in obj.items() if k not in ("rows", "cols", "columns", "goal", *_META_KEYS)
+    }
+    goal = None
+    if "goal" in obj:
+        g = obj["goal"]
+        if not (isinstance(g, list) and all(isinstance(r, str) for r in g)):
+            raise FormatError(path, None, '"goal" must be a list of row strings of "#" and "."')
+        try:
+            goal = grid_from_rows(g, (len(clues["rows"]), len(clues["cols"])))
+            goal = goal == Cell.FILLED
+        except PuzzleError as exc:
+            raise FormatError(path, None, f"goal: {exc}") from None
+    return [
+        make_puzzle(
+            path,
+            clues["rows"],
+            clues["cols"],
+            where["rows"],
+            where["cols"],
+            goal=goal,
+            meta=meta,
+            **fields,
+        )
+    ]
+
+
+def _clue(item: Any, path: str, line: int | None, name: str) -> Clue:
+    if item is None:
+        return None
+    if not isinstance(item, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in item
+    ):
+        raise FormatError(
+            path,
+            line,
+            f"{name}: expected a list of whole numbers or null, found {json.dumps(item)[:40]}",
+        )
+    return tuple(item)
+
+
+def _element_lines(text: str, key: str) -> list[int] | None:
+    """1-based line of each element of the top-level list ``key``, located with the JSON
+    decoder itself (``raw_decode`` element by element); ``None`` when the layout is unusual."""
+    decoder = json.JSONDecoder()
+    needle = json.dumps(key)
+    pos = text.find(needle)
+    if pos < 0:
+        return None
+    pos = text.find("[", pos + len(needle))
+    if pos < 0:
+        return None
+    lines = []
+    i = pos + 1
+    n = len(text)
+    try:
+        while i < n:
+            while i < n and text[i] in " \t\r\n,":
+                i += 1
+            if i >= n or text[i] == "]":
+                break
+            lines.append(text.count("\n", 0, i) + 1)
+            _, i = decoder.raw_decode(text, i)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return lines
+
+
+def write_json(puzzle: Puzzle) -> bytes:
+    """davidje13 JSON of ``puzzle``, one clue per line; unknown clues become ``null``."""
+
+    def block(clues: tuple[Clue, ...]) -> str:
+        return ",\n".join("    " + json.dumps(list(c) if c is not None else None) for c in clues)
+
+    parts = [f'  "rows": [\n{block(puzzle.rows)}\n  ]', f'  "cols": [\n{block(puzzle.cols)}\n  ]']
+    for key in _META_KEYS:
+        value = getattr(puzzle, key)
+        if value:
+            parts.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}")
+    for key, value in puzzle.meta.items():
+        if isinstance(value, str) and key not in ("rows", "cols", "goal", *_META_KEYS):
+            parts.append(f"  {json.dumps(str(key))}: {json.dumps(value, ensure_ascii=False)}")
+    if puzzle.goal is not None:
+        rows = ",\n".join("    " + json.dumps(r) for r in grid_rows(puzzle.goal))
+        parts.append(f'  "goal": [\n{rows}\n  ]')
+    return ("{\n" + ",\n".join(parts) + "\n}\n").encode()
+
+
+def _sniff(head: bytes) -> bool:
+    text = head.lstrip()
+    return text.startswith(b"{") and (b'"rows"' in head or b'"cols"' in head)
+
+
+FORMAT = Format(
+    name="json",
+    suffixes=(".json",),
+    description='davidje13 JSON rules {"rows": [...], "cols": [...]} (null = unknown clue)',
+    read=read_json,
+    write=write_json,
+    sniff=_sniff,
+)

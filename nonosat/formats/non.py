@@ -1,0 +1,281 @@
+"""Steve Simpson's ``.non`` format, with the extensions of mikix/nonogram-db (``FORMAT.md``).
+
+Layout (keys in any order, except that ``width``/``height`` come before ``rows``/``columns``/
+``goal``; unknown lines are ignored, as the format requires)::
+
+    catalogue "webpbn.com #1"
+    title "Dancer"
+    by "Jan Wolter"
+    copyright "&copy; Copyright 2004 by Jan Wolter"
+    license CC-BY-3.0
+    width 5
+    height 10
+
+    rows
+    2
+    2,1
+    ...
+    columns
+    2,1
+    ...
+    goal "01100011010010101110..."
+
+Each of the ``height`` lines after ``rows`` (``width`` after ``columns``) is one clue: block
+lengths separated by commas, ``0`` or an empty line for an empty line.  Strings are quoted and
+may contain HTML entities.  A block may carry a colour letter (``3a,1b``); a puzzle using more
+than one colour is refused (colour puzzles are not supported yet).  ``.nonpack`` bundles several
+puzzles separated by ``====`` lines.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+
+from nonosat.errors import FormatError
+from nonosat.formats import Format
+from nonosat.formats._text import (
+    clue_string,
+    decode_text,
+    make_puzzle,
+    parse_int,
+    parse_size,
+    require_known,
+    split_lines,
+)
+from nonosat.puzzle import Puzzle
+
+_STRING_KEYS = {
+    "catalogue": "catalogue",
+    "title": "title",
+    "by": "author",
+    "copyright": "copyright",
+    "license": "license",
+}
+_BLOCK = re.compile(r"(\d+)([^\d\s,]?)")
+_KEYWORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def read_non(data: bytes, path: str) -> list[Puzzle]:
+    """Parse a ``.non`` file (or a ``.nonpack`` bundle of them, separated by ``====`` lines).
+
+    Raises
+    ------
+    FormatError
+        Missing ``width``/``height``/``rows``/``columns``, a malformed clue or goal, too few clue
+        lines, a colour puzzle, a clue that does not fit (each names the line).
+    """
+    lines = split_lines(decode_text(data, path))
+    puzzles = []
+    start = 0
+    for k, line in enumerate(lines + ["===="]):
+        if line.strip() == "====":
+            if any(t.strip() for t in lines[start:k]):
+                puzzles.append(_read_one(lines, start, k, path))
+            start = k + 1
+    if len(puzzles) > 1:
+        puzzles = [_numbered(p, n) for n, p in enumerate(puzzles, start=1)]
+    return puzzles
+
+
+def _numbered(puzzle: Puzzle, number: int) -> Puzzle:
+    from dataclasses import replace
+
+    return replace(puzzle, number=number)
+
+
+def _read_one(lines: list[str], start: int, stop: int, path: str) -> Puzzle:
+    fields: dict[str, str] = {}
+    size: dict[str, tuple[int, int]] = {}  # key -> (value, line)
+    sections: dict[str, tuple[list[tuple[str, int]], int]] = {}
+    goal: tuple[str, int] | None = None
+    colours: dict[str, str] = {}
+    k = start
+    while k < stop:
+        raw = lines[k]
+        text = raw.strip()
+        lineno = k + 1
+        k += 1
+        if not text:
+            continue
+        m = _KEYWORD.match(text)
+        if not m:
+            if text.startswith("#"):
+                continue
+            raise FormatError(
+                path, lineno, f"expected a key (width, height, rows, ...), found {text[:30]!r}"
+            )
+        key = m.group(0).lower()
+        value = text[m.end() :].strip()
+        if key in _STRING_KEYS:
+            fields[_STRING_KEYS[key]] = _unquote(value)
+        elif key in ("width", "height"):
+            size[key] = (
+                parse_size(
+                    parse_int(value, path, lineno, f"the {key} (a whole number)"), path, lineno, key
+                ),
+                lineno,
+            )
+        elif key in ("rows", "columns"):
+            other = "height" if key == "rows" else "width"
+            if other not in size:
+                raise FormatError(
+                    path, lineno, f"'{key}' comes before '{other}'; expected '{other} N' first"
+                )
+            count = size[other][0]
+            if k + count > stop:
+                got = stop - k
+                raise FormatError(
+                    path,
+                    stop + 1 if stop == len(lines) else stop,
+                    f"file ends after {got} of the {count} {key} clues that "
+                    f"'{key}' on line {lineno} announces",
+                )
+            block = [(lines[k + i], k + i + 1) for i in range(count)]
+            for text_i, line_i in block:
+                word = _KEYWORD.match(text_i.strip())
+                if word and not _BLOCK.fullmatch(text_i.strip().split(",")[0]):
+                    found = sum(1 for t, n in block if n < line_i)
+                    raise FormatError(
+                        path,
+                        line_i,
+                        f"expected {count} {key} clues after '{key}' on line "
+                        f"{lineno}, found {found} before {text_i.strip()[:20]!r} "
+                        "(wrong width/height?)",
+                    )
+            sections[key] = (block, lineno)
+            k += count
+        elif key == "goal":
+            goal = (_unquote(value), lineno)
+        elif key in ("color", "colour"):
+            parts = value.split()
+            if parts:
+                colours[parts[0]] = parts[1] if len(parts) > 1 else "?"
+        # Any other line is ignored, as FORMAT.md requires.
+    for key in ("width", "height", "rows", "columns"):
+        if key not in size and key not in sections:
+            raise FormatError(
+                path, None, f"no '{key}' line; a .non file needs width, height, rows and columns"
+            )
+    used: set[str] = set()
+    rows, row_lines = _clues(sections["rows"][0], path, used)
+    cols, col_lines = _clues(sections["columns"][0], path, used)
+    picture = None
+    if goal is not None:
+        picture = _goal(goal, size["height"][0], size["width"][0], path, used)
+    if len(used) > 1:
+        names = ", ".join(f"{c} ({colours[c]})" if c in colours else c for c in sorted(used))
+        raise FormatError(
+            path,
+            None,
+            f"colour puzzle (colours {names}); only black-and-white puzzles are supported",
+        )
+    meta = {"catalogue": fields.pop("catalogue")} if "catalogue" in fields else {}
+    return make_puzzle(path, rows, cols, row_lines, col_lines, goal=picture, meta=meta, **fields)
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        value = value[1:-1]
+    return html.unescape(value)
+
+
+def _clues(block: list[tuple[str, int]], path: str, used: set[str]):
+    clues, numbers = [], []
+    for text, lineno in block:
+        clue = []
+        for token in text.strip().split(","):
+            token = token.strip()
+            if not token and text.strip() == "":
+                continue
+            m = _BLOCK.fullmatch(token)
+            if not m:
+                raise FormatError(
+                    path,
+                    lineno,
+                    "expected block lengths separated by commas "
+                    f"(like 2,1 or 3a,1b), found {token[:20]!r}",
+                )
+            if len(m.group(1)) > 9:
+                raise FormatError(path, lineno, f"block length {m.group(1)[:12]}... is too large")
+            length = int(m.group(1))
+            if m.group(2) and length:
+                used.add(m.group(2))
+            clue.append(length)
+        clues.append(tuple(clue))
+        numbers.append(lineno)
+    return clues, numbers
+
+
+def _goal(goal: tuple[str, int], height: int, width: int, path: str, used: set[str]) -> np.ndarray:
+    text, lineno = goal
+    text = "".join(text.split())
+    if len(text) != height * width:
+        raise FormatError(
+            path, lineno, f"goal has {len(text)} cells; expected width x height = {width * height}"
+        )
+    chars = set(text) - {"0"}
+    colour_chars = chars - {"1"}
+    if colour_chars:
+        used.update(colour_chars)
+    arr = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32) != ord("0")
+    return arr.reshape(height, width)
+
+
+def write_non(puzzle: Puzzle) -> bytes:
+    """The ``.non`` text of ``puzzle``, with its title, author, copyright, licence, catalogue
+    and goal.
+
+    Raises
+    ------
+    FormatError
+        The puzzle has unknown clues.
+    """
+    require_known(puzzle, "non")
+    out = []
+    if puzzle.meta.get("catalogue"):
+        out.append(f"catalogue {_quote(str(puzzle.meta['catalogue']))}")
+    for key, value in (
+        ("title", puzzle.title),
+        ("by", puzzle.author),
+        ("copyright", puzzle.copyright),
+    ):
+        if value:
+            out.append(f"{key} {_quote(value)}")
+    if puzzle.license:
+        lic = puzzle.license
+        out.append(
+            f"license {lic}" if re.fullmatch(r"[A-Za-z0-9.+-]+", lic) else f"license {_quote(lic)}"
+        )
+    out += [f"width {puzzle.width}", f"height {puzzle.height}", "", "rows"]
+    out += [clue_string(c, ",") for c in puzzle.rows]
+    out += ["", "columns"]
+    out += [clue_string(c, ",") for c in puzzle.cols]
+    if puzzle.goal is not None:
+        out += ["", 'goal "' + "".join("1" if v else "0" for v in puzzle.goal.ravel()) + '"']
+    return ("\n".join(out) + "\n").encode()
+
+
+def _quote(value: str) -> str:
+    one_line = " ".join(value.split())
+    return '"' + html.escape(one_line, quote=False).replace('"', "&quot;") + '"'
+
+
+def _sniff(head: bytes) -> bool:
+    text = head.decode("latin-1")
+    return bool(
+        re.search(r"^\s*width\s+\d+", text, re.M) and re.search(r"^\s*height\s+\d+", text, re.M)
+    )
+
+
+FORMAT = Format(
+    name="non",
+    suffixes=(".non", ".nonpack"),
+    description="Steve Simpson .non (mikix/nonogram-db keys: title, by, copyright, license, goal)",
+    read=read_non,
+    write=write_non,
+    sniff=_sniff,
+    multi=True,
+)
