@@ -1,0 +1,279 @@
+"""webpbn XML (Jan Wolter's ``pbn-0.3.dtd``, also written by number-loom).
+
+Layout::
+
+    <puzzleset>
+      <puzzle type="grid" defaultcolor="black">
+        <title>...</title> <author>...</author> <copyright>...</copyright>
+        <color name="white" char=".">FFFFFF</color> <color name="black" char="X">000000</color>
+        <clues type="columns"><line><count>2</count><count>1</count></line> ...</clues>
+        <clues type="rows"> ... </clues>
+        <solution type="goal"><image>|.XX..|
+                                     |.XX.X| ...</image></solution>
+      </puzzle>
+    </puzzleset>
+
+``<line></line>`` is an empty line.  A ``<count>`` may name a colour (``color="red"``); puzzles
+whose clues use more than one colour besides the background are refused (naming the colours),
+as are non-grid puzzles (triddlers).  Parsed with :mod:`defusedxml` (entity expansion and external
+declarations refused, external DTDs never fetched) through its SAX interface, so that every element knows its line.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+import xml.sax
+from dataclasses import dataclass, field
+
+import defusedxml
+import defusedxml.sax
+import numpy as np
+
+from nonosat.errors import FormatError
+from nonosat.formats import Format
+from nonosat.formats._text import decode_text, make_puzzle, require_known
+from nonosat.puzzle import Clue, Puzzle
+
+
+@dataclass
+class _Node:
+    """An XML element with the line it starts on."""
+
+    tag: str
+    attrib: dict[str, str]
+    line: int
+    children: list[_Node] = field(default_factory=list)
+    text: str = ""
+
+    def find(self, tag: str) -> _Node | None:
+        return next((c for c in self.children if c.tag == tag), None)
+
+    def findall(self, tag: str) -> list[_Node]:
+        return [c for c in self.children if c.tag == tag]
+
+    def findtext(self, tag: str) -> str | None:
+        node = self.find(tag)
+        return node.text.strip() if node is not None else None
+
+
+class _TreeBuilder(xml.sax.handler.ContentHandler):
+    """Build :class:`_Node` trees from SAX events, recording each element's line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.root: _Node | None = None
+        self._stack: list[_Node] = []
+        self._locator: xml.sax.xmlreader.Locator | None = None
+
+    def setDocumentLocator(self, locator: xml.sax.xmlreader.Locator) -> None:  # noqa: N802
+        self._locator = locator
+
+    def startElement(self, name: str, attrs: xml.sax.xmlreader.AttributesImpl) -> None:  # noqa: N802
+        line = self._locator.getLineNumber() if self._locator else 0
+        node = _Node(name, dict(attrs), line)
+        if self._stack:
+            self._stack[-1].children.append(node)
+        else:
+            self.root = node
+        self._stack.append(node)
+
+    def endElement(self, name: str) -> None:  # noqa: N802
+        self._stack.pop()
+
+    def characters(self, content: str) -> None:
+        if self._stack:
+            self._stack[-1].text += content
+
+
+def _parse(data: bytes, path: str) -> _Node:
+    decode_text(data, path)  # refuse empty files and binary junk with a clear message
+    builder = _TreeBuilder()
+    try:
+        # webpbn files name their DTD (<!DOCTYPE pbn SYSTEM "http://webpbn.com/...">); the SAX
+        # reader never fetches it (external entities are off by default), so the DOCTYPE is
+        # allowed, while every entity declaration, internal or external, is refused.
+        defusedxml.sax.parseString(
+            data, builder, forbid_dtd=False, forbid_entities=True, forbid_external=False
+        )
+    except xml.sax.SAXParseException as exc:
+        raise FormatError(path, exc.getLineNumber(), f"invalid XML: {exc.getMessage()}") from None
+    except defusedxml.DefusedXmlException as exc:
+        raise FormatError(path, None, f"refused XML: {exc}") from None
+    if builder.root is None:
+        raise FormatError(path, None, "no XML element; expected <puzzleset>")
+    return builder.root
+
+
+def read_webpbn(data: bytes, path: str) -> list[Puzzle]:
+    """Parse a webpbn XML puzzle set.
+
+    Raises
+    ------
+    FormatError
+        Invalid XML (with its line), entity declarations or external references, no
+        ``<puzzle>``, missing ``<clues>``, a non-numeric ``<count>``, a colour or triddler puzzle,
+        a goal image of the wrong size, a clue that does not fit (each names the line).
+    """
+    root = _parse(data, path)
+    if root.tag == "puzzle":
+        puzzle_nodes, source = [root], None
+    elif root.tag == "puzzleset":
+        puzzle_nodes, source = root.findall("puzzle"), root.findtext("source")
+    else:
+        raise FormatError(path, root.line, f"expected <puzzleset> or <puzzle>, found <{root.tag}>")
+    if not puzzle_nodes:
+        raise FormatError(path, root.line, "no <puzzle> in the <puzzleset>")
+    puzzles = [_puzzle(node, path, source) for node in puzzle_nodes]
+    if len(puzzles) > 1:
+        from dataclasses import replace
+
+        puzzles = [replace(p, number=k) for k, p in enumerate(puzzles, start=1)]
+    return puzzles
+
+
+def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
+    kind = node.attrib.get("type", "grid")
+    if kind != "grid":
+        raise FormatError(
+            path, node.line, f'{kind!r} puzzles are not supported; expected type="grid"'
+        )
+    default = node.attrib.get("defaultcolor", "black")
+    background = node.attrib.get("backgroundcolor", "white")
+    chars = {c.attrib.get("name", ""): c.attrib.get("char", "") for c in node.findall("color")}
+    values = {c.attrib.get("name", ""): c.text.strip() for c in node.findall("color")}
+    used: dict[str, int] = {}
+    clues: dict[str, tuple[list[Clue], list[int]]] = {}
+    for clue_node in node.findall("clues"):
+        kind = clue_node.attrib.get("type", "")
+        if kind not in ("rows", "columns"):
+            raise FormatError(
+                path,
+                clue_node.line,
+                f'expected <clues type="rows"> or type="columns", found type={kind!r}',
+            )
+        if kind in clues:
+            raise FormatError(path, clue_node.line, f'a second <clues type="{kind}">')
+        lines, numbers = [], []
+        for line_node in clue_node.findall("line"):
+            blocks = []
+            for count in line_node.findall("count"):
+                text = count.text.strip()
+                if not (text.isascii() and text.isdigit() and len(text) <= 9):
+                    raise FormatError(
+                        path, count.line, f"expected a whole number in <count>, found {text[:20]!r}"
+                    )
+                if int(text):
+                    colour = count.attrib.get("color", default)
+                    used.setdefault(colour, count.line)
+                blocks.append(int(text))
+            lines.append(tuple(blocks))
+            numbers.append(line_node.line)
+        clues[kind] = (lines, numbers)
+    for kind in ("rows", "columns"):
+        if kind not in clues:
+            raise FormatError(path, node.line, f'the puzzle has no <clues type="{kind}">')
+    colours = sorted(set(used) - {background})
+    if len(colours) > 1:
+        names = ", ".join(f"{c} (#{values[c]})" if values.get(c) else c for c in colours)
+        raise FormatError(
+            path,
+            used[colours[1]],
+            f"colour puzzle (colours {names}); only black-and-white puzzles are supported",
+        )
+    rows, row_lines = clues["rows"]
+    cols, col_lines = clues["columns"]
+    goal = None
+    for solution in node.findall("solution"):
+        if solution.attrib.get("type", "goal") == "goal" and solution.find("image") is not None:
+            goal = _image(
+                solution.find("image"), len(rows), len(cols), chars.get(background, "."), path
+            )
+            break
+    fields = {k: node.findtext(k) for k in ("title", "author", "copyright")}
+    meta = {k: v for k in ("id", "description", "authorid", "note") if (v := node.findtext(k))}
+    if source := node.findtext("source") or source:
+        meta["source"] = source
+    return make_puzzle(
+        path,
+        rows,
+        cols,
+        row_lines,
+        col_lines,
+        goal=goal,
+        meta=meta,
+        **{k: v for k, v in fields.items() if v},
+    )
+
+
+def _image(node: _Node, height: int, width: int, background: str, path: str) -> np.ndarray:
+    rows = []
+    for k, raw in enumerate(node.text.split("\n")):
+        text = raw.strip()
+        if not text:
+            continue
+        line = node.line + k
+        if len(text) < 2 or text[0] != "|" or text[-1] != "|":
+            raise FormatError(path, line, f"expected a goal row like |..XX.|, found {text[:30]!r}")
+        cells = text[1:-1]
+        if len(cells) != width:
+            raise FormatError(path, line, f"goal row has {len(cells)} cells; expected {width}")
+        rows.append([ch != background for ch in cells])
+    if len(rows) != height:
+        raise FormatError(path, node.line, f"goal image has {len(rows)} rows; expected {height}")
+    return np.array(rows, dtype=bool)
+
+
+def write_webpbn(puzzle: Puzzle) -> bytes:
+    """webpbn XML of ``puzzle`` with title, author, copyright, description and goal image.
+
+    Raises
+    ------
+    FormatError
+        The puzzle has unknown clues.
+    """
+    require_known(puzzle, "webpbn")
+    root = ET.Element("puzzleset")
+    node = ET.SubElement(root, "puzzle", type="grid", defaultcolor="black")
+    for key in ("title", "author", "copyright"):
+        if getattr(puzzle, key):
+            ET.SubElement(node, key).text = getattr(puzzle, key)
+    for key in ("id", "description"):
+        if isinstance(puzzle.meta.get(key), str):
+            ET.SubElement(node, key).text = puzzle.meta[key]
+    ET.SubElement(node, "color", name="white", char=".").text = "FFFFFF"
+    ET.SubElement(node, "color", name="black", char="X").text = "000000"
+    for kind, lines in (("columns", puzzle.cols), ("rows", puzzle.rows)):
+        clues = ET.SubElement(node, "clues", type=kind)
+        for clue in lines:
+            line = ET.SubElement(clues, "line")
+            for block in clue or ():
+                ET.SubElement(line, "count").text = str(block)
+    if puzzle.goal is not None:
+        solution = ET.SubElement(node, "solution", type="goal")
+        image = ET.SubElement(solution, "image")
+        image.text = "\n" + "".join(
+            "|" + "".join("X" if v else "." for v in row) + "|\n" for row in puzzle.goal
+        )
+    ET.indent(root, space="")
+    for line in root.iter("line"):  # keep each clue on one line, as webpbn writes it
+        for count in line:
+            count.tail = None
+        line.text = None
+    body = ET.tostring(root, encoding="unicode")
+    return ('<?xml version="1.0"?>\n' + body + "\n").encode()
+
+
+def _sniff(head: bytes) -> bool:
+    text = head.lstrip()
+    return text.startswith(b"<") and (b"<puzzleset" in head or b"<puzzle" in head)
+
+
+FORMAT = Format(
+    name="webpbn",
+    suffixes=(".xml", ".pbn"),
+    description="webpbn XML (<puzzleset><puzzle type=grid>, with goal image)",
+    read=read_webpbn,
+    write=write_webpbn,
+    sniff=_sniff,
+    multi=True,
+)
