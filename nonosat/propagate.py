@@ -1,0 +1,198 @@
+"""Propagation: run the line solver on changed lines until nothing changes or a line contradicts.
+
+The native solver keeps its whole state in numpy arrays so that propagation, probing and search
+all run compiled (numba).  Two tuples travel through every kernel:
+
+``problem = (blocks, start, known, dims)``
+    The packed clues (:func:`nonosat.puzzle.pack_clues`) and ``dims = [height, width]``.
+
+``state = (grid, trail, tkind, targ, queue, inq, st, linebuf, outbuf, changed_at)``
+    ``grid`` (int8, h*w, row-major) holds cell bit sets; ``trail`` (int32) lists the cells assigned
+    so far in order, with ``tkind``/``targ`` saying why (see the ``KIND_*`` constants); ``queue``
+    (int32, h+w) is the FIFO work queue of lines to solve with ``inq`` flags; ``st`` (int64) holds
+    the scalar counters indexed by the ``ST_*`` constants; ``linebuf``/``outbuf`` are scratch
+    lines; ``changed_at`` (int64, h+w) is the event number of each line's last change (probing
+    uses it to skip cells whose lines have not changed).
+
+Lines are numbered rows first (``0..h-1``), then columns (``h..h+w-1``).  Undoing to a trail
+length resets the cells assigned since then to unknown: a cell only ever goes from unknown to one
+value, so the trail is the complete undo log.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from nonosat.line import line_kernel
+from nonosat.puzzle import PackedClues
+
+# -- why a cell was assigned (tkind) ----------------------------------------------------------
+KIND_LINE = 0  #: forced by the line solver on line ``targ``
+KIND_DECISION = 1  #: a search decision at depth ``targ``
+KIND_FAILED_LITERAL = 2  #: probing: the opposite value (``targ`` = probed cell) led to a conflict
+KIND_PROBE_BOTH = 3  #: probing: both values of cell ``targ`` force this value
+KIND_BRANCH = 4  #: second branch of the decision at depth ``targ`` (the first was exhausted)
+KIND_GIVEN = 5  #: given in the partial grid
+
+KIND_NAMES = ("line", "decision", "failed-literal", "probe-both", "branch", "given")
+
+# -- scalar state (st) --------------------------------------------------------------------------
+ST_TLEN = 0  #: trail length
+ST_QHEAD = 1  #: queue head index
+ST_QCOUNT = 2  #: number of lines queued
+ST_DEPTH = 3  #: search depth (number of open decisions)
+ST_NSOL = 4  #: solutions found
+ST_LIMIT = 5  #: solution limit
+ST_NODES = 6  #: decisions made
+ST_LINE_SOLVES = 7  #: line solver calls
+ST_MAX_DEPTH = 8  #: deepest search depth reached
+ST_CONFLICTS = 9  #: contradictions met (propagation or probing)
+ST_ROOT_TLEN = 10  #: trail length when the root node's deductions were complete (-1 before)
+ST_PROBES = 11  #: probes run (one per cell and value)
+ST_PROBE_FIXES = 12  #: cells fixed by probing
+ST_EVENT = 13  #: event counter for change tracking
+ST_EXHAUSTED = 14  #: 1 when the search space is exhausted
+ST_BACKTRACKS = 15  #: backtracks
+ST_SIZE = 16
+
+
+def new_state(packed: PackedClues, grid: np.ndarray) -> tuple:
+    """Fresh solver state for ``packed`` starting from ``grid`` (int8, shape (h, w)); every line
+    is queued.  Returns the ``state`` tuple described in the module docstring."""
+    h, w = packed.height, packed.width
+    n_lines = h + w
+    flat = np.ascontiguousarray(grid, dtype=np.int8).reshape(-1).copy()
+    st = np.zeros(ST_SIZE, dtype=np.int64)
+    st[ST_ROOT_TLEN] = -1
+    queue = np.arange(n_lines, dtype=np.int32)
+    st[ST_QCOUNT] = n_lines
+    longest = max(h, w)
+    return (
+        flat,
+        np.zeros(h * w, dtype=np.int32),
+        np.zeros(h * w, dtype=np.int8),
+        np.zeros(h * w, dtype=np.int32),
+        queue,
+        np.ones(n_lines, dtype=np.bool_),
+        st,
+        np.zeros(longest, dtype=np.int8),
+        np.zeros(longest, dtype=np.int8),
+        np.zeros(n_lines, dtype=np.int64),
+    )
+
+
+def problem_tuple(packed: PackedClues) -> tuple:
+    """The ``problem`` tuple of ``packed`` (see the module docstring)."""
+    dims = np.array([packed.height, packed.width], dtype=np.int64)
+    return (packed.blocks, packed.start, packed.known, dims)
+
+
+@njit(cache=True, nogil=True)
+def enqueue(state, line):  # pragma: no cover - compiled
+    """Queue ``line`` unless it is queued already."""
+    queue, inq, st = state[4], state[5], state[6]
+    if not inq[line]:
+        cap = queue.shape[0]
+        queue[(st[ST_QHEAD] + st[ST_QCOUNT]) % cap] = line
+        st[ST_QCOUNT] += 1
+        inq[line] = True
+
+
+@njit(cache=True, nogil=True)
+def clear_queue(state):  # pragma: no cover - compiled
+    """Empty the work queue."""
+    queue, inq, st = state[4], state[5], state[6]
+    cap = queue.shape[0]
+    while st[ST_QCOUNT] > 0:
+        inq[queue[st[ST_QHEAD]]] = False
+        st[ST_QHEAD] = (st[ST_QHEAD] + 1) % cap
+        st[ST_QCOUNT] -= 1
+
+
+@njit(cache=True, nogil=True)
+def assign(problem, state, cell, value, kind, arg, skip_line):  # pragma: no cover - compiled
+    """Set unknown ``cell`` to ``value`` (1 empty / 2 filled), log it on the trail with its reason
+    ``(kind, arg)`` and queue its row and column (except ``skip_line``, the line being solved)."""
+    w = problem[3][1]
+    h = problem[3][0]
+    grid, trail, tkind, targ, st = state[0], state[1], state[2], state[3], state[6]
+    grid[cell] = value
+    t = st[ST_TLEN]
+    trail[t] = cell
+    tkind[t] = kind
+    targ[t] = arg
+    st[ST_TLEN] = t + 1
+    row = cell // w
+    col = h + cell % w
+    if row != skip_line:
+        enqueue(state, row)
+    if col != skip_line:
+        enqueue(state, col)
+
+
+@njit(cache=True, nogil=True)
+def mark_changed(problem, state, from_tlen):  # pragma: no cover - compiled
+    """Stamp the lines of the cells assigned since trail position ``from_tlen`` as changed now.
+
+    Called when assignments become permanent (a decision's propagation, a probing fix), not for
+    the temporary assignments of a probe, so that probing's change tracking sees real changes.
+    """
+    h, w = problem[3][0], problem[3][1]
+    trail, st, changed_at = state[1], state[6], state[9]
+    st[ST_EVENT] += 1
+    ev = st[ST_EVENT]
+    for t in range(from_tlen, st[ST_TLEN]):
+        cell = trail[t]
+        changed_at[cell // w] = ev
+        changed_at[h + cell % w] = ev
+
+
+@njit(cache=True, nogil=True)
+def undo_to(state, tlen):  # pragma: no cover - compiled
+    """Reset every cell assigned after trail position ``tlen`` to unknown."""
+    grid, trail, st = state[0], state[1], state[6]
+    for t in range(st[ST_TLEN] - 1, tlen - 1, -1):
+        grid[trail[t]] = 3
+    st[ST_TLEN] = tlen
+
+
+@njit(cache=True, nogil=True)
+def propagate(problem, state):  # pragma: no cover - compiled
+    """Solve queued lines until the queue is empty (fixpoint) or a line is contradictory.
+
+    Returns ``True`` at the fixpoint, ``False`` on a contradiction (the queue is then cleared;
+    the caller undoes the trail).
+    """
+    blocks, start, known, dims = problem
+    h, w = dims[0], dims[1]
+    grid, queue, inq, st, linebuf, outbuf = (
+        state[0], state[4], state[5], state[6], state[7], state[8]
+    )
+    cap = queue.shape[0]
+    while st[ST_QCOUNT] > 0:
+        line = queue[st[ST_QHEAD]]
+        st[ST_QHEAD] = (st[ST_QHEAD] + 1) % cap
+        st[ST_QCOUNT] -= 1
+        inq[line] = False
+        if not known[line]:
+            continue
+        if line < h:
+            n = w
+            base = line * w
+            step = 1
+        else:
+            n = h
+            base = line - h
+            step = w
+        for p in range(n):
+            linebuf[p] = grid[base + p * step]
+        st[ST_LINE_SOLVES] += 1
+        if not line_kernel(blocks[start[line]:start[line + 1]], linebuf[:n], outbuf[:n]):
+            clear_queue(state)
+            st[ST_CONFLICTS] += 1
+            return False
+        for p in range(n):
+            if outbuf[p] != linebuf[p]:
+                assign(problem, state, base + p * step, outbuf[p], KIND_LINE, line, line)
+    return True

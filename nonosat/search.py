@@ -1,0 +1,382 @@
+"""Fork search: propagate, probe, branch on a cell, recurse; count solutions up to a limit.
+
+The native solver's top level, compiled with numba.  One search node is
+
+1. **propagation** (:mod:`nonosat.propagate`) to a fixpoint, then
+2. **probing** (:mod:`nonosat.probe`, optional) to a fixpoint, then
+3. if every cell is known, a solution; else a **fork** on the cell whose probe branches fixed the
+   most cells (or, without probing, an unknown cell of the most constrained line), trying the
+   value whose branch fixed more cells first.
+
+Depth-first, chronological backtracking with an explicit stack and a trail (undo log), so the
+loop needs no recursion and runs entirely compiled.  The search stops at ``limit`` solutions
+(2 decides uniqueness) or when the space is exhausted.  It is *resumable*: :func:`search_kernel`
+returns after a node budget, and the Python driver :class:`NativeSearch` checks the clock between
+calls (a compiled loop cannot be interrupted), which is how timeouts and the portfolio hand-off to
+SAT work.
+
+The root node's deductions are kept in order on the trail with their reasons: that is the
+**deduction trace** (:class:`Trace`) the certificate writer turns into proof lemmas and the
+explainer into steps.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from nonosat.probe import best_branch, new_probe_scratch, probe
+from nonosat.propagate import (
+    KIND_BRANCH,
+    KIND_DECISION,
+    KIND_GIVEN,
+    KIND_NAMES,
+    ST_BACKTRACKS,
+    ST_CONFLICTS,
+    ST_DEPTH,
+    ST_EXHAUSTED,
+    ST_LIMIT,
+    ST_LINE_SOLVES,
+    ST_MAX_DEPTH,
+    ST_NODES,
+    ST_NSOL,
+    ST_PROBE_FIXES,
+    ST_PROBES,
+    ST_ROOT_TLEN,
+    ST_TLEN,
+    assign,
+    clear_queue,
+    mark_changed,
+    new_state,
+    problem_tuple,
+    propagate,
+    undo_to,
+)
+from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
+
+PAUSED = 1
+FINISHED = 0
+
+
+@njit(cache=True, nogil=True)
+def simple_branch(problem, state):  # pragma: no cover - compiled
+    """Branching without probing scores: the first unknown cell of the row or column with the
+    fewest unknown cells (most constrained line); try filled first.  ``(-1, 0)`` if none."""
+    h, w = problem[3][0], problem[3][1]
+    grid = state[0]
+    best_line = -1
+    best_unknown = 1 << 30
+    for r in range(h):
+        u = 0
+        for c in range(w):
+            if grid[r * w + c] == 3:
+                u += 1
+        if 0 < u < best_unknown:
+            best_unknown = u
+            best_line = r
+    for c in range(w):
+        u = 0
+        for r in range(h):
+            if grid[r * w + c] == 3:
+                u += 1
+        if 0 < u < best_unknown:
+            best_unknown = u
+            best_line = h + c
+    if best_line < 0:
+        return -1, 0
+    if best_line < h:
+        for c in range(w):
+            if grid[best_line * w + c] == 3:
+                return best_line * w + c, 2
+    c = best_line - h
+    for r in range(h):
+        if grid[r * w + c] == 3:
+            return r * w + c, 2
+    return -1, 0
+
+
+@njit(cache=True, nogil=True)
+def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing):  # pragma: no cover
+    """Run the search for at most ``max_nodes`` decisions.
+
+    Parameters
+    ----------
+    problem, state : tuples
+        See :mod:`nonosat.propagate`.
+    scratch : tuple
+        Probing scratch (:func:`nonosat.probe.new_probe_scratch`).
+    frames : ndarray of int32, shape (h*w, 4)
+        Decision stack: cell, trail length before the decision, first value, flipped flag.
+    sols : ndarray of int8, shape (limit, h*w)
+        Receives the solutions found.
+    max_nodes : int
+        Decision budget for this call.
+    probing : bool
+        Whether to probe at every node.
+
+    Returns
+    -------
+    int
+        ``FINISHED`` (0): limit reached or space exhausted (``st[ST_EXHAUSTED]``);
+        ``PAUSED`` (1): budget used up, call again to continue.
+    """
+    grid, st = state[0], state[6]
+    nodes0 = st[ST_NODES]
+    while True:
+        if st[ST_NODES] - nodes0 >= max_nodes:
+            return PAUSED
+        node_start = st[ST_TLEN]
+        ok = propagate(problem, state)
+        if ok:
+            mark_changed(problem, state, node_start)
+        if ok and probing:
+            ok = probe(problem, state, scratch) >= 0
+        if ok:
+            if st[ST_DEPTH] == 0:
+                st[ST_ROOT_TLEN] = st[ST_TLEN]
+            if probing:
+                cell, value = best_branch(problem, state, scratch)
+            else:
+                cell, value = simple_branch(problem, state)
+            if cell < 0:
+                k = st[ST_NSOL]
+                sols[k, :] = grid
+                st[ST_NSOL] = k + 1
+                if k + 1 >= st[ST_LIMIT]:
+                    return FINISHED
+            else:
+                d = st[ST_DEPTH]
+                frames[d, 0] = cell
+                frames[d, 1] = st[ST_TLEN]
+                frames[d, 2] = value
+                frames[d, 3] = 0
+                st[ST_DEPTH] = d + 1
+                if d + 1 > st[ST_MAX_DEPTH]:
+                    st[ST_MAX_DEPTH] = d + 1
+                st[ST_NODES] += 1
+                assign(problem, state, cell, value, KIND_DECISION, d, -1)
+                continue
+        # backtrack: flip the deepest decision whose second value is untried
+        st[ST_BACKTRACKS] += 1
+        clear_queue(state)
+        while True:
+            d = st[ST_DEPTH]
+            if d == 0:
+                st[ST_EXHAUSTED] = 1
+                return FINISHED
+            top = d - 1
+            undo_to(state, frames[top, 1])
+            if frames[top, 3] == 0:
+                frames[top, 3] = 1
+                assign(problem, state, frames[top, 0], 3 - frames[top, 2], KIND_BRANCH, top, -1)
+                break
+            st[ST_DEPTH] = top
+
+
+@dataclass(frozen=True)
+class Deduction:
+    """One cell fixed at the root of the search, in the order the solver fixed it.
+
+    Attributes
+    ----------
+    cell : (row, column)
+        0-based.
+    value : Cell
+        ``Cell.FILLED`` or ``Cell.EMPTY``.
+    stage : str
+        ``"line"`` (line solver on ``line``), ``"failed-literal"`` (probing ``probe`` with the
+        opposite value led to a contradiction), ``"probe-both"`` (both values of ``probe`` force
+        it), ``"given"`` (in the partial grid).
+    line : int or None
+        Line index (rows first, then columns) for ``"line"`` deductions.
+    probe : (row, column) or None
+        The probed cell for probing deductions.
+    """
+
+    cell: tuple[int, int]
+    value: Cell
+    stage: str
+    line: int | None = None
+    probe: tuple[int, int] | None = None
+
+
+@dataclass
+class Trace:
+    """The native solver's deduction trace: the root node's deductions, in order.
+
+    When the puzzle is decided without search (``complete``), the trace alone fixes every cell;
+    otherwise it is the common prefix of every solution and the search continued from there.
+    """
+
+    deductions: list[Deduction] = field(default_factory=list)
+    complete: bool = False
+    contradiction: bool = False
+
+    def stage_counts(self) -> dict[str, int]:
+        """Number of deductions per stage."""
+        counts: dict[str, int] = {}
+        for d in self.deductions:
+            counts[d.stage] = counts.get(d.stage, 0) + 1
+        return counts
+
+
+@dataclass
+class SearchOutcome:
+    """Result of :meth:`NativeSearch.run`: solutions (bool arrays), whether the search finished
+    (limit reached or space exhausted), the statistics and the root deduction trace."""
+
+    solutions: list[np.ndarray]
+    finished: bool
+    stats: dict[str, int | float]
+    trace: Trace
+
+
+class NativeSearch:
+    """The native solver on one puzzle: propagation, probing and fork search, resumable.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    partial : ndarray of int8, shape (height, width), optional
+        Grid state whose known cells are given.
+    limit : int
+        Stop after this many solutions.
+    probing : bool
+        Probe at every node (default).  Without it the search is propagation + fork only.
+
+    Examples
+    --------
+    >>> from nonosat.puzzle import Puzzle
+    >>> out = NativeSearch(Puzzle([(1,), (1,)], [(1,), (1,)]), limit=3).run()
+    >>> len(out.solutions), out.finished
+    (2, True)
+    """
+
+    def __init__(
+        self,
+        puzzle: Puzzle,
+        partial: np.ndarray | None = None,
+        limit: int = 2,
+        probing: bool = True,
+    ):
+        self.puzzle = puzzle
+        self.limit = limit
+        self.probing = probing
+        packed = pack_clues(puzzle)
+        self._problem = problem_tuple(packed)
+        h, w = puzzle.shape
+        self._state = new_state(packed, unknown_grid(puzzle))
+        self._scratch = new_probe_scratch(h * w)
+        self._frames = np.zeros((h * w + 1, 4), dtype=np.int32)
+        self._sols = np.zeros((limit, h * w), dtype=np.int8)
+        st = self._state[6]
+        st[ST_LIMIT] = limit
+        if partial is not None:
+            self._apply_partial(np.asarray(partial, dtype=np.int8))
+        self._finished = False
+        self.time_s = 0.0
+
+    def _apply_partial(self, partial: np.ndarray) -> None:
+        if partial.shape != self.puzzle.shape:
+            from nonosat.errors import PuzzleError
+
+            raise PuzzleError(
+                f"partial grid is {partial.shape[1]}x{partial.shape[0]} but the puzzle is "
+                f"{self.puzzle.width}x{self.puzzle.height}"
+            )
+        grid, trail, tkind, targ, st = (self._state[i] for i in (0, 1, 2, 3, 6))
+        for cell, value in enumerate(partial.reshape(-1)):
+            if value in (Cell.EMPTY, Cell.FILLED):
+                grid[cell] = value
+                t = st[ST_TLEN]
+                trail[t], tkind[t], targ[t] = cell, KIND_GIVEN, -1
+                st[ST_TLEN] = t + 1
+
+    def step(self, max_nodes: int) -> bool:
+        """Run up to ``max_nodes`` decisions; ``True`` once the search has finished."""
+        if self._finished:
+            return True
+        t0 = time.perf_counter()
+        code = search_kernel(
+            self._problem, self._state, self._scratch, self._frames, self._sols,
+            max_nodes, self.probing,
+        )
+        self.time_s += time.perf_counter() - t0
+        self._finished = code == FINISHED
+        return self._finished
+
+    def run(self, timeout: float | None = None, chunk: int = 64) -> SearchOutcome:
+        """Search until finished or ``timeout`` seconds have passed (checked between chunks of
+        ``chunk`` decisions; the chunk grows while calls are quick)."""
+        deadline = None if timeout is None else time.perf_counter() + timeout
+        while not self.step(chunk):
+            now = time.perf_counter()
+            if deadline is not None and now >= deadline:
+                break
+            chunk = min(chunk * 2, 1 << 20) if self.time_s < 0.05 else chunk
+        return self.outcome()
+
+    @property
+    def finished(self) -> bool:
+        """Whether the search reached its limit or exhausted the space."""
+        return self._finished
+
+    def partial_grid(self) -> np.ndarray:
+        """The current grid state (int8, shape (height, width)); after the root node, the cells
+        every solution shares."""
+        return self._state[0].reshape(self.puzzle.shape).copy()
+
+    def root_grid(self) -> np.ndarray:
+        """Grid state after the root node's propagation and probing (int8, (height, width))."""
+        grid = np.full(self.puzzle.height * self.puzzle.width, Cell.UNKNOWN, dtype=np.int8)
+        trail, st = self._state[1], self._state[6]
+        end = max(int(st[ST_ROOT_TLEN]), 0)
+        cells = trail[:end]
+        grid[cells] = self._state[0][cells]  # root deductions are never undone
+        return grid.reshape(self.puzzle.shape)
+
+    def trace(self) -> Trace:
+        """The root node's deductions in order (see :class:`Trace`)."""
+        h, w = self.puzzle.shape
+        trail, tkind, targ, st = (self._state[i] for i in (1, 2, 3, 6))
+        root = int(st[ST_ROOT_TLEN])
+        contradiction = root < 0 and self._finished
+        end = root if root >= 0 else 0
+        out = []
+        for t in range(end):
+            cell = int(trail[t])
+            kind = KIND_NAMES[int(tkind[t])]
+            arg = int(targ[t])
+            line = arg if kind == "line" else None
+            probe_cell = divmod(arg, w) if kind in ("failed-literal", "probe-both") else None
+            value = Cell(int(self._state[0][cell]))  # root deductions are never undone
+            out.append(Deduction(divmod(cell, w), value, kind, line, probe_cell))
+        return Trace(out, complete=root == h * w, contradiction=contradiction)
+
+    def stats(self) -> dict[str, int | float]:
+        """Counters: line solves, decisions (guesses), maximum depth, conflicts, backtracks,
+        probes, probe fixes, solve time."""
+        st = self._state[6]
+        return {
+            "line_solves": int(st[ST_LINE_SOLVES]),
+            "guesses": int(st[ST_NODES]),
+            "max_depth": int(st[ST_MAX_DEPTH]),
+            "conflicts": int(st[ST_CONFLICTS]),
+            "backtracks": int(st[ST_BACKTRACKS]),
+            "probes": int(st[ST_PROBES]),
+            "probe_fixes": int(st[ST_PROBE_FIXES]),
+            "root_known": int(max(st[ST_ROOT_TLEN], 0)),
+            "kernel_s": round(self.time_s, 6),
+        }
+
+    def solutions(self) -> list[np.ndarray]:
+        """Solutions found so far (bool arrays, shape (height, width))."""
+        n = int(self._state[6][ST_NSOL])
+        return [(self._sols[k] == Cell.FILLED).reshape(self.puzzle.shape) for k in range(n)]
+
+    def outcome(self) -> SearchOutcome:
+        """The current :class:`SearchOutcome`."""
+        return SearchOutcome(self.solutions(), self._finished, self.stats(), self.trace())
