@@ -1,0 +1,239 @@
+"""The per-puzzle jobs a batch runs, and the table that names them.
+
+A job is a plain function ``run(puzzle, options) -> dict`` executed in a worker process; the dict
+it returns becomes the puzzle's line in the results file (the batch adds ``id``, ``job``, timing
+and ``error``).  It must hold a ``status`` (a :class:`nonosat.engines.Status` value, or one of the
+failure statuses of :mod:`nonosat.batch.records`).  A job may name a *warm-up* function
+``warmup(options)`` that each worker process runs once before its first puzzle, outside the
+per-puzzle time limit, so that importing the engines and compiling the numba kernels is not
+charged to (and not killed with) the first puzzle.
+
+Jobs are named by ``"module:function"`` strings and imported in the worker, so the batch process
+does not import OR-Tools or PySAT, and a job whose module is not installed is reported once, up
+front, by :func:`resolve_job`.  ``--do module:function`` runs any importable function with the same
+signature (a custom job).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from typing import Any
+
+from nonosat.errors import EngineError, NonosatError
+from nonosat.puzzle import Puzzle
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    """Options every job receives (the same for every puzzle of a batch).
+
+    Attributes
+    ----------
+    engine : str
+        Engine name for :func:`nonosat.engines.solve` (``"auto"``, ``"native"``, ``"sat"``, ...).
+    timeout : float or None
+        Seconds the engine may spend on one puzzle before giving up (status ``unknown``).  The
+        batch kills a worker that overruns it by a grace margin (status ``timeout``).
+    want_certificate : bool
+        Whether the certify job should return the certificate text (written under
+        ``--cert-dir`` by the batch process, so workers need no shared file system).
+    """
+
+    engine: str = "auto"
+    timeout: float | None = None
+    want_certificate: bool = False
+
+
+@dataclass(frozen=True)
+class Job:
+    """A named job.
+
+    Attributes
+    ----------
+    name : str
+        What ``--do`` calls it (``"check"``).
+    run : str
+        ``"module:function"`` called in the worker as ``function(puzzle, options) -> dict``.
+    warmup : str or None
+        ``"module:function"`` called once per worker process as ``function(options)``.
+    requires : tuple of str
+        Modules the job needs; :func:`resolve_job` fails with a clear message when one is missing.
+    description : str
+        One line for ``--help``.
+    """
+
+    name: str
+    run: str
+    warmup: str | None = None
+    requires: tuple[str, ...] = ()
+    description: str = ""
+
+
+_HERE = __name__
+
+#: The jobs ``nonosat batch --do`` knows, by name.
+JOBS: dict[str, Job] = {
+    "solve": Job(
+        "solve",
+        f"{_HERE}:solve_job",
+        f"{_HERE}:warm_engine",
+        (),
+        "first solution only (limit 1, tournament rules)",
+    ),
+    "check": Job(
+        "check",
+        f"{_HERE}:check_job",
+        f"{_HERE}:warm_engine",
+        (),
+        "uniqueness verdict (limit 2)",
+    ),
+    "certify": Job(
+        "certify",
+        f"{_HERE}:certify_job",
+        None,
+        ("nonosat.encodings.certificate",),
+        "uniqueness certificate (checked DRAT proof), written under --cert-dir",
+    ),
+    "crosscheck": Job(
+        "crosscheck",
+        f"{_HERE}:crosscheck_job",
+        None,
+        ("nonosat.crosscheck",),
+        "solve with every independent engine and compare the verdicts",
+    ),
+    "analyse": Job(
+        "analyse",
+        f"{_HERE}:analyse_job",
+        None,
+        ("nonosat.analysis",),
+        "difficulty analysis",
+    ),
+}
+
+
+def resolve_job(name: str) -> Job:
+    """The job called ``name`` (a :data:`JOBS` key or a ``"module:function"`` custom job).
+
+    Raises
+    ------
+    NonosatError
+        Unknown job name, or a job whose module is not installed (not written yet, or an optional
+        dependency missing): one clear message up front instead of one error per puzzle.
+    """
+    if name in JOBS:
+        job = JOBS[name]
+    elif ":" in name:
+        job = Job(name, name, None, (name.partition(":")[0],), "custom job")
+    else:
+        raise NonosatError(f"unknown job {name!r}; choose one of {', '.join(JOBS)}")
+    for module in job.requires:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise NonosatError(
+                f"the {job.name!r} job needs the module {module}, which is not available in "
+                "this installation"
+            )
+    return job
+
+
+def import_target(target: str) -> Any:
+    """The object named by ``"module:attribute"``.
+
+    Raises
+    ------
+    NonosatError
+        The module or the attribute does not exist.
+    """
+    module_name, _, attribute = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+        return getattr(module, attribute)
+    except (ImportError, AttributeError) as exc:
+        raise NonosatError(f"cannot load job {target!r}: {exc}") from exc
+
+
+# -- solve and check ------------------------------------------------------------------------------
+
+#: How :func:`nonosat.engines.solve` words an engine's invalid solution.
+_INVALID_SOLUTION = "returned an invalid solution"
+
+
+def warm_engine(options: JobOptions) -> None:
+    """Import the engine and compile its kernels by solving a 2x2 puzzle (once per worker)."""
+    from nonosat.engines import solve
+
+    solve(Puzzle([(1,), ()], [(1,), ()]), options.engine, limit=2)
+
+
+def solve_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
+    """First solution only: :func:`nonosat.engines.solve` with ``limit=1``."""
+    return _solve(puzzle, options, limit=1)
+
+
+def check_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
+    """Uniqueness verdict: :func:`nonosat.engines.solve` with ``limit=2``."""
+    return _solve(puzzle, options, limit=2)
+
+
+def _solve(puzzle: Puzzle, options: JobOptions, limit: int) -> dict[str, Any]:
+    from nonosat.engines import solve
+
+    try:
+        result = solve(puzzle, options.engine, limit=limit, timeout=options.timeout)
+    except EngineError as exc:
+        if _INVALID_SOLUTION in str(exc):
+            return {"status": "invalid", "engine": options.engine, "error": str(exc)}
+        raise
+    record = result.to_json(puzzle)
+    check = goal_check(puzzle, result.status.value, result.solutions)
+    if check is not None:
+        record["goal_check"] = check
+    return record
+
+
+def goal_check(puzzle: Puzzle, status: str, solutions: list[Any]) -> str | None:
+    """Compare a verdict with the published picture (``puzzle.goal``), when there is one.
+
+    Returns
+    -------
+    str or None
+        ``None`` without a goal or without a decided verdict; ``"match"`` when a solution found
+        is the goal; ``"invalid"`` when the goal breaks the clues (a data problem, not an engine
+        one); ``"contradicts"`` when the engine said *unique* with another picture, or *none*,
+        although the goal satisfies the clues (a disagreement); ``"other"`` otherwise (several
+        solutions, or a first solution that happens not to be the goal).
+    """
+    import numpy as np
+
+    if puzzle.goal is None or status not in ("unique", "multiple", "none", "solved"):
+        return None
+    if not puzzle.is_solution(puzzle.goal):
+        return "invalid"
+    if any(np.array_equal(np.asarray(s, dtype=bool), puzzle.goal) for s in solutions):
+        return "match"
+    if status in ("unique", "none"):
+        return "contradicts"
+    return "other"
+
+
+# -- jobs that call into other modules -------------------------------------------------------------
+
+
+def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
+    """Uniqueness certificate (:mod:`nonosat.encodings.certificate`)."""
+    raise NonosatError("the certify job is not wired to nonosat.encodings.certificate yet")
+
+
+def crosscheck_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
+    """Cross-check of the independent engines (:mod:`nonosat.crosscheck`)."""
+    raise NonosatError("the crosscheck job is not wired to nonosat.crosscheck yet")
+
+
+def analyse_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
+    """Difficulty analysis (:mod:`nonosat.analysis`)."""
+    raise NonosatError("the analyse job is not wired to nonosat.analysis yet")

@@ -1,0 +1,285 @@
+"""The results file of a batch (JSON Lines, resumable) and the summary of its records.
+
+One JSON object per line and per puzzle, written and flushed as each puzzle finishes, so a batch
+killed at any point loses at most the puzzles that were running.  Rerunning with the same file
+skips the ``(id, job)`` pairs already recorded; a last line cut short by the kill is dropped.
+
+Statuses
+--------
+Decided verdicts are those of :class:`nonosat.engines.Status` (``unique``, ``multiple``,
+``none``, ``solved``); ``unknown`` means the engine gave up within its own time limit.  Failures:
+
+``timeout``
+    the worker overran the time limit by the grace margin and was killed;
+``crashed``
+    the worker died (signal, out of memory) while on this puzzle;
+``error``
+    the job raised (an engine that is not installed, a bug);
+``invalid``
+    an engine returned a solution that breaks the clues;
+``disagreement``
+    engines (cross-check) or the published picture (``goal_check == "contradicts"``) disagree
+    with the verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from nonosat.errors import FormatError
+
+#: Statuses that mean a puzzle got no verdict (exit code 4).
+UNDECIDED = frozenset({"unknown", "timeout", "crashed", "error"})
+#: Statuses that mean a wrong answer somewhere (exit code 1).
+WRONG = frozenset({"invalid", "disagreement"})
+
+
+def is_disagreement(record: dict[str, Any]) -> bool:
+    """Whether ``record`` reports an invalid solution or a disagreement (engines, goal)."""
+    return (
+        record.get("status") in WRONG
+        or record.get("goal_check") == "contradicts"
+        or bool(record.get("disagreement"))
+    )
+
+
+def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every record of a results file, in file order (an absent file has none).
+
+    A last line cut short (no newline, not valid JSON) is ignored: that is what a killed batch
+    leaves behind.
+
+    Raises
+    ------
+    FormatError
+        A line before the last that is not a JSON object with an ``id``.
+    """
+    p = Path(path)
+    try:
+        text = p.read_bytes().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise FormatError(str(p), None, exc.strerror or str(exc)) from None
+    lines = text.split("\n")
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if number == len(lines):  # the unfinished last line of a killed batch
+                break
+            raise FormatError(str(p), number, f"not a JSON results line: {exc.msg}") from None
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+            raise FormatError(str(p), number, "a results line must be an object with an 'id'")
+        records.append(record)
+    return records
+
+
+class ResultsFile:
+    """A JSON Lines results file opened for resuming and appending.
+
+    Parameters
+    ----------
+    path : path-like
+        Created if absent; existing records are read first (:func:`read_records`).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.jsonl")
+    >>> with ResultsFile(path) as results:
+    ...     results.append({"id": "a.non", "job": "check", "status": "unique"})
+    >>> ResultsFile(path).done("a.non", "check")
+    True
+    """
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        self.records: dict[tuple[str, str], dict[str, Any]] = {}
+        for record in read_records(self.path):
+            self.records[(record["id"], str(record.get("job")))] = record  # last one wins
+        self._file: IO[str] | None = None
+
+    def done(self, puzzle_id: str, job: str, retry_failed: bool = False) -> bool:
+        """Whether ``puzzle_id`` already has a ``job`` record (a failed one counts unless
+        ``retry_failed``)."""
+        record = self.records.get((puzzle_id, job))
+        if record is None:
+            return False
+        return not (retry_failed and record.get("status") in UNDECIDED)
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write ``record`` as one line and flush it to the operating system.
+
+        Raises
+        ------
+        FormatError
+            The file cannot be written.
+        """
+        if self._file is None:
+            self._file = self._open()
+        try:
+            self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+            self._file.flush()
+        except OSError as exc:
+            raise FormatError(str(self.path), None, exc.strerror or str(exc)) from None
+        self.records[(record["id"], str(record.get("job")))] = record
+
+    def _open(self) -> IO[str]:
+        """Open for appending, first cutting off an unfinished last line."""
+        try:
+            if self.path.exists():
+                with open(self.path, "rb+") as f:
+                    data = f.read()
+                    if data and not data.endswith(b"\n"):
+                        last = data.rfind(b"\n") + 1
+                        try:
+                            json.loads(data[last:])
+                            f.write(b"\n")
+                        except ValueError:
+                            f.truncate(last)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            return open(self.path, "a", encoding="utf-8")
+        except OSError as exc:
+            raise FormatError(str(self.path), None, exc.strerror or str(exc)) from None
+
+    def close(self) -> None:
+        """Close the file (records already written stay)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> ResultsFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- summary ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    """What a batch found, for the table at the end and ``--json``.
+
+    Attributes
+    ----------
+    puzzles : int
+        Records summarised.
+    counts : dict of str to int
+        Puzzles per status, most frequent first.
+    total_s, median_s, p99_s, max_s : float
+        Sum, median, 99th percentile (nearest rank) and maximum of the per-puzzle wall-clock
+        seconds (``wall_s``).
+    slowest : list of dict
+        The slowest puzzles: ``id``, ``status``, ``wall_s``.
+    disagreements : list of dict
+        ``id``, ``status``, ``reason`` of each record for which :func:`is_disagreement` holds.
+    failures : list of dict
+        ``id``, ``status``, ``error`` of each record without a verdict (timeouts, crashes, errors,
+        engines giving up), plus the unreadable input files.
+    """
+
+    puzzles: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    total_s: float = 0.0
+    median_s: float = 0.0
+    p99_s: float = 0.0
+    max_s: float = 0.0
+    slowest: list[dict[str, Any]] = field(default_factory=list)
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def undecided(self) -> int:
+        """Puzzles that got no verdict."""
+        return sum(n for status, n in self.counts.items() if status in UNDECIDED)
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as a JSON-serialisable dict."""
+        return {
+            "puzzles": self.puzzles,
+            "counts": self.counts,
+            "time_s": {
+                "total": round(self.total_s, 6),
+                "median": round(self.median_s, 6),
+                "p99": round(self.p99_s, 6),
+                "max": round(self.max_s, 6),
+            },
+            "slowest": self.slowest,
+            "disagreements": self.disagreements,
+            "failures": self.failures,
+        }
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """Nearest-rank ``q``-th percentile (0 < q <= 100) of ascending ``sorted_values``."""
+    if not sorted_values:
+        return 0.0
+    rank = max(math.ceil(q / 100 * len(sorted_values)), 1)
+    return sorted_values[rank - 1]
+
+
+def summarise(
+    records: Iterable[dict[str, Any]],
+    input_errors: Iterable[dict[str, Any]] = (),
+    slowest: int = 5,
+) -> Summary:
+    """Summarise batch records (see :class:`Summary`).
+
+    Parameters
+    ----------
+    records : iterable of dict
+        Results records (one per puzzle).
+    input_errors : iterable of dict
+        ``{"id", "status", "error"}`` for input files that could not be read; listed among the
+        failures but not counted as puzzles.
+    slowest : int
+        How many of the slowest puzzles to list.
+    """
+    records = list(records)
+    counts = Counter(str(r.get("status")) for r in records)
+    times = sorted(float(r.get("wall_s") or 0.0) for r in records)
+    by_time = sorted(records, key=lambda r: -float(r.get("wall_s") or 0.0))[:slowest]
+    disagreements = [
+        {"id": r["id"], "status": r.get("status"), "reason": _reason(r)}
+        for r in records
+        if is_disagreement(r)
+    ]
+    failures = [
+        {"id": r["id"], "status": r.get("status"), "error": r.get("error")}
+        for r in records
+        if r.get("status") in UNDECIDED
+    ]
+    failures += [dict(e) for e in input_errors]
+    return Summary(
+        puzzles=len(records),
+        counts=dict(counts.most_common()),
+        total_s=sum(times),
+        median_s=percentile(times, 50),
+        p99_s=percentile(times, 99),
+        max_s=times[-1] if times else 0.0,
+        slowest=[
+            {"id": r["id"], "status": r.get("status"), "wall_s": r.get("wall_s")} for r in by_time
+        ],
+        disagreements=disagreements,
+        failures=failures,
+    )
+
+
+def _reason(record: dict[str, Any]) -> str:
+    if record.get("goal_check") == "contradicts":
+        return f"verdict {record.get('status')} but the published picture satisfies the clues"
+    return str(record.get("error") or record.get("disagreement") or record.get("status"))

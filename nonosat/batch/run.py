@@ -1,0 +1,277 @@
+"""Run a job over many puzzles through a ``concurrent.futures``-style executor.
+
+Locally the executor is a thread pool whose threads each drive one worker process
+(:mod:`nonosat.batch.sandbox`); with a dask scheduler address it is the
+:class:`distributed.Client`'s executor, whose task threads on the dask workers do the same.
+Either way the work sent out is :class:`~nonosat.batch.sandbox.Task` objects holding the puzzle
+itself (not a file name), so workers need no shared file system, and the per-puzzle time limit
+is enforced next to the worker process, from outside it.
+
+At most a window of tasks is in flight at a time (twice the number of worker threads), so memory
+stays flat on large corpora and an interrupted batch wastes little.  Each result is written to
+the results file as soon as it arrives.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nonosat.batch.jobs import JobOptions, resolve_job
+from nonosat.batch.results import ResultsFile
+from nonosat.batch.sandbox import Task, close_sandboxes, kill_sandboxes, run_task
+from nonosat.errors import EngineError, NonosatError
+from nonosat.puzzle import Puzzle
+
+#: Seconds to wait for a dask scheduler to answer.
+CONNECT_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class BatchConfig:
+    """How to run a batch.
+
+    Attributes
+    ----------
+    job : str
+        Job name (:data:`nonosat.batch.jobs.JOBS`) or ``"module:function"``.
+    engine : str
+        Engine for solve/check.
+    timeout : float or None
+        Per-puzzle time limit given to the engine, in seconds (``None``: none).
+    grace_s : float or None
+        Extra seconds before a worker that has not answered is killed (default:
+        ``max(2, timeout / 4)``).  Only applies with a ``timeout``.
+    jobs : int or None
+        Local worker processes (default: the usable cores).  Ignored with a scheduler.
+    memory_mb : int or None
+        Address-space limit of each worker process, MiB.
+    cert_dir : Path or None
+        Where the certify job's certificates are written (by the batch process).
+    retry_failed : bool
+        Rerun puzzles whose earlier record is a failure (timeout, crash, error, unknown).
+    """
+
+    job: str = "check"
+    engine: str = "auto"
+    timeout: float | None = 60.0
+    grace_s: float | None = None
+    jobs: int | None = None
+    memory_mb: int | None = None
+    cert_dir: Path | None = None
+    retry_failed: bool = False
+
+    @property
+    def deadline_s(self) -> float | None:
+        """Seconds after which a worker that has not answered is killed."""
+        if self.timeout is None:
+            return None
+        grace = self.grace_s if self.grace_s is not None else max(2.0, self.timeout / 4)
+        return self.timeout + grace
+
+
+def default_jobs() -> int:
+    """Number of usable cores."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def check_engine(name: str) -> None:
+    """Fail up front on an unknown engine name.
+
+    Raises
+    ------
+    EngineError
+    """
+    from nonosat.engines import ENGINE_MODULES
+
+    if name not in ENGINE_MODULES:
+        raise EngineError(f"unknown engine {name!r}; choose one of {', '.join(ENGINE_MODULES)}")
+
+
+def pending(
+    puzzles: Iterable[tuple[str, Puzzle]], results: ResultsFile | None, config: BatchConfig
+) -> list[tuple[str, Puzzle]]:
+    """The puzzles of ``puzzles`` that ``results`` does not hold yet (all without a file)."""
+    job = resolve_job(config.job).name
+    if results is None:
+        return list(puzzles)
+    return [(i, p) for i, p in puzzles if not results.done(i, job, config.retry_failed)]
+
+
+@contextmanager
+def dask_executor(address: str) -> Iterator[tuple[cf.Executor, int]]:
+    """A ``concurrent.futures`` executor on the dask scheduler at ``address``, and the number of
+    worker threads it has.
+
+    Raises
+    ------
+    NonosatError
+        dask.distributed is not installed or the scheduler does not answer.
+    """
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise NonosatError(
+            "--scheduler needs dask.distributed: pip install 'nonosat[dask]'"
+        ) from exc
+    try:
+        client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise NonosatError(f"cannot reach the dask scheduler at {address}: {exc}") from None
+    try:
+        threads = sum(client.nthreads().values())
+        yield client.get_executor(pure=False), max(threads, 1)
+    finally:
+        client.close()
+
+
+def run_batch(
+    puzzles: Iterable[tuple[str, Puzzle]],
+    config: BatchConfig,
+    *,
+    results: ResultsFile | None = None,
+    executor: cf.Executor | None = None,
+    scheduler: str | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run ``config.job`` on every puzzle and return the new records, in completion order.
+
+    Parameters
+    ----------
+    puzzles : iterable of (str, Puzzle)
+        The puzzles to run, with their ids (see :func:`pending` to leave out those already done).
+    config : BatchConfig
+    results : ResultsFile, optional
+        Each record is appended (and flushed) as soon as it arrives.
+    executor : concurrent.futures.Executor, optional
+        Where to run the tasks (e.g. ``distributed.Client(...).get_executor()``); it is not shut
+        down.  Default: a local pool of ``config.jobs`` workers, or the dask cluster at
+        ``scheduler``.
+    scheduler : str, optional
+        Address of a dask scheduler (``tcp://host:8786``).
+    on_record : callable(dict), optional
+        Called with each record after it is written (progress display).
+
+    Returns
+    -------
+    list of dict
+        The records of this run (see :func:`nonosat.batch.sandbox.run_task`).
+
+    Raises
+    ------
+    NonosatError
+        Unknown job or engine, a job whose module is missing, an unreachable scheduler, or a lost
+        connection to it (records already written stay).
+    KeyboardInterrupt
+        Propagated after the workers are stopped; records already written stay.
+    """
+    job = resolve_job(config.job)
+    if job.warmup is not None:
+        check_engine(config.engine)
+    options = JobOptions(
+        engine=config.engine, timeout=config.timeout, want_certificate=config.cert_dir is not None
+    )
+    tasks = (
+        Task(puzzle_id, puzzle, job, options, config.deadline_s, config.memory_mb)
+        for puzzle_id, puzzle in puzzles
+    )
+
+    def finish(record: dict[str, Any]) -> None:
+        if config.cert_dir is not None:
+            _write_certificate(record, config.cert_dir)
+        if results is not None:
+            results.append(record)
+        if on_record is not None:
+            on_record(record)
+
+    if executor is not None:
+        return _drive(executor, tasks, 64, finish)
+    if scheduler is not None:
+        with dask_executor(scheduler) as (dask, threads):
+            return _drive(dask, tasks, 2 * threads, finish)
+    workers = config.jobs or default_jobs()
+    pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nonosat-batch")
+    try:
+        return _drive(pool, tasks, 2 * workers, finish)
+    except BaseException:
+        kill_sandboxes()  # interrupt the puzzles still running
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        close_sandboxes()
+
+
+def _drive(
+    executor: cf.Executor,
+    tasks: Iterator[Task],
+    window: int,
+    finish: Callable[[dict[str, Any]], None],
+) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    in_flight: dict[cf.Future[dict[str, Any]], Task] = {}
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(in_flight) < window:
+                task = next(tasks, None)
+                if task is None:
+                    exhausted = True
+                else:
+                    in_flight[executor.submit(run_task, task)] = task
+            if not in_flight:
+                return records
+            done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            for future in done:
+                task = in_flight.pop(future)
+                record = _record_of(future, task)
+                finish(record)
+                records.append(record)
+    finally:
+        for future in in_flight:
+            future.cancel()
+
+
+def _record_of(future: cf.Future[dict[str, Any]], task: Task) -> dict[str, Any]:
+    """The task's record, or a ``crashed`` record when the executor lost its worker."""
+    try:
+        return future.result()
+    except Exception as exc:
+        name = type(exc).__name__
+        if name != "KilledWorker":  # anything else: the executor itself is broken
+            raise NonosatError(f"the batch executor failed on {task.id}: {name}: {exc}") from exc
+        return {
+            "id": task.id,
+            "job": task.job.name,
+            "puzzle": task.id,
+            "width": task.puzzle.width,
+            "height": task.puzzle.height,
+            "status": "crashed",
+            "wall_s": 0.0,
+            "worker": None,
+            "error": f"the dask worker died on this puzzle several times: {exc}",
+        }
+
+
+def _write_certificate(record: dict[str, Any], cert_dir: Path) -> None:
+    """Move a certificate out of ``record`` into a file under ``cert_dir``."""
+    text = record.pop("certificate_text", None)
+    if text is None:
+        return
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in record["id"]) + ".cert"
+    path = cert_dir / name
+    try:
+        cert_dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        raise NonosatError(f"cannot write the certificate {path}: {exc.strerror or exc}") from None
+    record["certificate"] = str(path)
