@@ -170,3 +170,40 @@ def best_branch(problem, state, scratch):  # pragma: no cover - compiled
     if best < 0:
         return -1, 0
     return best, (2 if score_f[best] >= score_e[best] else 1)
+
+
+def probe_grid(puzzle, grid: np.ndarray | None = None):
+    """Propagation then failed-literal probing to a fixpoint from ``grid`` (Python face of
+    :func:`probe`).
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    grid : ndarray of int8, shape (height, width), optional
+        Starting grid state (all unknown when omitted).  Not modified.
+
+    Returns
+    -------
+    (ndarray of int8, list of (cell, value, stage, reason)) or None
+        The fixpoint grid and the deductions in order: ``stage`` is ``"line"`` (``reason`` = line
+        index), ``"failed-literal"`` or ``"probe-both"`` (``reason`` = the probed cell as
+        ``(row, column)``); ``None`` on a contradiction.
+    """
+    from nonosat.propagate import KIND_NAMES, ST_TLEN, new_state, problem_tuple
+    from nonosat.puzzle import Cell, pack_clues, unknown_grid
+
+    packed = pack_clues(puzzle)
+    start = unknown_grid(puzzle) if grid is None else np.asarray(grid, dtype=np.int8)
+    problem = problem_tuple(packed)
+    state = new_state(packed, start)
+    if not propagate(problem, state) or probe(problem, state, new_probe_scratch(start.size)) < 0:
+        return None
+    trail, tkind, targ, st = state[1], state[2], state[3], state[6]
+    w = puzzle.width
+    out = []
+    for t in range(int(st[ST_TLEN])):
+        kind = KIND_NAMES[int(tkind[t])]
+        arg = int(targ[t])
+        reason = arg if kind == "line" else divmod(arg, w)
+        out.append((divmod(int(trail[t]), w), Cell(int(state[0][trail[t]])), kind, reason))
+    return state[0].reshape(puzzle.shape).copy(), out

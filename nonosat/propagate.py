@@ -196,3 +196,35 @@ def propagate(problem, state):  # pragma: no cover - compiled
             if outbuf[p] != linebuf[p]:
                 assign(problem, state, base + p * step, outbuf[p], KIND_LINE, line, line)
     return True
+
+
+def propagate_grid(puzzle, grid: np.ndarray | None = None):
+    """Line propagation to a fixpoint from ``grid``: the Python face of :func:`propagate`.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    grid : ndarray of int8, shape (height, width), optional
+        Starting grid state (all unknown when omitted).  Not modified.
+
+    Returns
+    -------
+    (ndarray of int8, list of (cell, value, line)) or None
+        The fixpoint grid state and the deductions in order (``cell`` as ``(row, column)``,
+        ``value`` a :class:`~nonosat.puzzle.Cell`, ``line`` the index of the line whose solving
+        forced it, rows first); ``None`` when propagation meets a contradiction.
+    """
+    from nonosat.puzzle import Cell, pack_clues, unknown_grid
+
+    packed = pack_clues(puzzle)
+    start = unknown_grid(puzzle) if grid is None else np.asarray(grid, dtype=np.int8)
+    state = new_state(packed, start)
+    if not propagate(problem_tuple(packed), state):
+        return None
+    trail, targ, st = state[1], state[3], state[6]
+    w = puzzle.width
+    deductions = [
+        (divmod(int(trail[t]), w), Cell(int(state[0][trail[t]])), int(targ[t]))
+        for t in range(int(st[ST_TLEN]))
+    ]
+    return state[0].reshape(puzzle.shape).copy(), deductions
