@@ -26,6 +26,7 @@ FORMAT_MODULES: tuple[str, ...] = (
     "nonosat.formats.webpbn_xml",
     "nonosat.formats.davidje13_json",
     "nonosat.formats.short_codes",
+    "nonosat.formats.davidje13_csv",
     "nonosat.formats.tournament",
     "nonosat.formats.non",
     "nonosat.formats.nin",
