@@ -32,6 +32,7 @@ FORMAT_MODULES: tuple[str, ...] = (
     "nonosat.formats.nin",
     "nonosat.formats.cwd",
     "nonosat.formats.olsak",
+    "nonosat.formats.mk",
     "nonosat.formats.picture",
 )
 
