@@ -22,6 +22,7 @@ from nonosat.cli.app import app
 from nonosat.crosscheck import DISAGREEMENT, crosscheck
 from nonosat.engines import ENGINE_MODULES, INDEPENDENT_ENGINES, SolveResult, Status, get_engine
 from nonosat.errors import EngineError, PuzzleError
+from nonosat.formats import iter_puzzles
 from nonosat.formats.tournament import write_tournament_set
 from nonosat.puzzle import Puzzle, solution_to_grid, unknown_grid
 
@@ -382,3 +383,15 @@ def test_jwilk_everyday_puzzles_agree():
     statuses = [json.loads(line)["status"] for line in result.output.splitlines()]
     assert len(statuses) == len(files)
     assert set(statuses) <= {"unique", "multiple"} and statuses.count("unique") > 100
+
+
+@pytest.mark.corpus
+def test_survey_xml_goal_pictures_match_the_unique_solution():
+    wolter = corpus_path("number-loom", "examples", "wolter")
+    files = [wolter / f"{name}.xml" for name in SURVEY]
+    result = run_cli(*files, "--json", "-e", ",".join(ENGINES))
+    assert result.exit_code == 0, result.output
+    objs = [json.loads(line) for line in result.output.splitlines()]
+    assert [o["status"] for o in objs] == ["unique"] * len(SURVEY)
+    # the files carry goals: a goal that differed from the solution would have been a finding
+    assert all(p.goal is not None for f in files for _, p in iter_puzzles(f))
