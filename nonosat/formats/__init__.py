@@ -33,6 +33,9 @@ FORMAT_MODULES: tuple[str, ...] = (
     "nonosat.formats.cwd",
     "nonosat.formats.olsak",
     "nonosat.formats.mk",
+    "nonosat.formats.picross_native",
+    "nonosat.formats.pbm",
+    "nonosat.formats.png",
     "nonosat.formats.picture",
 )
 
@@ -64,6 +67,9 @@ class Format:
         Whether the first 4 KiB look like this format (used when the suffix is not known).
     multi : bool
         Whether a file may hold several puzzles.
+    stores_picture : bool
+        Whether the format stores the picture rather than the clues (text grids, PBM, PNG): its
+        writer needs the puzzle's ``goal``.
     """
 
     name: str
@@ -74,6 +80,7 @@ class Format:
     write_many: Callable[[list[Puzzle]], bytes] | None = None
     sniff: Sniffer | None = None
     multi: bool = False
+    stores_picture: bool = False
 
 
 _REGISTRY: dict[str, Format] | None = None
