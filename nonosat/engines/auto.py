@@ -1,0 +1,67 @@
+"""The ``auto`` engine: a portfolio of the native solver and SAT.
+
+The native solver runs first, for a budget of ``budget_s`` seconds.  If its search has not
+finished by then, the hand-off gives the SAT engine (CaDiCaL by default) the root grid the native
+solver proved (every cell propagation and probing fixed, as unit clauses through ``partial``),
+and SAT decides from there: solutions are the same set, since root deductions follow from the
+clues.  ``--engine native`` stays pure; this is the default engine of ``nonosat solve``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from nonosat.engines import SolveResult, Status, get_engine
+from nonosat.puzzle import Cell, Puzzle
+from nonosat.search import NativeSearch
+
+
+class AutoEngine:
+    """Native first, SAT after ``budget_s`` seconds of native search.
+
+    Parameters
+    ----------
+    budget_s : float
+        Seconds of native search before the hand-off (default 2).
+    sat_solver : str
+        PySAT solver name for the hand-off (default CaDiCaL 1.9.5).
+    """
+
+    name = "auto"
+
+    def __init__(self, budget_s: float = 2.0, sat_solver: str = "Cadical195"):
+        self.budget_s = budget_s
+        self.sat_solver = sat_solver
+
+    def solve(
+        self,
+        puzzle: Puzzle,
+        *,
+        partial: np.ndarray | None = None,
+        limit: int = 2,
+        timeout: float | None = None,
+    ) -> SolveResult:
+        """See :meth:`nonosat.engines.Engine.solve`; ``stats["handoff"]`` says whether SAT took
+        over, and ``stats["native"]``/``stats["sat"]`` hold each engine's counters."""
+        start = time.perf_counter()
+        search = NativeSearch(puzzle, partial, limit=limit)
+        budget = self.budget_s if timeout is None else min(self.budget_s, timeout)
+        outcome = search.run(budget)
+        stats: dict = {"handoff": False, "native": outcome.stats}
+        if outcome.finished or len(outcome.solutions) >= limit:
+            status = Status.from_search(len(outcome.solutions), limit, outcome.finished)
+            return SolveResult(status, outcome.solutions, "native", time.perf_counter() - start,
+                               stats, outcome.trace)
+        root = search.root_grid()
+        if partial is not None:
+            given = np.isin(partial, (Cell.EMPTY, Cell.FILLED))
+            root = np.where(given, partial, root).astype(np.int8)
+        remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
+        sat = get_engine("sat", solver=self.sat_solver).solve(
+            puzzle, partial=root, limit=limit, timeout=remaining
+        )
+        stats.update(handoff=True, sat=sat.stats, root_known=int(np.isin(root, (1, 2)).sum()))
+        return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
+                           stats, outcome.trace)

@@ -1,0 +1,162 @@
+"""The native solver on hand-made puzzles, random pictures and the shared corpus.
+
+Correctness is judged against independent evidence: the clues themselves (every solution is
+checked line by line), brute-force enumeration on tiny grids, and the published tournament
+solutions (the generator's pictures).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nonosat.engines import Status, solve
+from nonosat.engines.native import NativeEngine
+from nonosat.formats import read_puzzle, read_puzzles
+from nonosat.formats.tournament import read_solutions
+from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
+from nonosat.search import NativeSearch
+from tests.conftest import GAMES, corpus_path
+
+
+def brute_force_solutions(puzzle: Puzzle) -> list[np.ndarray]:
+    """Every grid of a tiny puzzle that satisfies all clues (2^(h*w) candidates)."""
+    h, w = puzzle.shape
+    rows_ok = [
+        [
+            bits
+            for bits in itertools.product((False, True), repeat=w)
+            if clue is None or line_blocks(bits) == clue
+        ]
+        for clue in puzzle.rows
+    ]
+    out = []
+    for choice in itertools.product(*rows_ok):
+        grid = np.array(choice, dtype=bool).reshape(h, w)
+        if puzzle.is_solution(grid):
+            out.append(grid)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 5).flatmap(
+        lambda h: st.integers(1, 5).flatmap(
+            lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w), min_size=h, max_size=h)
+        )
+    ),
+    st.booleans(),
+)
+def test_solution_count_matches_brute_force(picture, probing):
+    puzzle = Puzzle.from_picture(picture)
+    expected = brute_force_solutions(puzzle)
+    result = NativeEngine(probing=probing).solve(puzzle, limit=100)
+    assert len(result.solutions) == len(expected)
+    assert {s.tobytes() for s in result.solutions} == {s.tobytes() for s in expected}
+    assert result.status == (Status.UNIQUE if len(expected) == 1 else Status.MULTIPLE)
+
+
+def test_contradictory_clues_have_no_solution():
+    result = solve(read_puzzle(GAMES / "impossible.non"), "native")
+    assert result.status == Status.NONE and result.solutions == []
+    assert result.trace.contradiction
+
+
+def test_two_solutions_are_distinct_and_valid():
+    puzzle = Puzzle([(1,), (1,)], [(1,), (1,)])
+    result = solve(puzzle, "native")
+    assert result.status == Status.MULTIPLE
+    a, b = result.solutions
+    assert not np.array_equal(a, b)
+    assert puzzle.is_solution(a) and puzzle.is_solution(b)
+
+
+def test_limit_one_finds_a_solution_without_deciding_uniqueness():
+    result = solve(Puzzle([(1,), (1,)], [(1,), (1,)]), "native", limit=1)
+    assert result.status == Status.SOLVED and len(result.solutions) == 1
+
+
+def test_partial_grid_restricts_solutions():
+    puzzle = Puzzle([(1,), (1,)], [(1,), (1,)])
+    partial = unknown_grid(puzzle)
+    partial[0, 0] = Cell.FILLED
+    result = solve(puzzle, "native", partial=partial)
+    assert result.status == Status.UNIQUE
+    assert result.solutions[0].tolist() == [[True, False], [False, True]]
+
+
+def test_unknown_clue_leaves_line_unconstrained():
+    puzzle = Puzzle([None, (1,)], [(1,), None])
+    result = NativeEngine().solve(puzzle, limit=10)
+    assert len(result.solutions) == len(brute_force_solutions(puzzle))
+
+
+def test_line_solvable_puzzle_has_complete_trace():
+    result = solve(read_puzzle(GAMES / "heart.non"), "native")
+    assert result.status == Status.UNIQUE
+    trace = result.trace
+    assert trace.complete and result.stats["guesses"] == 0
+    assert len(trace.deductions) == 13 * 11
+    solution = result.solutions[0]
+    for d in trace.deductions:
+        assert (d.value == Cell.FILLED) == solution[d.cell]
+
+
+def test_timeout_gives_unknown_with_partial_results():
+    # a pathological puzzle for a tiny budget: many solutions, limit high, timeout zero
+    puzzle = Puzzle.from_picture(np.eye(12, dtype=bool) | np.eye(12, dtype=bool)[::-1])
+    search = NativeSearch(puzzle, limit=10_000)
+    search.step(1)
+    assert not search.finished
+    result = NativeEngine().solve(puzzle, limit=10_000, timeout=0.0)
+    assert result.status in (Status.UNKNOWN, Status.MULTIPLE)
+
+
+@pytest.mark.corpus
+def test_tournament_sample_against_published_solutions():
+    question = corpus_path("NonogramRecord", "question", "taai2011.txt")
+    published = read_solutions(corpus_path("NonogramRecord", "solution", "taai2011.txt"))
+    puzzles = read_puzzles(question)
+    assert len(puzzles) == 1000
+    verdicts = {}
+    for puzzle in puzzles[:50]:  # the full set runs in benchmarks/bench_native.py
+        result = solve(puzzle, "native", timeout=60)
+        assert result.status in (Status.UNIQUE, Status.MULTIPLE), puzzle.number
+        goal = published[puzzle.number]
+        assert puzzle.is_solution(goal)  # the published picture really solves the clues
+        for sol in result.solutions:
+            assert puzzle.is_solution(sol)
+        if result.status == Status.UNIQUE:
+            assert np.array_equal(result.solutions[0], goal), puzzle.number
+        verdicts[result.status] = verdicts.get(result.status, 0) + 1
+    assert sum(verdicts.values()) == 50
+
+
+SURVEY = [
+    "webpbn-00001.nin", "webpbn-00006.nin", "webpbn-00016.nin", "webpbn-00021.nin",
+    "webpbn-00023.nin", "webpbn-00027.nin", "webpbn-00065.nin", "webpbn-00436.nin",
+    "webpbn-00529.nin", "webpbn-00803.nin", "webpbn-01611.nin", "webpbn-06574.nin",
+]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", SURVEY)
+def test_survey_puzzles_are_solved(name):
+    path = corpus_path("FastNonogramSolver", "puzzles", "survey", name)
+    puzzle = read_puzzle(path)
+    result = solve(puzzle, "native", timeout=120)
+    assert result.status in (Status.UNIQUE, Status.MULTIPLE), result.status
+    for sol in result.solutions:
+        assert puzzle.is_solution(sol)
+
+
+@pytest.mark.corpus
+def test_football_is_unique():
+    puzzle = read_puzzle(corpus_path("Nonogram", "games", "football.json"))
+    result = solve(puzzle, "native")
+    assert result.status == Status.UNIQUE
+    assert puzzle.is_solution(result.solutions[0])
