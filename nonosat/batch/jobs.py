@@ -32,7 +32,8 @@ class JobOptions:
     Attributes
     ----------
     engine : str
-        Engine name for :func:`nonosat.engines.solve` (``"auto"``, ``"native"``, ``"sat"``, ...).
+        Engine name for :func:`nonosat.engines.solve` (``"auto"``, ``"native"``, ``"sat"``, ...);
+        for the crosscheck job, a comma-separated list of engines to compare.
     timeout : float or None
         Seconds the engine may spend on one puzzle before giving up (status ``unknown``).  The
         batch kills a worker that overruns it by a grace margin (status ``timeout``).
@@ -62,6 +63,11 @@ class Job:
         Modules the job needs; :func:`resolve_job` fails with a clear message when one is missing.
     description : str
         One line for ``--help``.
+    engines_in_turn : bool
+        Whether the job runs each engine of a comma-separated ``engine`` in turn, each with the
+        full ``timeout`` (the worker's deadline is then multiplied by the number of engines).
+    default_engine : str
+        Engine (list) used when none is given.
     """
 
     name: str
@@ -69,6 +75,8 @@ class Job:
     warmup: str | None = None
     requires: tuple[str, ...] = ()
     description: str = ""
+    engines_in_turn: bool = False
+    default_engine: str = "auto"
 
 
 _HERE = __name__
@@ -163,11 +171,17 @@ def import_target(target: str) -> Any:
 _INVALID_SOLUTION = "returned an invalid solution"
 
 
+def engine_names(engine: str) -> list[str]:
+    """The engines of a comma-separated list, each once, in order."""
+    return list(dict.fromkeys(name.strip() for name in engine.split(",") if name.strip()))
+
+
 def warm_engine(options: JobOptions) -> None:
-    """Import the engine and compile its kernels by solving a 2x2 puzzle (once per worker)."""
+    """Import the engine(s) and compile their kernels by solving a 2x2 puzzle (once per worker)."""
     from nonosat.engines import solve
 
-    solve(Puzzle([(1,), ()], [(1,), ()]), options.engine, limit=2)
+    for name in engine_names(options.engine):
+        solve(Puzzle([(1,), ()], [(1,), ()]), name, limit=2)
 
 
 def solve_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
@@ -230,8 +244,20 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
 
 
 def crosscheck_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
-    """Cross-check of the independent engines (:mod:`nonosat.crosscheck`)."""
-    raise NonosatError("the crosscheck job is not wired to nonosat.crosscheck yet")
+    """Cross-check of the engines in ``options.engine`` (:func:`nonosat.crosscheck.crosscheck`).
+
+    The record is ``CrossCheck.to_json`` (``status`` is the agreed verdict, ``"unknown"`` or
+    ``"disagreement"``; ``engines``; ``findings``) plus ``disagreement``, the findings' messages
+    joined, when anything was found wrong (including a goal picture that breaks the clues).
+    """
+    from nonosat.crosscheck import crosscheck
+
+    report = crosscheck(puzzle, engine_names(options.engine), timeout=options.timeout)
+    record = report.to_json()
+    record.pop("id", None)
+    if report.failed:
+        record["disagreement"] = "; ".join(f["message"] for f in record["findings"])
+    return record
 
 
 def analyse_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:

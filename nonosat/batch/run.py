@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nonosat.batch.jobs import JobOptions, resolve_job
+from nonosat.batch.jobs import JobOptions, engine_names, resolve_job
 from nonosat.batch.results import ResultsFile
 from nonosat.batch.sandbox import Task, close_sandboxes, kill_sandboxes, run_task
 from nonosat.errors import EngineError, NonosatError
@@ -40,8 +40,9 @@ class BatchConfig:
     ----------
     job : str
         Job name (:data:`nonosat.batch.jobs.JOBS`) or ``"module:function"``.
-    engine : str
-        Engine for solve/check.
+    engine : str or None
+        Engine for solve/check; comma-separated engines for crosscheck.  Default: the job's
+        (``auto``; ``native,sat,cpsat`` for crosscheck).
     timeout : float or None
         Per-puzzle time limit given to the engine, in seconds (``None``: none).
     grace_s : float or None
@@ -58,7 +59,7 @@ class BatchConfig:
     """
 
     job: str = "check"
-    engine: str = "auto"
+    engine: str | None = None
     timeout: float | None = 60.0
     grace_s: float | None = None
     jobs: int | None = None
@@ -66,13 +67,14 @@ class BatchConfig:
     cert_dir: Path | None = None
     retry_failed: bool = False
 
-    @property
-    def deadline_s(self) -> float | None:
-        """Seconds after which a worker that has not answered is killed."""
+    def deadline_s(self, turns: int = 1) -> float | None:
+        """Seconds after which a worker that has not answered is killed, for a job that runs
+        ``turns`` engines in turn, each with the full ``timeout``."""
         if self.timeout is None:
             return None
-        grace = self.grace_s if self.grace_s is not None else max(2.0, self.timeout / 4)
-        return self.timeout + grace
+        limit = self.timeout * max(turns, 1)
+        grace = self.grace_s if self.grace_s is not None else max(2.0, limit / 4)
+        return limit + grace
 
 
 def default_jobs() -> int:
@@ -83,17 +85,27 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def check_engine(name: str) -> None:
-    """Fail up front on an unknown engine name.
+def check_engines(engine: str) -> list[str]:
+    """The engines of a comma-separated list; fails up front on an unknown or uninstalled one.
 
     Raises
     ------
     EngineError
     """
+    import importlib.util
+
     from nonosat.engines import ENGINE_MODULES
 
-    if name not in ENGINE_MODULES:
-        raise EngineError(f"unknown engine {name!r}; choose one of {', '.join(ENGINE_MODULES)}")
+    names = engine_names(engine)
+    if not names:
+        raise EngineError("no engine named")
+    for name in names:
+        if name not in ENGINE_MODULES:
+            raise EngineError(f"unknown engine {name!r}; choose one of {', '.join(ENGINE_MODULES)}")
+        module = ENGINE_MODULES[name].partition(":")[0]
+        if importlib.util.find_spec(module) is None:
+            raise EngineError(f"engine {name!r} is not available in this installation")
+    return names
 
 
 def pending(
@@ -174,13 +186,14 @@ def run_batch(
         Propagated after the workers are stopped; records already written stay.
     """
     job = resolve_job(config.job)
-    if job.warmup is not None:
-        check_engine(config.engine)
+    engine = config.engine or job.default_engine
+    names = check_engines(engine) if job.warmup is not None else [engine]
     options = JobOptions(
-        engine=config.engine, timeout=config.timeout, want_certificate=config.cert_dir is not None
+        engine=engine, timeout=config.timeout, want_certificate=config.cert_dir is not None
     )
+    deadline = config.deadline_s(len(names) if job.engines_in_turn else 1)
     tasks = (
-        Task(puzzle_id, puzzle, job, options, config.deadline_s, config.memory_mb)
+        Task(puzzle_id, puzzle, job, options, deadline, config.memory_mb)
         for puzzle_id, puzzle in puzzles
     )
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from nonosat.cli import crosscheck, solve
+from nonosat.cli import batch, crosscheck, solve
 from nonosat.cli.common import EXIT_CODES_HELP
 
 app = typer.Typer(
@@ -26,6 +26,7 @@ app = typer.Typer(
 
 app.command("solve", help=solve.__doc__, epilog=EXIT_CODES_HELP)(solve.solve_command)
 app.command("crosscheck", help=crosscheck.__doc__, epilog=EXIT_CODES_HELP)(crosscheck.crosscheck_command)
+app.command("batch", help=batch.__doc__, epilog=EXIT_CODES_HELP)(batch.batch_command)
 
 
 def main() -> None:

@@ -1,0 +1,363 @@
+"""Run one job over many puzzles: files, directories and multi-puzzle files, in parallel.
+
+Jobs (--do): solve (first solution only), check (uniqueness verdict, the default), certify,
+crosscheck, analyse.  Every puzzle gets an id (FILE, or FILE#N in a multi-puzzle file) and runs in
+a worker process with a per-puzzle --timeout; a puzzle that hangs, crashes or runs out of memory
+is recorded as such and the batch goes on.  Results go to --out as JSON Lines, one object per
+puzzle as it finishes (the fields of `solve --json` plus id, job, wall_s, worker and error);
+rerunning with the same --out skips the puzzles already recorded.  --scheduler ADDRESS runs the
+work on a dask.distributed cluster instead of local processes.  Ends with a summary table (or
+--json).  Exit 0 when every puzzle got a verdict, 1 on any disagreement or invalid solution,
+4 when some puzzle timed out, crashed or got no verdict, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from nonosat.batch import (
+    JOBS,
+    BatchConfig,
+    ResultsFile,
+    Summary,
+    collect_puzzles,
+    pending,
+    resolve_job,
+    run_batch,
+    summarise,
+)
+from nonosat.batch.results import UNDECIDED, is_disagreement
+from nonosat.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_GAVE_UP,
+    EXIT_OK,
+    FormatOpt,
+    JsonOpt,
+    handle_errors,
+    print_json,
+)
+from nonosat.errors import FormatError
+
+PathsArg = Annotated[
+    list[Path],
+    typer.Argument(
+        help="Puzzle files and directories (searched recursively for puzzle files).",
+        show_default=False,
+    ),
+]
+DoOpt = Annotated[
+    str,
+    typer.Option(
+        "--do",
+        help="Job: "
+        + "; ".join(f"{job.name} = {job.description}" for job in JOBS.values())
+        + "; or module:function (a custom job).",
+    ),
+]
+OutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--out", "-o", help="Results file (JSON Lines); rerunning with it skips finished puzzles."
+    ),
+]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option("--jobs", "-j", min=1, help="Local worker processes (default: all cores)."),
+]
+BatchTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        "-t",
+        min=0.0,
+        metavar="SECONDS",
+        help="Per-puzzle time limit (0: none).  A worker that overruns it by a grace margin is "
+        "killed and the puzzle recorded as timeout.",
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option("--scheduler", help="Address of a dask.distributed scheduler (tcp://host:8786)."),
+]
+CertDirOpt = Annotated[
+    Path | None, typer.Option("--cert-dir", help="Directory for the certify job's certificates.")
+]
+EngineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--engine",
+        "-e",
+        help="Engine for solve/check (default auto); comma-separated engines for crosscheck "
+        "(default native,sat,cpsat).",
+    ),
+]
+RetryOpt = Annotated[
+    bool,
+    typer.Option("--retry-failed", help="Rerun puzzles recorded as timeout, crashed or error."),
+]
+MemoryOpt = Annotated[
+    int | None,
+    typer.Option("--memory-limit", min=64, metavar="MIB", help="Memory limit per worker (MiB)."),
+]
+
+#: Seconds between plain progress lines when stderr is not a terminal.
+PLAIN_PROGRESS_SECONDS = 10.0
+
+_STYLE = {
+    "unique": "green",
+    "solved": "green",
+    "multiple": "cyan",
+    "none": "magenta",
+    "unknown": "yellow",
+    "timeout": "yellow",
+    "crashed": "red",
+    "error": "red",
+    "invalid": "bold red",
+    "disagreement": "bold red",
+}
+
+
+@handle_errors
+def batch_command(
+    paths: PathsArg,
+    do: DoOpt = "check",
+    out: OutOpt = None,
+    jobs: JobsOpt = None,
+    timeout: BatchTimeoutOpt = 60.0,
+    scheduler: SchedulerOpt = None,
+    cert_dir: CertDirOpt = None,
+    engine: EngineOpt = None,
+    retry_failed: RetryOpt = False,
+    memory_limit: MemoryOpt = None,
+    json_output: JsonOpt = False,
+    format: FormatOpt = None,
+) -> None:
+    """Run a job (check, solve, certify, crosscheck, analyse) over many puzzles."""
+    job = resolve_job(do)
+    config = BatchConfig(
+        job=do,
+        engine=engine,
+        timeout=timeout or None,
+        jobs=jobs,
+        memory_mb=memory_limit,
+        cert_dir=cert_dir,
+        retry_failed=retry_failed,
+    )
+    inputs = collect_puzzles(list(paths), format)
+    if not inputs.puzzles and not inputs.errors:
+        raise FormatError(", ".join(map(str, paths)), None, "no puzzle files found")
+    results = ResultsFile(out) if out is not None else None
+    todo = pending(inputs.puzzles, results, config)
+    ids = {puzzle_id for puzzle_id, _ in inputs.puzzles}
+    earlier = len(inputs.puzzles) - len(todo)
+    where = f"dask scheduler {scheduler}" if scheduler else f"{jobs or 'all'} local workers"
+    typer.echo(
+        f"nonosat batch: {job.name} on {len(inputs.puzzles)} puzzles"
+        + (f" ({earlier} already in {out}, {len(todo)} to run)" if earlier else "")
+        + f" with {where}",
+        err=True,
+    )
+    start = time.perf_counter()
+    progress = _Progress(len(todo))
+    try:
+        with progress:
+            new = run_batch(
+                todo, config, results=results, scheduler=scheduler, on_record=progress.update
+            )
+    except KeyboardInterrupt:
+        kept = f"; {progress.done} results kept in {out}, rerun to resume" if out else ""
+        typer.echo(f"nonosat: interrupted{kept}", err=True)
+        raise typer.Exit(130) from None
+    finally:
+        if results is not None:
+            results.close()
+    elapsed = time.perf_counter() - start
+    if results is not None:
+        records = [r for (i, j), r in results.records.items() if j == job.name and i in ids]
+    else:
+        records = new
+    summary = summarise(records, inputs.errors)
+    if json_output:
+        print_json(
+            {
+                "job": job.name,
+                "out": str(out) if out is not None else None,
+                "ran": len(new),
+                "earlier": earlier,
+                "elapsed_s": round(elapsed, 3),
+                "skipped_files": len(inputs.skipped),
+                **summary.to_json(),
+            }
+        )
+    else:
+        _print_summary(summary, job.name, len(new), earlier, elapsed)
+    raise typer.Exit(_exit_code(summary, bool(inputs.errors)))
+
+
+def _exit_code(summary: Summary, unreadable: bool) -> int:
+    if summary.disagreements:
+        return EXIT_FAILED
+    if summary.undecided:
+        return EXIT_GAVE_UP
+    return EXIT_BAD_INPUT if unreadable else EXIT_OK
+
+
+# -- progress --------------------------------------------------------------------------------------
+
+
+class _Progress:
+    """Progress display: a rich bar on a terminal, plain lines on stderr otherwise.  Failures and
+    disagreements are reported as they happen."""
+
+    def __init__(self, total: int):
+        from collections import Counter
+
+        self.total = total
+        self.done = 0
+        self.counts: Counter[str] = Counter()
+        self.start = time.perf_counter()
+        self._last_line = self.start
+        self._printed = 0
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TextColumn("eta"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                speed_estimate_period=60.0,
+            )
+            self._bar.__enter__()
+            self._task = self._bar.add_task("starting", total=self.total, rate="")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+        elif self._printed != self.done:  # the last count, also after an interruption
+            self._plain_line()
+
+    def update(self, record: dict[str, Any]) -> None:
+        """Account for one finished puzzle."""
+        self.done += 1
+        status = str(record.get("status"))
+        self.counts[status] += 1
+        problem = None
+        if is_disagreement(record):
+            problem = record.get("disagreement") or record.get("error") or status
+        elif status in UNDECIDED - {"unknown"}:
+            problem = record.get("error") or status
+        if self._bar is not None:
+            if problem:
+                from rich.markup import escape
+
+                self._bar.console.print(
+                    f"[{_STYLE.get(status, 'red')}]{escape(record['id'])}: {status}[/]"
+                    f" {escape(str(problem))}"
+                )
+            elapsed = time.perf_counter() - self.start
+            self._bar.update(
+                self._task,
+                advance=1,
+                description=self._counts_text(),
+                rate=f"{self.done / elapsed:.1f}/s" if elapsed > 0 else "",
+            )
+            return
+        if problem:
+            typer.echo(f"nonosat batch: {record['id']}: {status}: {problem}", err=True)
+        now = time.perf_counter()
+        if now - self._last_line >= PLAIN_PROGRESS_SECONDS or self.done == self.total:
+            self._last_line = now
+            self._plain_line()
+
+    def _counts_text(self) -> str:
+        return ", ".join(f"{status} {n}" for status, n in self.counts.most_common())
+
+    def _plain_line(self) -> None:
+        self._printed = self.done
+        elapsed = time.perf_counter() - self.start
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate > 0 else 0.0
+        percent = 100.0 * self.done / self.total if self.total else 100.0
+        typer.echo(
+            f"nonosat batch: {self.done}/{self.total} ({percent:.0f}%), {rate:.1f} puzzles/s, "
+            f"elapsed {_clock(elapsed)}, eta {_clock(eta)}; {self._counts_text()}",
+            err=True,
+        )
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+# -- summary ---------------------------------------------------------------------------------------
+
+#: Rows of the disagreement and failure tables before the rest are only counted.
+_LISTED = 20
+
+
+def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: float) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    rate = f", {ran / elapsed:.1f} puzzles/s" if ran and elapsed > 0 else ""
+    console.print(
+        f"[bold]{job}[/]: {summary.puzzles} puzzles ({ran} run now in {elapsed:.1f} s{rate}"
+        + (f", {earlier} from earlier results" if earlier else "")
+        + ")"
+    )
+    verdicts = Table("status", "puzzles", "share", title="verdicts", title_justify="left")
+    for status, n in summary.counts.items():
+        share = f"{100.0 * n / summary.puzzles:.1f}%" if summary.puzzles else ""
+        verdicts.add_row(f"[{_STYLE.get(status, '')}]{status}[/]", str(n), share)
+    console.print(verdicts)
+    times = Table(
+        "total", "median", "p99", "max", title="time per puzzle (s)", title_justify="left"
+    )
+    times.add_row(
+        *(f"{t:.3f}" for t in (summary.total_s, summary.median_s, summary.p99_s, summary.max_s))
+    )
+    console.print(times)
+    if summary.slowest:
+        slow = Table("puzzle", "status", "seconds", title="slowest", title_justify="left")
+        for row in summary.slowest:
+            slow.add_row(escape(row["id"]), str(row["status"]), f"{row['wall_s'] or 0:.3f}")
+        console.print(slow)
+    for title, rows, key in (
+        ("disagreements", summary.disagreements, "reason"),
+        ("failures", summary.failures, "error"),
+    ):
+        if not rows:
+            continue
+        table = Table("puzzle", "status", key, title=f"{title} ({len(rows)})", title_justify="left")
+        for row in rows[:_LISTED]:
+            table.add_row(escape(row["id"]), str(row["status"]), escape(str(row[key] or "")))
+        if len(rows) > _LISTED:
+            table.add_row("...", "", f"{len(rows) - _LISTED} more in the results file")
+        console.print(table)
