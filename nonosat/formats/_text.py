@@ -7,6 +7,7 @@ text grids); private to :mod:`nonosat.formats`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from nonosat.errors import FormatError, PuzzleError
@@ -19,6 +20,7 @@ MAX_CLUE_LINE_CHARS = 200_000
 MAX_SIDE = 20_000
 
 _CONTROL_OK = {9, 10, 12, 13}  # TAB, LF, FF, CR
+_PLAIN_NUMBERS = re.compile(r"[ \t\r\f\v]*(?:[0-9]{1,9}[ \t\r\f\v]*)*")
 
 
 def decode_text(data: bytes, path: str) -> str:
@@ -89,7 +91,10 @@ def parse_numbers(text: str, path: str, line: int, what: str, sep: str = "") -> 
         raise FormatError(path, line, f"line is {len(text)} characters long; expected {what}")
     for ch in sep:
         text = text.replace(ch, " ")
-    return [parse_int(t, path, line, what) for t in text.split()]
+    tokens = text.split()
+    if _PLAIN_NUMBERS.fullmatch(text):  # fast path: only ASCII digits and blanks
+        return [int(t) for t in tokens]
+    return [parse_int(t, path, line, what) for t in tokens]
 
 
 def parse_size(value: int, path: str, line: int, what: str) -> int:
@@ -139,13 +144,16 @@ def make_puzzle(
         ("column", cols, col_lines, height),
     ):
         for i, clue in enumerate(clues):
-            if clue is not None and clue_min_length([b for b in clue if b]) > length:
+            if clue is None or sum(clue) + len(clue) - 1 <= length:
+                continue
+            blocks = [b for b in clue if b]
+            if clue_min_length(blocks) > length:
                 line = where[i] if where is not None and i < len(where) else None
                 raise FormatError(
                     path,
                     line,
-                    f"{kind} {i + 1}: clue {clue_text(tuple(b for b in clue if b))} needs "
-                    f"{clue_min_length([b for b in clue if b])} cells but the {kind} has {length}",
+                    f"{kind} {i + 1}: clue {clue_text(tuple(blocks))} needs "
+                    f"{clue_min_length(blocks)} cells but the {kind} has {length}",
                 )
     try:
         return Puzzle(tuple(rows), tuple(cols), **fields)  # type: ignore[arg-type]

@@ -78,6 +78,12 @@ def _unquote(name: str) -> str:
     return name
 
 
+def _quote_name(name: str) -> str:
+    """A name starting with ``#`` would read as a comment: wrap it in single quotes, as the
+    davidje13 files do (``'#'``)."""
+    return f"'{name}'" if name.startswith("#") else name
+
+
 def write_csv_many(puzzles: list[Puzzle]) -> bytes:
     """A CSV game list of ``puzzles`` (columns present in at least one puzzle).
 
@@ -90,7 +96,7 @@ def write_csv_many(puzzles: list[Puzzle]) -> bytes:
     for k, puzzle in enumerate(puzzles, start=1):
         rows.append(
             {
-                "name": puzzle.title or f"Puzzle {puzzle.number or k}",
+                "name": _quote_name(puzzle.title or f"Puzzle {puzzle.number or k}"),
                 "rules": encode_rules(puzzle),
                 "source": str(puzzle.meta.get("source") or ""),
                 "author": puzzle.author or "",

@@ -259,7 +259,7 @@ def write_non(puzzle: Puzzle) -> bytes:
 
 
 def _quote(value: str) -> str:
-    one_line = " ".join(value.split())
+    one_line = re.sub(r"[\r\n\t]+", " ", value)
     return '"' + html.escape(one_line, quote=False).replace('"', "&quot;") + '"'
 
 

@@ -102,13 +102,17 @@ def _block(puzzle: Puzzle) -> str:
         ("license", puzzle.license),
     ):
         if value:
-            out.append(f"# {key} {' '.join(value.split())}")
-    out.append(f"GRID {' '.join((puzzle.title or 'Puzzle').split())}")
+            out.append(f"# {key} {_one_line(value)}")
+    out.append(f"GRID {_one_line(puzzle.title or 'Puzzle')}")
     out.append("ROWS")
     out += [f"[ {clue_string(c, empty='')} ]".replace("[  ]", "[ ]") for c in puzzle.rows]
     out.append("COLUMNS")
     out += [f"[ {clue_string(c, empty='')} ]".replace("[  ]", "[ ]") for c in puzzle.cols]
     return "\n".join(out) + "\n"
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"[\r\n\t]+", " ", text).strip()
 
 
 def write_picross(puzzle: Puzzle) -> bytes:
