@@ -6,13 +6,19 @@ all run compiled (numba).  Two tuples travel through every kernel:
 ``problem = (blocks, start, known, dims)``
     The packed clues (:func:`nonosat.puzzle.pack_clues`) and ``dims = [height, width]``.
 
-``state = (grid, trail, tkind, targ, queue, inq, st, linebuf, outbuf, changed_at)``
+``state = (grid, trail, tkind, targ, queue, inq, st, linebuf, outbuf, changed_at, cache)``
     ``grid`` (int8, h*w, row-major) holds cell bit sets; ``trail`` (int32) lists the cells assigned
     so far in order, with ``tkind``/``targ`` saying why (see the ``KIND_*`` constants); ``queue``
     (int32, h+w) is the FIFO work queue of lines to solve with ``inq`` flags; ``st`` (int64) holds
     the scalar counters indexed by the ``ST_*`` constants; ``linebuf``/``outbuf`` are scratch
     lines; ``changed_at`` (int64, h+w) is the event number of each line's last change (probing
-    uses it to skip cells whose lines have not changed).
+    uses it to skip cells whose lines have not changed); ``cache`` is the line cache.
+
+**Line cache.**  Probing and search solve the same line in the same state over and over (and
+tournament puzzles repeat line states often), so results for lines of at most
+:data:`CACHE_MAX_LINE` cells are memoised in a numba typed dict keyed by ``(line, known-filled
+mask, known-empty mask)``, whose value is the solved line's masks (``(-1, -1)`` for a
+contradiction).  It is cleared when it exceeds :data:`CACHE_MAX_ENTRIES` entries (memory bound).
 
 Lines are numbered rows first (``0..h-1``), then columns (``h..h+w-1``).  Undoing to a trail
 length resets the cells assigned since then to unknown: a cell only ever goes from unknown to one
@@ -22,7 +28,8 @@ value, so the trail is the complete undo log.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import Dict
 
 from nonosat.line import line_kernel
 from nonosat.puzzle import PackedClues
@@ -54,7 +61,18 @@ ST_PROBE_FIXES = 12  #: cells fixed by probing
 ST_EVENT = 13  #: event counter for change tracking
 ST_EXHAUSTED = 14  #: 1 when the search space is exhausted
 ST_BACKTRACKS = 15  #: backtracks
-ST_SIZE = 16
+ST_CACHE_HITS = 16  #: line cache hits
+ST_SIZE = 17
+
+CACHE_MAX_LINE = 62  #: longest line whose results are cached (bit masks in an int64)
+CACHE_MAX_ENTRIES = 400_000  #: cache entries before it is cleared (~40 MB)
+_CACHE_KEY = types.UniTuple(types.int64, 3)
+_CACHE_VALUE = types.UniTuple(types.int64, 2)
+
+
+def new_line_cache() -> Dict:
+    """An empty line cache (numba typed dict, see the module docstring)."""
+    return Dict.empty(_CACHE_KEY, _CACHE_VALUE)
 
 
 def new_state(packed: PackedClues, grid: np.ndarray) -> tuple:
@@ -79,6 +97,7 @@ def new_state(packed: PackedClues, grid: np.ndarray) -> tuple:
         np.zeros(longest, dtype=np.int8),
         np.zeros(longest, dtype=np.int8),
         np.zeros(n_lines, dtype=np.int64),
+        new_line_cache(),
     )
 
 
@@ -158,6 +177,55 @@ def undo_to(state, tlen):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def solve_line_cached(clue, line, n, state):  # pragma: no cover - compiled
+    """Line solver on ``state``'s ``linebuf[:n]`` into ``outbuf[:n]`` through the line cache.
+    Returns ``False`` on a contradiction."""
+    linebuf, outbuf, st, cache = state[7], state[8], state[6], state[10]
+    if n > CACHE_MAX_LINE:
+        st[ST_LINE_SOLVES] += 1
+        return line_kernel(clue, linebuf[:n], outbuf[:n])
+    fmask = 0
+    emask = 0
+    for p in range(n):
+        v = linebuf[p]
+        if v == 2:
+            fmask |= 1 << p
+        elif v == 1:
+            emask |= 1 << p
+    key = (np.int64(line), np.int64(fmask), np.int64(emask))
+    if key in cache:
+        st[ST_CACHE_HITS] += 1
+        fo, eo = cache[key]
+        if fo < 0:
+            return False
+        for p in range(n):
+            if (fo >> p) & 1:
+                outbuf[p] = 2
+            elif (eo >> p) & 1:
+                outbuf[p] = 1
+            else:
+                outbuf[p] = 3
+        return True
+    st[ST_LINE_SOLVES] += 1
+    ok = line_kernel(clue, linebuf[:n], outbuf[:n])
+    if len(cache) >= CACHE_MAX_ENTRIES:
+        cache.clear()
+    if not ok:
+        cache[key] = (np.int64(-1), np.int64(-1))
+        return False
+    fo = 0
+    eo = 0
+    for p in range(n):
+        v = outbuf[p]
+        if v == 2:
+            fo |= 1 << p
+        elif v == 1:
+            eo |= 1 << p
+    cache[key] = (np.int64(fo), np.int64(eo))
+    return True
+
+
+@njit(cache=True, nogil=True)
 def propagate(problem, state):  # pragma: no cover - compiled
     """Solve queued lines until the queue is empty (fixpoint) or a line is contradictory.
 
@@ -187,8 +255,7 @@ def propagate(problem, state):  # pragma: no cover - compiled
             step = w
         for p in range(n):
             linebuf[p] = grid[base + p * step]
-        st[ST_LINE_SOLVES] += 1
-        if not line_kernel(blocks[start[line]:start[line + 1]], linebuf[:n], outbuf[:n]):
+        if not solve_line_cached(blocks[start[line]:start[line + 1]], line, n, state):
             clear_queue(state)
             st[ST_CONFLICTS] += 1
             return False

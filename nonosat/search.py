@@ -35,6 +35,7 @@ from nonosat.propagate import (
     KIND_GIVEN,
     KIND_NAMES,
     ST_BACKTRACKS,
+    ST_CACHE_HITS,
     ST_CONFLICTS,
     ST_DEPTH,
     ST_EXHAUSTED,
@@ -362,6 +363,7 @@ class NativeSearch:
         st = self._state[6]
         return {
             "line_solves": int(st[ST_LINE_SOLVES]),
+            "line_cache_hits": int(st[ST_CACHE_HITS]),
             "guesses": int(st[ST_NODES]),
             "max_depth": int(st[ST_MAX_DEPTH]),
             "conflicts": int(st[ST_CONFLICTS]),
