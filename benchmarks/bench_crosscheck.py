@@ -88,6 +88,8 @@ def run_set(name: str, engines: list[str], timeout: float | None, limit: int | N
         if limit is not None and k >= limit:
             break
         reports.append(crosscheck(puzzle, engines, timeout=timeout, puzzle_id=puzzle_id))
+        if len(reports) % 100 == 0:
+            print(f"  {name}: {len(reports)} puzzles checked", file=sys.stderr, flush=True)
     wall = time.perf_counter() - start
     print(f"\n== {name}: {len(reports)} puzzles, {wall:.1f} s wall")
     print(f"{'engine':<8} {'total s':>9} {'median s':>9} {'p99 s':>9} {'max s':>9}  slowest")
