@@ -382,3 +382,19 @@ class NativeSearch:
     def outcome(self) -> SearchOutcome:
         """The current :class:`SearchOutcome`."""
         return SearchOutcome(self.solutions(), self._finished, self.stats(), self.trace())
+
+
+def kernels_cached() -> bool:
+    """Whether numba's on-disk cache already holds the compiled search kernel (so the first solve
+    will load it in well under a second instead of compiling for several seconds).  Looks in
+    ``NUMBA_CACHE_DIR`` when set, else beside the package (``__pycache__``)."""
+    import os
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    roots = [here / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        base = Path(os.environ["NUMBA_CACHE_DIR"])
+        roots = [p for p in base.rglob("__pycache__")] + [base] + roots
+        roots += [p for p in base.rglob("nonosat")]
+    return any(any(root.glob("search.search_kernel-*.nbi")) for root in roots if root.exists())

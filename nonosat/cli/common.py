@@ -92,6 +92,18 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def announce_compile() -> None:
+    """Say on stderr that the numba kernels are being compiled when they are not cached yet, so a
+    first run does not appear to hang (later runs load them from the cache)."""
+    from nonosat.search import kernels_cached
+
+    if not kernels_cached():
+        typer.echo(
+            "nonosat: compiling the solver kernels (first run only; cached afterwards) ...",
+            err=True,
+        )
+
+
 def print_json(obj: Any) -> None:
     """Print ``obj`` as one line of JSON on stdout."""
     sys.stdout.write(json.dumps(obj) + "\n")

@@ -18,6 +18,7 @@ from nonosat.cli.common import (
     JsonOpt,
     PuzzleArg,
     TimeoutOpt,
+    announce_compile,
     handle_errors,
     print_json,
 )
@@ -82,6 +83,8 @@ def solve_command(
             partial = grid_from_rows([r.rstrip("\n") for r in rows if r.strip()], puzzle.shape)
         except PuzzleError as exc:
             raise FormatError(str(state), None, str(exc)) from None
+    if engine in ("native", "auto"):
+        announce_compile()
     result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
