@@ -95,10 +95,11 @@ def _print_table(reports: list[CrossCheck], names: list[str]) -> None:
     for report in reports:
         for finding in report.findings:
             where = escape(f"{report.puzzle_id}: {finding.kind}:")
-            console.print(f"[red]{where}[/] {escape(finding.message)}")
+            console.print(f"[red]{where}[/] {escape(finding.message)}", soft_wrap=True)
     failed = sum(r.failed for r in reports)
     gave_up = sum(r.gave_up and not r.failed for r in reports)
     console.print(
         f"{len(reports)} puzzle(s): {len(reports) - failed - gave_up} agreed, "
-        f"{failed} with findings, {gave_up} where an engine gave up"
+        f"{failed} with findings, {gave_up} where an engine gave up",
+        soft_wrap=True,
     )
