@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from nonosat.cli import batch, crosscheck, solve
+from nonosat.cli import batch, convert, crosscheck, render, solve
 from nonosat.cli.common import EXIT_CODES_HELP
 
 app = typer.Typer(
@@ -27,6 +27,9 @@ app = typer.Typer(
 app.command("solve", help=solve.__doc__, epilog=EXIT_CODES_HELP)(solve.solve_command)
 app.command("crosscheck", help=crosscheck.__doc__, epilog=EXIT_CODES_HELP)(crosscheck.crosscheck_command)
 app.command("batch", help=batch.__doc__, epilog=EXIT_CODES_HELP)(batch.batch_command)
+app.command("convert", help=convert.__doc__, epilog=EXIT_CODES_HELP)(convert.convert_command)
+app.command("formats", help=convert.formats_command.__doc__)(convert.formats_command)
+app.command("render", help=render.__doc__, epilog=EXIT_CODES_HELP)(render.render_command)
 
 
 def main() -> None:

@@ -239,22 +239,14 @@ def _with_number(puzzle: Puzzle, number: int) -> Puzzle:
     return replace(puzzle, number=number)
 
 
-def write_puzzle(
-    puzzle: Puzzle,
-    path: str | os.PathLike[str],
-    format: str | None = None,
-    force: bool = False,
-) -> Format:
-    """Write ``puzzle`` to ``path`` in ``format`` (default: from the suffix).
-
-    The file is written to a temporary name and renamed, so a failure never leaves a half-written
-    file, and an existing file is never replaced unless ``force``.
+def writer_format(path: str | os.PathLike[str], format: str | None = None) -> Format:
+    """The format to write ``path`` in: ``format`` if given, else the one writable format that
+    claims the path's suffix.
 
     Raises
     ------
     FormatError
-        Unknown or read-only format, a puzzle the format cannot hold, or an existing ``path``
-        without ``force``.
+        Unknown or read-only format, no writable format (or several) for the suffix.
     """
     p = Path(path)
     if format:
@@ -274,9 +266,59 @@ def write_puzzle(
         fmt = matches[0]
     if fmt.write is None:
         raise FormatError(str(p), None, f"format {fmt.name!r} cannot be written")
+    return fmt
+
+
+def encode_puzzles(puzzles: list[Puzzle], fmt: Format, path: str = "<output>") -> bytes:
+    """The bytes of ``puzzles`` in ``fmt`` (several puzzles need a multi-puzzle format).
+
+    Raises
+    ------
+    FormatError
+        A puzzle the format cannot hold (unknown clues, no picture, ...), or several puzzles
+        for a single-puzzle format; the message names ``path``.
+    """
+    try:
+        if len(puzzles) == 1 or fmt.write_many is None:
+            if len(puzzles) != 1 or fmt.write is None:
+                multi = ", ".join(f.name for f in formats().values() if f.write_many)
+                raise FormatError(
+                    path,
+                    None,
+                    f"{len(puzzles)} puzzles, but a {fmt.name} file holds one; pick one with "
+                    f"--index N, or write a multi-puzzle format ({multi})",
+                )
+            return fmt.write(puzzles[0])
+        return fmt.write_many(puzzles)
+    except FormatError as exc:
+        if exc.path == path:
+            raise
+        raise FormatError(path, None, exc.message) from None
+
+
+def write_puzzles(
+    puzzles: list[Puzzle],
+    path: str | os.PathLike[str],
+    format: str | None = None,
+    force: bool = False,
+) -> Format:
+    """Write ``puzzles`` to ``path`` in ``format`` (default: from the suffix); several puzzles
+    need a multi-puzzle format (tournament, csv, picross).
+
+    The file is written to a temporary name and renamed, so a failure never leaves a half-written
+    file, and an existing file is never replaced unless ``force``.
+
+    Raises
+    ------
+    FormatError
+        As :func:`writer_format` and :func:`encode_puzzles`, or an existing ``path`` without
+        ``force``.
+    """
+    p = Path(path)
+    fmt = writer_format(p, format)
     if p.exists() and not force:
         raise FormatError(str(p), None, "already exists; use --force to overwrite it")
-    data = fmt.write(puzzle)
+    data = encode_puzzles(puzzles, fmt, str(p))
     tmp = p.with_name(f".{p.name}.nonosat-tmp")
     try:
         tmp.write_bytes(data)
@@ -285,3 +327,23 @@ def write_puzzle(
         tmp.unlink(missing_ok=True)
         raise FormatError(str(p), None, exc.strerror or str(exc)) from None
     return fmt
+
+
+def write_puzzle(
+    puzzle: Puzzle,
+    path: str | os.PathLike[str],
+    format: str | None = None,
+    force: bool = False,
+) -> Format:
+    """Write ``puzzle`` to ``path`` in ``format`` (default: from the suffix).
+
+    The file is written to a temporary name and renamed, so a failure never leaves a half-written
+    file, and an existing file is never replaced unless ``force``.
+
+    Raises
+    ------
+    FormatError
+        Unknown or read-only format, a puzzle the format cannot hold, or an existing ``path``
+        without ``force``.
+    """
+    return write_puzzles([puzzle], path, format, force)

@@ -21,7 +21,9 @@ def render_text(puzzle: Puzzle, grid: np.ndarray | None = None) -> str:
     else:
         g = np.asarray(grid)
         cells = np.where(g, Cell.FILLED, Cell.EMPTY) if g.dtype == bool else g
-    row_texts = [" ".join(map(str, c)) if c else ("0" if c is not None else "?") for c in puzzle.rows]
+    row_texts = [
+        " ".join(map(str, c)) if c else ("0" if c is not None else "?") for c in puzzle.rows
+    ]
     left = max(len(t) for t in row_texts)
     col_clues = [list(c) if c else ([0] if c is not None else ["?"]) for c in puzzle.cols]
     depth = max(len(c) for c in col_clues)

@@ -1,0 +1,125 @@
+"""Convert puzzle files between formats.
+
+Reads any readable format (by suffix, by content, or --format) and writes any writable one (by
+the output suffix, or --to).  A multi-puzzle file (tournament set, CSV list, picross-solver file)
+converts whole into another multi-puzzle format, or one puzzle of it with --index N.  Picture
+formats (text grid, PBM, PNG) need the puzzle's picture: a puzzle without a goal is solved first
+(native solver) and its solution is used when it is unique.  OUT is never overwritten without
+--force; '-' writes to standard output.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nonosat.cli.common import FormatOpt, IndexOpt, JsonOpt, PuzzleArg, handle_errors, print_json
+from nonosat.errors import FormatError
+from nonosat.formats import (
+    Format,
+    encode_puzzles,
+    formats,
+    get_format,
+    read_puzzle,
+    read_puzzles,
+    write_puzzles,
+    writer_format,
+)
+from nonosat.puzzle import Puzzle
+
+OutArg = Annotated[
+    Path,
+    typer.Argument(help="Output file ('-' for standard output, with --to).", show_default=False),
+]
+ToOpt = Annotated[
+    str | None,
+    typer.Option("--to", "-t", help="Output format; default: from the output suffix."),
+]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")]
+
+
+@handle_errors
+def convert_command(
+    puzzle_path: PuzzleArg,
+    out: OutArg,
+    to: ToOpt = None,
+    force: ForceOpt = False,
+    format: FormatOpt = None,
+    index: IndexOpt = None,
+) -> None:
+    """Convert a puzzle file to another format."""
+    stdout = str(out) == "-"
+    if stdout and not to:
+        raise FormatError("-", None, "writing to standard output needs --to FORMAT")
+    target = get_format(to) if stdout else writer_format(out, to)
+    if index is not None:
+        puzzles = [read_puzzle(puzzle_path, format, index)]
+    else:
+        puzzles = read_puzzles(puzzle_path, format)
+    if target.stores_picture:
+        puzzles = [_with_picture(p, str(out)) for p in puzzles]
+    if stdout:
+        sys.stdout.buffer.write(encode_puzzles(puzzles, target, "-"))
+        sys.stdout.flush()
+        return
+    write_puzzles(puzzles, out, target.name, force)
+    count = f"{len(puzzles)} puzzles" if len(puzzles) > 1 else puzzles[0].describe()
+    typer.echo(f"wrote {out} ({target.name}: {count})", err=True)
+
+
+def _with_picture(puzzle: Puzzle, out: str) -> Puzzle:
+    """``puzzle`` with a goal picture: its own, else its unique solution.
+
+    Raises
+    ------
+    FormatError
+        The puzzle has no solution, several, or unknown clues.
+    """
+    if puzzle.goal is not None:
+        return puzzle
+    from nonosat.engines import Status, solve
+
+    result = solve(puzzle, "native", limit=2)
+    if result.status is Status.UNIQUE:
+        return replace(puzzle, goal=result.solutions[0])
+    reason = {
+        Status.MULTIPLE: "it has several solutions, so no single picture",
+        Status.NONE: "it has no solution",
+    }.get(result.status, "the solver gave up")
+    raise FormatError(
+        out,
+        None,
+        f"a picture format needs the puzzle's picture, and {puzzle.describe()} has no "
+        f"goal; solving it did not give one: {reason}",
+    )
+
+
+@handle_errors
+def formats_command(json_output: JsonOpt = False) -> None:
+    """List the puzzle file formats nonosat reads and writes."""
+    rows = list(formats().values())
+    if json_output:
+        print_json([_format_json(f) for f in rows])
+        return
+    width = max(len(f.name) for f in rows)
+    for f in rows:
+        mode = ("r" if f.read else "-") + ("w" if f.write else "-") + ("m" if f.multi else "-")
+        suffixes = " ".join(f.suffixes) or "-"
+        typer.echo(f"{f.name:<{width}}  {mode}  {suffixes:<18}  {f.description}")
+    typer.echo("\nr = readable, w = writable, m = several puzzles per file (pick one with --index)")
+
+
+def _format_json(f: Format) -> dict[str, object]:
+    return {
+        "name": f.name,
+        "suffixes": list(f.suffixes),
+        "read": f.read is not None,
+        "write": f.write is not None,
+        "multi": f.multi,
+        "picture": f.stores_picture,
+        "description": f.description,
+    }

@@ -1,0 +1,125 @@
+"""Draw a puzzle with its clues, and optionally its solution, as SVG or PNG.
+
+Without --out, prints the clue-annotated grid in the terminal.  With --solution the puzzle is
+solved first (native solver, looking for two solutions); when it has several, the cells on which
+the two solutions disagree are drawn as a grey checkerboard (in the terminal: '??').  With
+--solution the exit code is the verdict, as for 'nonosat solve'.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from nonosat.cli.common import (
+    EXIT_OK,
+    STATUS_EXIT,
+    FormatOpt,
+    IndexOpt,
+    PuzzleArg,
+    TimeoutOpt,
+    handle_errors,
+)
+from nonosat.errors import FormatError
+from nonosat.formats import read_puzzle
+from nonosat.puzzle import Cell
+
+SolutionOpt = Annotated[
+    bool, typer.Option("--solution", "-s", help="Solve the puzzle and draw its solution.")
+]
+OutOpt = Annotated[
+    Path | None,
+    typer.Option("--out", "-o", help="Write FILE.svg or FILE.png instead of printing text."),
+]
+CellOpt = Annotated[
+    int | None,
+    typer.Option("--cell", min=4, max=200, help="Cell size in pixels (default: by puzzle size)."),
+]
+EngineOpt = Annotated[str, typer.Option("--engine", "-e", help="Engine used by --solution.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --out if it exists.")]
+
+_VERDICT = {
+    "unique": "unique solution",
+    "multiple": "several solutions: the cells where two of them differ are checkered",
+    "none": "no solution",
+    "unknown": "gave up before deciding",
+    "solved": "solved",
+}
+
+
+@handle_errors
+def render_command(
+    puzzle_path: PuzzleArg,
+    solution: SolutionOpt = False,
+    out: OutOpt = None,
+    cell: CellOpt = None,
+    engine: EngineOpt = "native",
+    timeout: TimeoutOpt = None,
+    force: ForceOpt = False,
+    format: FormatOpt = None,
+    index: IndexOpt = None,
+) -> None:
+    """Draw a puzzle (and its solution) as SVG, PNG or text."""
+    puzzle = read_puzzle(puzzle_path, format, index)
+    kind = None
+    if out is not None:
+        kind = out.suffix.lower()
+        if kind not in (".svg", ".png"):
+            raise FormatError(str(out), None, "--out must end in .svg or .png")
+        if out.exists() and not force:
+            raise FormatError(str(out), None, "already exists; use --force to overwrite it")
+    solutions: list[np.ndarray] = []
+    code = EXIT_OK
+    verdict = None
+    if solution:
+        from nonosat.engines import solve
+
+        result = solve(puzzle, engine, limit=2, timeout=timeout)
+        solutions = list(result.solutions)
+        code = STATUS_EXIT[result.status]
+        verdict = _VERDICT.get(result.status.value, result.status.value)
+    if out is None:
+        from nonosat.render.layout import DIFFERS, cell_states
+        from nonosat.render.text import render_text
+
+        grid = None
+        if solutions:
+            grid = cell_states(puzzle, solutions=solutions)
+            grid[grid == DIFFERS] = Cell.UNKNOWN
+        typer.echo(render_text(puzzle, grid))
+    else:
+        if kind == ".svg":
+            from nonosat.render.svg import render_svg
+
+            data = render_svg(puzzle, solutions=solutions, cell=cell).encode()
+        else:
+            from nonosat.render.png import render_png
+
+            data = render_png(puzzle, solutions=solutions, cell=cell)
+        _write(out, data)
+        typer.echo(f"wrote {out}", err=True)
+    if verdict is not None:
+        typer.echo(f"{puzzle.describe()}: {verdict}", err=out is not None)
+    raise typer.Exit(code)
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write ``data`` atomically (temporary name, then rename).
+
+    Raises
+    ------
+    FormatError
+        The file cannot be written.
+    """
+    import os
+
+    tmp = path.with_name(f".{path.name}.nonosat-tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise FormatError(str(path), None, exc.strerror or str(exc)) from None
