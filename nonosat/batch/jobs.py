@@ -121,8 +121,9 @@ JOBS: dict[str, Job] = {
 }
 
 
-def resolve_job(name: str) -> Job:
-    """The job called ``name`` (a :data:`JOBS` key or a ``"module:function"`` custom job).
+def resolve_job(name: str | Job) -> Job:
+    """The job called ``name`` (a :data:`JOBS` key or a ``"module:function"`` custom job), or
+    ``name`` itself when it is a :class:`Job`.
 
     Raises
     ------
@@ -130,7 +131,9 @@ def resolve_job(name: str) -> Job:
         Unknown job name, or a job whose module is not installed (not written yet, or an optional
         dependency missing): one clear message up front instead of one error per puzzle.
     """
-    if name in JOBS:
+    if isinstance(name, Job):
+        job = name
+    elif name in JOBS:
         job = JOBS[name]
     elif ":" in name:
         job = Job(name, name, None, (name.partition(":")[0],), "custom job")

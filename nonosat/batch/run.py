@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nonosat.batch.jobs import JobOptions, engine_names, resolve_job
+from nonosat.batch.jobs import Job, JobOptions, engine_names, resolve_job
 from nonosat.batch.results import ResultsFile
 from nonosat.batch.sandbox import Task, close_sandboxes, kill_sandboxes, run_task
 from nonosat.errors import EngineError, NonosatError
@@ -38,8 +38,9 @@ class BatchConfig:
 
     Attributes
     ----------
-    job : str
-        Job name (:data:`nonosat.batch.jobs.JOBS`) or ``"module:function"``.
+    job : str or Job
+        Job name (:data:`nonosat.batch.jobs.JOBS`), ``"module:function"``, or a
+        :class:`~nonosat.batch.jobs.Job`.
     engine : str or None
         Engine for solve/check; comma-separated engines for crosscheck.  Default: the job's
         (``auto``; ``native,sat,cpsat`` for crosscheck).
@@ -58,7 +59,7 @@ class BatchConfig:
         Rerun puzzles whose earlier record is a failure (timeout, crash, error, unknown).
     """
 
-    job: str = "check"
+    job: str | Job = "check"
     engine: str | None = None
     timeout: float | None = 60.0
     grace_s: float | None = None

@@ -34,6 +34,8 @@ from nonosat.batch.jobs import Job, JobOptions
 from nonosat.batch.protocol import HEADER, write_message
 from nonosat.puzzle import Puzzle
 
+_JOBS = "nonosat.batch.jobs"
+
 #: Seconds a fresh child may take to start and run its job's warm-up (imports, numba compile).
 STARTUP_SECONDS = 600.0
 
@@ -348,6 +350,9 @@ class Task:
 def run_task(task: Task) -> dict[str, Any]:
     """Run ``task`` in this thread's sandbox and return its results record.
 
+    Each worker process first runs the job's warm-up (or imports the job's module) once, with
+    :data:`STARTUP_SECONDS` to do it, so start-up is charged to no puzzle's time limit.
+
     The record holds ``id``, ``job``, ``puzzle`` (the id), ``width``, ``height``, the job's own
     fields (for solve and check: those of ``solve --json``), ``wall_s`` (seconds, including the
     round trip to the worker), ``worker`` (``host:pid``) and ``error`` (``None`` unless the job
@@ -361,9 +366,12 @@ def run_task(task: Task) -> dict[str, Any]:
         "width": task.puzzle.width,
         "height": task.puzzle.height,
     }
-    warm_key = (task.job.warmup, task.options.engine)
-    if task.job.warmup is not None and warm_key not in sandbox.warmed:
-        outcome = sandbox.call(task.job.warmup, (task.options,), STARTUP_SECONDS)
+    warm_key = (task.job.run, task.job.warmup, task.options.engine)
+    if warm_key not in sandbox.warmed:
+        if task.job.warmup is not None:
+            outcome = sandbox.call(task.job.warmup, (task.options,), STARTUP_SECONDS)
+        else:  # at least import the job's module outside the time limit
+            outcome = sandbox.call(f"{_JOBS}:import_target", (task.job.run,), STARTUP_SECONDS)
         if outcome.kind != "ok":
             return _failed(record, outcome, "worker start-up failed: ")
         sandbox.warmed.add(warm_key)

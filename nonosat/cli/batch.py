@@ -326,6 +326,8 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
     from rich.table import Table
 
     console = Console(highlight=False)
+    if not console.is_terminal:  # a log file: do not wrap ids at 80 columns
+        console.width = max(console.width, 160)
     rate = f", {ran / elapsed:.1f} puzzles/s" if ran and elapsed > 0 else ""
     console.print(
         f"[bold]{job}[/]: {summary.puzzles} puzzles ({ran} run now in {elapsed:.1f} s{rate}"
