@@ -124,7 +124,7 @@ def test_long_lines_use_large_prefix_codes():
         ("RSJH58Z7Dnyl9tW!", "not a base64url digit"),
         (FOOTBALL_RULES + "AAAA", "extra data"),
         ("RAAAAAAAAAAA", "number too large"),
-        ("RAgAAAAAAA", "unsupported size 1008x"),
+        ("RAgAAAAAAA", "unsupported width 1008"),
     ],
 )
 def test_malformed_rules_codes_are_refused(code, message):

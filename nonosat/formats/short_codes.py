@@ -228,11 +228,13 @@ def _write_symbol(writer: _BitWriter, value: int, limit: int) -> None:
 
 # -- short rules -------------------------------------------------------------------------------
 def _read_size(reader: _BitReader) -> tuple[int, int]:
-    width = _read_exp_golomb(reader, _SIZE_ORDER)
-    height = _read_exp_golomb(reader, _SIZE_ORDER)
-    if not (0 < width <= _MAX_SIZE and 0 < height <= _MAX_SIZE):
-        raise ShortCodeError(f"unsupported size {width}x{height} (1 to {_MAX_SIZE})")
-    return width, height
+    sizes = []
+    for name in ("width", "height"):
+        value = _read_exp_golomb(reader, _SIZE_ORDER)
+        if not 0 < value <= _MAX_SIZE:
+            raise ShortCodeError(f"unsupported {name} {value} (1 to {_MAX_SIZE})")
+        sizes.append(value)
+    return sizes[0], sizes[1]
 
 
 def _read_rule(reader: _BitReader, length: int) -> tuple[int, ...]:
