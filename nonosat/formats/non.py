@@ -104,6 +104,13 @@ def _read_one(lines: list[str], start: int, stop: int, path: str) -> Puzzle:
         if not m:
             if text.startswith("#"):
                 continue
+            if _BLOCK.fullmatch(text.split(",")[0].strip()):
+                raise FormatError(
+                    path,
+                    lineno,
+                    f"unexpected clue line {text[:30]!r}: more clue lines than 'width' and "
+                    "'height' announce",
+                )
             raise FormatError(
                 path, lineno, f"expected a key (width, height, rows, ...), found {text[:30]!r}"
             )
