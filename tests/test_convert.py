@@ -75,13 +75,15 @@ def test_convert_never_overwrites_without_force(tmp_path):
 
 
 def test_convert_multi_puzzle_sets_whole_or_by_index(tmp_path):
-    src = corpus_path("NonogramRecord", "question", "taai2011.txt")
+    data = corpus_path("NonogramRecord", "question", "taai2011.txt").read_bytes()
+    src = tmp_path / "taai2011-first-50.txt"
+    src.write_bytes(data[: data.find(b"$51")])
     whole = tmp_path / "taai.csv"
     result = _convert(src, whole)
     assert result.exit_code == 0, result.output
     originals = read_puzzles(src)
     converted = read_puzzles(whole)
-    assert len(converted) == 1000
+    assert len(originals) == len(converted) == 50
     assert all(
         (a.rows, a.cols) == (b.rows, b.cols) for a, b in zip(originals, converted, strict=True)
     )
