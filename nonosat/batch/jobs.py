@@ -67,7 +67,10 @@ class Job:
         Whether the job runs each engine of a comma-separated ``engine`` in turn, each with the
         full ``timeout`` (the worker's deadline is then multiplied by the number of engines).
     default_engine : str
-        Engine (list) used when none is given.
+        Engine (list) used when none is given; ``""`` for jobs that use no engine.
+    time_factor : float
+        The worker's deadline is ``time_factor * timeout`` plus grace, for jobs whose steps are
+        not all bounded by ``timeout`` (certify: solving is, checking the proof is not).
     """
 
     name: str
@@ -77,6 +80,7 @@ class Job:
     description: str = ""
     engines_in_turn: bool = False
     default_engine: str = "auto"
+    time_factor: float = 1.0
 
 
 _HERE = __name__
@@ -187,6 +191,13 @@ def warm_engine(options: JobOptions) -> None:
         solve(Puzzle([(1,), ()], [(1,), ()]), name, limit=2)
 
 
+def warm_certify(options: JobOptions) -> None:
+    """Import the CNF encoding, the SAT solver and the proof checker (once per worker)."""
+    from nonosat.encodings.certificate import certify
+
+    certify(Puzzle([(1,), ()], [(1,), ()]))
+
+
 def solve_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     """First solution only: :func:`nonosat.engines.solve` with ``limit=1``."""
     return _solve(puzzle, options, limit=1)
@@ -242,8 +253,39 @@ def goal_check(puzzle: Puzzle, status: str, solutions: list[Any]) -> str | None:
 
 
 def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
-    """Uniqueness certificate (:mod:`nonosat.encodings.certificate`)."""
-    raise NonosatError("the certify job is not wired to nonosat.encodings.certificate yet")
+    """Uniqueness certificate: :func:`nonosat.encodings.certificate.certify` (CNF, DRAT proof
+    checked by dratify).
+
+    The record has ``status`` (the certificate's verdict), ``certified`` (a proof every checker
+    accepted), ``solutions``, ``engine`` (the SAT solver), ``time_s``, ``stats``, ``checks`` and,
+    when ``options.want_certificate``, ``certificate_files`` (file name -> bytes), which the batch
+    process writes under ``--cert-dir`` and removes from the record.  A unique or none verdict
+    whose proof a checker rejects is a disagreement.
+    """
+    from nonosat.encodings.certificate import certificate_files, certify
+    from nonosat.puzzle import grid_rows
+
+    cert = certify(puzzle, timeout=options.timeout)
+    record: dict[str, Any] = {
+        "status": cert.verdict,
+        "certified": cert.proved,
+        "solutions": [grid_rows(s) for s in cert.solutions],
+        "engine": f"sat:{cert.solver}",
+        "time_s": round(cert.times.get("total", 0.0), 6),
+        "stats": {k: v for k, v in cert.stats.items() if isinstance(v, int | float | str)},
+        "checks": [c.to_json() for c in cert.checks],
+    }
+    rejected = [c for c in cert.checks if not c.ok]
+    if cert.verdict in ("unique", "none") and rejected:
+        record["disagreement"] = "; ".join(
+            f"{c.checker} rejects the proof: {c.reason}" for c in rejected
+        )
+    check = goal_check(puzzle, cert.verdict, cert.solutions)
+    if check is not None:
+        record["goal_check"] = check
+    if options.want_certificate:
+        record["certificate_files"] = certificate_files(cert)
+    return record
 
 
 def crosscheck_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:

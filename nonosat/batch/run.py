@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nonosat.batch.jobs import Job, JobOptions, engine_names, resolve_job
+from nonosat.batch.jobs import JOBS, Job, JobOptions, engine_names, resolve_job
 from nonosat.batch.results import ResultsFile
 from nonosat.batch.sandbox import Task, close_sandboxes, kill_sandboxes, run_task
 from nonosat.errors import EngineError, NonosatError
@@ -68,12 +69,12 @@ class BatchConfig:
     cert_dir: Path | None = None
     retry_failed: bool = False
 
-    def deadline_s(self, turns: int = 1) -> float | None:
-        """Seconds after which a worker that has not answered is killed, for a job that runs
-        ``turns`` engines in turn, each with the full ``timeout``."""
+    def deadline_s(self, factor: float = 1.0) -> float | None:
+        """Seconds after which a worker that has not answered is killed, for a job that may take
+        ``factor`` times the ``timeout`` (several engines in turn, unbounded proof checking)."""
         if self.timeout is None:
             return None
-        limit = self.timeout * max(turns, 1)
+        limit = self.timeout * max(factor, 1.0)
         grace = self.grace_s if self.grace_s is not None else max(2.0, limit / 4)
         return limit + grace
 
@@ -188,11 +189,12 @@ def run_batch(
     """
     job = resolve_job(config.job)
     engine = config.engine or job.default_engine
-    names = check_engines(engine) if job.warmup is not None else [engine]
+    uses_engines = job.default_engine != "" and job.name in JOBS
+    names = check_engines(engine) if uses_engines else [engine]
     options = JobOptions(
         engine=engine, timeout=config.timeout, want_certificate=config.cert_dir is not None
     )
-    deadline = config.deadline_s(len(names) if job.engines_in_turn else 1)
+    deadline = config.deadline_s((len(names) if job.engines_in_turn else 1) * job.time_factor)
     tasks = (
         Task(puzzle_id, puzzle, job, options, deadline, config.memory_mb)
         for puzzle_id, puzzle in puzzles
@@ -274,18 +276,27 @@ def _record_of(future: cf.Future[dict[str, Any]], task: Task) -> dict[str, Any]:
         }
 
 
+def certificate_dir(cert_dir: Path, puzzle_id: str) -> Path:
+    """The directory of ``puzzle_id``'s certificate under ``cert_dir``: the id with every run of
+    characters other than letters, digits, ``.``, ``-`` and ``_`` replaced by ``_``
+    (``sets/taai2011.txt#12`` -> ``sets_taai2011.txt_12``)."""
+    return cert_dir / (re.sub(r"[^A-Za-z0-9._-]+", "_", puzzle_id.lstrip("./")) or "_")
+
+
 def _write_certificate(record: dict[str, Any], cert_dir: Path) -> None:
-    """Move a certificate out of ``record`` into a file under ``cert_dir``."""
-    text = record.pop("certificate_text", None)
-    if text is None:
+    """Move a certificate's files out of ``record`` into :func:`certificate_dir`."""
+    files = record.pop("certificate_files", None)
+    if not files:
         return
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in record["id"]) + ".cert"
-    path = cert_dir / name
+    out = certificate_dir(cert_dir, record["id"])
     try:
-        cert_dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, data in files.items():
+            tmp = out / f".{name}.nonosat-tmp"
+            tmp.write_bytes(data)
+            tmp.replace(out / name)
     except OSError as exc:
-        raise NonosatError(f"cannot write the certificate {path}: {exc.strerror or exc}") from None
-    record["certificate"] = str(path)
+        raise NonosatError(
+            f"cannot write the certificate in {out}: {exc.strerror or exc}"
+        ) from None
+    record["certificate"] = str(out)
