@@ -2,6 +2,8 @@
 
 Column clues are stacked above the grid (bottom-aligned), row clues stand to the left
 (right-aligned), each cell is two characters wide: ``##`` filled, two spaces empty, ``??`` unknown.
+When a column clue has a number of two digits or more, cells widen to three characters (``###``)
+so that neighbouring numbers stay apart.
 """
 
 from __future__ import annotations
@@ -27,16 +29,19 @@ def render_text(puzzle: Puzzle, grid: np.ndarray | None = None) -> str:
     left = max(len(t) for t in row_texts)
     col_clues = [list(c) if c else ([0] if c is not None else ["?"]) for c in puzzle.cols]
     depth = max(len(c) for c in col_clues)
+    width = 2 if all(len(str(b)) < 2 for clue in col_clues for b in clue) else 3
+    cell_text = {k: v[0] * width for k, v in _CELL_TEXT.items()}
     lines = []
     for level in range(depth):
         parts = []
         for clue in col_clues:
             k = level - (depth - len(clue))
-            parts.append(f"{clue[k]!s:>2}" if k >= 0 else "  ")
+            parts.append(f"{clue[k]!s:>{width}}" if k >= 0 else " " * width)
         lines.append(" " * (left + 1) + "".join(parts).rstrip())
-    lines.append(" " * left + " +" + "--" * puzzle.width + "+")
+    rule = " " * left + " +" + "-" * (width * puzzle.width) + "+"
+    lines.append(rule)
     for text, row in zip(row_texts, cells, strict=True):
-        body = "".join(_CELL_TEXT[Cell(int(v))] for v in row)
+        body = "".join(cell_text[Cell(int(v))] for v in row)
         lines.append(f"{text:>{left}} |{body}|")
-    lines.append(" " * left + " +" + "--" * puzzle.width + "+")
+    lines.append(rule)
     return "\n".join(lines)
