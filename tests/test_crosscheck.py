@@ -227,6 +227,17 @@ def test_report_json_shape():
         assert obj["engines"][name]["time_s"] >= 0
 
 
+@pytest.mark.parametrize(
+    "rows, cols",
+    [([(1,), None], [(1,), None]), ([None], [None]), ([(), None], [None, None])],
+)
+def test_engines_agree_when_some_cells_have_no_known_clue(rows, cols):
+    # the last cell lies on an unknown row and an unknown column: no constraint mentions it
+    report = crosscheck(Puzzle(rows, cols), ENGINES)
+    assert not report.findings, report.findings
+    assert report.status == "multiple"
+
+
 # -- properties ----------------------------------------------------------------------------------
 @st.composite
 def pictures(draw, max_size: int = 15):
