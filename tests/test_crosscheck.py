@@ -340,6 +340,13 @@ def test_cli_json_one_line_per_puzzle_of_a_multi_puzzle_file(tmp_path):
     assert objs[2]["engines"]["cpsat"]["solutions"] == [["###"] * 3]
 
 
+def test_cli_format_option_reads_every_file_in_that_format(tmp_path):
+    path = write_nin(tmp_path / "corner.clues", UNIQUE)
+    result = run_cli(path, "--format", "nin", "-e", "cpsat", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["engines"]["cpsat"]["solutions"] == [["##", "#."]]
+
+
 def test_cli_engine_that_gives_up_exits_4(doubles, tmp_path):
     path = write_nin(tmp_path / "corner.nin", UNIQUE)
     assert run_cli(path, "--engines", "cpsat,giveup").exit_code == 4
@@ -383,6 +390,15 @@ def test_survey_puzzles_agree_unique():
     objs = [json.loads(line) for line in result.output.splitlines()]
     assert len(objs) == len(SURVEY)
     assert all(o["status"] == "unique" and not o["findings"] for o in objs)
+
+
+@pytest.mark.corpus
+def test_cli_timeout_reaches_the_engine_and_exits_4():
+    knotty = corpus_path("FastNonogramSolver", "puzzles", "survey", "knotty.nin")
+    result = run_cli(knotty, "-e", "cpsat", "--timeout", "0", "--json")
+    assert result.exit_code == 4, result.output
+    obj = json.loads(result.output)
+    assert obj["status"] == "unknown" and obj["engines"]["cpsat"]["verdict"] == "unknown"
 
 
 @pytest.mark.corpus
