@@ -39,7 +39,7 @@ from nonosat.formats._text import decode_text, make_puzzle, require_known, split
 from nonosat.puzzle import Cell, Puzzle
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-_B64_VALUE = {ch: i for i, ch in enumerate(_B64)}
+_B64_BITS = {ch: format(i, "06b") for i, ch in enumerate(_B64)}
 _MAX_SIZE = 1000  #: the reference refuses larger widths and heights
 _SIZE_ORDER = 4  #: Exp-Golomb order of the width and height
 _RUN_ORDER = 1  #: Exp-Golomb order of image run lengths
@@ -56,46 +56,48 @@ class _BitReader:
 
     def __init__(self, text: str):
         try:
-            self._values = [_B64_VALUE[ch] for ch in text]
+            self._bits = "".join(_B64_BITS[ch] for ch in text)
         except KeyError as exc:
             raise ShortCodeError(f"{exc.args[0]!r} is not a base64url digit") from None
         self._pos = 0
-        self._end = 6 * len(self._values)
 
     def bit(self) -> int:
-        if self._pos >= self._end:
+        pos = self._pos
+        if pos >= len(self._bits):
             raise ShortCodeError("the code ends too early")
-        value = (self._values[self._pos // 6] >> (5 - self._pos % 6)) & 1
-        self._pos += 1
-        return value
+        self._pos = pos + 1
+        return 1 if self._bits[pos] == "1" else 0
 
     def bits(self, n: int) -> int:
-        value = 0
-        for _ in range(n):
-            value = (value << 1) | self.bit()
-        return value
+        if n == 0:
+            return 0
+        pos = self._pos
+        if pos + n > len(self._bits):
+            raise ShortCodeError("the code ends too early")
+        self._pos = pos + n
+        return int(self._bits[pos : pos + n], 2)
 
     def padding_ok(self) -> bool:
         """Whether everything after the read position is zero padding of the last digit."""
-        rest = self._end - self._pos
-        return rest < 6 and all(self.bit() == 0 for _ in range(rest))
+        rest = self._bits[self._pos :]
+        return len(rest) < 6 and "1" not in rest
 
 
 class _BitWriter:
     def __init__(self) -> None:
-        self._bits: list[int] = []
+        self._parts: list[str] = []
 
     def bits(self, value: int, n: int) -> None:
-        self._bits.extend((value >> (n - 1 - k)) & 1 for k in range(n))
+        if n:
+            self._parts.append(format(value, f"0{n}b"))
 
-    def pattern(self, bits: tuple[int, ...]) -> None:
-        self._bits.extend(bits)
+    def pattern(self, bits: str) -> None:
+        self._parts.append(bits)
 
     def text(self) -> str:
-        bits = self._bits + [0] * (-len(self._bits) % 6)
-        return "".join(
-            _B64[int("".join(map(str, bits[k : k + 6])), 2)] for k in range(0, len(bits), 6)
-        )
+        bits = "".join(self._parts)
+        bits += "0" * (-len(bits) % 6)
+        return "".join(_B64[int(bits[k : k + 6], 2)] for k in range(0, len(bits), 6))
 
 
 def _read_exp_golomb(reader: _BitReader, order: int) -> int:
@@ -186,8 +188,9 @@ def _code_lengths(limit: int) -> list[int]:
 
 
 @cache
-def _prefix_code(limit: int) -> tuple[tuple[tuple[int, ...], ...], dict[tuple[int, ...], int]]:
-    """Canonical codes of symbols ``0..limit``: (code of each symbol, symbol of each code).
+def _prefix_code(limit: int) -> tuple[tuple[str, ...], dict[tuple[int, int], int]]:
+    """Canonical codes of symbols ``0..limit``: (code of each symbol as a bit string, symbol of
+    each ``(code length, code value)``).
 
     Raises
     ------
@@ -197,7 +200,7 @@ def _prefix_code(limit: int) -> tuple[tuple[tuple[int, ...], ...], dict[tuple[in
     if limit < 0:
         raise ShortCodeError("inconsistent line (negative symbol range)")
     lengths = _code_lengths(limit)
-    codes: list[tuple[int, ...]] = [()] * (limit + 1)
+    codes = [""] * (limit + 1)
     current: list[int] = []
     for symbol in sorted(range(limit + 1), key=lambda s: lengths[s]):  # stable: by value
         if current:
@@ -207,19 +210,20 @@ def _prefix_code(limit: int) -> tuple[tuple[tuple[int, ...], ...], dict[tuple[in
                 k -= 1
             current[k] = 1
         current.extend([0] * (lengths[symbol] - len(current)))
-        codes[symbol] = tuple(current)
-    return tuple(codes), {code: s for s, code in enumerate(codes)}
+        codes[symbol] = "".join(map(str, current))
+    return tuple(codes), {(len(c), int(c or "0", 2)): s for s, c in enumerate(codes)}
 
 
 def _read_symbol(reader: _BitReader, limit: int) -> int:
     codes, symbols = _prefix_code(limit)
     longest = len(codes[-1])  # canonical code: the last symbol has the longest code
-    bits: tuple[int, ...] = ()
-    while bits not in symbols:
-        if len(bits) >= longest:
+    length = value = 0
+    while (length, value) not in symbols:
+        if length >= longest:
             raise ShortCodeError("invalid prefix code")
-        bits += (reader.bit(),)
-    return symbols[bits]
+        value = (value << 1) | reader.bit()
+        length += 1
+    return symbols[(length, value)]
 
 
 def _write_symbol(writer: _BitWriter, value: int, limit: int) -> None:
@@ -379,7 +383,7 @@ def encode_image(grid: np.ndarray) -> str:
     writer = _BitWriter()
     _write_exp_golomb(writer, width, _SIZE_ORDER)
     _write_exp_golomb(writer, height, _SIZE_ORDER)
-    writer.pattern(tuple(int(e) for e in exists))
+    writer.pattern("".join("1" if e else "0" for e in exists))
     i, previous = 0, None
     while i < len(flat):
         value = flat[i]
