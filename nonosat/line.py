@@ -20,7 +20,14 @@ left-right formulations of Jan Wolter's pbnsolve:
   suffix after ``s + c_j`` holds the rest with cell ``s + c_j`` empty (or the line ends);
   every such placement marks its cells as possibly filled (a difference array keeps this O(n·k)).
 
-The kernel is compiled with numba (``njit(cache=True)``); :func:`solve_line` is its Python face.
+For lines of at most :data:`BITS_MAX_LINE` cells, :func:`line_kernel` uses a **bit-parallel**
+formulation of the same computation (:func:`line_kernel_bits`): the sets of feasible start
+positions of each block are int64 bit masks, computed forwards and backwards with shifts, ANDs and
+carry-propagating additions (a run of empty-possible cells is crossed in one addition, the
+"occluded fill" of bitboard programs), so a line costs O(k·log n) word operations.  Both
+formulations are checked against brute-force enumeration in the tests.
+
+The kernels are compiled with numba (``njit(cache=True)``); :func:`solve_line` is their Python face.
 """
 
 from __future__ import annotations
@@ -33,9 +40,160 @@ from numba import njit
 from nonosat.puzzle import Cell
 
 
+#: Longest line the bit-parallel kernel handles (int64 masks; the sign bit and one carry bit are
+#: kept free so that additions never overflow).
+BITS_MAX_LINE = 62
+
+
+@njit(cache=True, nogil=True)
+def _shl(x, k):  # pragma: no cover - compiled
+    """``x << k`` that is 0 for ``k >= 63`` (LLVM leaves large shifts undefined)."""
+    return x << k if k < 63 else 0
+
+
+@njit(cache=True, nogil=True)
+def _fill_down(gen, pro):  # pragma: no cover - compiled
+    """Occluded fill towards bit 0: ``gen`` plus every bit reachable from it by stepping down
+    through bits of ``pro`` (Kogge-Stone, 6 steps for 64 bits)."""
+    g = gen
+    p = pro
+    g |= p & (g >> 1)
+    p &= p >> 1
+    g |= p & (g >> 2)
+    p &= p >> 2
+    g |= p & (g >> 4)
+    p &= p >> 4
+    g |= p & (g >> 8)
+    p &= p >> 8
+    g |= p & (g >> 16)
+    p &= p >> 16
+    g |= p & (g >> 32)
+    return g
+
+
+@njit(cache=True, nogil=True)
+def line_kernel_bits(clue, cells, out, starts):  # pragma: no cover - compiled
+    """Bit-parallel complete line solver for lines of at most :data:`BITS_MAX_LINE` cells.
+
+    Same contract as :func:`line_kernel_dp`; ``starts`` is int64 scratch of at least ``k``
+    entries.  Bit ``i`` of a mask stands for cell (or start position) ``i``.
+
+    * ``e``/``f``: cells that may be empty / filled; ``fit_j``: starts where block ``j`` fits on
+      may-be-filled cells; separators and the ends of the line restrict starts further;
+    * forwards, the starts of block ``j + 1`` are the cells reachable from "end of block ``j``
+      + 1" by crossing may-be-empty cells (one carry-propagating addition);
+    * backwards, starts of block ``j`` are kept only if some start of block ``j + 1`` is
+      reachable from them (a downward occluded fill);
+    * a cell may be filled iff some surviving start of some block covers it, and may be empty iff
+      it lies in a gap reachable from both neighbouring blocks' surviving starts.
+    """
+    n = cells.shape[0]
+    k = clue.shape[0]
+    full = (1 << n) - 1
+    e = 0
+    f = 0
+    for i in range(n):
+        v = cells[i]
+        if v & 1:
+            e |= 1 << i
+        if v & 2:
+            f |= 1 << i
+    ne = full & ~e  # cells that must be filled
+    if k == 0:
+        if ne != 0:
+            return False
+        for i in range(n):
+            out[i] = 1
+        return True
+    # first cell that cannot be empty (n if none): block 0 starts at or before it
+    z0 = n
+    for i in range(n):
+        if (ne >> i) & 1:
+            z0 = i
+            break
+    # one past the last cell that cannot be empty: the last block ends at or after it
+    last = 0
+    for i in range(n - 1, -1, -1):
+        if (ne >> i) & 1:
+            last = i + 1
+            break
+    # forward pass: starts consistent with the prefix
+    reach = (1 << (z0 + 1)) - 1  # positions where block 0 may start
+    for j in range(k):
+        c = clue[j]
+        if c > n:
+            return False
+        fit = f
+        length = 1
+        while length * 2 <= c:
+            fit &= fit >> length
+            length *= 2
+        fit &= fit >> (c - length)
+        fit &= (1 << (n - c + 1)) - 1  # block must end inside the line
+        if j < k - 1:
+            fit &= e >> c  # separator after the block may be empty (and exists)
+        else:
+            fit &= ~((1 << max(last - c, 0)) - 1)  # everything after the last block may be empty
+        s = reach & fit
+        if s == 0:
+            return False
+        starts[j] = s
+        if j < k - 1:
+            seeds = _shl(s, c + 1) & full
+            t = seeds & e
+            reach = (seeds | (((e + t) ^ e) | t)) & full
+    # backward pass: keep starts from which the rest of the line can be completed
+    for j in range(k - 2, -1, -1):
+        c = clue[j]
+        nxt = starts[j + 1]
+        # positions q from which a start of block j+1 is reachable through may-be-empty cells
+        q = nxt | _fill_down((nxt >> 1) & e, e)
+        starts[j] &= q >> (c + 1)
+        if starts[j] == 0:
+            return False
+    # cells that may be filled: covered by a surviving start
+    can_f = 0
+    for j in range(k):
+        c = clue[j]
+        cov = starts[j]
+        length = 1
+        while length * 2 <= c:
+            cov |= cov << length
+            length *= 2
+        cov |= cov << (c - length)
+        can_f |= cov
+    # cells that may be empty: in a gap reachable from both sides
+    can_e = ((1 << z0) - 1) & _fill_down((starts[0] >> 1) & e, e)  # gap 0: before block 0
+    for j in range(1, k + 1):
+        c = clue[j - 1]
+        seeds = _shl(starts[j - 1], c) & full & e
+        left = (((e + seeds) ^ e) | seeds) & e
+        if j < k:
+            right = _fill_down((starts[j] >> 1) & e, e)
+        else:
+            right = full & ~((1 << last) - 1)
+        can_e |= left & right
+    can_f &= full
+    can_e &= full
+    for i in range(n):
+        out[i] = ((can_e >> i) & 1) | (((can_f >> i) & 1) << 1)
+    return True
+
+
 @njit(cache=True, nogil=True)
 def line_kernel(clue: np.ndarray, cells: np.ndarray, out: np.ndarray) -> bool:  # pragma: no cover
-    """Compiled complete line solver.
+    """Compiled complete line solver: the bit-parallel kernel for lines of at most
+    :data:`BITS_MAX_LINE` cells, the dynamic programme otherwise.  Same contract as
+    :func:`line_kernel_dp`."""
+    if cells.shape[0] <= BITS_MAX_LINE:
+        starts = np.empty(max(clue.shape[0], 1), np.int64)
+        return line_kernel_bits(clue, cells, out, starts)
+    return line_kernel_dp(clue, cells, out)
+
+
+@njit(cache=True, nogil=True)
+def line_kernel_dp(clue: np.ndarray, cells: np.ndarray, out: np.ndarray) -> bool:  # pragma: no cover
+    """Compiled complete line solver (dynamic programme, any line length).
 
     Parameters
     ----------
@@ -120,7 +278,9 @@ def line_kernel(clue: np.ndarray, cells: np.ndarray, out: np.ndarray) -> bool:  
     return True
 
 
-def solve_line(clue: Sequence[int], cells: Sequence[int] | np.ndarray) -> np.ndarray | None:
+def solve_line(
+    clue: Sequence[int], cells: Sequence[int] | np.ndarray, method: str = "auto"
+) -> np.ndarray | None:
     """Every value each cell can take in some arrangement of ``clue`` consistent with ``cells``.
 
     Parameters
@@ -129,6 +289,9 @@ def solve_line(clue: Sequence[int], cells: Sequence[int] | np.ndarray) -> np.nda
         Positive block lengths (``()`` for an empty line).
     cells : sequence of Cell / int, length n
         Current states of the line's cells.
+    method : {"auto", "dp", "bits"}
+        Kernel: ``"dp"`` the dynamic programme, ``"bits"`` the bit-parallel one (lines of at most
+        :data:`BITS_MAX_LINE` cells), ``"auto"`` the bit-parallel one where it applies.
 
     Returns
     -------
@@ -145,7 +308,15 @@ def solve_line(clue: Sequence[int], cells: Sequence[int] | np.ndarray) -> np.nda
     c = np.asarray(clue, dtype=np.int32)
     line = np.asarray(cells, dtype=np.int8)
     out = np.empty_like(line)
-    return out if line_kernel(c, line, out) else None
+    if method == "dp":
+        ok = line_kernel_dp(c, line, out)
+    elif method == "bits":
+        if line.shape[0] > BITS_MAX_LINE:
+            raise ValueError(f"the bit-parallel kernel takes lines of at most {BITS_MAX_LINE} cells")
+        ok = line_kernel_bits(c, line, out, np.empty(max(len(c), 1), np.int64))
+    else:
+        ok = line_kernel(c, line, out)
+    return out if ok else None
 
 
 def forced_cells(clue: Sequence[int], cells: Sequence[int] | np.ndarray) -> list[tuple[int, Cell]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,12 +45,13 @@ def line_and_state(draw):
     return clue, [int(c) for c in cells]
 
 
+@pytest.mark.parametrize("method", ["dp", "bits"])
 @settings(max_examples=600, deadline=None)
-@given(line_and_state())
-def test_line_solver_matches_brute_force(case):
+@given(case=line_and_state())
+def test_line_solver_matches_brute_force(method, case):
     clue, cells = case
     expected = brute_force(clue, cells)
-    got = solve_line(clue, cells)
+    got = solve_line(clue, cells, method=method)
     if expected is None:
         assert got is None
     else:
@@ -75,3 +77,22 @@ def test_empty_clue_empties_the_line():
 def test_forced_cells_lists_only_changes():
     cells = np.array([Cell.FILLED, Cell.UNKNOWN, Cell.UNKNOWN, Cell.UNKNOWN], dtype=np.int8)
     assert forced_cells([2], cells) == [(1, Cell.FILLED), (2, Cell.EMPTY), (3, Cell.EMPTY)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(40, 62).flatmap(lambda n: st.tuples(
+    st.lists(st.booleans(), min_size=n, max_size=n),
+    st.lists(st.sampled_from([3, 3, 3, 1, 2]), min_size=n, max_size=n),
+)))
+def test_bit_parallel_kernel_agrees_with_dp_on_long_lines(case):
+    """Lines too long for brute force: the two kernels must agree cell for cell."""
+    picture, cells = case
+    clue = line_blocks(picture)
+    # keep the picture's own cells consistent half the time, so both outcomes occur
+    dp = solve_line(clue, cells, method="dp")
+    bits = solve_line(clue, cells, method="bits")
+    assert (dp is None) == (bits is None)
+    if dp is not None:
+        assert list(dp) == list(bits)
+    consistent = [2 if b else 1 for b in picture]
+    assert list(solve_line(clue, consistent, method="bits")) == consistent
