@@ -29,14 +29,14 @@ FORMAT_MODULES: tuple[str, ...] = (
     "nonosat.formats.davidje13_csv",
     "nonosat.formats.tournament",
     "nonosat.formats.non",
+    "nonosat.formats.mk",  # before nin: both start with two numbers, mk has a '#' line
+    "nonosat.formats.olsak",
     "nonosat.formats.nin",
     "nonosat.formats.cwd",
-    "nonosat.formats.olsak",
-    "nonosat.formats.mk",
     "nonosat.formats.picross_native",
     "nonosat.formats.pbm",
     "nonosat.formats.png",
-    "nonosat.formats.picture",
+    "nonosat.formats.picture",  # last: the loosest sniffing
 )
 
 #: Files larger than this are refused before reading (no puzzle file is anywhere near it).
