@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from nonosat.encodings.cnf import (
@@ -47,8 +46,8 @@ def line_solve(clue: tuple[int, ...], known: dict[int, bool], n: int) -> dict[in
 
 
 def line_formula(clue, n, encoding):
-    pool = IDPool(start_from=n + 1)
-    return line_clauses(clue, list(range(1, n + 1)), pool, 0, encoding)
+    clauses, _ = line_clauses(clue, list(range(1, n + 1)), n + 1, encoding)
+    return clauses
 
 
 def all_models(clauses, nvars):

@@ -54,9 +54,9 @@ References
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO
 
 import numpy as np
 from pysat.formula import CNF, IDPool
@@ -77,50 +77,35 @@ DEFAULT_ENCODING = "regular"
 
 Clause = list[int]
 
-
-class _Const:
-    """A truth constant inside clause construction (dropped or satisfied on the way out)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: bool):
-        self.value = value
-
-    def __repr__(self) -> str:
-        return "TRUE" if self.value else "FALSE"
+#: Truth constants used while building clauses: integers beyond any variable, so that ``-TRUE``
+#: is ``FALSE``.  :class:`_Clauses` drops false literals and satisfied clauses.
+TRUE = 1 << 40
+FALSE = -TRUE
 
 
-TRUE = _Const(True)
-FALSE = _Const(False)
-Lit = int | _Const
+class _Clauses(list):
+    """A list of clauses that simplifies the truth constants away as clauses are added."""
+
+    def add(self, lits: list[int]) -> None:
+        if TRUE in lits:
+            return
+        if FALSE in lits:
+            lits = [lit for lit in lits if lit != FALSE]
+        self.append(lits)
 
 
-def _neg(lit: Lit) -> Lit:
-    if isinstance(lit, _Const):
-        return FALSE if lit.value else TRUE
-    return -lit
+class _Vars:
+    """Allocates auxiliary variables from ``next``, consecutively."""
 
+    __slots__ = ("next",)
 
-class _ClauseSink:
-    """Collects clauses, simplifying truth constants, duplicates and tautologies."""
+    def __init__(self, first: int):
+        self.next = first
 
-    __slots__ = ("clauses",)
-
-    def __init__(self) -> None:
-        self.clauses: list[Clause] = []
-
-    def add(self, lits: Iterable[Lit]) -> None:
-        out: list[int] = []
-        for lit in lits:
-            if isinstance(lit, _Const):
-                if lit.value:
-                    return  # satisfied
-                continue  # false literal: drop
-            if -lit in out:
-                return  # tautology
-            if lit not in out:
-                out.append(lit)
-        self.clauses.append(out)
+    def new(self) -> int:
+        v = self.next
+        self.next += 1
+        return v
 
 
 def cell_var(width: int, row: int, col: int) -> int:
@@ -134,12 +119,11 @@ def cell_var(width: int, row: int, col: int) -> int:
 
 
 # -- line encodings ------------------------------------------------------------------------------
-# Each takes a clue, the cell literals of the line (length n, left to right / top to bottom), a
-# variable factory ``var(key) -> int`` for auxiliary variables and a clause sink.
+# Each takes a clue, the cell literals of the line (length n, in line order), an allocator of
+# auxiliary variables and the clause list to extend.
 
 
-def _order_line(clue: tuple[int, ...], cells: Sequence[int], var: Callable[..., int],
-                out: _ClauseSink) -> None:
+def _order_line(clue: tuple[int, ...], cells: Sequence[int], aux: _Vars, out: _Clauses) -> None:
     """Order encoding of block starts.
 
     Block ``j`` (length ``b[j]``) starts somewhere in ``[e[j], l[j]]`` (earliest and latest
@@ -161,8 +145,7 @@ def _order_line(clue: tuple[int, ...], cells: Sequence[int], var: Callable[..., 
     n = len(cells)
     k = len(clue)
     if k == 0:
-        for x in cells:
-            out.add([-x])
+        out.extend([-x] for x in cells)
         return
     suffix = [0] * (k + 1)
     for j in range(k - 1, -1, -1):
@@ -170,41 +153,47 @@ def _order_line(clue: tuple[int, ...], cells: Sequence[int], var: Callable[..., 
     earliest = [suffix[0] - suffix[j] for j in range(k)]
     latest = [n - suffix[j] + 1 for j in range(k)]
     if latest[0] < 0:
-        out.add([])  # the clue does not fit
+        out.append([])  # the clue does not fit
         return
+    # S[j][p + 1] for p in -1 .. n-1, so that x - b[j] >= -1 indexes it; constants outside.
     starts = [
-        {p: var("s", j, p) for p in range(earliest[j], latest[j])} for j in range(k)
+        [FALSE if p < earliest[j] else TRUE if p >= latest[j] else 0 for p in range(-1, n)]
+        for j in range(k)
     ]
+    for j in range(k):
+        for p in range(earliest[j], latest[j]):
+            starts[j][p + 1] = aux.new()
 
-    def s(j: int, p: int) -> Lit:
-        if p < earliest[j]:
-            return FALSE
-        if p >= latest[j]:
-            return TRUE
-        return starts[j][p]
+    def s(j: int, p: int) -> int:
+        return FALSE if p < -1 else starts[j][p + 1]
 
     for j in range(k):
+        row = starts[j]
         for p in range(earliest[j], latest[j] - 1):
-            out.add([-starts[j][p], starts[j][p + 1]])
+            out.append([-row[p + 1], row[p + 2]])
     for j in range(k - 1):
+        gap = clue[j] + 1
         for p in range(earliest[j + 1], latest[j + 1]):
-            out.add([_neg(s(j + 1, p)), s(j, p - clue[j] - 1)])
+            out.append([-starts[j + 1][p + 1], starts[j][p + 1 - gap]])
+    last = k - 1
     for x in range(n):
         cell = cells[x]
         for j in range(k):
             if earliest[j] <= x < latest[j] + clue[j]:
-                out.add([_neg(s(j, x)), s(j, x - clue[j]), cell])
+                out.add([-s(j, x), s(j, x - clue[j]), cell])
         out.add([-cell, s(0, x)])
-        for j in range(k - 1):
-            out.add([-cell, _neg(s(j, x - clue[j])), s(j + 1, x)])
-        out.add([-cell, _neg(s(k - 1, x - clue[k - 1]))])
+        for j in range(last):
+            out.add([-cell, -s(j, x - clue[j]), s(j + 1, x)])
+        out.add([-cell, -s(last, x - clue[last])])
 
 
-def _automaton(clue: tuple[int, ...], n: int) -> tuple[list[list[int]], Callable[[int, bool], int | None]]:
+def _automaton(
+    clue: tuple[int, ...], n: int
+) -> tuple[list[list[int]], Callable[[int, bool], int | None], list[bool]]:
     """The clue's deterministic automaton unfolded over ``n`` cells.
 
-    The automaton reads the line's cells left to right.  Its states ``0 .. L`` are positions in
-    the pattern ``1^b0 0 1^b1 0 ... 1^bk-1`` (``L`` its length): state ``t`` means the first ``t``
+    The automaton reads the line's cells in order.  Its states ``0 .. L`` are positions in the
+    pattern ``1^b0 0 1^b1 0 ... 1^bk-1`` (``L`` its length): state ``t`` means the first ``t``
     pattern symbols have been matched; extra empty cells loop on the states that follow an empty
     symbol, on state 0 and on the accepting state ``L``.
 
@@ -216,6 +205,8 @@ def _automaton(clue: tuple[int, ...], n: int) -> tuple[list[list[int]], Callable
         the clue does not fit.
     delta : callable(state, filled) -> state or None
         The transition function (``None``: the cell value is not allowed in that state).
+    pattern : list of bool
+        The pattern (``True`` = filled symbol).
     """
     pattern: list[bool] = []
     for j, b in enumerate(clue):
@@ -231,25 +222,47 @@ def _automaton(clue: tuple[int, ...], n: int) -> tuple[list[list[int]], Callable
             return t
         return None
 
-    forward: list[set[int]] = [{0}]
-    for _ in range(n):
-        nxt = set()
-        for t in forward[-1]:
-            for v in (False, True):
-                d = delta(t, v)
-                if d is not None:
-                    nxt.add(d)
-        forward.append(nxt)
-    alive: list[list[int]] = [[] for _ in range(n + 1)]
-    alive[n] = [final] if final in forward[n] else []
-    for i in range(n - 1, -1, -1):
-        after = set(alive[i + 1])
-        alive[i] = sorted(t for t in forward[i] if any(delta(t, v) in after for v in (False, True)))
-    return alive, delta
+    # reachable from the start after i cells: t <= i; the accepting state reachable in the
+    # remaining cells: final - t <= n - i (each cell advances at most one pattern symbol)
+    alive = [
+        [t for t in range(max(0, final - (n - i)), min(i, final) + 1)] for i in range(n + 1)
+    ]
+    if final > n:
+        alive = [[] for _ in range(n + 1)]
+    return alive, delta, pattern
 
 
-def _regular_line(clue: tuple[int, ...], cells: Sequence[int], var: Callable[..., int],
-                  out: _ClauseSink) -> None:
+def _layer_states(alive: list[list[int]], aux: _Vars) -> list[dict[int, int]]:
+    """State literals per layer: a fresh variable per state, the constant true for a layer
+    that has a single state."""
+    return [
+        {layer[0]: TRUE} if len(layer) == 1 else {t: aux.new() for t in layer} for layer in alive
+    ]
+
+
+def _block_states(alive: list[list[int]], pattern: list[bool], aux: _Vars) -> list[dict[int, int]]:
+    """State literals per layer for the regular encoding: like :func:`_layer_states`, but a
+    state inside a block (``2 <= t < L`` with filled pattern symbols ``t-2`` and ``t-1``) is
+    entered only from state ``t-1`` one cell earlier, which has no other way out, so it is the
+    same literal as that state: one variable per block start position rather than one per
+    covered cell."""
+    final = len(pattern)
+    states: list[dict[int, int]] = []
+    for i, layer in enumerate(alive):
+        if len(layer) == 1:
+            states.append({layer[0]: TRUE})
+            continue
+        here: dict[int, int] = {}
+        for t in layer:
+            if 2 <= t < final and pattern[t - 1] and pattern[t - 2]:
+                here[t] = states[i - 1][t - 1]
+            else:
+                here[t] = aux.new()
+        states.append(here)
+    return states
+
+
+def _regular_line(clue: tuple[int, ...], cells: Sequence[int], aux: _Vars, out: _Clauses) -> None:
     """Regular-constraint encoding with state and transition variables (Bacchus 2007).
 
     The clue's automaton (see :func:`_automaton`) is unfolded into layers ``0 .. n``; ``Q(i, t)``
@@ -261,64 +274,84 @@ def _regular_line(clue: tuple[int, ...], cells: Sequence[int], var: Callable[...
     * a state implies one of its outgoing transitions and one of its incoming transitions;
     * a cell value implies one of the transitions of its layer labelled with it.
 
+    A transition that is the only one leaving its state is that state's literal, and one that is
+    the only one entering its state is that state's literal (the binary clauses make them
+    equivalent, so merging them changes nothing for unit propagation); only the loops on empty
+    cells between blocks keep variables of their own.  Likewise the states inside a block are
+    merged along the diagonal with the state where the block was entered
+    (:func:`_block_states`).
+
     Unit propagation on these clauses removes exactly the states and transitions that lie on no
     accepting run compatible with the assigned cells, so a cell value is refuted exactly when no
     completion of the line has it: the encoding is **propagation-complete** [2].
 
-    Example: 3 cells ``x0 x1 x2``, clue ``1`` (pattern ``1``, states 0 = before the block, 1 =
-    after).  Layers: ``{0}``, ``{0, 1}``, ``{0, 1}``, ``{1}``.  Transitions ``T(0,0,.)``,
-    ``T(0,0,#)``, ``T(1,0,.)``, ``T(1,0,#)``, ``T(1,1,.)``, ``T(2,0,#)``, ``T(2,1,.)``.  Among the
-    clauses: ``~T(1,0,#) | Q(1,0)``, ``~Q(2,0) | T(2,0,#)`` (state 0 after two cells must read
-    a filled cell), ``~x2 | T(2,0,#)``.  With ``x0`` filled, propagation gives ``~T(0,0,.)``,
-    ``~Q(1,0)``, ``~T(1,0,#)``, ``~T(1,0,.)``, ``~Q(2,0)``, ``~T(2,0,#)`` and so ``~x1``,
-    ``~x2``.
+    Example: 3 cells ``x0 x1 x2``, clue ``1`` (pattern ``1``; state 0 = before the block, 1 =
+    after it).  Layers ``{0}``, ``{0, 1}``, ``{0, 1}``, ``{1}``: variables ``Q10 Q11 Q20 Q21``
+    and one transition variable ``T1`` for ``0 -#-> 1`` at cell 1 (every other transition is
+    merged with a state).  The clauses of cell 1 are ``~Q20 | Q10``, ``~Q20 | ~x1``, ``~T1 |
+    Q10``, ``~T1 | Q21``, ``~T1 | x1``, ``~Q11 | Q21``, ``~Q11 | ~x1``, ``~Q10 | Q20 | T1``,
+    ``~Q21 | T1 | Q11``, ``~x1 | T1``, ``x1 | Q20 | Q11``; cell 0 gives ``~Q10 | ~x0``, ``~Q11 |
+    x0``, ``Q10 | Q11``, ``~x0 | Q11``, ``x0 | Q10`` and cell 2 ``~Q20 | x2``, ``~Q21 | ~x2``,
+    ``Q20 | Q21``, ``~x2 | Q20``, ``x2 | Q21``.  With ``x0`` filled, propagation gives
+    ``~Q10``, then ``~Q20`` and ``~T1``, then ``~x1`` and ``~x2``: the line solver's answer.
     """
     n = len(cells)
-    alive, delta = _automaton(clue, n)
+    alive, delta, pattern = _automaton(clue, n)
     if not alive[0]:
-        out.add([])
+        out.append([])
         return
-    state: list[dict[int, Lit]] = []
-    for i, layer in enumerate(alive):
-        if len(layer) == 1:
-            state.append({layer[0]: TRUE})
-        else:
-            state.append({t: var("q", i, t) for t in layer})
+    state = _block_states(alive, pattern, aux)
     for i in range(n):
         cell = cells[i]
-        outgoing: dict[int, list[Lit]] = {t: [] for t in alive[i]}
-        incoming: dict[int, list[Lit]] = {t: [] for t in alive[i + 1]}
-        support: dict[bool, list[Lit]] = {False: [], True: []}
-        for t in alive[i]:
+        here, there = state[i], state[i + 1]
+        trans = []
+        n_out = dict.fromkeys(here, 0)
+        n_in = dict.fromkeys(there, 0)
+        for t in here:
             for v in (False, True):
                 d = delta(t, v)
-                if d is None or d not in incoming:
-                    continue
-                tr = var("t", i, t, int(v))
-                value = cell if v else -cell
-                out.add([-tr, state[i][t]])
-                out.add([-tr, state[i + 1][d]])
-                out.add([-tr, value])
-                outgoing[t].append(tr)
-                incoming[d].append(tr)
-                support[v].append(tr)
+                if d is not None and d in there:
+                    trans.append((t, v, d))
+                    n_out[t] += 1
+                    n_in[d] += 1
+        outgoing: dict[int, list[int]] = {t: [] for t in here}
+        incoming: dict[int, list[int]] = {d: [] for d in there}
+        support: dict[bool, list[int]] = {False: [], True: []}
+        for t, v, d in trans:
+            source, target = here[t], there[d]
+            value = cell if v else -cell
+            if n_out[t] == 1:
+                tr = source
+            elif n_in[d] == 1:
+                tr = target
+            else:
+                tr = aux.new()
+            if tr != source:
+                out.add([-tr, source])
+            if tr != target:
+                out.add([-tr, target])
+            out.add([-tr, value])
+            outgoing[t].append(tr)
+            incoming[d].append(tr)
+            support[v].append(tr)
         for t, trs in outgoing.items():
-            out.add([_neg(state[i][t]), *trs])
+            if here[t] not in trs:
+                out.add([-here[t], *trs])
         for d, trs in incoming.items():
-            out.add([_neg(state[i + 1][d]), *trs])
-        out.add([-cell, *support[True]])
-        out.add([cell, *support[False]])
+            if there[d] not in trs:
+                out.add([-there[d], *trs])
+        out.add([-cell, *dict.fromkeys(support[True])])
+        out.add([cell, *dict.fromkeys(support[False])])
 
 
-def _dfa_line(clue: tuple[int, ...], cells: Sequence[int], var: Callable[..., int],
-              out: _ClauseSink) -> None:
+def _dfa_line(clue: tuple[int, ...], cells: Sequence[int], aux: _Vars, out: _Clauses) -> None:
     """Automaton states only, with forward Tseitin implications.
 
     ``Q(i, t)`` as in the regular encoding (only states on an accepting run, a single state per
     layer is the constant true); for each state and cell value, ``Q(i, t) & value(x_i) ->
     Q(i+1, delta(t, value))``, or ``~Q(i, t) | ~value(x_i)`` when that transition leaves the
     accepting runs.  The run from the (true) initial state is forced cell by cell, so the models
-    are exactly the matching lines, but unit propagation only reasons forwards: it is not
+    are exactly the matching lines, but unit propagation mostly reasons forwards: it is not
     propagation-complete.
 
     Example: 3 cells, clue ``1``: ``Q(1,0)``, ``Q(1,1)``, ``Q(2,0)``, ``Q(2,1)``; clauses
@@ -326,27 +359,22 @@ def _dfa_line(clue: tuple[int, ...], cells: Sequence[int], var: Callable[..., in
     ``~Q(1,1) | ~x1``, ``~Q(1,1) | x1 | Q(2,1)``, ``~Q(2,0) | x2``, ``~Q(2,1) | ~x2``.
     """
     n = len(cells)
-    alive, delta = _automaton(clue, n)
+    alive, delta, pattern = _automaton(clue, n)
     if not alive[0]:
-        out.add([])
+        out.append([])
         return
-    state: list[dict[int, Lit]] = []
-    for i, layer in enumerate(alive):
-        if len(layer) == 1:
-            state.append({layer[0]: TRUE})
-        else:
-            state.append({t: var("q", i, t) for t in layer})
+    state = _layer_states(alive, aux)
     for i in range(n):
         cell = cells[i]
-        for t in alive[i]:
+        here, there = state[i], state[i + 1]
+        for t, q in here.items():
             for v in (False, True):
                 d = delta(t, v)
-                value = cell if v else -cell
-                target: Lit = state[i + 1].get(d, FALSE) if d is not None else FALSE
-                out.add([_neg(state[i][t]), -value, target])
+                target = there.get(d, FALSE) if d is not None else FALSE
+                out.add([-q, -cell if v else cell, target])
 
 
-_LINE_ENCODERS: dict[str, Callable[..., None]] = {
+_LINE_ENCODERS: dict[str, Callable[[tuple[int, ...], Sequence[int], _Vars, _Clauses], None]] = {
     "order": _order_line,
     "regular": _regular_line,
     "dfa": _dfa_line,
@@ -371,10 +399,9 @@ def check_encoding(name: str) -> str:
 def line_clauses(
     clue: Clue,
     cells: Sequence[int],
-    pool: IDPool,
-    line: Any = 0,
+    first_aux: int,
     encoding: str = DEFAULT_ENCODING,
-) -> list[Clause]:
+) -> tuple[list[Clause], int]:
     """Clauses that allow exactly the patterns of ``cells`` matching ``clue``.
 
     Parameters
@@ -383,33 +410,34 @@ def line_clauses(
         The line's clue; ``None`` (unknown) gives no clauses.
     cells : sequence of int, length n
         DIMACS variables of the line's cells, in line order.
-    pool : pysat.formula.IDPool
-        Source of auxiliary variables, named ``(line, kind, ...)``.
-    line : hashable
-        Distinguishes this line's auxiliary variables from other lines' in ``pool``.
+    first_aux : int
+        First variable free for the line's auxiliary variables (allocated consecutively).
     encoding : str
         ``"order"``, ``"regular"`` or ``"dfa"``.
 
     Returns
     -------
-    list of list of int
+    clauses : list of list of int
         The clauses (an empty clause when the clue cannot fit in ``n`` cells).
+    next_aux : int
+        First variable still free afterwards.
 
     Raises
     ------
     PuzzleError
         Unknown encoding.
+
+    Examples
+    --------
+    >>> line_clauses((2,), [1, 2, 3, 4], 5, "order")
+    ([[-5, 6], [-5, 1], [-1, 5], [-6, 2], [-2, 6], [5, 3], [-3, -5], [6, 4], [-4, -6]], 7)
     """
     encoder = _LINE_ENCODERS[check_encoding(encoding)]
-    out = _ClauseSink()
-    if clue is None:
-        return out.clauses
-
-    def var(*key: Any) -> int:
-        return pool.id((line, *key))
-
-    encoder(tuple(clue), list(cells), var, out)
-    return out.clauses
+    out = _Clauses()
+    aux = _Vars(first_aux)
+    if clue is not None:
+        encoder(tuple(clue), list(cells), aux, out)
+    return list(out), aux.next
 
 
 # -- whole puzzles -------------------------------------------------------------------------------
@@ -426,28 +454,43 @@ class PuzzleCnf:
         Name of the line encoding.
     version : int
         :data:`ENCODING_VERSIONS` of that encoding when the formula was built.
-    cnf : pysat.formula.CNF
-        The clauses: every line's clauses in line order (rows, then columns), then the unit
+    clauses : list of list of int
+        DIMACS clauses: every line's clauses in line order (rows, then columns), then the unit
         clauses of a partial grid state, if any.
-    pool : pysat.formula.IDPool
-        Variable names: ``("cell", r, c)`` for the cells, ``(line, kind, ...)`` for auxiliaries.
+    nvars : int
+        Number of variables: the ``height * width`` cells, then each line's auxiliary variables.
+    line_spans : list of (int, int, int, int)
+        Per line (rows, then columns): ``(first_clause, end_clause, first_aux, end_aux)``, the
+        half-open ranges of the line's clauses in :attr:`clauses` and of its auxiliary
+        variables, so that a prover can work on one line's clauses.
     """
 
     puzzle: Puzzle
     encoding: str
     version: int
-    cnf: CNF
-    pool: IDPool
+    clauses: list[Clause]
+    nvars: int
+    line_spans: list[tuple[int, int, int, int]]
 
     @property
-    def clauses(self) -> list[Clause]:
-        """The clauses (the list inside :attr:`cnf`)."""
-        return self.cnf.clauses
+    def cnf(self) -> CNF:
+        """The clauses as a :class:`pysat.formula.CNF` (sharing the clause list)."""
+        cnf = CNF()
+        cnf.clauses = self.clauses
+        cnf.nv = self.nvars
+        return cnf
 
     @property
-    def nvars(self) -> int:
-        """Number of variables (cells first; at least ``height * width``)."""
-        return max(self.pool.top, self.cnf.nv)
+    def pool(self) -> IDPool:
+        """An :class:`pysat.formula.IDPool` that names the cells ``("cell", r, c)`` and
+        continues after the last variable (for callers adding variables of their own)."""
+        pool = IDPool()
+        h, w = self.puzzle.shape
+        for r in range(h):
+            for c in range(w):
+                pool.id(("cell", r, c))
+        pool.top = self.nvars
+        return pool
 
     def cell_var(self, row: int, col: int) -> int:
         """DIMACS variable of cell ``(row, col)`` (0-based)."""
@@ -455,12 +498,22 @@ class PuzzleCnf:
 
     def solution(self, model: Sequence[int]) -> np.ndarray:
         """The solution (bool array, shape ``(height, width)``) of a solver model (a list of
-        signed literals in variable order, as PySAT's ``get_model()`` returns)."""
+        signed literals in variable order, as PySAT's ``get_model()`` returns).
+
+        Raises
+        ------
+        PuzzleError
+            The model does not list the cell variables ``1, 2, ...`` in order.
+        """
         h, w = self.puzzle.shape
         cells = np.asarray(model[: h * w], dtype=np.int64)
-        if cells.size < h * w or np.any(np.abs(cells) != np.arange(1, h * w + 1)):
-            raise PuzzleError("the model does not assign every cell variable in order")
-        return (cells > 0).reshape(h, w)
+        if np.any(np.abs(cells) != np.arange(1, cells.size + 1)):
+            raise PuzzleError("the model does not list the cell variables in order")
+        # a solver leaves out variables beyond the last one any clause mentions (cells whose
+        # row and column clues are both unknown): they are free, take them empty
+        filled = np.zeros(h * w, dtype=bool)
+        filled[: cells.size] = cells > 0
+        return filled.reshape(h, w)
 
     def dimacs(self, extra: Sequence[Clause] = (), comments: Sequence[str] = ()) -> str:
         """DIMACS text of the formula plus ``extra`` clauses; see :func:`write_dimacs`."""
@@ -480,7 +533,8 @@ def encode(
     ----------
     puzzle : Puzzle
     encoding : str
-        Line encoding: ``"order"``, ``"regular"`` (default) or ``"dfa"``.
+        Line encoding: ``"order"``, ``"regular"`` or ``"dfa"``; default
+        :data:`DEFAULT_ENCODING`.
     partial : ndarray of int8, shape (height, width), optional
         Grid state; each known cell becomes a unit clause (a ``CONFLICT`` cell becomes the two
         contradicting units).
@@ -495,30 +549,34 @@ def encode(
     PuzzleError
         Unknown encoding, or a partial grid of the wrong shape.
 
+    Notes
+    -----
+    Deterministic: the same puzzle, encoding and version always give the same clauses in the
+    same order, which is what lets a certificate be re-derived and compared.
+
     Examples
     --------
     >>> from nonosat.puzzle import Puzzle
-    >>> enc = encode(Puzzle([(1,), ()], [(1,), ()]))
-    >>> enc.cell_var(1, 1), enc.nvars >= 4
-    (4, True)
+    >>> enc = encode(Puzzle([(1,), ()], [(1,), ()]), "order")
+    >>> enc.cell_var(1, 1), enc.clauses[:3]
+    (4, [[-5, 1], [-1, 5], [5, 2]])
     """
-    check_encoding(encoding)
+    encoder = _LINE_ENCODERS[check_encoding(encoding)]
     h, w = puzzle.shape
-    pool = IDPool()
-    for r in range(h):
-        for c in range(w):
-            pool.id(("cell", r, c))
-    cnf = CNF()
-    for i, clue in enumerate(puzzle.rows):
-        cells = [cell_var(w, i, c) for c in range(w)]
-        cnf.extend(line_clauses(clue, cells, pool, i, encoding))
-    for j, clue in enumerate(puzzle.cols):
-        cells = [cell_var(w, r, j) for r in range(h)]
-        cnf.extend(line_clauses(clue, cells, pool, h + j, encoding))
+    clauses = _Clauses()
+    aux = _Vars(h * w + 1)
+    spans = []
+    lines = [[cell_var(w, i, c) for c in range(w)] for i in range(h)]
+    lines += [[cell_var(w, r, j) for r in range(h)] for j in range(w)]
+    for clue, cells in zip(puzzle.lines, lines, strict=True):
+        first_clause, first_aux = len(clauses), aux.next
+        if clue is not None:
+            encoder(clue, cells, aux, clauses)
+        spans.append((first_clause, len(clauses), first_aux, aux.next))
+    out = list(clauses)
     if partial is not None:
-        cnf.extend(partial_units(puzzle, partial))
-    cnf.nv = max(cnf.nv, pool.top)
-    return PuzzleCnf(puzzle, encoding, ENCODING_VERSIONS[encoding], cnf, pool)
+        out.extend(partial_units(puzzle, partial))
+    return PuzzleCnf(puzzle, encoding, ENCODING_VERSIONS[encoding], out, aux.next - 1, spans)
 
 
 def partial_units(puzzle: Puzzle, partial: np.ndarray) -> list[Clause]:

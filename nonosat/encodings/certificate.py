@@ -1,0 +1,844 @@
+"""Uniqueness certificates: a CNF, a DRAT proof, and the checks anyone can repeat.
+
+A solver's word that a puzzle has one solution is not a certificate; a checked proof is.  For a
+puzzle with solution ``S``, the certificate is the CNF encoding of the clues plus the *blocking
+clause* of ``S`` (at least one cell differs from ``S``), and a DRAT proof that this formula is
+unsatisfiable.  Anyone can re-derive the CNF from the clues, check that ``S`` satisfies the
+clues, and check the proof with a DRAT checker.
+
+Certificate directory
+---------------------
+=================  ===========================================================================
+``puzzle.json``    the clues (``{"rows": [[3, 1], [], null], "cols": [...]}``, davidje13-style
+                   JSON, so the directory is self-contained) and the puzzle's metadata
+``puzzle.cnf``     DIMACS: the encoding, then the blocking clause (as a clause, not an
+                   assumption); comments map cells to variables
+``proof.drat``     text DRAT proof of the unsatisfiability of ``puzzle.cnf``
+``solution.txt``   the solution, one row per line, ``#`` filled and ``.`` empty
+``certificate.json``  puzzle fingerprint, verdict, solution, encoding name and version, solver,
+                   checkers and their verdicts, times, proof size, SHA-256 of every file
+=================  ===========================================================================
+
+A puzzle without solution gets ``puzzle.cnf`` (the encoding alone) and a proof of its
+unsatisfiability, and no ``solution.txt``.  A puzzle with several solutions gets no proof: its
+``solution.txt`` holds two distinct solutions, separated by a blank line, as the witness.
+
+Proof checkers
+--------------
+``dratify``
+    pure-Python forward DRAT checker from PyPI, in-process; checks every lemma (about 40,000
+    lemmas a second on unit-heavy proofs).
+``drat-trim``
+    Heule's backward checker, run as ``drat-trim CNF PROOF`` when the executable is on ``PATH``.
+
+Proof prefix (for other provers)
+--------------------------------
+:func:`certify` takes an optional ``prover``: a callable that receives the encoding and the
+formula to refute and returns DRAT lemma clauses (e.g. a propagation solver's deductions, each
+RUP with respect to the formula and the earlier lemmas).  The lemmas are written first in the
+proof and given to the SAT solver as clauses, so that its own proof continues from them; when
+they end with the empty clause the SAT solver is not run at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nonosat.encodings.cnf import (
+    DEFAULT_ENCODING,
+    ENCODING_VERSIONS,
+    PuzzleCnf,
+    blocking_clause,
+    check_encoding,
+    encode,
+)
+from nonosat.encodings.satsolver import (
+    DEFAULT_SOLVER,
+    SatRun,
+    refuted_by_propagation,
+    solver_name,
+)
+from nonosat.errors import EngineError, FormatError, NonosatError, PuzzleError
+from nonosat.puzzle import Puzzle, grid_from_rows, grid_rows, grid_to_solution
+
+#: Version of the certificate directory layout and ``certificate.json`` schema.
+CERTIFICATE_FORMAT = 1
+
+PUZZLE_FILE = "puzzle.json"
+CNF_FILE = "puzzle.cnf"
+PROOF_FILE = "proof.drat"
+SOLUTION_FILE = "solution.txt"
+CERTIFICATE_FILE = "certificate.json"
+#: Every file a certificate directory may hold, in the order they are written.
+CERTIFICATE_FILES = (PUZZLE_FILE, CNF_FILE, PROOF_FILE, SOLUTION_FILE, CERTIFICATE_FILE)
+
+#: Proof checkers :func:`check_proof` knows.
+CHECKERS = ("dratify", "drat-trim")
+
+Clause = list[int]
+#: A prover hook: ``prover(encoding, formula) -> lemmas`` (see the module docstring).
+Prover = Callable[[PuzzleCnf, list[Clause]], Sequence[Sequence[int]]]
+
+
+# -- proof checking ------------------------------------------------------------------------------
+@dataclass
+class ProofCheck:
+    """Verdict of one proof checker.
+
+    Attributes
+    ----------
+    checker : str
+        ``"dratify"`` or ``"drat-trim"``.
+    ok : bool
+        The proof derives the empty clause and every step checks.
+    reason : str
+        The checker's own explanation (first failing lemma, "s VERIFIED", ...).
+    time_s : float
+        Wall-clock seconds spent checking.
+    """
+
+    checker: str
+    ok: bool
+    reason: str
+    time_s: float
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-serialisable form."""
+        return {"checker": self.checker, "ok": self.ok, "reason": self.reason,
+                "time_s": round(self.time_s, 6)}
+
+
+def available_checkers() -> list[str]:
+    """The checkers that can run here: ``dratify`` always, ``drat-trim`` when on ``PATH``."""
+    return [c for c in CHECKERS if c == "dratify" or shutil.which(c)]
+
+
+def resolve_checkers(names: Sequence[str]) -> list[str]:
+    """Expand checker names: ``"auto"`` = dratify plus drat-trim when on ``PATH``, ``"all"`` =
+    both (drat-trim required).
+
+    Raises
+    ------
+    EngineError
+        Unknown checker, or drat-trim asked for but not on ``PATH``.
+    """
+    out: list[str] = []
+    for name in names:
+        if name == "auto":
+            wanted = available_checkers()
+        elif name == "all":
+            wanted = list(CHECKERS)
+        elif name in CHECKERS:
+            wanted = [name]
+        else:
+            raise EngineError(
+                f"unknown proof checker {name!r}; choose one of {', '.join(CHECKERS)}, auto, all"
+            )
+        for checker in wanted:
+            if checker == "drat-trim" and not shutil.which("drat-trim"):
+                raise EngineError("drat-trim is not on PATH (install it or use --checker dratify)")
+            if checker not in out:
+                out.append(checker)
+    return out
+
+
+def check_proof(
+    clauses: Sequence[Sequence[int]],
+    nvars: int,
+    proof: str,
+    checker: str = "dratify",
+    timeout: float | None = None,
+) -> ProofCheck:
+    """Check that the text DRAT ``proof`` refutes ``clauses``.
+
+    Parameters
+    ----------
+    clauses : sequence of sequence of int
+        The formula (DIMACS literals).  Checkers are given this formula, never a file that could
+        differ from it.
+    nvars : int
+        Number of variables of the formula.
+    proof : str
+        Text DRAT.
+    checker : str
+        ``"dratify"`` (in-process) or ``"drat-trim"`` (subprocess; must be on ``PATH``).
+    timeout : float, optional
+        Seconds, for drat-trim (its ``-t``); dratify cannot be interrupted.
+
+    Returns
+    -------
+    ProofCheck
+
+    Raises
+    ------
+    EngineError
+        Unknown checker, or drat-trim not on ``PATH``.
+    """
+    start = time.perf_counter()
+    if checker == "dratify":
+        ok, reason = _check_dratify(clauses, nvars, proof)
+    elif checker == "drat-trim":
+        ok, reason = _check_drat_trim(clauses, nvars, proof, timeout)
+    else:
+        raise EngineError(f"unknown proof checker {checker!r}; choose one of {', '.join(CHECKERS)}")
+    return ProofCheck(checker, ok, reason, time.perf_counter() - start)
+
+
+def _check_dratify(clauses: Sequence[Sequence[int]], nvars: int, proof: str) -> tuple[bool, str]:
+    from dratify import CNF as DratifyCnf
+    from dratify import check_proof as dratify_check
+
+    formula = DratifyCnf(nvars)
+    for clause in clauses:
+        formula.add_dimacs(clause)
+    try:
+        result = dratify_check(formula, proof, engine="python")
+    except ValueError as exc:  # malformed proof text
+        return False, f"malformed proof: {exc}"
+    reason = result.reason
+    if not result.ok and result.failed_step > 0:
+        reason += f" (step {result.failed_step})"
+    return bool(result.ok), reason
+
+
+def _check_drat_trim(clauses: Sequence[Sequence[int]], nvars: int, proof: str,
+                     timeout: float | None) -> tuple[bool, str]:
+    exe = shutil.which("drat-trim")
+    if exe is None:
+        raise EngineError("drat-trim is not on PATH (install it or use --checker dratify)")
+    with tempfile.TemporaryDirectory(prefix="nonosat-drat-") as tmp:
+        cnf_path = Path(tmp, "formula.cnf")
+        proof_path = Path(tmp, "proof.drat")
+        cnf_path.write_text(_dimacs_body(clauses, nvars))
+        proof_path.write_text(proof)
+        cmd = [exe, str(cnf_path), str(proof_path)]
+        if timeout is not None:
+            cmd += ["-t", str(max(1, int(timeout + 0.999)))]
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        except OSError as exc:
+            raise EngineError(f"cannot run drat-trim: {exc}") from None
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    if "s VERIFIED" in lines:
+        return True, "s VERIFIED"
+    tail = [line for line in lines if line][-3:]
+    return False, " | ".join(tail) or f"drat-trim exited with {done.returncode} and no verdict"
+
+
+def _dimacs_body(clauses: Sequence[Sequence[int]], nvars: int) -> str:
+    body = "".join(" ".join(map(str, c)) + " 0\n" for c in clauses)
+    return f"p cnf {nvars} {len(clauses)}\n{body}"
+
+
+# -- certifying ----------------------------------------------------------------------------------
+@dataclass
+class Certificate:
+    """Outcome of :func:`certify`.
+
+    Attributes
+    ----------
+    puzzle : Puzzle
+    verdict : str
+        ``"unique"``, ``"multiple"``, ``"none"`` or ``"unknown"`` (time limit).
+    solutions : list of ndarray of bool, shape (height, width)
+        The solution (unique), two solutions (multiple: the witness) or none.
+    encoding : str
+    encoding_version : int
+    solver : str
+        PySAT name of the SAT solver.
+    formula : list of list of int, or None
+        The refuted formula (encoding, plus the blocking clause when unique); ``None`` for
+        multiple and unknown verdicts.
+    nvars : int
+    proof : str or None
+        Text DRAT proof of the formula's unsatisfiability.
+    checks : list of ProofCheck
+    times : dict of str to float
+        Seconds: ``encode``, ``solve`` (finding the solution), ``prove`` (refuting the formula,
+        proof logged), ``check`` (all checkers), ``total``.
+    stats : dict
+        Proof size (``lemmas``, ``deletions``, ``prefix_lemmas``, ``proof_bytes``) and solver
+        statistics.
+    """
+
+    puzzle: Puzzle
+    verdict: str
+    solutions: list[np.ndarray]
+    encoding: str
+    encoding_version: int
+    solver: str
+    formula: list[Clause] | None = None
+    nvars: int = 0
+    proof: str | None = None
+    checks: list[ProofCheck] = field(default_factory=list)
+    times: dict[str, float] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+    cnf: PuzzleCnf | None = field(default=None, repr=False)
+
+    @property
+    def proved(self) -> bool:
+        """Whether the verdict is backed by a proof (unique or none) that every checker that ran
+        accepted (at least one ran)."""
+        return (
+            self.verdict in ("unique", "none")
+            and bool(self.checks)
+            and all(c.ok for c in self.checks)
+        )
+
+
+def certify(
+    puzzle: Puzzle,
+    *,
+    encoding: str = DEFAULT_ENCODING,
+    solver: str = DEFAULT_SOLVER,
+    checkers: Sequence[str] = ("dratify",),
+    timeout: float | None = None,
+    prover: Prover | None = None,
+) -> Certificate:
+    """Decide whether ``puzzle`` has exactly one solution and prove it.
+
+    1. Solve the encoding.  Satisfiable: add the found solution's blocking clause to it.
+    2. Refute that formula (or the encoding alone when it has no solution): when unit
+       propagation alone refutes it (line-solvable puzzles under a propagation-complete
+       encoding), the proof is just the empty clause; otherwise a fresh SAT solver logs a DRAT
+       proof.  Verdict ``unique`` (or ``none``); if the formula is satisfiable after all,
+       ``multiple`` with the two solutions as the witness.
+    3. Check the proof with each of ``checkers``.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    encoding : str
+        CNF line encoding (:mod:`nonosat.encodings.cnf`).
+    solver : str
+        PySAT solver able to log proofs (CaDiCaL, Glucose, Lingeling, MapleSAT families).
+    checkers : sequence of str
+        ``"dratify"`` and/or ``"drat-trim"``; empty to skip checking (the certificate is then
+        not :attr:`Certificate.proved`).
+    timeout : float, optional
+        Seconds for the solving steps; verdict ``unknown`` when they run out.  Proof checking is
+        not bounded (drat-trim gets the time that is left).
+    prover : callable, optional
+        ``prover(encoding, formula) -> lemmas``: DRAT lemmas put before the SAT solver's proof
+        (module docstring).
+
+    Returns
+    -------
+    Certificate
+
+    Raises
+    ------
+    EngineError
+        Unknown solver or checker, or a solver that cannot log proofs.
+    PuzzleError
+        Unknown encoding.
+    """
+    check_encoding(encoding)
+    solver = solver_name(solver)
+    start = time.perf_counter()
+    deadline = start + timeout if timeout is not None else None
+    enc = encode(puzzle, encoding)
+    times = {"encode": time.perf_counter() - start}
+    cert = Certificate(puzzle, "unknown", [], encoding, enc.version, solver, nvars=enc.nvars,
+                       times=times, cnf=enc)
+
+    t = time.perf_counter()
+    with SatRun(enc.clauses, solver) as run:
+        answer = run.solve(deadline)
+        first = enc.solution(run.model()) if answer else None
+        cert.stats["find"] = run.stats()
+    times["solve"] = time.perf_counter() - t
+    if answer is None:
+        return _finish(cert, start)
+    if first is None:
+        _prove(cert, enc, list(enc.clauses), solver, deadline, prover)
+        if cert.proof is None:
+            return _finish(cert, start)
+        cert.verdict = "none"
+        cert.formula = list(enc.clauses)
+    else:
+        cert.solutions = [first]
+        formula = list(enc.clauses) + [blocking_clause(first)]
+        second = _prove(cert, enc, formula, solver, deadline, prover)
+        if second is not None:
+            cert.verdict = "multiple"
+            cert.solutions.append(second)
+        elif cert.proof is not None:
+            cert.verdict = "unique"
+            cert.formula = formula
+        else:
+            return _finish(cert, start)
+    if cert.proof is not None and cert.formula is not None:
+        t = time.perf_counter()
+        remaining = None if deadline is None else max(1.0, deadline - time.perf_counter())
+        for checker in resolve_checkers(checkers):
+            cert.checks.append(check_proof(cert.formula, enc.nvars, cert.proof, checker, remaining))
+        times["check"] = time.perf_counter() - t
+    return _finish(cert, start)
+
+
+def _prove(cert: Certificate, enc: PuzzleCnf, formula: list[Clause], solver: str,
+           deadline: float | None, prover: Prover | None) -> np.ndarray | None:
+    """Refute ``formula``: the prover's lemmas, then the empty clause if unit propagation
+    already refutes the formula and the lemmas, else a fresh SAT solver's DRAT proof.  Sets
+    ``cert.proof``; returns a model's solution if the formula is satisfiable after all (and
+    ``None`` with ``cert.proof`` unset when the deadline passed)."""
+    t = time.perf_counter()
+    lemmas = [list(c) for c in prover(enc, formula)] if prover is not None else []
+    try:
+        if (lemmas and lemmas[-1] == []) or refuted_by_propagation(formula + lemmas):
+            cert.stats["prove"] = {"method": "unit propagation"}
+            cert.proof = _proof_text(lemmas, [])
+            return None
+        with SatRun(formula + lemmas, solver, with_proof=True) as run:
+            answer = run.solve(deadline)
+            cert.stats["prove"] = {"method": "sat", **run.stats()}
+            if answer is None:
+                return None
+            if answer:
+                return enc.solution(run.model())
+            cert.proof = _proof_text(lemmas, run.proof())
+            return None
+    finally:
+        cert.times["prove"] = time.perf_counter() - t
+        if cert.proof is not None:
+            cert.stats.update(_proof_size(cert.proof, len(lemmas)))
+
+
+def _proof_text(lemmas: Sequence[Sequence[int]], solver_lines: Sequence[str]) -> str:
+    """Text DRAT: the prefix lemmas, then the solver's lines, ending with the empty clause."""
+    lines = [" ".join(map(str, c)) + " 0" if c else "0" for c in lemmas]
+    lines.extend(solver_lines)
+    if not lines or lines[-1].strip() != "0":
+        lines.append("0")  # the empty clause; a checker still has to derive it
+    return "\n".join(lines) + "\n"
+
+
+def _proof_size(proof: str, prefix: int) -> dict[str, int]:
+    deletions = proof.count("\nd ") + proof.startswith("d ")
+    lines = proof.count("\n")
+    return {"lemmas": lines - deletions, "deletions": deletions, "prefix_lemmas": prefix,
+            "proof_bytes": len(proof.encode())}
+
+
+def _finish(cert: Certificate, start: float) -> Certificate:
+    cert.times["total"] = time.perf_counter() - start
+    return cert
+
+
+# -- files ---------------------------------------------------------------------------------------
+def puzzle_json(puzzle: Puzzle) -> str:
+    """The clues (and metadata) as the JSON text of ``puzzle.json``: one clue per line,
+    ``[]`` for an empty line, ``null`` for an unknown clue."""
+
+    def block(clues: Sequence[Any]) -> str:
+        return ",\n".join("    " + json.dumps(list(c) if c is not None else None) for c in clues)
+
+    parts = [f'  "rows": [\n{block(puzzle.rows)}\n  ]', f'  "cols": [\n{block(puzzle.cols)}\n  ]']
+    for key in ("title", "author", "copyright", "license"):
+        value = getattr(puzzle, key)
+        if value:
+            parts.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def read_puzzle_json(path: Path) -> Puzzle:
+    """Read a certificate's ``puzzle.json``.
+
+    Raises
+    ------
+    FormatError
+        Unreadable file, invalid JSON, missing ``rows``/``cols``, clues that are not lists of
+        whole numbers or ``null``, clues that cannot describe a puzzle.
+    """
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise FormatError(str(path), None, exc.strerror or str(exc)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        line = getattr(exc, "lineno", None)
+        raise FormatError(str(path), line, f"invalid JSON: {exc}") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("rows"), list) or not isinstance(
+        obj.get("cols"), list
+    ):
+        raise FormatError(str(path), None, 'expected {"rows": [...], "cols": [...]}')
+    for key in ("rows", "cols"):
+        for clue in obj[key]:
+            if clue is not None and (
+                not isinstance(clue, list)
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in clue)
+            ):
+                raise FormatError(str(path), None, f"{key}: clue {clue!r} is not a list of numbers")
+    meta = {k: obj[k] for k in ("title", "author", "copyright", "license")
+            if isinstance(obj.get(k), str)}
+    try:
+        return Puzzle(tuple(obj["rows"]), tuple(obj["cols"]), **meta)
+    except PuzzleError as exc:
+        raise FormatError(str(path), None, str(exc)) from None
+
+
+def solutions_text(solutions: Sequence[np.ndarray]) -> str:
+    """``solution.txt``: each solution as rows of ``#`` and ``.``, separated by blank lines."""
+    return "\n".join("\n".join(grid_rows(s)) + "\n" for s in solutions)
+
+
+def read_solutions(path: Path, shape: tuple[int, int]) -> list[np.ndarray]:
+    """Read ``solution.txt`` (grids separated by blank lines).
+
+    Raises
+    ------
+    FormatError
+        Unreadable file, unknown characters, undecided cells or grids of the wrong shape.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FormatError(str(path), None, getattr(exc, "strerror", None) or str(exc)) from None
+    blocks: list[list[str]] = [[]]
+    for line in text.splitlines():
+        if line.strip():
+            blocks[-1].append(line.rstrip())
+        elif blocks[-1]:
+            blocks.append([])
+    try:
+        return [grid_to_solution(grid_from_rows(b, shape)) for b in blocks if b]
+    except PuzzleError as exc:
+        raise FormatError(str(path), None, str(exc)) from None
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def certificate_files(cert: Certificate) -> dict[str, bytes]:
+    """The files of a certificate directory (name -> content), ``certificate.json`` last."""
+    files: dict[str, bytes] = {PUZZLE_FILE: puzzle_json(cert.puzzle).encode()}
+    enc_comments = []
+    if cert.verdict == "unique":
+        enc_comments.append("the last clause is the blocking clause of solution.txt: the "
+                            "formula says 'another solution exists'")
+    if cert.formula is not None:
+        enc = cert.cnf if cert.cnf is not None else encode(cert.puzzle, cert.encoding)
+        extra = cert.formula[len(enc.clauses):]
+        files[CNF_FILE] = enc.dimacs(extra, enc_comments).encode()
+    if cert.proof is not None:
+        files[PROOF_FILE] = cert.proof.encode()
+    if cert.solutions:
+        files[SOLUTION_FILE] = solutions_text(cert.solutions).encode()
+    files[CERTIFICATE_FILE] = (
+        json.dumps(certificate_record(cert, files), indent=2, ensure_ascii=False) + "\n"
+    ).encode()
+    return files
+
+
+def certificate_record(cert: Certificate, files: dict[str, bytes]) -> dict[str, Any]:
+    """The ``certificate.json`` object of ``cert`` whose other files are ``files``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def package_version(name: str) -> str | None:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return None
+
+    puzzle = cert.puzzle
+    return {
+        "format": "nonosat-certificate",
+        "format_version": CERTIFICATE_FORMAT,
+        "puzzle": {
+            "sha256": puzzle.fingerprint(),
+            "title": puzzle.title,
+            "width": puzzle.width,
+            "height": puzzle.height,
+        },
+        "verdict": cert.verdict,
+        "certified": cert.proved,
+        "solution": grid_rows(cert.solutions[0]) if cert.verdict == "unique" else None,
+        "witness": [grid_rows(s) for s in cert.solutions] if cert.verdict == "multiple" else None,
+        "encoding": {"name": cert.encoding, "version": cert.encoding_version},
+        "solver": {"name": cert.solver, "pysat": package_version("python-sat")},
+        "checkers": [
+            {**c.to_json(), "version": package_version("dratify") if c.checker == "dratify"
+             else shutil.which("drat-trim")}
+            for c in cert.checks
+        ],
+        "proof": {k: cert.stats[k] for k in ("lemmas", "deletions", "prefix_lemmas",
+                                              "proof_bytes") if k in cert.stats}
+        if cert.proof is not None else None,
+        "cnf": {"variables": cert.nvars, "clauses": len(cert.formula)}
+        if cert.formula is not None else None,
+        "times_s": {k: round(v, 6) for k, v in cert.times.items()},
+        "files": {name: _sha256(data) for name, data in files.items()},
+        "nonosat": package_version("nonosat"),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def write_certificate(cert: Certificate, out_dir: str | os.PathLike[str],
+                      force: bool = False) -> list[Path]:
+    """Write the certificate directory (created if needed).
+
+    Raises
+    ------
+    FormatError
+        ``out_dir`` is a file, or an existing non-empty directory without ``force`` (with
+        ``force``, the certificate files already there are replaced and stale ones removed;
+        other files are left alone).
+    """
+    out = Path(out_dir)
+    ensure_writable_dir(out, force)
+    files = certificate_files(cert)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in CERTIFICATE_FILES:
+        if name not in files:
+            (out / name).unlink(missing_ok=True)
+    written = []
+    for name, data in files.items():
+        path = out / name
+        tmp = out / f".{name}.nonosat-tmp"
+        try:
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise FormatError(str(path), None, exc.strerror or str(exc)) from None
+        written.append(path)
+    return written
+
+
+def ensure_writable_dir(out: Path, force: bool) -> None:
+    """Refuse an ``out`` that is a file, or a non-empty directory without ``force``.
+
+    Raises
+    ------
+    FormatError
+    """
+    if out.exists() and not out.is_dir():
+        raise FormatError(str(out), None, "is a file, not a directory")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise FormatError(str(out), None, "directory is not empty; use --force to overwrite")
+
+
+# -- verifying -----------------------------------------------------------------------------------
+@dataclass
+class Verification:
+    """Outcome of :func:`verify_certificate`.
+
+    Attributes
+    ----------
+    ok : bool
+        Every check passed.
+    verdict : str or None
+        The verdict the certificate claims (``unique``/``none``/``multiple``).
+    problems : list of str
+        What failed, one sentence each (empty when ``ok``).
+    checks : list of ProofCheck
+        Proof checks that ran.
+    puzzle : Puzzle or None
+    time_s : float
+    """
+
+    ok: bool
+    verdict: str | None
+    problems: list[str]
+    checks: list[ProofCheck]
+    puzzle: Puzzle | None
+    time_s: float
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-serialisable form."""
+        return {
+            "ok": self.ok,
+            "verdict": self.verdict,
+            "problems": self.problems,
+            "checks": [c.to_json() for c in self.checks],
+            "puzzle": self.puzzle.fingerprint() if self.puzzle else None,
+            "time_s": round(self.time_s, 6),
+        }
+
+
+def verify_certificate(
+    cert_dir: str | os.PathLike[str],
+    checkers: Sequence[str] = ("dratify",),
+    timeout: float | None = None,
+) -> Verification:
+    """Check a certificate directory without trusting anything in it but the clues.
+
+    1. ``puzzle.json`` gives the clues; its fingerprint must be the one certified.
+    2. Unique: ``solution.txt`` must satisfy the clues and equal the certified solution; the
+       CNF is re-derived from the clues (encoding and version from ``certificate.json``) plus
+       the solution's blocking clause and must equal ``puzzle.cnf`` clause for clause; the proof
+       must refute the *re-derived* formula.  None: the same without solution.  Multiple: the
+       two solutions must satisfy the clues and differ.
+    3. Every file must have the SHA-256 recorded in ``certificate.json``.
+
+    Parameters
+    ----------
+    cert_dir : path
+    checkers : sequence of str
+        Proof checkers (see :func:`resolve_checkers`).
+    timeout : float, optional
+        Seconds for drat-trim.
+
+    Returns
+    -------
+    Verification
+        Problems are reported, not raised, so that all of them are listed.
+
+    Raises
+    ------
+    FormatError
+        ``cert_dir`` is not a directory.
+    EngineError
+        Unknown checker or drat-trim not on ``PATH``.
+    """
+    start = time.perf_counter()
+    root = Path(cert_dir)
+    if not root.is_dir():
+        raise FormatError(str(root), None, "not a certificate directory")
+    names = resolve_checkers(checkers)
+    problems: list[str] = []
+    checks: list[ProofCheck] = []
+
+    def done(verdict: str | None, puzzle: Puzzle | None) -> Verification:
+        ok = not problems and (verdict == "multiple" or bool(checks))
+        if not problems and not ok:
+            problems.append("no proof checker ran")
+        return Verification(ok, verdict, problems, checks, puzzle, time.perf_counter() - start)
+
+    try:
+        record = json.loads((root / CERTIFICATE_FILE).read_text(encoding="utf-8"))
+        if not isinstance(record, dict) or record.get("format") != "nonosat-certificate":
+            raise ValueError("not a nonosat certificate")
+    except (OSError, ValueError) as exc:
+        problems.append(f"{CERTIFICATE_FILE}: cannot be read: {exc}")
+        return done(None, None)
+    verdict = record.get("verdict")
+    if verdict not in ("unique", "none", "multiple"):
+        problems.append(f"{CERTIFICATE_FILE}: verdict {verdict!r} is not certified")
+        return done(None, None)
+
+    try:
+        puzzle = read_puzzle_json(root / PUZZLE_FILE)
+    except NonosatError as exc:
+        problems.append(str(exc))
+        return done(verdict, None)
+    if puzzle.fingerprint() != _get(record, "puzzle", "sha256"):
+        problems.append(f"{PUZZLE_FILE}: clues differ from the certified puzzle (fingerprint)")
+
+    _check_hashes(root, record, problems)
+
+    solutions: list[np.ndarray] = []
+    if verdict in ("unique", "multiple"):
+        try:
+            solutions = read_solutions(root / SOLUTION_FILE, puzzle.shape)
+        except NonosatError as exc:
+            problems.append(str(exc))
+            return done(verdict, puzzle)
+        for k, sol in enumerate(solutions, start=1):
+            for line, expected, actual in puzzle.line_errors(sol)[:3]:
+                problems.append(
+                    f"{SOLUTION_FILE}: solution {k}: {puzzle.line_name(line)} should be "
+                    f"{list(expected or ())} but is {list(actual)}"
+                )
+    if verdict == "multiple":
+        if len(solutions) < 2:
+            problems.append(f"{SOLUTION_FILE}: a witness of several solutions needs two")
+        elif np.array_equal(solutions[0], solutions[1]):
+            problems.append(f"{SOLUTION_FILE}: the two solutions of the witness are the same")
+        return done(verdict, puzzle)
+    if verdict == "unique":
+        if len(solutions) != 1:
+            problems.append(f"{SOLUTION_FILE}: expected one solution, found {len(solutions)}")
+            return done(verdict, puzzle)
+        if grid_rows(solutions[0]) != record.get("solution"):
+            problems.append(f"{SOLUTION_FILE}: differs from the solution in {CERTIFICATE_FILE}")
+
+    encoding = _get(record, "encoding", "name")
+    version = _get(record, "encoding", "version")
+    if encoding not in ENCODING_VERSIONS:
+        problems.append(f"{CERTIFICATE_FILE}: unknown encoding {encoding!r}")
+        return done(verdict, puzzle)
+    if version != ENCODING_VERSIONS[encoding]:
+        problems.append(
+            f"{CERTIFICATE_FILE}: encoding {encoding} version {version} cannot be re-derived "
+            f"(this nonosat has version {ENCODING_VERSIONS[encoding]})"
+        )
+        return done(verdict, puzzle)
+    enc = encode(puzzle, encoding)
+    formula = list(enc.clauses)
+    if verdict == "unique":
+        formula.append(blocking_clause(solutions[0]))
+    _compare_cnf(root / CNF_FILE, formula, enc.nvars, problems)
+
+    try:
+        proof = (root / PROOF_FILE).read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(f"{PROOF_FILE}: cannot be read: {exc}")
+        return done(verdict, puzzle)
+    for checker in names:
+        check = check_proof(formula, enc.nvars, proof, checker, timeout)
+        checks.append(check)
+        if not check.ok:
+            problems.append(f"{PROOF_FILE}: rejected by {checker}: {check.reason}")
+    return done(verdict, puzzle)
+
+
+def _get(record: dict[str, Any], *keys: str) -> Any:
+    value: Any = record
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _check_hashes(root: Path, record: dict[str, Any], problems: list[str]) -> None:
+    recorded = record.get("files")
+    if not isinstance(recorded, dict):
+        problems.append(f"{CERTIFICATE_FILE}: no file hashes")
+        return
+    for name, digest in recorded.items():
+        if name == CERTIFICATE_FILE or name not in CERTIFICATE_FILES:
+            continue
+        try:
+            actual = _sha256((root / name).read_bytes())
+        except OSError:
+            problems.append(f"{name}: missing")
+            continue
+        if actual != digest:
+            problems.append(f"{name}: differs from the certified file (SHA-256)")
+
+
+def _compare_cnf(path: Path, formula: list[Clause], nvars: int, problems: list[str]) -> None:
+    from pysat.formula import CNF
+
+    try:
+        text = path.read_text(encoding="ascii")
+        clauses = CNF(from_string=text).clauses
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        problems.append(f"{CNF_FILE}: cannot be read: {exc}")
+        return
+    header = re.search(r"^p\s+cnf\s+(\d+)\s+(\d+)\s*$", text, re.MULTILINE)
+    declared = (int(header.group(1)), int(header.group(2))) if header else None
+    if declared != (nvars, len(formula)) or len(clauses) != len(formula):
+        problems.append(
+            f"{CNF_FILE}: declares {declared} variables and clauses and has {len(clauses)} "
+            f"clauses; the clues give {nvars} variables and {len(formula)} clauses"
+        )
+        return
+    for k, (got, want) in enumerate(zip(clauses, formula, strict=True), start=1):
+        if got != want:
+            problems.append(f"{CNF_FILE}: clause {k} is {got} but the clues give {want}")
+            return

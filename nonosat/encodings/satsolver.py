@@ -1,0 +1,222 @@
+"""Running a PySAT solver on a CNF: solver names, time limits, enumeration, DRAT proofs.
+
+Shared by the SAT engine (:mod:`nonosat.engines.sat`) and the certificates
+(:mod:`nonosat.encodings.certificate`), so that both run solvers the same way.  The formula comes
+from :mod:`nonosat.encodings.cnf`; nothing here knows about puzzles.
+
+Time limits
+-----------
+CaDiCaL cannot be interrupted from another thread through PySAT, so a deadline is honoured with
+conflict budgets: :meth:`SatRun.solve` calls ``solve_limited`` with a conflict budget, checks the
+clock between calls and doubles the budget while a call takes a small part of the remaining
+time.  The solver keeps its learnt clauses between calls, so the search continues where it
+stopped.  A deadline can be overshot by at most one budgeted call (a fraction of the time that
+was left).  Solvers that PySAT cannot bound (Lingeling) refuse a deadline.
+
+Proofs
+------
+With ``with_proof=True`` the solver logs a DRAT proof.  PySAT hands CaDiCaL a temporary file for
+its proof, which CaDiCaL writes in **binary** DRAT; ``get_proof()`` decodes it into text lines
+(``"1 -2 0"``, ``"d 3 4 0"``, ``"0"``).  :meth:`SatRun.proof` returns those text lines: text DRAT is
+what the in-process checker reads, and drat-trim reads both.  Glucose and the MiniSat-derived
+solvers log text DRUP directly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from pysat.solvers import NoSuchSolverError, Solver, SolverNames
+
+from nonosat.errors import EngineError
+
+#: The SAT solver used when none is named (CaDiCaL 1.9.5).
+DEFAULT_SOLVER = "Cadical195"
+
+#: First conflict budget of a time-limited solve; doubled while calls stay short.
+FIRST_CONFLICT_BUDGET = 2_000
+MAX_CONFLICT_BUDGET = 1 << 22
+
+
+def _canonical_names() -> dict[str, str]:
+    """Lower-case name or alias -> PySAT's canonical solver name."""
+    names: dict[str, str] = {}
+    for canonical, aliases in vars(SolverNames).items():
+        if canonical.startswith("_") or not isinstance(aliases, tuple):
+            continue
+        names[canonical.lower()] = canonical
+        for alias in aliases:
+            names[str(alias).lower()] = canonical
+    return names
+
+
+def solver_names() -> list[str]:
+    """Canonical names of the solvers this PySAT knows (some may not be built in)."""
+    return sorted(set(_canonical_names().values()))
+
+
+def solver_name(name: str) -> str:
+    """PySAT's canonical name for ``name`` (case-insensitive; aliases such as ``cd19``,
+    ``Cadical195`` or ``glucose4`` are accepted).
+
+    Raises
+    ------
+    EngineError
+        Unknown name; the message lists the known ones.
+    """
+    try:
+        return _canonical_names()[name.lower()]
+    except KeyError:
+        raise EngineError(
+            f"unknown SAT solver {name!r}; PySAT knows {', '.join(solver_names())}"
+        ) from None
+
+
+class SatRun:
+    """One PySAT solver over a formula, used as a context manager.
+
+    Parameters
+    ----------
+    clauses : sequence of list of int
+        DIMACS clauses.
+    name : str
+        Solver name (see :func:`solver_name`).
+    with_proof : bool
+        Log a DRAT proof (:meth:`proof`).
+
+    Raises
+    ------
+    EngineError
+        Unknown solver, a solver this PySAT was built without, or proof logging asked of a
+        solver that cannot log proofs.
+
+    Examples
+    --------
+    >>> with SatRun([[1, 2], [-1]]) as run:
+    ...     run.solve(), run.model()
+    (True, [-1, 2])
+    """
+
+    def __init__(self, clauses: Sequence[Sequence[int]], name: str = DEFAULT_SOLVER,
+                 with_proof: bool = False):
+        self.name = solver_name(name)
+        self.with_proof = with_proof
+        self.calls = 0
+        self.solve_time_s = 0.0
+        try:
+            self._solver = Solver(name=self.name, bootstrap_with=clauses, with_proof=with_proof)
+        except NoSuchSolverError:
+            raise EngineError(f"SAT solver {self.name!r} is not built into this PySAT") from None
+        except NotImplementedError as exc:
+            raise EngineError(f"SAT solver {self.name!r}: {exc}") from None
+        self._budget = FIRST_CONFLICT_BUDGET
+
+    def __enter__(self) -> SatRun:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Free the solver (also done on leaving the ``with`` block)."""
+        self._solver.delete()
+
+    def add_clause(self, clause: Sequence[int]) -> None:
+        """Add a clause (e.g. a blocking clause) for the next :meth:`solve`."""
+        self._solver.add_clause(list(clause))
+
+    def solve(self, deadline: float | None = None) -> bool | None:
+        """Decide the formula.
+
+        Parameters
+        ----------
+        deadline : float, optional
+            ``time.perf_counter()`` value after which to give up.
+
+        Returns
+        -------
+        bool or None
+            ``True`` satisfiable, ``False`` unsatisfiable, ``None`` the deadline passed first.
+
+        Raises
+        ------
+        EngineError
+            A deadline for a solver that cannot be bounded.
+        """
+        start = time.perf_counter()
+        try:
+            if deadline is None:
+                self.calls += 1
+                return self._solver.solve()
+            return self._solve_bounded(deadline)
+        finally:
+            self.solve_time_s += time.perf_counter() - start
+
+    def _solve_bounded(self, deadline: float) -> bool | None:
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                return None
+            try:
+                self._solver.conf_budget(self._budget)
+                call_start = time.perf_counter()
+                self.calls += 1
+                result = self._solver.solve_limited()
+            except NotImplementedError:
+                raise EngineError(
+                    f"SAT solver {self.name!r} cannot be stopped at a time limit; "
+                    "run it without --timeout or choose another solver"
+                ) from None
+            if result is not None:
+                return result
+            took = time.perf_counter() - call_start
+            if took < remaining / 4 and self._budget < MAX_CONFLICT_BUDGET:
+                self._budget *= 2
+
+    def model(self) -> list[int]:
+        """The model of the last satisfiable :meth:`solve` (signed literals, variable order)."""
+        model = self._solver.get_model()
+        if model is None:
+            raise EngineError("the SAT solver has no model (the last solve was not SAT)")
+        return list(model)
+
+    def proof(self) -> list[str]:
+        """The DRAT proof logged so far, as text lines (``"1 -2 0"``, ``"d 1 2 0"``).
+
+        Raises
+        ------
+        EngineError
+            The run was not created ``with_proof``.
+        """
+        if not self.with_proof:
+            raise EngineError("the SAT solver was not asked to log a proof")
+        return list(self._solver.get_proof() or [])
+
+    def stats(self) -> dict[str, Any]:
+        """Solver statistics: ``solver``, ``conflicts``, ``decisions``, ``propagations``,
+        ``restarts`` (where the solver reports them), ``sat_calls``, ``sat_time_s``."""
+        stats: dict[str, Any] = {"solver": self.name}
+        try:
+            stats.update({k: int(v) for k, v in (self._solver.accum_stats() or {}).items()})
+        except NotImplementedError:
+            pass
+        stats["sat_calls"] = self.calls
+        stats["sat_time_s"] = round(self.solve_time_s, 6)
+        return stats
+
+
+def refuted_by_propagation(clauses: Sequence[Sequence[int]]) -> bool:
+    """Whether unit propagation alone derives a conflict from ``clauses``.
+
+    Such a formula needs no proof beyond the empty clause: a DRAT checker finds the conflict
+    by propagating the formula's unit clauses.  MiniSat propagates unit clauses at decision level
+    0 as the clauses are loaded, and does nothing else there.
+
+    >>> refuted_by_propagation([[1], [-1, 2], [-2]]), refuted_by_propagation([[1], [-1, 2]])
+    (True, False)
+    """
+    with Solver(name="minisat22", bootstrap_with=clauses) as solver:
+        ok, _ = solver.propagate(assumptions=[])
+    return not ok
