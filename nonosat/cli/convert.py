@@ -53,9 +53,12 @@ def convert_command(
 ) -> None:
     """Convert a puzzle file to another format."""
     stdout = str(out) == "-"
-    if stdout and not to:
-        raise FormatError("-", None, "writing to standard output needs --to FORMAT")
-    target = get_format(to) if stdout else writer_format(out, to)
+    if stdout:
+        if not to:
+            raise FormatError("-", None, "writing to standard output needs --to FORMAT")
+        target = get_format(to)
+    else:
+        target = writer_format(out, to)
     if index is not None:
         puzzles = [read_puzzle(puzzle_path, format, index)]
     else:

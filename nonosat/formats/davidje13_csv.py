@@ -33,7 +33,7 @@ def read_csv(data: bytes, path: str) -> list[Puzzle]:
     text = "\n".join("" if line.lstrip().startswith("#") else line for line in lines)
     reader = csv.reader(io.StringIO(text), skipinitialspace=True)
     header: list[str] | None = None
-    puzzles = []
+    puzzles: list[Puzzle] = []
     try:
         for row in reader:
             line = reader.line_num

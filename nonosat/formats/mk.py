@@ -27,7 +27,7 @@ from nonosat.puzzle import Puzzle
 
 
 def _section(
-    lines: list[tuple[str, int]], expected: int, what: str, path: str, where: int
+    lines: list[tuple[str, int]], expected: int, what: str, path: str, where: int | None
 ) -> list[tuple[str, int]]:
     """Exactly ``expected`` clue lines of a section: all of its lines, or, when blank lines
     were used as spacing, its non-blank ones."""

@@ -158,22 +158,30 @@ class _Rational:
         return _Rational(self.num * other.den + other.num * self.den, self.den * other.den)
 
 
+class _HuffmanNode:
+    __slots__ = ("weight", "parent")
+
+    def __init__(self, weight: _Rational):
+        self.weight = weight
+        self.parent: _HuffmanNode | None = None
+
+
 def _code_lengths(limit: int) -> list[int]:
     """Code length of each symbol ``0..limit`` of the low-biased Huffman code (weights
     ``1/(i + 2)``), merging as the reference does: repeatedly join the two lightest nodes and
     insert the parent before the first node that is not heavier."""
-    nodes = [[_Rational(1.0, float(i + 2)), None] for i in range(limit + 1)]  # [p, parent]
+    nodes = [_HuffmanNode(_Rational(1.0, float(i + 2))) for i in range(limit + 1)]
     queue = list(nodes)  # already sorted by decreasing weight; lightest at the end
     if len(queue) == 1:
         return [0]
     while len(queue) > 1:
         c2, c1 = queue.pop(), queue.pop()
-        parent = [c1[0].add(c2[0]), None]
-        c1[1] = c2[1] = parent
+        parent = _HuffmanNode(c1.weight.add(c2.weight))
+        c1.parent = c2.parent = parent
         lo, hi = 0, len(queue)
         while hi > lo:
             mid = (lo + hi) >> 1
-            if queue[mid][0].compare(parent[0]) > 0:
+            if queue[mid].weight.compare(parent.weight) > 0:
                 lo = mid + 1
             else:
                 hi = mid
@@ -181,8 +189,8 @@ def _code_lengths(limit: int) -> list[int]:
     lengths = []
     for node in nodes:
         depth, s = 0, node
-        while s[1] is not None:
-            depth, s = depth + 1, s[1]
+        while s.parent is not None:
+            depth, s = depth + 1, s.parent
         lengths.append(depth)
     return lengths
 
@@ -244,7 +252,7 @@ def _read_size(reader: _BitReader) -> tuple[int, int]:
 def _read_rule(reader: _BitReader, length: int) -> tuple[int, ...]:
     remaining = _read_symbol(reader, length)
     cap = length - remaining
-    blocks = []
+    blocks: list[int] = []
     while remaining > 0 and len(blocks) < cap:
         block = _read_symbol(reader, remaining - 1) + 1
         remaining -= block

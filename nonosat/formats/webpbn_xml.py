@@ -69,7 +69,7 @@ class _TreeBuilder(xml.sax.handler.ContentHandler):
         self._locator = locator
 
     def startElement(self, name: str, attrs: xml.sax.xmlreader.AttributesImpl) -> None:  # noqa: N802
-        line = self._locator.getLineNumber() if self._locator else 0
+        line = (self._locator.getLineNumber() or 0) if self._locator else 0
         node = _Node(name, dict(attrs), line)
         if self._stack:
             self._stack[-1].children.append(node)
@@ -153,7 +153,8 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
             )
         if kind in clues:
             raise FormatError(path, clue_node.line, f'a second <clues type="{kind}">')
-        lines, numbers = [], []
+        lines: list[Clue] = []
+        numbers: list[int] = []
         for line_node in clue_node.findall("line"):
             blocks = []
             for count in line_node.findall("count"):
@@ -184,10 +185,9 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
     cols, col_lines = clues["columns"]
     goal = None
     for solution in node.findall("solution"):
-        if solution.attrib.get("type", "goal") == "goal" and solution.find("image") is not None:
-            goal = _image(
-                solution.find("image"), len(rows), len(cols), chars.get(background, "."), path
-            )
+        image = solution.find("image")
+        if solution.attrib.get("type", "goal") == "goal" and image is not None:
+            goal = _image(image, len(rows), len(cols), chars.get(background, "."), path)
             break
     fields = {k: node.findtext(k) for k in ("title", "author", "copyright")}
     meta = {k: v for k in ("id", "description", "authorid", "note") if (v := node.findtext(k))}
