@@ -1,0 +1,270 @@
+"""Backbone, ambiguity map and extra givens for puzzles with several solutions.
+
+* The **backbone** is the set of cells that take the same value in every solution.  A cell of a
+  solution ``s`` is in the backbone iff the puzzle with that cell flipped (given as the opposite
+  of ``s``) has no solution; each flip that does have a solution also clears every other cell on
+  which the new solution differs from ``s``, so far fewer solves than cells are needed.  Cells
+  fixed by logic (line solving, implications, probing) are backbone without a solve.
+* The **ambiguity map** is the complement: the cells that differ between some two solutions.
+  The solutions found while computing the backbone are *witnesses*: together they differ on
+  exactly the ambiguous cells, so drawing them as several solutions draws the map.
+* **Extra givens**: a greedy set of cells to reveal that makes the solution unique -- repeatedly
+  give the cell (among those the two solutions found disagree on) whose value, added to the
+  givens, leaves the fewest cells open after propagation and probing; then drop every given the
+  others make redundant.  The result is *irredundant* (no single given can be removed) but not
+  necessarily *minimum* (finding the smallest set is a much harder problem).
+
+Every solve goes through :func:`nonosat.engines.solve`, which checks each solution against the
+clues, with the engine the caller names.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from nonosat.engines import Status, solve
+from nonosat.probe import probe_grid
+from nonosat.puzzle import Cell, Puzzle, solution_to_grid, unknown_grid
+
+
+@dataclass
+class Backbone:
+    """The backbone of a puzzle with at least one solution.
+
+    Attributes
+    ----------
+    mask : ndarray of bool, shape (height, width)
+        ``True`` for backbone cells (same value in every solution).
+    undecided : ndarray of bool, shape (height, width)
+        Cells whose status could not be decided before the time limit (counted neither way).
+    witnesses : list of ndarray of bool
+        Solutions found (the reference solution first); together they differ on exactly the
+        non-backbone cells when nothing is undecided.
+    solves : int
+        Engine calls made.
+    """
+
+    mask: np.ndarray
+    undecided: np.ndarray
+    witnesses: list[np.ndarray]
+    solves: int = 0
+
+    @property
+    def size(self) -> int:
+        """Number of backbone cells."""
+        return int(self.mask.sum())
+
+    @property
+    def ambiguous(self) -> np.ndarray:
+        """The ambiguity map: cells that differ between some two solutions (bool, (h, w))."""
+        return ~self.mask & ~self.undecided
+
+
+def backbone(
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    known: np.ndarray | None = None,
+    *,
+    engine: str = "native",
+    timeout: float | None = None,
+) -> Backbone:
+    """Compute the backbone from known solutions by flipping cells.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    solutions : list of ndarray of bool, shape (height, width)
+        At least one solution (more only speed things up); the first is the reference.
+    known : ndarray of int8, shape (height, width), optional
+        A grid state every solution agrees with (cells fixed by logic): its known cells are
+        backbone without a solve, and it is the starting state of every solve.
+    engine : str
+        Engine for the flip solves (see :mod:`nonosat.engines`).
+    timeout : float, optional
+        Seconds for the whole computation; cells left when it expires are ``undecided``.
+
+    Returns
+    -------
+    Backbone
+
+    Raises
+    ------
+    ValueError
+        ``solutions`` is empty.
+    """
+    if not solutions:
+        raise ValueError("the backbone needs at least one solution")
+    ref = np.asarray(solutions[0], dtype=bool)
+    base = unknown_grid(puzzle) if known is None else np.asarray(known, dtype=np.int8).copy()
+    witnesses = [ref] + [np.asarray(s, dtype=bool) for s in solutions[1:]]
+    candidate = base == Cell.UNKNOWN
+    for sol in witnesses[1:]:
+        candidate &= sol == ref
+    undecided = np.zeros(puzzle.shape, dtype=bool)
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    solves = 0
+    for r, c in zip(*np.nonzero(candidate), strict=True):
+        if not candidate[r, c]:
+            continue
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            undecided[r, c] = True
+            continue
+        partial = base.copy()
+        partial[r, c] = Cell.EMPTY if ref[r, c] else Cell.FILLED
+        result = solve(puzzle, engine, partial=partial, limit=1, timeout=left)
+        solves += 1
+        if result.solutions:
+            other = result.solutions[0]
+            witnesses.append(other)
+            candidate &= other == ref
+        elif result.status == Status.UNKNOWN:
+            undecided[r, c] = True
+    mask = np.ones(puzzle.shape, dtype=bool)
+    for sol in witnesses[1:]:
+        mask &= sol == ref
+    mask &= ~undecided
+    return Backbone(mask, undecided, witnesses, solves)
+
+
+@dataclass
+class UniquenessGivens:
+    """Extra given cells that make a puzzle's solution unique.
+
+    Attributes
+    ----------
+    cells : list of ((row, col), bool)
+        The givens, 0-based, with their value (``True`` = filled), in the order chosen.
+    target : ndarray of bool, shape (height, width)
+        The solution the givens select (the puzzle's goal picture if it is a solution, else the
+        first solution found).
+    unique : bool
+        Whether the puzzle with these givens was proved unique (``False`` if time ran out).
+    minimal : bool
+        Always ``False``: the set is greedy and irredundant, not proved minimum.
+    solves : int
+        Engine calls made.
+    """
+
+    cells: list[tuple[tuple[int, int], bool]] = field(default_factory=list)
+    target: np.ndarray | None = None
+    unique: bool = False
+    minimal: bool = False
+    solves: int = 0
+
+
+def _open_after_logic(puzzle: Puzzle, grid: np.ndarray) -> int:
+    result = probe_grid(puzzle, grid)
+    return int(puzzle.height * puzzle.width) if result is None else int((result[0] == 3).sum())
+
+
+def uniqueness_givens(
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    known: np.ndarray | None = None,
+    *,
+    engine: str = "native",
+    timeout: float | None = None,
+    max_candidates: int = 64,
+) -> UniquenessGivens:
+    """A greedy, irredundant set of extra givens that makes the solution unique.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    solutions : list of ndarray of bool
+        At least two distinct solutions.
+    known : ndarray of int8, shape (height, width), optional
+        Cells fixed by logic (not counted as givens).
+    engine : str
+        Engine for the uniqueness checks.
+    timeout : float, optional
+        Seconds for the whole computation.
+    max_candidates : int
+        At most this many candidate cells are scored per round (those first in reading order).
+
+    Returns
+    -------
+    UniquenessGivens
+    """
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    target = solutions[0]
+    if puzzle.goal is not None and puzzle.is_solution(puzzle.goal):
+        target = puzzle.goal
+    target = np.asarray(target, dtype=bool)
+    base = unknown_grid(puzzle) if known is None else np.asarray(known, dtype=np.int8).copy()
+    target_grid = solution_to_grid(target)
+    out = UniquenessGivens(target=target)
+
+    def left() -> float | None:
+        return None if deadline is None else max(deadline - time.perf_counter(), 0.0)
+
+    def with_givens(cells: list[tuple[int, int]]) -> np.ndarray:
+        grid = base.copy()
+        for cell in cells:
+            grid[cell] = target_grid[cell]
+        return grid
+
+    chosen: list[tuple[int, int]] = []
+    others = [np.asarray(s, dtype=bool) for s in solutions if not np.array_equal(s, target)]
+    while True:
+        if not others:
+            result = solve(puzzle, engine, partial=with_givens(chosen), limit=2, timeout=left())
+            out.solves += 1
+            if result.status != Status.MULTIPLE:
+                out.unique = result.status == Status.UNIQUE
+                break
+            others = [s for s in result.solutions if not np.array_equal(s, target)]
+        current = with_givens(chosen)
+        differ = (others[0] != target) & (current == Cell.UNKNOWN)
+        cells = [(int(r), int(c)) for r, c in zip(*np.nonzero(differ), strict=True)]
+        best = min(
+            cells[:max_candidates],
+            key=lambda cell: _open_after_logic(puzzle, with_givens([*chosen, cell])),
+        )
+        chosen.append(best)
+        others = [s for s in others if s[best] == target[best]]
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+    if out.unique:
+        for cell in list(reversed(chosen)):
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            rest = [c for c in chosen if c != cell]
+            result = solve(puzzle, engine, partial=with_givens(rest), limit=2, timeout=left())
+            out.solves += 1
+            if result.status == Status.UNIQUE:
+                chosen = rest
+    out.cells = [(cell, bool(target[cell])) for cell in chosen]
+    return out
+
+
+def render_ambiguity_text(puzzle: Puzzle, reference: np.ndarray, ambiguous: np.ndarray) -> str:
+    """Clue-annotated text grid (:func:`nonosat.render.text.render_text`) of ``reference`` with
+    the ambiguous cells drawn as ``<>`` (``<->`` when cells are three characters wide).
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    reference : ndarray of bool, shape (height, width)
+        A solution; its backbone cells are drawn as usual (``##`` filled, blank empty).
+    ambiguous : ndarray of bool, shape (height, width)
+        Cells that differ between solutions.
+    """
+    from nonosat.render.text import render_text
+
+    mask = np.asarray(ambiguous, dtype=bool)
+    lines = render_text(puzzle, np.asarray(reference, dtype=bool)).split("\n")
+    rule = next(i for i, line in enumerate(lines) if line.lstrip().startswith("+"))
+    width = (len(lines[rule].strip()) - 2) // puzzle.width
+    mark = "<>" if width == 2 else "<->"
+    for r in range(puzzle.height):
+        line = lines[rule + 1 + r]
+        start = line.index("|", len(line) - width * puzzle.width - 2) + 1
+        cells = [line[start + k * width : start + (k + 1) * width] for k in range(puzzle.width)]
+        body = "".join(mark if mask[r, k] else cells[k] for k in range(puzzle.width))
+        lines[rule + 1 + r] = line[:start] + body + line[start + width * puzzle.width :]
+    return "\n".join(lines)
