@@ -57,6 +57,8 @@ def normalize_clue(clue: Iterable[int] | None, where: str = "line") -> Clue:
     """
     if clue is None:
         return None
+    if type(clue) is tuple and all(type(v) is int and v > 0 for v in clue):
+        return clue  # fast path: already normalised
     out = []
     for value in clue:
         if isinstance(value, bool) or not isinstance(value, int | np.integer):
@@ -156,8 +158,8 @@ class Puzzle:
                         f"cells but the {kind} has {length}"
                     )
         if all(c is not None for c in rows + cols):
-            row_total = sum(sum(c) for c in rows)  # type: ignore[arg-type]
-            col_total = sum(sum(c) for c in cols)  # type: ignore[arg-type]
+            row_total = sum(sum(c) for c in rows if c is not None)
+            col_total = sum(sum(c) for c in cols if c is not None)
             if row_total != col_total:
                 raise PuzzleError(
                     f"row clues fill {row_total} cells but column clues fill {col_total}"
@@ -233,7 +235,7 @@ class Puzzle:
                 f"solution is {sol.shape[1] if sol.ndim == 2 else '?'}x{sol.shape[0]} "
                 f"but the puzzle is {self.width}x{self.height}"
             )
-        errors = []
+        errors: list[tuple[int, Clue, tuple[int, ...]]] = []
         for i, clue in enumerate(self.rows):
             actual = line_blocks(sol[i])
             if clue is not None and actual != clue:
