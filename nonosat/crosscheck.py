@@ -74,6 +74,11 @@ class EngineRun:
     stats: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
 
+    @property
+    def verdict(self) -> str:
+        """The status as text (``"unique"``, ...), ``"error"`` when the engine failed."""
+        return self.status.value if self.status is not None else "error"
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -298,7 +303,7 @@ def _compare(
     findings = []
     decided = [run for run in runs if run.status in _DECIDED]
     if len({run.status for run in decided}) > 1:
-        said = ", ".join(f"{run.engine} {run.status.value}" for run in decided)
+        said = ", ".join(f"{run.engine} {run.verdict}" for run in decided)
         findings.append(Finding("verdict", f"engines disagree on the verdict: {said}"))
     witnesses = [(name, sol) for name, sols in valid.items() for sol in sols]
     if goal is not None:

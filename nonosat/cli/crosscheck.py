@@ -83,10 +83,7 @@ def _print_table(reports: list[CrossCheck], names: list[str]) -> None:
         Column("status", no_wrap=True),
     )
     for report in reports:
-        cells = []
-        for run in report.runs:
-            verdict = run.status.value if run.status is not None else "error"
-            cells.append(f"{verdict} {run.time_s:.3f} s")
+        cells = [f"{run.verdict} {run.time_s:.3f} s" for run in report.runs]
         status = report.status
         style = _STYLE.get(status, "red" if report.failed else "green")
         table.add_row(escape(report.puzzle_id), *cells, f"[{style}]{status}[/]")
