@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from nonosat.cli import batch, convert, crosscheck, render, solve
+from nonosat.cli import batch, certify, convert, crosscheck, encode, render, solve
 from nonosat.cli.common import EXIT_CODES_HELP
 
 app = typer.Typer(
@@ -30,6 +30,9 @@ app.command("batch", help=batch.__doc__, epilog=EXIT_CODES_HELP)(batch.batch_com
 app.command("convert", help=convert.__doc__, epilog=EXIT_CODES_HELP)(convert.convert_command)
 app.command("formats", help=convert.formats_command.__doc__)(convert.formats_command)
 app.command("render", help=render.__doc__, epilog=EXIT_CODES_HELP)(render.render_command)
+app.command("certify", help=certify.__doc__, epilog=EXIT_CODES_HELP)(certify.certify_command)
+app.command("verify-certificate", help=certify.__doc__, epilog=EXIT_CODES_HELP)(certify.verify_command)
+app.command("encode", help=encode.__doc__, epilog=EXIT_CODES_HELP)(encode.encode_command)
 
 
 def main() -> None:

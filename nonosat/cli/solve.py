@@ -49,6 +49,11 @@ StateOpt = Annotated[
     ),
 ]
 
+SatSolverOpt = Annotated[
+    str | None,
+    typer.Option("--sat-solver", help="PySAT solver for --engine sat (default Cadical195)."),
+]
+
 _VERDICT = {
     Status.UNIQUE: "unique solution",
     Status.MULTIPLE: "several solutions",
@@ -68,9 +73,10 @@ def solve_command(
     json_output: JsonOpt = False,
     format: FormatOpt = None,
     index: IndexOpt = None,
+    sat_solver: SatSolverOpt = None,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
-    from nonosat.errors import FormatError, PuzzleError
+    from nonosat.errors import EngineError, FormatError, PuzzleError
 
     puzzle = read_puzzle(puzzle_path, format, index)
     partial = None
@@ -85,7 +91,12 @@ def solve_command(
             raise FormatError(str(state), None, str(exc)) from None
     if engine in ("native", "auto"):
         announce_compile()
-    result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout)
+    options = {}
+    if sat_solver is not None:
+        if engine != "sat":
+            raise EngineError("--sat-solver applies to --engine sat")
+        options["solver"] = sat_solver
+    result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout, **options)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
         print_json(result.to_json(puzzle, name))

@@ -840,5 +840,18 @@ def _compare_cnf(path: Path, formula: list[Clause], nvars: int, problems: list[s
         return
     for k, (got, want) in enumerate(zip(clauses, formula, strict=True), start=1):
         if got != want:
-            problems.append(f"{CNF_FILE}: clause {k} is {got} but the clues give {want}")
+            problems.append(f"{CNF_FILE}: clause {k} differs from the clues' formula: "
+                            f"{_clause_diff(got, want)}")
             return
+
+
+def _clause_diff(got: list[int], want: list[int]) -> str:
+    extra = [lit for lit in got if lit not in want]
+    missing = [lit for lit in want if lit not in got]
+
+    def short(lits: list[int]) -> str:
+        return " ".join(map(str, lits[:8])) + (" ..." if len(lits) > 8 else "")
+
+    if not extra and not missing:
+        return "same literals in another order"
+    return f"has {short(extra) or 'nothing'} instead of {short(missing) or 'nothing'}"

@@ -8,10 +8,10 @@ Time limits
 -----------
 CaDiCaL cannot be interrupted from another thread through PySAT, so a deadline is honoured with
 conflict budgets: :meth:`SatRun.solve` calls ``solve_limited`` with a conflict budget, checks the
-clock between calls and doubles the budget while a call takes a small part of the remaining
-time.  The solver keeps its learnt clauses between calls, so the search continues where it
-stopped.  A deadline can be overshot by at most one budgeted call (a fraction of the time that
-was left).  Solvers that PySAT cannot bound (Lingeling) refuse a deadline.
+clock between calls, and sizes the next budget from the conflict rate of the last call so that a
+call lasts at most half a second (or half the time left).  The solver keeps its learnt clauses
+between calls, so the search continues where it stopped.  A deadline is overshot by about one
+budgeted call.  Solvers that PySAT cannot bound (Lingeling) refuse a deadline.
 
 Proofs
 ------
@@ -35,9 +35,12 @@ from nonosat.errors import EngineError
 #: The SAT solver used when none is named (CaDiCaL 1.9.5).
 DEFAULT_SOLVER = "Cadical195"
 
-#: First conflict budget of a time-limited solve; doubled while calls stay short.
-FIRST_CONFLICT_BUDGET = 2_000
+#: First conflict budget of a time-limited solve; later budgets follow the conflict rate.
+FIRST_CONFLICT_BUDGET = 1_000
+MIN_CONFLICT_BUDGET = 100
 MAX_CONFLICT_BUDGET = 1 << 22
+#: Longest a budgeted call should take (seconds), so that a deadline is overshot by little.
+MAX_CALL_S = 0.5
 
 
 def _canonical_names() -> dict[str, str]:
@@ -171,9 +174,12 @@ class SatRun:
                 ) from None
             if result is not None:
                 return result
-            took = time.perf_counter() - call_start
-            if took < remaining / 4 and self._budget < MAX_CONFLICT_BUDGET:
-                self._budget *= 2
+            # aim the next call at a short slice of the time left, from the conflict rate seen
+            took = max(time.perf_counter() - call_start, 1e-4)
+            target = min(MAX_CALL_S, max(deadline - time.perf_counter(), 0.0) / 2)
+            scaled = int(self._budget * target / took)
+            self._budget = max(MIN_CONFLICT_BUDGET, min(scaled, 4 * self._budget,
+                                                        MAX_CONFLICT_BUDGET))
 
     def model(self) -> list[int]:
         """The model of the last satisfiable :meth:`solve` (signed literals, variable order)."""

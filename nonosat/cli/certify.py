@@ -1,0 +1,166 @@
+"""Certify that a puzzle has exactly one solution, with a DRAT proof anyone can check.
+
+certify writes a certificate directory: puzzle.json (the clues), puzzle.cnf (the CNF encoding
+plus the clause excluding the solution found), proof.drat (a DRAT proof that this CNF is
+unsatisfiable, so no other solution exists), solution.txt and certificate.json (fingerprint,
+verdict, encoding, solver, checkers, times, proof size, file hashes).  The proof is checked
+before anything is called certified: in-process by dratify, and by drat-trim when it is on PATH
+(--checker).  A puzzle with several solutions gets two of them as the witness and no proof
+(exit 1); a puzzle without solution gets a proof that the CNF itself is unsatisfiable (exit 3).
+A proof that fails its check exits 1 and the files stay for inspection.  DIR is never
+overwritten without --force.
+
+verify-certificate re-derives the CNF from the clues in DIR, checks the solution against the
+clues, checks the proof and the recorded file hashes; it exits with the certified verdict's code
+(0 unique, 1 several solutions, 3 none) when everything checks, and 1 when anything fails.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nonosat.cli.common import (
+    EXIT_FAILED,
+    EXIT_GAVE_UP,
+    EXIT_MULTIPLE,
+    EXIT_NONE,
+    EXIT_OK,
+    FormatOpt,
+    IndexOpt,
+    JsonOpt,
+    PuzzleArg,
+    TimeoutOpt,
+    handle_errors,
+    print_json,
+)
+
+OutOpt = Annotated[
+    Path,
+    typer.Option("--out", "-o", help="Certificate directory to write.", show_default=False),
+]
+DirArg = Annotated[Path, typer.Argument(help="Certificate directory.", show_default=False)]
+EncodingOpt = Annotated[
+    str | None,
+    typer.Option("--encoding", help="CNF line encoding: order, regular, dfa (default: order)."),
+]
+SatSolverOpt = Annotated[
+    str | None,
+    typer.Option("--sat-solver", help="PySAT solver that logs DRAT proofs (default Cadical195)."),
+]
+CheckerOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--checker",
+        help="Proof checker: dratify, drat-trim, auto (dratify + drat-trim when on PATH), all. "
+        "Repeatable. Default: auto.",
+    ),
+]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite the files of a non-empty DIR.")]
+
+_EXIT = {"unique": EXIT_OK, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE, "unknown": EXIT_GAVE_UP}
+
+
+@handle_errors
+def certify_command(
+    puzzle_path: PuzzleArg,
+    out: OutOpt,
+    encoding: EncodingOpt = None,
+    sat_solver: SatSolverOpt = None,
+    checker: CheckerOpt = None,
+    timeout: TimeoutOpt = None,
+    force: ForceOpt = False,
+    json_output: JsonOpt = False,
+    format: FormatOpt = None,
+    index: IndexOpt = None,
+) -> None:
+    """Certify a puzzle's unique solution with a checked DRAT proof."""
+    from nonosat.encodings.certificate import (
+        certify,
+        ensure_writable_dir,
+        resolve_checkers,
+        write_certificate,
+    )
+    from nonosat.encodings.cnf import DEFAULT_ENCODING
+    from nonosat.encodings.satsolver import DEFAULT_SOLVER
+    from nonosat.formats import read_puzzle
+
+    puzzle = read_puzzle(puzzle_path, format, index)
+    ensure_writable_dir(out, force)
+    checkers = resolve_checkers(checker or ["auto"])
+    cert = certify(
+        puzzle,
+        encoding=encoding or DEFAULT_ENCODING,
+        solver=sat_solver or DEFAULT_SOLVER,
+        checkers=checkers,
+        timeout=timeout,
+    )
+    written = [] if cert.verdict == "unknown" else write_certificate(cert, out, force)
+    rejected = [c for c in cert.checks if not c.ok]
+    code = EXIT_FAILED if rejected else _EXIT[cert.verdict]
+    if json_output:
+        print_json({
+            "puzzle": str(puzzle_path) + (f"#{index}" if index is not None else ""),
+            "verdict": cert.verdict,
+            "certified": cert.proved,
+            "directory": str(out) if written else None,
+            "encoding": cert.encoding,
+            "solver": cert.solver,
+            "checks": [c.to_json() for c in cert.checks],
+            "proof": {k: cert.stats[k] for k in ("lemmas", "deletions", "proof_bytes")
+                      if k in cert.stats},
+            "times_s": {k: round(v, 6) for k, v in cert.times.items()},
+        })
+        raise typer.Exit(code)
+    name = puzzle.describe()
+    if cert.verdict == "unknown":
+        typer.echo(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; nothing written")
+        raise typer.Exit(code)
+    if cert.verdict == "multiple":
+        typer.echo(f"{name}: several solutions; two of them are the witness in "
+                   f"{out / 'solution.txt'} (no certificate)")
+        raise typer.Exit(code)
+    claim = "unique solution" if cert.verdict == "unique" else "no solution"
+    status = "certified" if cert.proved else "NOT certified: the proof was rejected"
+    typer.echo(f"{name}: {claim}, {status}")
+    lemmas = cert.stats.get("lemmas", 0)
+    how = cert.stats.get("prove", {}).get("method", "sat")
+    source = ("unit propagation refutes the formula" if how == "unit propagation"
+              else f"{cert.solver}")
+    typer.echo(f"  proof: {lemmas:,} lemma{'s' if lemmas != 1 else ''} ({source}), "
+               f"{cert.encoding} encoding")
+    for check in cert.checks:
+        verdict = "accepted" if check.ok else f"REJECTED ({check.reason})"
+        typer.echo(f"  {check.checker}: {verdict} in {check.time_s:.3f} s")
+    typer.echo(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
+               f"[{cert.times['total']:.3f} s]")
+    raise typer.Exit(code)
+
+
+@handle_errors
+def verify_command(
+    cert_dir: DirArg,
+    checker: CheckerOpt = None,
+    timeout: TimeoutOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Check a certificate directory written by nonosat certify."""
+    from nonosat.encodings.certificate import verify_certificate
+
+    result = verify_certificate(cert_dir, checker or ["auto"], timeout)
+    code = _EXIT.get(result.verdict or "", EXIT_FAILED) if result.ok else EXIT_FAILED
+    if json_output:
+        print_json({"directory": str(cert_dir), **result.to_json()})
+        raise typer.Exit(code)
+    if result.ok:
+        claim = {"unique": "unique solution", "none": "no solution",
+                 "multiple": "several solutions (witness)"}[result.verdict or "unique"]
+        checks = ", ".join(f"{c.checker} {c.time_s:.3f} s" for c in result.checks)
+        typer.echo(f"{cert_dir}: verified: {claim}" + (f" [{checks}]" if checks else ""))
+    else:
+        typer.echo(f"{cert_dir}: NOT verified", err=True)
+        for problem in result.problems:
+            typer.echo(f"  {problem}", err=True)
+    raise typer.Exit(code)

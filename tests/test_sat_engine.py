@@ -1,0 +1,174 @@
+"""The SAT engine against brute force, the native engine and the corpus; solvers, limits, time."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from conftest import corpus_path
+from nonosat.cli.app import app
+from nonosat.encodings.cnf import ENCODING_VERSIONS
+from nonosat.engines import Status, get_engine, solve
+from nonosat.errors import EngineError
+from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
+
+SURVEY = ("FastNonogramSolver", "puzzles", "survey")
+
+
+def brute_force(puzzle: Puzzle) -> list[np.ndarray]:
+    """Every solution, by trying each combination of row patterns."""
+    h, w = puzzle.shape
+    rows = [
+        [p for p in itertools.product((False, True), repeat=w)
+         if clue is None or line_blocks(p) == clue]
+        for clue in puzzle.rows
+    ]
+    grids = (np.array(g, dtype=bool) for g in itertools.product(*rows))
+    return [g for g in grids if puzzle.is_solution(g)]
+
+
+def as_set(solutions):
+    return {np.asarray(s, dtype=bool).tobytes() for s in solutions}
+
+
+pictures = st.integers(1, 4).flatmap(
+    lambda h: st.integers(1, 5).flatmap(
+        lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w), min_size=h, max_size=h)
+    )
+)
+
+
+@pytest.mark.parametrize("encoding", sorted(ENCODING_VERSIONS))
+@settings(max_examples=30, deadline=None)
+@given(pictures)
+def test_sat_engine_finds_exactly_the_brute_force_solutions(encoding, picture):
+    puzzle = Puzzle.from_picture(picture)
+    expected = brute_force(puzzle)
+    result = solve(puzzle, "sat", limit=100, encoding=encoding)
+    assert as_set(result.solutions) == as_set(expected)
+    assert len(result.solutions) == len(expected)
+    assert result.status == (Status.UNIQUE if len(expected) == 1 else Status.MULTIPLE)
+    verdict = solve(puzzle, "sat", limit=2, encoding=encoding)
+    assert verdict.status == (Status.UNIQUE if len(expected) == 1 else Status.MULTIPLE)
+
+
+@settings(max_examples=20, deadline=None)
+@given(pictures, st.integers(0, 2**32 - 1))
+def test_partial_grid_restricts_the_solutions(picture, seed):
+    puzzle = Puzzle.from_picture(picture)
+    rng = np.random.default_rng(seed)
+    partial = unknown_grid(puzzle)
+    mask = rng.random(puzzle.shape) < 0.4
+    values = rng.random(puzzle.shape) < 0.5
+    partial[mask] = np.where(values[mask], Cell.FILLED, Cell.EMPTY)
+    expected = [s for s in brute_force(puzzle) if (s[mask] == values[mask]).all()]
+    result = solve(puzzle, "sat", partial=partial, limit=100)
+    assert as_set(result.solutions) == as_set(expected)
+    if not expected:
+        assert result.status == Status.NONE
+
+
+@settings(max_examples=15, deadline=None)
+@given(pictures)
+def test_sat_and_native_engines_agree(picture):
+    pytest.importorskip("nonosat.engines.native")
+    puzzle = Puzzle.from_picture(picture)
+    sat = solve(puzzle, "sat", limit=2)
+    native = solve(puzzle, "native", limit=2)
+    assert sat.status == native.status
+    if sat.status == Status.UNIQUE:
+        assert (sat.solutions[0] == native.solutions[0]).all()
+
+
+def test_limit_one_reports_solved_and_limits_are_respected():
+    puzzle = Puzzle([(1,), (1,), (1,)], [(1,), (1,), (1,)])  # the 6 permutation matrices
+    assert solve(puzzle, "sat", limit=1).status == Status.SOLVED
+    some = solve(puzzle, "sat", limit=4)
+    assert len(some.solutions) == 4 and len(as_set(some.solutions)) == 4
+    every = solve(puzzle, "sat", limit=50)
+    assert len(every.solutions) == 6 and every.status == Status.MULTIPLE
+
+
+def test_no_solution_and_free_cells():
+    assert solve(Puzzle([(2,), ()], [(2,), ()]), "sat").status == Status.NONE
+    # the last cell lies on no known clue: the solver never sees its variable
+    puzzle = Puzzle([(1,), None], [(1,), None])
+    free = solve(puzzle, "sat", limit=10)
+    assert as_set(free.solutions) == as_set(brute_force(puzzle)) and len(free.solutions) == 4
+
+
+def test_stats_describe_the_formula_and_the_search():
+    result = solve(Puzzle.from_picture([[1, 0, 1], [1, 1, 0]]), "sat", encoding="order")
+    for key in ("solver", "encoding", "variables", "clauses", "conflicts", "decisions",
+                "sat_calls", "encode_time_s", "sat_time_s"):
+        assert key in result.stats
+    assert result.stats["solver"] == "cadical195" and result.stats["encoding"] == "order"
+    assert result.stats["variables"] >= 6
+    json.dumps(result.stats)
+
+
+@pytest.mark.parametrize("name", ["Glucose4", "minisat22", "MapleChrono", "cadical153"])
+def test_other_pysat_solvers(name):
+    puzzle = Puzzle.from_picture([[1, 0, 1, 1], [1, 1, 0, 1], [0, 1, 1, 0]])
+    assert get_engine("sat", solver=name).solve(puzzle).status == Status.UNIQUE
+
+
+def test_unknown_solver_and_encoding_are_refused():
+    with pytest.raises(EngineError, match="cadical195"):
+        get_engine("sat", solver="nosuch")
+    with pytest.raises(EngineError, match="regular"):
+        get_engine("sat", encoding="nosuch")
+
+
+def test_solver_that_cannot_be_bounded_refuses_a_timeout():
+    puzzle = Puzzle.from_picture([[1, 0], [1, 1]])
+    assert get_engine("sat", solver="lingeling").solve(puzzle).status == Status.UNIQUE
+    with pytest.raises(EngineError, match="time limit"):
+        get_engine("sat", solver="lingeling").solve(puzzle, timeout=5)
+
+
+def test_timeout_is_honoured_on_a_hard_puzzle():
+    from nonosat.formats import read_puzzle
+
+    puzzle = read_puzzle(corpus_path(*SURVEY, "knotty.nin"))  # minutes for CaDiCaL
+    start = time.perf_counter()
+    result = solve(puzzle, "sat", timeout=1.0, encoding="order")
+    elapsed = time.perf_counter() - start
+    assert result.status == Status.UNKNOWN
+    assert elapsed < 4.0, elapsed
+    assert result.stats["sat_calls"] >= 2  # budgeted calls, not one unbounded call
+
+
+@pytest.mark.parametrize("name", ["webpbn-00006.nin", "webpbn-00023.nin", "webpbn-06574.nin"])
+def test_corpus_puzzles_agree_with_the_native_engine(name):
+    from nonosat.formats import read_puzzle
+
+    pytest.importorskip("nonosat.engines.native")
+    puzzle = read_puzzle(corpus_path(*SURVEY, name))
+    sat = solve(puzzle, "sat", timeout=60)
+    native = solve(puzzle, "native", timeout=60)
+    assert sat.status == native.status == Status.UNIQUE
+    assert (sat.solutions[0] == native.solutions[0]).all()
+
+
+def test_cli_solve_with_a_named_sat_solver(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text('{"rows": [[1], [2]], "cols": [[2], [1]]}')
+    runner = CliRunner()
+    out = runner.invoke(app, ["solve", str(path), "--engine", "sat", "--sat-solver", "glucose4",
+                              "--json"])
+    assert out.exit_code == 0, out.output
+    obj = json.loads(out.stdout)
+    assert obj["status"] == "unique" and obj["engine"] == "sat"
+    assert obj["solutions"] == [["#.", "##"]] and obj["stats"]["solver"] == "glucose4"
+    bad = runner.invoke(app, ["solve", str(path), "--engine", "sat", "--sat-solver", "nope"])
+    assert bad.exit_code == 2 and "unknown SAT solver" in bad.output
+    wrong = runner.invoke(app, ["solve", str(path), "--engine", "cpsat", "--sat-solver", "g4"])
+    assert wrong.exit_code == 2 and "--engine sat" in wrong.output
