@@ -8,6 +8,7 @@ from __future__ import annotations
 import typer
 
 from nonosat.cli import batch, certify, convert, crosscheck, encode, render, solve
+from nonosat.cli import verify as verify_cli
 from nonosat.cli.common import EXIT_CODES_HELP
 
 app = typer.Typer(
@@ -33,6 +34,7 @@ app.command("render", help=render.__doc__, epilog=EXIT_CODES_HELP)(render.render
 app.command("certify", help=certify.__doc__, epilog=EXIT_CODES_HELP)(certify.certify_command)
 app.command("verify-certificate", help=certify.__doc__, epilog=EXIT_CODES_HELP)(certify.verify_command)
 app.command("encode", help=encode.__doc__, epilog=EXIT_CODES_HELP)(encode.encode_command)
+app.command("verify", help=verify_cli.__doc__, epilog=EXIT_CODES_HELP)(verify_cli.verify_command)
 
 
 def main() -> None:

@@ -1,0 +1,320 @@
+"""Judge another solver's answers, with evidence.
+
+One puzzle: verify PUZZLE --solution FILE checks a solution (any picture format: text grid, PBM,
+PNG, a webpbn file with a goal, a tournament solution file with --index N) against every clue and
+names each failing line with its expected and actual blocks.  --claim unique|multiple|none|solved
+judges the other solver's verdict: unique is confirmed with a uniqueness certificate (checked DRAT
+proof) or refuted with two distinct valid solutions; multiple is confirmed with two solutions or
+refuted with a certificate; none is confirmed with a proof of unsatisfiability or refuted with a
+solution.  --out DIR receives the witness: solution-K.txt (text grids), certificate/ (check it
+with nonosat verify-certificate), line-errors.txt, verdict.json.
+
+Many puzzles: verify --results FILE PUZZLES... reads the other solver's results, JSON Lines
+({"id": "set.txt#12", "status": "unique", "solution": ["##..", ...]}) or TSV with a header naming
+the columns id, status and optionally solution (rows separated by '|' or '/').  Ids are FILE#N,
+FILE, or the bare number N of a tournament set.  The rows are judged in parallel with a progress
+bar; the summary counts confirmed / refuted / undecided rows per claimed verdict and lists every
+refuted row with its witness directory (under --out, default RESULTS.witnesses beside the
+results file).  A row whose puzzle cannot be found, or whose solution has the wrong size, is
+reported as a bad row.
+
+Exit 0 when every answer holds, 1 when one is refuted (witness written), 4 when one is undecided
+within --timeout, 2 for bad input (also: bad rows in a results file).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from nonosat.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_GAVE_UP,
+    EXIT_OK,
+    FormatOpt,
+    IndexOpt,
+    JsonOpt,
+    fail,
+    handle_errors,
+    print_json,
+)
+
+PuzzlesArg = Annotated[
+    list[Path],
+    typer.Argument(
+        help="The puzzle file; with --results, the puzzle files and directories its rows name.",
+        show_default=False,
+    ),
+]
+SolutionOpt = Annotated[
+    Path | None,
+    typer.Option("--solution", "-s", help="The other solver's solution (a picture file)."),
+]
+ClaimOpt = Annotated[
+    str | None,
+    typer.Option("--claim", "-c", help="The other solver's verdict: unique, multiple, none, solved."),
+]
+ResultsOpt = Annotated[
+    Path | None,
+    typer.Option("--results", "-r", help="The other solver's results (JSON Lines or TSV)."),
+]
+OutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--out", "-o",
+        help="Witness directory (one puzzle), or the directory of one witness directory per "
+        "refuted row (--results; default RESULTS.witnesses).",
+    ),
+]
+VerifyTimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout", "-t", min=0.0, metavar="SECONDS",
+        help="Seconds per puzzle for finding solutions and proofs; undecided after it "
+        "(default: none for one puzzle, 60 with --results; 0: none).",
+    ),
+]
+SolutionFormatOpt = Annotated[
+    str | None, typer.Option("--solution-format", help="Format of --solution (default: detected).")
+]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option("--jobs", "-j", min=1, help="Worker processes for --results (default: all cores)."),
+]
+CheckerOpt = Annotated[
+    list[str] | None,
+    typer.Option("--checker", help="Proof checker: dratify, drat-trim, auto (default), all."),
+]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite the files of a non-empty --out.")]
+AllWitnessesOpt = Annotated[
+    bool,
+    typer.Option("--all-witnesses", help="With --results, also write the evidence of confirmed rows."),
+]
+
+_EXIT = {"confirmed": EXIT_OK, "refuted": EXIT_FAILED, "undecided": EXIT_GAVE_UP,
+         "unjudged": EXIT_BAD_INPUT}
+_STYLE = {"confirmed": "green", "refuted": "bold red", "undecided": "yellow",
+          "unjudged": "dim", "bad-row": "red"}
+
+#: Batch timeout when --timeout is not given.
+BATCH_TIMEOUT = 60.0
+
+
+@handle_errors
+def verify_command(
+    puzzles: PuzzlesArg,
+    solution: SolutionOpt = None,
+    claim: ClaimOpt = None,
+    results: ResultsOpt = None,
+    out: OutOpt = None,
+    timeout: VerifyTimeoutOpt = None,
+    index: IndexOpt = None,
+    json_output: JsonOpt = False,
+    format: FormatOpt = None,
+    solution_format: SolutionFormatOpt = None,
+    jobs: JobsOpt = None,
+    checker: CheckerOpt = None,
+    force: ForceOpt = False,
+    all_witnesses: AllWitnessesOpt = False,
+) -> None:
+    """Judge another solver's solution and verdict (or a whole results file) with evidence."""
+    from nonosat.encodings.certificate import resolve_checkers
+
+    checkers = resolve_checkers(checker or ["auto"])
+    if results is not None:
+        if solution is not None or claim is not None or index is not None:
+            raise fail("--solution, --claim and --index judge one puzzle; --results takes "
+                       "them from the results file")
+        _verify_results(results, puzzles, out, timeout, jobs, checkers, json_output, format,
+                        all_witnesses)
+    if len(puzzles) != 1:
+        raise fail(f"give one puzzle file (got {len(puzzles)}), or --results FILE")
+    if solution is None and claim is None:
+        raise fail("nothing to verify: give --solution FILE and/or --claim VERDICT, "
+                   "or --results FILE")
+    _verify_one(puzzles[0], solution, claim, out, timeout, index, json_output, format,
+                solution_format, checkers, force)
+
+
+# -- one puzzle ------------------------------------------------------------------------------------
+
+
+def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None,
+                out: Path | None, timeout: float | None, index: int | None, json_output: bool,
+                format: str | None, solution_format: str | None, checkers: list[str],
+                force: bool) -> None:
+    from nonosat.encodings.certificate import ensure_writable_dir
+    from nonosat.formats import read_puzzle
+    from nonosat.verify import parse_claim, verify, write_witness
+
+    claimed = parse_claim(claim) if claim is not None else None
+    if claim is not None and claimed is None:
+        raise fail(f"--claim {claim} is no verdict to judge; use unique, multiple, none or solved")
+    puzzle = read_puzzle(puzzle_path, format, index)
+    solutions = []
+    if solution_path is not None:
+        solutions.append(_read_solution(solution_path, solution_format, index, puzzle.shape))
+    if out is not None:
+        ensure_writable_dir(out, force)
+    judgement = verify(puzzle, claimed, solutions, timeout=timeout or None, checkers=checkers)
+    written = write_witness(judgement, out, force) if out is not None else []
+    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+    code = _EXIT[judgement.outcome]
+    if json_output:
+        print_json({"puzzle": name, **judgement.to_json(),
+                    "witness_dir": str(out) if written else None})
+        raise typer.Exit(code)
+    typer.echo(f"{name} ({puzzle.width}x{puzzle.height}): {judgement.outcome.upper()}")
+    for k, check in enumerate(judgement.checks, start=1):
+        label = "solution" if len(judgement.checks) == 1 else f"solution {k}"
+        if check.valid:
+            typer.echo(f"  {label}: valid (every clue holds)")
+        else:
+            n = len(check.errors)
+            typer.echo(f"  {label}: INVALID, {n} line{'s' if n != 1 else ''} break their clue:")
+            for error in check.errors:
+                typer.echo(f"    {error}")
+    if judgement.claim is not None:
+        claim_reason = judgement.reason.rpartition(": ")[2] if judgement.checks and (
+            judgement.outcome == "refuted" and judgement.claim_outcome != "refuted"
+        ) else judgement.reason
+        typer.echo(f"  claim {judgement.claim}: {judgement.claim_outcome} "
+                   f"(nonosat: {judgement.truth}; {claim_reason})")
+    typer.echo(f"  evidence: {judgement.witness_kind() or 'none'} "
+               f"[{judgement.time_s:.3f} s]")
+    if written:
+        names = sorted({p.relative_to(out).parts[0] for p in written})
+        typer.echo(f"  witness: {out}/ ({', '.join(names)})")
+    elif judgement.outcome == "refuted" and judgement.claim_outcome == "refuted":
+        from nonosat.render.text import render_text
+
+        for k, sol in enumerate(judgement.evidence, start=1):
+            typer.echo(f"  nonosat's solution {k}:")
+            typer.echo(render_text(puzzle, sol))
+    raise typer.Exit(code)
+
+
+def _read_solution(path: Path, format: str | None, index: int | None,
+                   shape: tuple[int, int]) -> Any:
+    """The picture in ``path`` (its goal), checked to have the puzzle's size."""
+    from nonosat.errors import FormatError
+    from nonosat.formats import read_puzzles
+
+    pictures = read_puzzles(path, format)
+    if len(pictures) > 1:
+        if index is None:
+            raise FormatError(str(path), None, f"the file holds {len(pictures)} pictures; "
+                              "pick one with --index N")
+        chosen = [p for k, p in enumerate(pictures, start=1)
+                  if (p.number if p.number is not None else k) == index]
+        if not chosen:
+            raise FormatError(str(path), None, f"no picture numbered {index} in the file")
+        picture = chosen[0]
+    else:
+        picture = pictures[0]
+    if picture.goal is None:
+        raise FormatError(str(path), None, "holds clues but no solution picture")
+    if picture.goal.shape != shape:
+        h, w = picture.goal.shape
+        raise FormatError(str(path), None, f"wrong size: the solution is {w}x{h}, the puzzle "
+                          f"{shape[1]}x{shape[0]}")
+    return picture.goal
+
+
+# -- a results file --------------------------------------------------------------------------------
+
+
+def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
+                    timeout: float | None, jobs: int | None, checkers: list[str],
+                    json_output: bool, format: str | None, all_witnesses: bool) -> None:
+    from nonosat.batch import collect_puzzles
+    from nonosat.cli.batch import _Progress
+    from nonosat.errors import FormatError
+    from nonosat.verify import PuzzleIndex, read_results, summarise_verdicts, verify_results
+
+    if not puzzle_paths:
+        raise fail("--results needs the puzzle files its rows name")
+    rows = read_results(results)
+    inputs = collect_puzzles(list(puzzle_paths), format)
+    if not inputs.puzzles:
+        raise FormatError(", ".join(map(str, puzzle_paths)), None, "no puzzle files found")
+    index = PuzzleIndex(inputs.puzzles)
+    witnesses = out if out is not None else results.with_name(results.name + ".witnesses")
+    limit = BATCH_TIMEOUT if timeout is None else (timeout or None)
+    typer.echo(f"nonosat verify: {len(rows)} rows of {results} against {len(inputs.puzzles)} "
+               f"puzzles with {jobs or 'all'} local workers", err=True)
+    start = time.perf_counter()
+    progress = _Progress(len(rows))
+    try:
+        with progress:
+            records = verify_results(
+                rows, index, timeout=limit, jobs=jobs, out_dir=witnesses,
+                keep=("refuted", "confirmed") if all_witnesses else ("refuted",),
+                checkers=checkers, on_record=progress.update,
+            )
+    except KeyboardInterrupt:
+        typer.echo("nonosat: interrupted", err=True)
+        raise typer.Exit(130) from None
+    elapsed = time.perf_counter() - start
+    summary = summarise_verdicts(records)
+    for error in inputs.errors:
+        summary.bad_rows.append({"id": error["id"], "line": None, "reason": error["error"]})
+    if json_output:
+        print_json({"results": str(results), "elapsed_s": round(elapsed, 3),
+                    "witnesses": str(witnesses), **summary.to_json(),
+                    "records": records})
+    else:
+        _print_summary(summary, elapsed, witnesses)
+    if summary.refuted:
+        raise typer.Exit(EXIT_FAILED)
+    if summary.bad_rows:
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if summary.undecided:
+        raise typer.Exit(EXIT_GAVE_UP)
+    raise typer.Exit(EXIT_OK)
+
+
+#: Rows of the refuted / bad / undecided tables before the rest are only counted.
+_LISTED = 50  # undecided rows; refuted and bad rows are all listed
+
+
+def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from nonosat.verify import OUTCOMES
+
+    console = Console(highlight=False)
+    if not console.is_terminal:  # a log file: do not wrap ids at 80 columns
+        console.width = max(console.width, 160)
+    console.print(f"[bold]verify[/]: {summary.rows} rows in {elapsed:.1f} s")
+    outcomes = [o for o in OUTCOMES if summary.count(o)]
+    table = Table("claimed", *(f"[{_STYLE[o]}]{o}[/]" for o in outcomes), "rows",
+                  title="outcome per claimed verdict", title_justify="left")
+    for claim, counts in summary.table.items():
+        table.add_row("(no verdict)" if claim == "-" else claim,
+                      *(str(counts.get(o, 0)) for o in outcomes), str(sum(counts.values())))
+    table.add_row("[bold]all[/]", *(str(summary.count(o)) for o in outcomes), str(summary.rows))
+    console.print(table)
+    sections = (
+        ("refuted", summary.refuted, ("id", "claim", "reason", "witness")),
+        ("bad rows", summary.bad_rows, ("id", "line", "reason")),
+        ("undecided", summary.undecided, ("id", "claim", "reason")),
+    )
+    for title, rows, columns in sections:
+        if not rows:
+            continue
+        t = Table(*columns, title=f"{title} ({len(rows)})", title_justify="left")
+        for row in rows[:_LISTED]:
+            t.add_row(*(escape(str(row.get(c) if row.get(c) is not None else "-"))
+                        for c in columns))
+        if len(rows) > _LISTED:
+            t.add_row("...", *([""] * (len(columns) - 2)), f"{len(rows) - _LISTED} more (--json)")
+        console.print(t)
+    if summary.refuted and not any(r.get("witness") for r in summary.refuted):
+        console.print(f"no witness written (see {escape(str(witnesses))})")

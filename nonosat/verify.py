@@ -1,0 +1,972 @@
+"""Judge another solver's answers with evidence.
+
+A solver writer runs a solver over a corpus and gets, per puzzle, a verdict (``unique``,
+``multiple``, ``none``, or ``solved`` for a first solution only) and perhaps a solution.  This
+module judges each answer and backs every judgement with something anyone can check again:
+
+=====================  ====================================  ====================================
+claim                  confirmed by                          refuted by
+=====================  ====================================  ====================================
+a solution             every line matches its clue           the lines that break their clue
+                                                             (expected and actual blocks)
+``unique``             uniqueness certificate (DRAT proof)   two distinct valid solutions, or a
+                                                             proof that there is no solution
+``multiple``           two distinct valid solutions          uniqueness certificate, or a proof
+                                                             that there is no solution
+``none``               proof of unsatisfiability (DRAT)      a valid solution
+``solved``             a valid solution                      proof of unsatisfiability
+=====================  ====================================  ====================================
+
+Certificates and proofs come from :func:`nonosat.encodings.certificate.certify` (CNF encoding,
+SAT solver with DRAT logging, proof checked by dratify / drat-trim); every solution used as
+evidence is checked against the clues here, line by line, independently of the encoding.
+
+Batch form
+----------
+:func:`read_results` reads another solver's results file (JSON Lines or TSV with a header),
+:class:`PuzzleIndex` finds the puzzle each row names (``file#N``, or the bare ``N`` of a
+tournament set), and :func:`verify_results` judges the rows in parallel through
+:mod:`nonosat.batch` (a worker process per core, killed from outside on overrun).  A row whose
+puzzle cannot be found, or whose solution has the wrong size, gets a ``bad-row`` record: nothing
+is skipped silently.
+
+Witness directory
+-----------------
+:meth:`Judgement.witness_files` / :func:`write_witness`:
+
+========================  ======================================================================
+``verdict.json``          the judgement (:meth:`Judgement.to_json`)
+``solution-K.txt``        evidence solutions found by nonosat, as text grids (``#`` / ``.``)
+``submitted-K.txt``       a submitted solution that breaks the clues, as a text grid
+``line-errors.txt``       its failing lines: ``row 3: expected 3 1, actual 2 2``
+``certificate/``          the certificate directory (``nonosat verify-certificate`` checks it)
+========================  ======================================================================
+
+Nothing here prints.  :mod:`nonosat.cli.verify` is the command.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nonosat.errors import EngineError, FormatError, PuzzleError
+from nonosat.puzzle import Clue, Puzzle, clue_text, grid_from_rows, grid_rows, grid_to_solution
+
+#: Claimed verdicts that can be judged.
+CLAIMS = ("unique", "multiple", "none", "solved")
+
+#: Outcomes of a judgement.  ``unjudged``: a row with neither a verdict nor a solution (the other
+#: solver gave up); ``bad-row``: the row cannot be judged (puzzle not found, malformed solution).
+OUTCOMES = ("confirmed", "refuted", "undecided", "unjudged", "bad-row")
+
+#: How other solvers spell their verdicts (lower case, ``_``/``-`` read as spaces) -> claim;
+#: ``None`` means no verdict.
+CLAIM_WORDS: dict[str, str | None] = {
+    "unique": "unique", "unique solution": "unique", "one solution": "unique",
+    "multiple": "multiple", "multiple solutions": "multiple", "several": "multiple",
+    "several solutions": "multiple", "not unique": "multiple", "ambiguous": "multiple",
+    "none": "none", "no solution": "none", "unsat": "none", "unsatisfiable": "none",
+    "unsolvable": "none", "infeasible": "none",
+    "solved": "solved", "sat": "solved", "satisfiable": "solved", "found": "solved",
+    "feasible": "solved",
+    "": None, "unknown": None, "timeout": None, "time out": None, "gave up": None,
+    "error": None, "crashed": None, "?": None,
+}
+
+#: Statuses the batch machinery records for a worker that failed (they become ``undecided``).
+_WORKER_FAILURES = ("timeout", "crashed", "error")
+
+
+def parse_claim(text: str | None) -> str | None:
+    """The claim (one of :data:`CLAIMS`) a results file's status means, ``None`` for no verdict.
+
+    >>> parse_claim("Multiple_Solutions"), parse_claim("UNSAT"), parse_claim("timeout")
+    ('multiple', 'none', None)
+
+    Raises
+    ------
+    PuzzleError
+        A status that names no verdict this module knows.
+    """
+    if text is None:
+        return None
+    key = re.sub(r"[\s_-]+", " ", str(text)).strip().lower()
+    if key not in CLAIM_WORDS:
+        raise PuzzleError(
+            f"unknown status {text!r}; expected unique, multiple, none, solved or unknown"
+        )
+    return CLAIM_WORDS[key]
+
+
+# -- solutions -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LineError:
+    """A line of a solution that breaks its clue.
+
+    Attributes
+    ----------
+    line : int
+        Line index, rows first then columns (:meth:`Puzzle.line_name`).
+    name : str
+        ``"row 3"`` / ``"column 7"`` (1-based).
+    expected : tuple of int
+        The clue.
+    actual : tuple of int
+        The blocks the solution has in that line.
+    """
+
+    line: int
+    name: str
+    expected: Clue
+    actual: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"{self.name}: expected {clue_text(self.expected)}, actual {clue_text(self.actual)}"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"line": "row 3", "expected": [3, 1], "actual": [2, 2]}``."""
+        return {"line": self.name, "expected": list(self.expected or ()),
+                "actual": list(self.actual)}
+
+
+@dataclass
+class SolutionCheck:
+    """Whether a submitted solution satisfies every clue.
+
+    Attributes
+    ----------
+    solution : ndarray of bool, shape (height, width)
+    errors : list of LineError
+        Every failing line, rows first (empty when the solution is valid).
+    """
+
+    solution: np.ndarray
+    errors: list[LineError]
+
+    @property
+    def valid(self) -> bool:
+        """No line breaks its clue."""
+        return not self.errors
+
+    def describe(self, limit: int = 3) -> str:
+        """``"valid"`` or ``"breaks 4 clues: row 3: expected 3 1, actual 2 2; ..."``."""
+        if self.valid:
+            return "valid"
+        shown = "; ".join(str(e) for e in self.errors[:limit])
+        more = f"; and {len(self.errors) - limit} more" if len(self.errors) > limit else ""
+        n = len(self.errors)
+        return f"breaks {n} clue{'s' if n != 1 else ''}: {shown}{more}"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"valid": bool, "line_errors": [...]}``."""
+        return {"valid": self.valid, "line_errors": [e.to_json() for e in self.errors]}
+
+
+def check_solution(puzzle: Puzzle, solution: np.ndarray) -> SolutionCheck:
+    """Check ``solution`` against every clue of ``puzzle``.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    solution : ndarray of bool, shape (height, width)
+
+    Returns
+    -------
+    SolutionCheck
+
+    Raises
+    ------
+    PuzzleError
+        ``solution`` has the wrong shape.
+    """
+    sol = np.asarray(solution, dtype=bool)
+    errors = [LineError(line, puzzle.line_name(line), expected, actual)
+              for line, expected, actual in puzzle.line_errors(sol)]
+    return SolutionCheck(sol, errors)
+
+
+def parse_solution(value: Any, shape: tuple[int, int]) -> np.ndarray:
+    """A solution as a results file writes it.
+
+    Parameters
+    ----------
+    value : list of str, str, or list of list of int/bool
+        Row strings (``"##..#"``; ``#``/``X``/``1`` filled, ``.``/``0``/``-`` empty), one string
+        whose rows are separated by newlines, ``|``, ``/``, ``,`` or ``;``, or rows of 0/1.
+    shape : (height, width)
+        The puzzle's shape; the solution must have exactly this size.
+
+    Returns
+    -------
+    ndarray of bool, shape ``shape``
+
+    Raises
+    ------
+    PuzzleError
+        Wrong number of rows or cells in a row, an unknown or undecided (``?``) cell.
+    """
+    if isinstance(value, str):
+        rows = [r.strip() for r in re.split(r"[\n|/,;]", value.strip())]
+        rows = [r for r in rows if r]
+    elif isinstance(value, list) and all(isinstance(r, str) for r in value):
+        rows = [r.rstrip("\r\n") for r in value]
+    elif isinstance(value, list) and all(isinstance(r, list) for r in value):
+        rows = []
+        for i, row in enumerate(value, start=1):
+            if not all(v in (0, 1) for v in row):
+                raise PuzzleError(f"solution row {i}: cells must be 0 or 1")
+            rows.append("".join("1" if v else "0" for v in row))
+    else:
+        raise PuzzleError("a solution must be a list of row strings (or one string of rows)")
+    height, width = shape
+    if len(rows) != height:
+        raise PuzzleError(f"wrong size: the solution has {len(rows)} rows, the puzzle {height}")
+    for i, row in enumerate(rows, start=1):
+        if len(row) != width:
+            raise PuzzleError(
+                f"wrong size: solution row {i} has {len(row)} cells, the puzzle is {width} wide"
+            )
+    return grid_to_solution(grid_from_rows(rows, shape))
+
+
+# -- judging ---------------------------------------------------------------------------------------
+@dataclass
+class Judgement:
+    """The judgement of one answer (a claim and/or solutions) about one puzzle.
+
+    Attributes
+    ----------
+    puzzle : Puzzle
+    claim : str or None
+        The claimed verdict (:data:`CLAIMS`), ``None`` when only solutions were given.
+    outcome : str
+        ``confirmed`` (the whole answer holds), ``refuted`` (some part is wrong: an invalid
+        solution or a wrong verdict), ``undecided`` (time ran out, or a proof was rejected) or
+        ``unjudged`` (nothing to judge).
+    claim_outcome : str or None
+        The verdict's own outcome (``confirmed``/``refuted``/``undecided``); ``None`` without a
+        claim.
+    reason : str
+        One sentence: why, and with what evidence.
+    truth : str
+        What nonosat established: ``unique``, ``multiple``, ``none``, ``solvable`` (a solution
+        is known, uniqueness not decided) or ``unknown``.
+    checks : list of SolutionCheck
+        One per submitted solution.
+    evidence : list of ndarray of bool
+        Valid, distinct solutions backing the judgement (one or two).
+    certificate : Certificate or None
+        The certificate behind the judgement (a proof for ``unique``/``none``, the two-solution
+        witness for ``multiple``); ``None`` when the submitted solutions decided alone.
+    time_s : float
+        Wall-clock seconds.
+    """
+
+    puzzle: Puzzle
+    claim: str | None
+    outcome: str
+    claim_outcome: str | None
+    reason: str
+    truth: str
+    checks: list[SolutionCheck] = field(default_factory=list)
+    evidence: list[np.ndarray] = field(default_factory=list)
+    certificate: Any = None
+    time_s: float = 0.0
+
+    @property
+    def certified(self) -> bool:
+        """Whether a checked proof (uniqueness or unsatisfiability) backs the judgement."""
+        return bool(self.certificate is not None and self.certificate.proved)
+
+    def witness_kind(self) -> str | None:
+        """What the evidence is: ``"line errors"``, ``"two solutions"``, ``"solution"``,
+        ``"uniqueness certificate"``, ``"unsatisfiability proof"``, or ``None``."""
+        if self.outcome == "refuted" and any(not c.valid for c in self.checks) and (
+            self.claim_outcome != "refuted"
+        ):
+            return "line errors"
+        if self.certified:
+            return ("uniqueness certificate" if self.truth == "unique"
+                    else "unsatisfiability proof")
+        if len(self.evidence) >= 2:
+            return "two solutions"
+        if self.evidence:
+            return "solution"
+        if any(not c.valid for c in self.checks):
+            return "line errors"
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-serialisable form: ``outcome``, ``claim``, ``claim_outcome``, ``truth``,
+        ``reason``, ``certified``, ``witness`` (its kind), ``solutions`` (submitted, with their
+        line errors), ``evidence`` (row strings), ``time_s``."""
+        return {
+            "outcome": self.outcome,
+            "claim": self.claim,
+            "claim_outcome": self.claim_outcome,
+            "truth": self.truth,
+            "reason": self.reason,
+            "certified": self.certified,
+            "witness": self.witness_kind(),
+            "solutions": [c.to_json() for c in self.checks],
+            "evidence": [grid_rows(s) for s in self.evidence],
+            "time_s": round(self.time_s, 6),
+        }
+
+    def witness_files(self) -> dict[str, bytes]:
+        """The witness directory's files (relative path -> content); see the module docstring."""
+        from nonosat.encodings.certificate import certificate_files
+
+        files: dict[str, bytes] = {}
+        for k, sol in enumerate(self.evidence, start=1):
+            files[f"solution-{k}.txt"] = _grid_text(sol)
+        bad = [c for c in self.checks if not c.valid]
+        for k, check in enumerate(bad, start=1):
+            files[f"submitted-{k}.txt"] = _grid_text(check.solution)
+        if bad:
+            lines = []
+            for k, check in enumerate(bad, start=1):
+                if len(bad) > 1:
+                    lines.append(f"submitted-{k}.txt:")
+                lines.extend(str(e) for e in check.errors)
+            files["line-errors.txt"] = ("\n".join(lines) + "\n").encode()
+        cert = self.certificate
+        if cert is not None and (cert.proved or cert.verdict == "multiple"):
+            for name, data in certificate_files(cert).items():
+                files[f"certificate/{name}"] = data
+        files["verdict.json"] = (json.dumps(self.to_json(), indent=2) + "\n").encode()
+        return files
+
+
+def _grid_text(solution: np.ndarray) -> bytes:
+    return ("\n".join(grid_rows(np.asarray(solution, dtype=bool))) + "\n").encode()
+
+
+def verify(
+    puzzle: Puzzle,
+    claim: str | None = None,
+    solutions: Sequence[np.ndarray] = (),
+    *,
+    timeout: float | None = None,
+    checkers: Sequence[str] = ("dratify",),
+) -> Judgement:
+    """Judge another solver's answer about ``puzzle``: its ``solutions`` and its ``claim``.
+
+    1. Each submitted solution is checked against every clue.
+    2. The claim is judged from the submitted solutions when they suffice (two distinct valid
+       solutions decide ``multiple``; one decides ``solved`` and refutes ``none``), otherwise
+       with :func:`nonosat.encodings.certificate.certify`: a DRAT proof of uniqueness or of
+       unsatisfiability (checked before it counts), or two solutions.  Every solution used as
+       evidence is re-checked against the clues here.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    claim : str, optional
+        ``unique``, ``multiple``, ``none`` or ``solved`` (see :func:`parse_claim`).
+    solutions : sequence of ndarray of bool, each shape (height, width)
+        The solutions the other solver gave.
+    timeout : float, optional
+        Seconds for finding solutions and proofs; the claim is ``undecided`` when they run out.
+        Proof checking is not bounded.
+    checkers : sequence of str
+        Proof checkers for :func:`~nonosat.encodings.certificate.certify` (``dratify``,
+        ``drat-trim``, ``auto``).
+
+    Returns
+    -------
+    Judgement
+
+    Raises
+    ------
+    PuzzleError
+        A submitted solution of the wrong shape, or an unknown claim.
+    EngineError
+        The certifier contradicts the evidence (an invalid solution, a proof of uniqueness of a
+        solution other than a valid submitted one): a bug in nonosat, never passed as a verdict.
+
+    Examples
+    --------
+    >>> from nonosat.puzzle import Puzzle
+    >>> two = Puzzle([(1,), (1,)], [(1,), (1,)])  # a diagonal either way
+    >>> verify(two, "unique").outcome
+    'refuted'
+    """
+    start = time.perf_counter()
+    if claim is not None and claim not in CLAIMS:
+        claim = parse_claim(claim)
+    checks = [check_solution(puzzle, s) for s in solutions]
+    valid = _distinct([c.solution for c in checks if c.valid])
+    claim_outcome, reason, truth, evidence, cert = _judge_claim(
+        puzzle, claim, valid, timeout, checkers
+    )
+    invalid = [(k, c) for k, c in enumerate(checks, start=1) if not c.valid]
+    if invalid:
+        outcome = "refuted"
+        k, check = invalid[0]
+        which = "the solution" if len(checks) == 1 else f"solution {k}"
+        why = f"{which} {check.describe()}"
+        reason = why + (f"; claim {claim} {claim_outcome}: {reason}" if claim else "")
+    elif claim is not None:
+        outcome = claim_outcome or "undecided"
+    elif checks:
+        outcome = "confirmed"
+        n = len(checks)
+        reason = ("the solution satisfies every clue" if n == 1
+                  else f"all {n} solutions satisfy every clue")
+        truth = "multiple" if len(valid) >= 2 else "solvable"
+    else:
+        outcome, reason = "unjudged", "no verdict and no solution to judge"
+    return Judgement(puzzle, claim, outcome, claim_outcome, reason, truth, checks, evidence,
+                     cert, time.perf_counter() - start)
+
+
+def _distinct(solutions: Iterable[np.ndarray]) -> list[np.ndarray]:
+    out: list[np.ndarray] = []
+    for sol in solutions:
+        if not any(np.array_equal(sol, o) for o in out):
+            out.append(sol)
+    return out
+
+
+_Claim = tuple[str | None, str, str, list[np.ndarray], Any]
+
+
+def _judge_claim(puzzle: Puzzle, claim: str | None, valid: list[np.ndarray],
+                 timeout: float | None, checkers: Sequence[str]) -> _Claim:
+    """``(claim_outcome, reason, truth, evidence, certificate)`` of ``claim``."""
+    if claim is None:
+        return None, "", "unknown", valid[:2], None
+    # The submitted solutions decide alone when they can.
+    if len(valid) >= 2:
+        holds = claim in ("multiple", "solved")
+        return ("confirmed" if holds else "refuted",
+                "the submitted solutions are two distinct valid solutions",
+                "multiple", valid[:2], None)
+    if valid and claim in ("solved", "none"):
+        return ("confirmed" if claim == "solved" else "refuted",
+                "the submitted solution satisfies every clue", "solvable", valid[:1], None)
+    cert = _certify(puzzle, valid, timeout, checkers)
+    rejected = [c for c in cert.checks if not c.ok]
+    truth = cert.verdict
+    if truth == "unknown" and cert.solutions:
+        truth = "solvable"
+    sols = list(cert.solutions)
+    if rejected:
+        why = "; ".join(f"{c.checker} rejects the proof: {c.reason}" for c in rejected)
+        return "undecided", f"nonosat's own proof was rejected ({why})", "unknown", [], None
+    if truth == "unknown":
+        limit = f" within {timeout:g} s" if timeout is not None else ""
+        return "undecided", f"no verdict{limit}", truth, [], None
+
+    two = "two distinct valid solutions"
+    if truth == "multiple":
+        outcome = "confirmed" if claim in ("multiple", "solved") else "refuted"
+        return outcome, f"nonosat found {two}", truth, sols[:2], cert
+    if truth == "none":
+        outcome = "confirmed" if claim == "none" else "refuted"
+        return outcome, "a checked DRAT proof that no solution exists", truth, [], cert
+    if truth == "unique":
+        if claim == "solved":
+            return "confirmed", "a valid solution", truth, sols[:1], None
+        if claim == "none":
+            return ("refuted", "a valid solution (the only one: uniqueness certificate)", truth,
+                    sols[:1], cert)
+        outcome = "confirmed" if claim == "unique" else "refuted"
+        return outcome, "a uniqueness certificate (checked DRAT proof)", truth, sols[:1], cert
+    # solvable: a solution was found, uniqueness undecided within the time limit
+    if claim in ("none", "solved"):
+        outcome = "refuted" if claim == "none" else "confirmed"
+        return outcome, "a valid solution", truth, sols[:1], cert
+    limit = f" within {timeout:g} s" if timeout is not None else ""
+    return "undecided", f"a solution exists; uniqueness not decided{limit}", truth, sols[:1], None
+
+
+def _certify(puzzle: Puzzle, valid: list[np.ndarray], timeout: float | None,
+             checkers: Sequence[str]) -> Any:
+    """:func:`certify`, with every solution it returns checked against the clues and against
+    the submitted valid solution."""
+    from nonosat.encodings.certificate import certify
+
+    cert = certify(puzzle, timeout=timeout, checkers=checkers)
+    for k, sol in enumerate(cert.solutions, start=1):
+        errors = puzzle.line_errors(sol)
+        if errors:
+            line, expected, actual = errors[0]
+            raise EngineError(
+                f"the certifier returned an invalid solution #{k}: {puzzle.line_name(line)} "
+                f"should be {clue_text(expected)} but is {clue_text(actual)}"
+            )
+    if len(cert.solutions) >= 2 and np.array_equal(cert.solutions[0], cert.solutions[1]):
+        raise EngineError("the certifier returned the same solution twice as a witness")
+    if valid and cert.verdict == "none":
+        raise EngineError("the certifier proved that no solution exists, but the submitted "
+                          "solution satisfies every clue")
+    if valid and cert.verdict == "unique" and not np.array_equal(cert.solutions[0], valid[0]):
+        raise EngineError("the certifier proved another solution unique, but the submitted "
+                          "solution satisfies every clue")
+    return cert
+
+
+def write_witness(judgement: Judgement, out_dir: str | os.PathLike[str],
+                  force: bool = False) -> list[Path]:
+    """Write :meth:`Judgement.witness_files` under ``out_dir`` (created if needed).
+
+    Raises
+    ------
+    FormatError
+        ``out_dir`` is a file, or a non-empty directory without ``force``; a file that cannot
+        be written.
+    """
+    from nonosat.encodings.certificate import ensure_writable_dir
+
+    out = Path(out_dir)
+    ensure_writable_dir(out, force)
+    return write_files(judgement.witness_files(), out)
+
+
+def write_files(files: dict[str, bytes], out: Path) -> list[Path]:
+    """Write ``files`` (relative path -> content) under ``out``, each atomically; a directory
+    whose files are all replaced (``certificate/``) loses the stale ones.
+
+    Raises
+    ------
+    FormatError
+        A file that cannot be written.
+    """
+    from nonosat.encodings.certificate import CERTIFICATE_FILES
+
+    written = []
+    try:
+        if any(name.startswith("certificate/") for name in files):
+            for name in CERTIFICATE_FILES:
+                if f"certificate/{name}" not in files:
+                    (out / "certificate" / name).unlink(missing_ok=True)
+        for name, data in files.items():
+            path = out / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.nonosat-tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+            written.append(path)
+    except OSError as exc:
+        raise FormatError(str(exc.filename or out), None, exc.strerror or str(exc)) from None
+    return written
+
+
+# -- results files ---------------------------------------------------------------------------------
+@dataclass
+class ResultRow:
+    """One row of another solver's results file.
+
+    Attributes
+    ----------
+    line : int
+        1-based line of the row in the file.
+    id : str
+        The puzzle it names (``file#N``, ``N``, or a file).
+    status : str
+        The status as written.
+    solution : object or None
+        The solution as written (see :func:`parse_solution`).
+    problem : str or None
+        Why the row cannot be judged (a malformed line), found while reading.
+    """
+
+    line: int
+    id: str
+    status: str
+    solution: Any = None
+    problem: str | None = None
+
+
+def read_results(path: str | os.PathLike[str]) -> list[ResultRow]:
+    """Read a results file: JSON Lines (``{"id": ..., "status": ..., "solution": [...]}``) or
+    TSV whose header names the columns ``id``, ``status`` and optionally ``solution``.
+
+    JSON Lines is recognised by a ``.jsonl``/``.ndjson``/``.json`` suffix or a first non-blank
+    character ``{``.  A malformed line becomes a row with a ``problem`` (reported, not skipped).
+
+    Raises
+    ------
+    FormatError
+        Unreadable file, no rows, or a TSV header without ``id`` and ``status``.
+    """
+    p = Path(path)
+    try:
+        text = p.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise FormatError(str(p), None, exc.strerror or str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise FormatError(str(p), None, f"not UTF-8 text: {exc.reason}") from None
+    jsonl = p.suffix.lower() in (".jsonl", ".ndjson", ".json") or text.lstrip().startswith("{")
+    rows = _read_jsonl(text) if jsonl else _read_tsv(text, str(p))
+    if not rows:
+        raise FormatError(str(p), None, "no results rows")
+    return rows
+
+
+def _read_jsonl(text: str) -> list[ResultRow]:
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            rows.append(ResultRow(number, f"line {number}", "", None, f"not JSON: {exc.msg}"))
+            continue
+        if not isinstance(obj, dict) or "id" not in obj or "status" not in obj:
+            rows.append(ResultRow(number, f"line {number}", "", None,
+                                  "a results line must be an object with 'id' and 'status'"))
+            continue
+        solution = obj.get("solution")
+        if solution is None and isinstance(obj.get("solutions"), list) and obj["solutions"]:
+            solution = obj["solutions"]  # several grids: judged one by one
+        status = obj["status"]
+        rows.append(ResultRow(number, str(obj["id"]), "" if status is None else str(status),
+                              solution))
+    return rows
+
+
+def _read_tsv(text: str, path: str) -> list[ResultRow]:
+    reader = csv.reader(io.StringIO(text), delimiter="\t")
+    header: list[str] | None = None
+    rows = []
+    for record in reader:
+        number = reader.line_num
+        if not any(cell.strip() for cell in record):
+            continue
+        if header is None:
+            header = [cell.strip().lower() for cell in record]
+            missing = [c for c in ("id", "status") if c not in header]
+            if missing:
+                raise FormatError(path, number, "expected a TSV header naming the columns id, "
+                                  f"status and optionally solution; missing {', '.join(missing)}")
+            continue
+        cells = dict(zip(header, (c.strip() for c in record), strict=False))
+        if len(record) < header.index("status") + 1:
+            rows.append(ResultRow(number, cells.get("id") or f"line {number}", "", None,
+                                  f"{len(record)} columns; the header has {len(header)}"))
+            continue
+        rows.append(ResultRow(number, cells["id"], cells["status"], cells.get("solution") or None))
+    return rows
+
+
+# -- finding the puzzles ---------------------------------------------------------------------------
+class PuzzleIndex:
+    """Finds the puzzle a results row names.
+
+    A row id is matched, in order: exactly against the puzzle ids (``path#N`` as
+    :func:`nonosat.formats.iter_puzzles` gives them); as ``FILE#N`` or ``FILE`` where ``FILE`` is
+    the same file by path or, failing that, by file name; as a bare puzzle number ``N`` (``$N``
+    and ``#N`` too) of a multi-puzzle file (a tournament set).
+
+    Parameters
+    ----------
+    puzzles : iterable of (str, Puzzle)
+        Ids and puzzles, e.g. :attr:`nonosat.batch.Inputs.puzzles`.
+    """
+
+    def __init__(self, puzzles: Iterable[tuple[str, Puzzle]]):
+        self.by_id: dict[str, Puzzle] = {}
+        self._by_path: dict[tuple[str, int | None], list[str]] = {}
+        self._by_name: dict[tuple[str, int | None], list[str]] = {}
+        self._by_number: dict[int, list[str]] = {}
+        for puzzle_id, puzzle in puzzles:
+            self.by_id[puzzle_id] = puzzle
+            file, number = _split_id(puzzle_id)
+            self._by_path.setdefault((_real(file), number), []).append(puzzle_id)
+            self._by_name.setdefault((Path(file).name, number), []).append(puzzle_id)
+            if number is not None:
+                self._by_number.setdefault(number, []).append(puzzle_id)
+
+    def find(self, row_id: str) -> tuple[str, Puzzle]:
+        """The ``(id, puzzle)`` that ``row_id`` names.
+
+        Raises
+        ------
+        LookupError
+            No puzzle, or several (the message says which and how to be precise).
+        """
+        row_id = row_id.strip()
+        if row_id in self.by_id:
+            return row_id, self.by_id[row_id]
+        bare = re.fullmatch(r"[$#]?\s*(\d+)", row_id)
+        if bare:
+            number = int(bare.group(1))
+            return self._one(self._by_number.get(number, []),
+                             f"no puzzle numbered {number} in the puzzle files", row_id)
+        file, number = _split_id(row_id)
+        found = self._by_path.get((_real(file), number)) or self._by_name.get(
+            (Path(file).name, number), [])
+        what = f"puzzle {number} of {file}" if number is not None else file
+        return self._one(found, f"no {what} among the puzzle files", row_id)
+
+    def _one(self, found: list[str], missing: str, row_id: str) -> tuple[str, Puzzle]:
+        if not found:
+            raise LookupError(missing)
+        if len(found) > 1:
+            raise LookupError(f"{row_id!r} is ambiguous: {', '.join(found[:3])}"
+                              + (" ..." if len(found) > 3 else "") + "; name FILE#N")
+        return found[0], self.by_id[found[0]]
+
+
+def _split_id(puzzle_id: str) -> tuple[str, int | None]:
+    m = re.fullmatch(r"(.*)#(\d+)", puzzle_id)
+    return (m.group(1), int(m.group(2))) if m else (puzzle_id, None)
+
+
+def _real(file: str) -> str:
+    try:
+        return os.path.realpath(file)
+    except (OSError, ValueError):
+        return file
+
+
+# -- batch -----------------------------------------------------------------------------------------
+#: Key of :attr:`Puzzle.meta` under which a batch task carries its row to the worker.
+ROW_META = "verify_row"
+
+
+def verify_job(puzzle: Puzzle, options: Any) -> dict[str, Any]:
+    """Batch job (runs in a worker): judge the row carried in ``puzzle.meta[ROW_META]``
+    (``claim``, ``solutions``, ``checkers``, ``keep``) with :func:`verify`.
+
+    Returns the judgement's JSON with ``status`` = the outcome, and ``witness_files`` (relative
+    path -> bytes) when the outcome is in ``keep``; the batch process writes them.
+    """
+    row = puzzle.meta.get(ROW_META, {})
+    judgement = verify(puzzle, row.get("claim"), row.get("solutions", ()),
+                       timeout=options.timeout, checkers=row.get("checkers", ("dratify",)))
+    record = judgement.to_json()
+    record["status"] = record.pop("outcome")
+    if judgement.outcome in row.get("keep", ("refuted",)):
+        record["witness_files"] = judgement.witness_files()
+    return record
+
+
+def warm_verify(options: Any) -> None:
+    """Import the encoding, the SAT solver and the proof checker once per worker process."""
+    verify(Puzzle([(1,), ()], [(1,), ()]), "unique")
+
+
+def verify_batch_job() -> Any:
+    """The :class:`nonosat.batch.Job` that runs :func:`verify_job` (proof checking is not bounded
+    by the timeout, so the worker's deadline is three times it)."""
+    from nonosat.batch.jobs import Job
+
+    return Job("verify", f"{__name__}:verify_job", f"{__name__}:warm_verify",
+               ("nonosat.encodings.certificate",),
+               "judge another solver's answers", default_engine="", time_factor=3.0)
+
+
+def witness_dir(out: Path, row_id: str) -> Path:
+    """The witness directory of row ``row_id`` under ``out``: the id with every run of
+    characters other than letters, digits, ``.``, ``-`` and ``_`` replaced by ``_``."""
+    return out / (re.sub(r"[^A-Za-z0-9._-]+", "_", row_id.lstrip("./")) or "_")
+
+
+def verify_results(
+    rows: Sequence[ResultRow],
+    index: PuzzleIndex,
+    *,
+    timeout: float | None = 60.0,
+    jobs: int | None = None,
+    out_dir: str | os.PathLike[str] | None = None,
+    keep: Sequence[str] = ("refuted",),
+    checkers: Sequence[str] = ("dratify",),
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Judge every row of a results file, in parallel worker processes.
+
+    Parameters
+    ----------
+    rows : sequence of ResultRow
+    index : PuzzleIndex
+        The puzzles the rows name.
+    timeout : float or None
+        Seconds per row for finding solutions and proofs (``undecided`` after it); a worker that
+        overruns three times that (plus a grace margin) is killed and the row is ``undecided``.
+    jobs : int, optional
+        Worker processes (default: the usable cores).
+    out_dir : path, optional
+        Witnesses of the rows whose outcome is in ``keep`` are written to
+        :func:`witness_dir` ``(out_dir, id)`` by this process, and the record's ``witness`` is
+        that directory.
+    keep : sequence of str
+        Outcomes whose witnesses are written.
+    checkers : sequence of str
+        Proof checkers.
+    on_record : callable(dict), optional
+        Called with each record as it is final (progress display).
+
+    Returns
+    -------
+    list of dict
+        One record per row, in file order: ``id`` (the row's), ``line``, ``puzzle`` (the
+        puzzle's id, when found), ``claim``, ``status`` (an :data:`OUTCOMES` value), ``reason``,
+        and for judged rows the fields of :meth:`Judgement.to_json`.
+
+    Raises
+    ------
+    NonosatError
+        The batch machinery cannot run; a witness that cannot be written.
+    """
+    from nonosat.batch import BatchConfig, run_batch
+
+    records: dict[str, dict[str, Any]] = {}
+    order: list[str] = []
+    tasks: list[tuple[str, Puzzle]] = []
+    seen: dict[str, int] = {}
+    out = Path(out_dir) if out_dir is not None else None
+
+    def finish(record: dict[str, Any]) -> None:
+        if on_record is not None:
+            on_record(record)
+
+    for row in rows:
+        key = f"{row.id}@{row.line}"
+        order.append(key)
+        base = {"id": row.id, "line": row.line, "claim": None, "puzzle": None}
+        problem = row.problem
+        claim = None
+        puzzle_id = None
+        puzzle = None
+        solutions: list[np.ndarray] = []
+        if problem is None and row.id in seen:
+            problem = f"duplicate row: {row.id!r} is already on line {seen[row.id]}"
+        if problem is None:
+            seen[row.id] = row.line
+            try:
+                claim = parse_claim(row.status)
+                base["claim"] = claim
+                puzzle_id, puzzle = index.find(row.id)
+                base["puzzle"] = puzzle_id
+                solutions = _row_solutions(row.solution, puzzle.shape)
+            except LookupError as exc:
+                problem = f"puzzle not found: {exc.args[0]}"
+            except PuzzleError as exc:
+                problem = str(exc)
+        if problem is not None or puzzle is None:
+            record = {**base, "status": "bad-row", "reason": problem, "error": problem}
+            records[key] = record
+            finish(record)
+            continue
+        row_meta = {"claim": claim, "solutions": solutions, "checkers": tuple(checkers),
+                    "keep": tuple(keep)}
+        tasks.append((key, replace(puzzle, meta={**puzzle.meta, ROW_META: row_meta})))
+        records[key] = base
+
+    def arrived(record: dict[str, Any]) -> None:
+        key = record["id"]
+        base = records[key]
+        record = {**base, **{k: v for k, v in record.items() if k not in ("id", "puzzle", "job")}}
+        if record.get("status") in _WORKER_FAILURES:
+            what = record["status"]
+            record["status"] = "undecided"
+            record["reason"] = f"{what}: {record.get('error') or what}"
+        files = record.pop("witness_files", None)
+        if files and out is not None:
+            target = witness_dir(out, base["id"])
+            write_files(files, target)
+            record["witness"] = str(target)
+        elif files:
+            record["witness"] = None
+        if record.get("status") == "refuted":
+            record["disagreement"] = record.get("reason")
+        records[key] = record
+        finish(record)
+
+    if tasks:
+        config = BatchConfig(job=verify_batch_job(), timeout=timeout, jobs=jobs)
+        run_batch(tasks, config, on_record=arrived)
+    result = []
+    for key in order:
+        record = records[key]
+        record.pop("disagreement", None)
+        result.append(record)
+    return result
+
+
+def _row_solutions(value: Any, shape: tuple[int, int]) -> list[np.ndarray]:
+    """The solution(s) of a row: ``None``, one solution, or a list of solutions."""
+    if value is None or value == "" or value == []:
+        return []
+    if isinstance(value, list) and value and all(
+        isinstance(v, list) and v and all(isinstance(r, str) for r in v) for v in value
+    ):
+        return [parse_solution(v, shape) for v in value]
+    return [parse_solution(value, shape)]
+
+
+# -- summary ---------------------------------------------------------------------------------------
+@dataclass
+class VerifySummary:
+    """What :func:`verify_results` found.
+
+    Attributes
+    ----------
+    rows : int
+    table : dict of str to dict of str to int
+        Claimed verdict (``unique``, ``multiple``, ``none``, ``solved``, ``-`` for none) ->
+        outcome -> rows.
+    refuted : list of dict
+        ``id``, ``claim``, ``reason``, ``witness`` (directory or ``None``) of each refuted row.
+    undecided : list of dict
+        ``id``, ``claim``, ``reason`` of each undecided row.
+    bad_rows : list of dict
+        ``id``, ``line``, ``reason`` of each row that could not be judged.
+    """
+
+    rows: int = 0
+    table: dict[str, dict[str, int]] = field(default_factory=dict)
+    refuted: list[dict[str, Any]] = field(default_factory=list)
+    undecided: list[dict[str, Any]] = field(default_factory=list)
+    bad_rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def count(self, outcome: str) -> int:
+        """Rows with ``outcome``."""
+        return sum(c.get(outcome, 0) for c in self.table.values())
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-serialisable form."""
+        return {"rows": self.rows, "table": self.table, "refuted": self.refuted,
+                "undecided": self.undecided, "bad_rows": self.bad_rows}
+
+
+def summarise_verdicts(records: Iterable[dict[str, Any]]) -> VerifySummary:
+    """Count :func:`verify_results` records per claimed verdict and outcome, and list the
+    refuted, undecided and bad rows."""
+    summary = VerifySummary()
+    table: dict[str, Counter[str]] = {}
+    for r in records:
+        summary.rows += 1
+        claim = r.get("claim") or "-"
+        status = str(r.get("status"))
+        table.setdefault(claim, Counter())[status] += 1
+        if status == "refuted":
+            summary.refuted.append({"id": r["id"], "claim": r.get("claim"),
+                                    "reason": r.get("reason"), "witness": r.get("witness")})
+        elif status == "undecided":
+            summary.undecided.append({"id": r["id"], "claim": r.get("claim"),
+                                      "reason": r.get("reason")})
+        elif status == "bad-row":
+            summary.bad_rows.append({"id": r["id"], "line": r.get("line"),
+                                     "reason": r.get("reason")})
+    order = [*CLAIMS, "-"]
+    summary.table = {c: {o: table[c].get(o, 0) for o in OUTCOMES if table[c].get(o)}
+                     for c in sorted(table, key=order.index)}
+    return summary
