@@ -706,9 +706,9 @@ class PuzzleIndex:
             return row_id, self.by_id[row_id]
         bare = re.fullmatch(r"[$#]?\s*(\d+)", row_id)
         if bare:
-            number = int(bare.group(1))
-            return self._one(self._by_number.get(number, []),
-                             f"no puzzle numbered {number} in the puzzle files", row_id)
+            wanted = int(bare.group(1))
+            return self._one(self._by_number.get(wanted, []),
+                             f"no puzzle numbered {wanted} in the puzzle files", row_id)
         file, number = _split_id(row_id)
         found = self._by_path.get((_real(file), number)) or self._by_name.get(
             (Path(file).name, number), [])
@@ -760,7 +760,7 @@ def verify_job(puzzle: Puzzle, options: Any) -> dict[str, Any]:
 
 def warm_verify(options: Any) -> None:
     """Import the encoding, the SAT solver and the proof checker once per worker process."""
-    verify(Puzzle([(1,), ()], [(1,), ()]), "unique")
+    verify(Puzzle(((1,), ()), ((1,), ())), "unique")
 
 
 def verify_batch_job() -> Any:
@@ -804,8 +804,8 @@ def verify_results(
         Worker processes (default: the usable cores).
     out_dir : path, optional
         Witnesses of the rows whose outcome is in ``keep`` are written to
-        :func:`witness_dir` ``(out_dir, id)`` by this process, and the record's ``witness`` is
-        that directory.
+        :func:`witness_dir` ``(out_dir, id)`` by this process, and the record's ``witness_dir``
+        is that directory.
     keep : sequence of str
         Outcomes whose witnesses are written.
     checkers : sequence of str
@@ -818,7 +818,8 @@ def verify_results(
     list of dict
         One record per row, in file order: ``id`` (the row's), ``line``, ``puzzle`` (the
         puzzle's id, when found), ``claim``, ``status`` (an :data:`OUTCOMES` value), ``reason``,
-        and for judged rows the fields of :meth:`Judgement.to_json`.
+        and for judged rows the fields of :meth:`Judgement.to_json` (``witness`` is the kind of
+        evidence) plus ``witness_dir`` (where it was written, or ``None``).
 
     Raises
     ------
@@ -879,12 +880,11 @@ def verify_results(
             record["status"] = "undecided"
             record["reason"] = f"{what}: {record.get('error') or what}"
         files = record.pop("witness_files", None)
+        record["witness_dir"] = None
         if files and out is not None:
             target = witness_dir(out, base["id"])
             write_files(files, target)
-            record["witness"] = str(target)
-        elif files:
-            record["witness"] = None
+            record["witness_dir"] = str(target)
         if record.get("status") == "refuted":
             record["disagreement"] = record.get("reason")
         records[key] = record
@@ -924,7 +924,8 @@ class VerifySummary:
         Claimed verdict (``unique``, ``multiple``, ``none``, ``solved``, ``-`` for none) ->
         outcome -> rows.
     refuted : list of dict
-        ``id``, ``claim``, ``reason``, ``witness`` (directory or ``None``) of each refuted row.
+        ``id``, ``claim``, ``reason``, ``evidence`` (its kind) and ``witness_dir`` (directory or
+        ``None``) of each refuted row.
     undecided : list of dict
         ``id``, ``claim``, ``reason`` of each undecided row.
     bad_rows : list of dict
@@ -959,7 +960,8 @@ def summarise_verdicts(records: Iterable[dict[str, Any]]) -> VerifySummary:
         table.setdefault(claim, Counter())[status] += 1
         if status == "refuted":
             summary.refuted.append({"id": r["id"], "claim": r.get("claim"),
-                                    "reason": r.get("reason"), "witness": r.get("witness")})
+                                    "reason": r.get("reason"), "evidence": r.get("witness"),
+                                    "witness_dir": r.get("witness_dir")})
         elif status == "undecided":
             summary.undecided.append({"id": r["id"], "claim": r.get("claim"),
                                       "reason": r.get("reason")})

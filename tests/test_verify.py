@@ -477,8 +477,8 @@ def test_tournament_slice_exactly_the_planted_mistakes_are_refuted(tmp_path, taa
             assert record["status"] == "confirmed", record
             continue
         assert record["status"] == "refuted"
-        witness = Path(record["witness"])
-        assert witness.parent == out
+        witness = Path(record["witness_dir"])
+        assert witness.parent == out and record["witness"] == planted[n]
         check_witness(puzzles[n], witness, planted[n])
     assert records["taai2011.txt#5000"]["status"] == "bad-row"
     assert "not found" in records["taai2011.txt#5000"]["reason"]
@@ -489,5 +489,7 @@ def test_tournament_slice_exactly_the_planted_mistakes_are_refuted(tmp_path, taa
     assert sum(sum(c.values()) for c in table.values()) == len(rows) + len(extra)
     assert table["unique"]["refuted"] >= 1 and table["none"] == {"refuted": 1}
     # only refuted rows get a witness directory
-    assert {p.name for p in out.iterdir()} == {Path(records[rows[n]["id"]]["witness"]).name
+    assert {p.name for p in out.iterdir()} == {Path(records[rows[n]["id"]]["witness_dir"]).name
                                                for n in planted}
+    assert {(r["id"], r["evidence"]) for r in report["refuted"]} == {
+        (rows[n]["id"], planted[n]) for n in planted}

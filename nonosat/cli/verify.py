@@ -186,7 +186,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
                    f"(nonosat: {judgement.truth}; {claim_reason})")
     typer.echo(f"  evidence: {judgement.witness_kind() or 'none'} "
                f"[{judgement.time_s:.3f} s]")
-    if written:
+    if written and out is not None:
         names = sorted({p.relative_to(out).parts[0] for p in written})
         typer.echo(f"  witness: {out}/ ({', '.join(names)})")
     elif judgement.outcome == "refuted" and judgement.claim_outcome == "refuted":
@@ -302,19 +302,21 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
     table.add_row("[bold]all[/]", *(str(summary.count(o)) for o in outcomes), str(summary.rows))
     console.print(table)
     sections = (
-        ("refuted", summary.refuted, ("id", "claim", "reason", "witness")),
+        ("refuted", summary.refuted, ("id", "claim", "evidence", "witness_dir")),
         ("bad rows", summary.bad_rows, ("id", "line", "reason")),
         ("undecided", summary.undecided, ("id", "claim", "reason")),
     )
     for title, rows, columns in sections:
         if not rows:
             continue
-        t = Table(*columns, title=f"{title} ({len(rows)})", title_justify="left")
+        labels = {"witness_dir": "witness", "evidence": "refuted by"}
+        t = Table(*(labels.get(c, c) for c in columns), title=f"{title} ({len(rows)})",
+                  title_justify="left")
         for row in rows[:_LISTED]:
             t.add_row(*(escape(str(row.get(c) if row.get(c) is not None else "-"))
                         for c in columns))
         if len(rows) > _LISTED:
             t.add_row("...", *([""] * (len(columns) - 2)), f"{len(rows) - _LISTED} more (--json)")
         console.print(t)
-    if summary.refuted and not any(r.get("witness") for r in summary.refuted):
+    if summary.refuted and not any(r.get("witness_dir") for r in summary.refuted):
         console.print(f"no witness written (see {escape(str(witnesses))})")
