@@ -279,7 +279,12 @@ def _bits(value: int) -> Iterable[int]:
         value ^= low
 
 
-def forced_literals(graph: nx.DiGraph, depth: int | None = None) -> list[ForcedLiteral]:
+RULES = ("contradiction", "tautology")
+
+
+def forced_literals(
+    graph: nx.DiGraph, depth: int | None = None, rules: tuple[str, ...] = RULES
+) -> list[ForcedLiteral]:
     """Literals forced by contradictions and tautologies in ``graph``.
 
     Parameters
@@ -288,18 +293,30 @@ def forced_literals(graph: nx.DiGraph, depth: int | None = None) -> list[ForcedL
         From :func:`implication_graph`.
     depth : int, optional
         Follow paths of at most ``depth`` edges; unlimited when omitted.
+    rules : tuple of str
+        The rules to apply, in order (``"contradiction"``, ``"tautology"``); a literal found by
+        several is reported under the first.
 
     Returns
     -------
     list of ForcedLiteral
-        At most one entry per forced literal: direct line conflicts first, then contradictions,
-        then tautologies, each in cell order.  Forcing both values of one cell means the state
-        has no solution.
+        At most one entry per forced literal: direct line conflicts first, then each rule's
+        literals in cell order.  Forcing both values of one cell means the state has no
+        solution.
 
     Notes
     -----
     Soundness: every edge is an implication valid in the grid state, so ``x`` reaching ``y`` and
     ``not y`` refutes ``x``, and ``z`` reached from ``y`` and from ``not y`` holds either way.
+
+    At a line-solving fixpoint the graph is closed under contraposition (if assuming ``x`` makes
+    a line force ``y``, assuming ``not y`` makes the same line force ``not x``, the line solver
+    being complete), so a path ``y -> z`` of length ``k`` has a mirror ``not z -> not y`` of length
+    ``k``: ``z`` is forced by a tautology on ``y`` exactly when ``not z`` is refuted by a
+    contradiction with witness ``y``, at every depth.  The two rules then force the same set
+    of literals; they differ in the argument they give (``tests/test_implications.py`` checks
+    this).
+
     Cost: one strongly-connected-components pass and one bit-set OR per condensation edge, then
     O(literals) big-integer operations.
     """
@@ -321,17 +338,22 @@ def forced_literals(graph: nx.DiGraph, depth: int | None = None) -> list[ForcedL
 
     for lit, _line in graph.graph.get("line_conflicts", []):
         add(ForcedLiteral(lit.negation(), "line", lit))
-    for lit in nodes:
-        bits = reach[lit]
-        both = (bits & evens) & ((bits >> 1) & evens)
-        if both:
-            y = by_index[next(iter(_bits(both)))]
-            add(ForcedLiteral(lit.negation(), "contradiction", lit, Literal(y.row, y.col, True)))
-    for cell in cells:
-        yes, no = Literal(*cell, True), Literal(*cell, False)
-        common = reach[yes] & reach[no]
-        for i in _bits(common):
-            add(ForcedLiteral(by_index[i], "tautology", yes))
+    for rule in rules:
+        if rule == "contradiction":
+            for lit in nodes:
+                bits = reach[lit]
+                both = (bits & evens) & ((bits >> 1) & evens)
+                if both:
+                    y = by_index[next(iter(_bits(both)))]
+                    add(ForcedLiteral(lit.negation(), "contradiction", lit,
+                                      Literal(y.row, y.col, True)))
+        elif rule == "tautology":
+            for cell in cells:
+                yes, no = Literal(*cell, True), Literal(*cell, False)
+                for i in _bits(reach[yes] & reach[no]):
+                    add(ForcedLiteral(by_index[i], "tautology", yes))
+        else:
+            raise ValueError(f"unknown implication rule {rule!r}; use {', '.join(RULES)}")
     return out
 
 

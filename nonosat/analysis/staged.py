@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from nonosat.implications import Literal, forced_literals, implication_graph
+from nonosat.implications import RULES, Literal, forced_literals, implication_graph
 from nonosat.probe import best_branch, new_probe_scratch, probe
 from nonosat.propagate import (
     KIND_BRANCH,
@@ -172,13 +172,15 @@ def _line_steps(deductions: list) -> list[Step]:
     return steps
 
 
-def _implication_steps(puzzle: Puzzle, grid: np.ndarray, depth: int | None) -> list[Step]:
+def _implication_steps(
+    puzzle: Puzzle, grid: np.ndarray, depth: int | None, rules: tuple[str, ...]
+) -> list[Step]:
     graph = implication_graph(puzzle, grid)
     technique = {"contradiction": "contradiction", "tautology": "tautology", "line": "line-conflict"}
     return [
         Step("implications", technique[f.rule], ((f.literal.cell, f.literal.value),),
              premise=f.premise)
-        for f in forced_literals(graph, depth)
+        for f in forced_literals(graph, depth, rules)
     ]
 
 
@@ -316,6 +318,7 @@ def staged_solve(
     *,
     depth: int | None = None,
     stages: tuple[str, ...] = ("line", "implications", "probing"),
+    rules: tuple[str, ...] = RULES,
 ) -> StagedRun:
     """Solve by logic, always with the simplest stage that makes progress.
 
@@ -326,6 +329,9 @@ def staged_solve(
         Starting state (givens); all unknown when omitted.  Not modified.
     depth : int, optional
         Traversal depth of the implication graph (unlimited when omitted).
+    rules : tuple of str
+        Implication rules, in order of preference (see
+        :func:`nonosat.implications.forced_literals`).
     stages : tuple of str
         The logical stages allowed, among ``"line"``, ``"implications"``, ``"probing"``
         (``"line"`` always runs).
@@ -358,7 +364,7 @@ def staged_solve(
         new: list[Step] | None = []
         if "implications" in stages:
             t0 = time.perf_counter()
-            new = _implication_steps(puzzle, state, depth)
+            new = _implication_steps(puzzle, state, depth, rules)
             spent["implications"] += time.perf_counter() - t0
             if new:
                 invocations["implications"] += 1

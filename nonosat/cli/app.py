@@ -7,7 +7,18 @@ from __future__ import annotations
 
 import typer
 
-from nonosat.cli import batch, certify, convert, crosscheck, encode, render, solve
+from nonosat.cli import (
+    analyse,
+    batch,
+    certify,
+    convert,
+    crosscheck,
+    encode,
+    explain,
+    hint,
+    render,
+    solve,
+)
 from nonosat.cli import verify as verify_cli
 from nonosat.cli.common import EXIT_CODES_HELP
 
@@ -35,6 +46,9 @@ app.command("certify", help=certify.__doc__, epilog=EXIT_CODES_HELP)(certify.cer
 app.command("verify-certificate", help=certify.__doc__, epilog=EXIT_CODES_HELP)(certify.verify_command)
 app.command("encode", help=encode.__doc__, epilog=EXIT_CODES_HELP)(encode.encode_command)
 app.command("verify", help=verify_cli.__doc__, epilog=EXIT_CODES_HELP)(verify_cli.verify_command)
+app.command("analyse", help=analyse.__doc__, epilog=EXIT_CODES_HELP)(analyse.analyse_command)
+app.command("hint", help=hint.__doc__, epilog=EXIT_CODES_HELP)(hint.hint_command)
+app.command("explain", help=explain.__doc__, epilog=EXIT_CODES_HELP)(explain.explain_command)
 
 
 def main() -> None:

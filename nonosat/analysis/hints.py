@@ -1,0 +1,514 @@
+"""Hints and explanations: the next deduction a person could make, in words.
+
+:class:`HintFinder` looks for the next deduction from a grid state, trying the techniques from
+the simplest to the hardest and stopping at the first that fixes something:
+
+1. **overlap** (:mod:`nonosat.analysis.overlap`) on one line -- "row 4, clue 3 1: the 3 must
+   cover columns 5–6";
+2. **line** -- the complete line solver (:mod:`nonosat.line`) on one line, for what the overlap
+   rule misses;
+3. **implications** -- a contradiction or tautology in the single-line implication graph
+   (:mod:`nonosat.implications`), explained by its chains of lines;
+4. **probing** -- a failed literal (assuming a value leads, line after line, to a line that
+   cannot hold its clue) or the cells both values of a probe agree on.
+
+Within a technique it prefers the deduction fixing the most cells (overlap, line), or the one with
+the shortest argument (implications, probing).  :func:`next_hint` first checks the given state
+against the solution and reports wrong cells as a *mistake* instead of reasoning around them;
+:func:`explain` replays hints from the empty grid until the puzzle is solved or a guess is
+needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from nonosat.analysis.overlap import overlap
+from nonosat.analysis.staged import probe_pass
+from nonosat.implications import (
+    ForcedLiteral,
+    Literal,
+    explain_forced,
+    forced_literals,
+    implication_graph,
+)
+from nonosat.line import solve_line
+from nonosat.puzzle import Cell, Puzzle, clue_text, unknown_grid
+
+#: Techniques from the simplest to the hardest, with the solver stage each belongs to.
+TECHNIQUE_STAGE = {
+    "overlap": "line",
+    "line": "line",
+    "contradiction": "implications",
+    "tautology": "implications",
+    "failed-literal": "probing",
+    "probe-both": "probing",
+}
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+             "ninth", "tenth")
+
+
+@dataclass(frozen=True)
+class Hint:
+    """One hint.
+
+    Attributes
+    ----------
+    kind : str
+        ``"deduction"`` (cells can be fixed), ``"mistake"`` (``cells`` are wrong in the given
+        state, with their correct values), ``"solved"``, ``"guess"`` (no deduction without
+        guessing) or ``"no-solution"``.
+    text : str
+        The explaining sentence.
+    cells : tuple of ((row, col), Cell)
+        Cells fixed (0-based), or the correct values of mistaken cells.
+    technique : str or None
+        See :data:`TECHNIQUE_STAGE`.
+    line : int or None
+        The line the deduction is about (overlap and line techniques), rows first.
+    """
+
+    kind: str
+    text: str
+    cells: tuple[tuple[tuple[int, int], Cell], ...] = ()
+    technique: str | None = None
+    line: int | None = None
+
+    @property
+    def stage(self) -> str | None:
+        """Solver stage of the technique (``"line"``, ``"implications"``, ``"probing"``)."""
+        return TECHNIQUE_STAGE.get(self.technique) if self.technique else None
+
+    def to_json(self, puzzle: Puzzle) -> dict[str, Any]:
+        """JSON-serialisable dict; cells 1-based."""
+        return {
+            "status": self.kind,
+            "technique": self.technique,
+            "stage": self.stage,
+            "line": puzzle.line_name(self.line) if self.line is not None else None,
+            "text": self.text,
+            "cells": [
+                {"row": r + 1, "col": c + 1, "value": "filled" if v == Cell.FILLED else "empty"}
+                for (r, c), v in self.cells
+            ],
+        }
+
+
+# -- wording ----------------------------------------------------------------------------------
+def cell_name(cell: tuple[int, int]) -> str:
+    """``"R3C5"`` for 0-based ``(2, 4)``."""
+    return f"R{cell[0] + 1}C{cell[1] + 1}"
+
+
+def literal_text(lit: Literal) -> str:
+    """``"R3C5 filled"``."""
+    return f"{cell_name(lit.cell)} {'filled' if lit.filled else 'empty'}"
+
+
+def _spans(positions: list[int]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for p in sorted(positions):
+        if spans and p == spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], p)
+        else:
+            spans.append((p, p))
+    return spans
+
+
+def positions_text(positions: list[int], noun: str) -> str:
+    """``"columns 1–2, 5 and 9"`` for 0-based ``[0, 1, 4, 8]`` and ``noun="column"``."""
+    spans = _spans(positions)
+    parts = [f"{a + 1}" if a == b else f"{a + 1}–{b + 1}" for a, b in spans]
+    plural = len(positions) > 1
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{noun}{'s' if plural else ''} {listed}"
+
+
+def _cells_text(cells: list[tuple[tuple[int, int], Cell]], limit: int = 6) -> str:
+    names = [f"{cell_name(c)} {'filled' if v == Cell.FILLED else 'empty'}" for c, v in cells]
+    if len(names) > limit:
+        return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _block_name(clue: tuple[int, ...], j: int) -> str:
+    length = clue[j]
+    if clue.count(length) == 1:
+        return f"the {length}"
+    nth = sum(1 for b in clue[: j + 1] if b == length)
+    ordinal = _ORDINALS[nth - 1] if nth <= len(_ORDINALS) else f"{nth}th"
+    return f"the {ordinal} {length}"
+
+
+# -- the finder -------------------------------------------------------------------------------
+class HintFinder:
+    """Finds hints for one puzzle; caches per-line results between calls.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    depth : int, optional
+        Implication graph traversal depth (unlimited when omitted).
+    """
+
+    def __init__(self, puzzle: Puzzle, depth: int | None = None):
+        self.puzzle = puzzle
+        self.depth = depth
+        self._overlap: dict[tuple[int, bytes], Any] = {}
+        self._line: dict[tuple[int, bytes], Any] = {}
+
+    # lines
+    def _line_cells(self, line: int) -> list[tuple[int, int]]:
+        h, w = self.puzzle.shape
+        return [(line, c) for c in range(w)] if line < h else [(r, line - h) for r in range(h)]
+
+    def _values(self, state: np.ndarray, line: int) -> np.ndarray:
+        h = self.puzzle.height
+        return np.ascontiguousarray(state[line] if line < h else state[:, line - h])
+
+    def _noun(self, line: int) -> str:
+        return "column" if line < self.puzzle.height else "row"
+
+    def _prefix(self, line: int) -> str:
+        return f"{self.puzzle.line_name(line)}, clue {clue_text(self.puzzle.lines[line])}"
+
+    def _contradiction(self, line: int) -> Hint:
+        return Hint("no-solution",
+                    f"{self._prefix(line)}: the known cells leave no room for the clue, so this "
+                    "state has no solution.", line=line)
+
+    def overlap_hint(self, state: np.ndarray) -> Hint | None:
+        """The overlap deduction fixing the most cells, or ``None``."""
+        best: tuple[int, int, Any] | None = None
+        for line, clue in enumerate(self.puzzle.lines):
+            if clue is None:
+                continue
+            values = self._values(state, line)
+            if not (values == Cell.UNKNOWN).any():
+                continue
+            key = (line, values.tobytes())
+            if key not in self._overlap:
+                self._overlap[key] = overlap(clue, values.tolist())
+            result = self._overlap[key]
+            if result is None:
+                return self._contradiction(line)
+            gain = len(result.filled) + len(result.empty)
+            if gain and (best is None or gain > best[0]):
+                best = (gain, line, result)
+        if best is None:
+            return None
+        _, line, result = best
+        clue = self.puzzle.lines[line]
+        noun = self._noun(line)
+        cells = self._line_cells(line)
+        parts = []
+        if not clue:
+            text = f"{self._prefix(line)}: the whole {self.puzzle.line_name(line).split()[0]} " \
+                   "is empty."
+        else:
+            new_filled = set(result.filled)
+            for j, (start, end) in enumerate(result.covered):
+                mine = [i for i in range(start, end) if i in new_filled]
+                if mine:
+                    span = list(range(start, end))
+                    parts.append(f"{_block_name(clue, j)} must cover {positions_text(span, noun)}")
+            if result.empty:
+                reach = positions_text(result.empty, noun)
+                parts.append(f"no block can reach {reach}")
+            text = f"{self._prefix(line)}: " + "; ".join(parts) + "."
+        fixed = [(cells[i], Cell.FILLED) for i in result.filled]
+        fixed += [(cells[i], Cell.EMPTY) for i in result.empty]
+        fixed.sort()
+        return Hint("deduction", text, tuple(fixed), "overlap", line)
+
+    def line_hint(self, state: np.ndarray) -> Hint | None:
+        """The complete-line-solver deduction fixing the most cells, or ``None``."""
+        best: tuple[int, int, Any] | None = None
+        for line, clue in enumerate(self.puzzle.lines):
+            if clue is None:
+                continue
+            values = self._values(state, line)
+            if not (values == Cell.UNKNOWN).any():
+                continue
+            key = (line, values.tobytes())
+            if key not in self._line:
+                self._line[key] = solve_line(clue, values)
+            out = self._line[key]
+            if out is None:
+                return self._contradiction(line)
+            gain = int((out != values).sum())
+            if gain and (best is None or gain > best[0]):
+                best = (gain, line, (values, out))
+        if best is None:
+            return None
+        _, line, (values, out) = best
+        noun = self._noun(line)
+        cells = self._line_cells(line)
+        filled = [i for i in range(len(values)) if out[i] != values[i] and out[i] == Cell.FILLED]
+        empty = [i for i in range(len(values)) if out[i] != values[i] and out[i] == Cell.EMPTY]
+        what = []
+        if filled:
+            what.append(f"fills {positions_text(filled, noun)}")
+        if empty:
+            what.append(f"leaves {positions_text(empty, noun)} empty")
+        text = (f"{self._prefix(line)}: every placement of the blocks that fits the known "
+                f"cells {' and '.join(what)}.")
+        fixed = sorted([(cells[i], Cell.FILLED) for i in filled]
+                       + [(cells[i], Cell.EMPTY) for i in empty])
+        return Hint("deduction", text, tuple(fixed), "line", line)
+
+    def _chain(self, graph: nx.DiGraph, path: list[Literal]) -> str:
+        steps = []
+        for a, b in zip(path, path[1:], strict=False):
+            steps.append(f"{self.puzzle.line_name(graph.edges[a, b]['line'])} gives "
+                         f"{literal_text(b)}")
+        return ", then ".join(steps)
+
+    def implication_hint(self, state: np.ndarray, max_candidates: int = 200) -> Hint | None:
+        """The implication-graph deduction with the shortest chains, or ``None``."""
+        graph = implication_graph(self.puzzle, state)
+        forced = forced_literals(graph, self.depth)
+        if not forced:
+            return None
+        best: tuple[int, ForcedLiteral, list[list[Literal]]] | None = None
+        for f in forced[:max_candidates]:
+            paths = explain_forced(graph, f)
+            cost = sum(len(p) for p in paths)
+            if best is None or cost < best[0]:
+                best = (cost, f, paths)
+        assert best is not None
+        _, f, paths = best
+        lit = f.literal
+        if f.rule == "contradiction":
+            assert f.witness is not None
+            chains = [self._chain(graph, p) for p in paths if len(p) > 1]
+            text = (f"If {cell_name(f.premise.cell)} were "
+                    f"{'filled' if f.premise.filled else 'empty'}: " + "; and ".join(chains)
+                    + f" -- {cell_name(f.witness.cell)} would have to be both filled and empty. "
+                    f"So {literal_text(lit).replace(' ', ' is ', 1)}.")
+            technique = "contradiction"
+        elif f.rule == "tautology":
+            y = cell_name(f.premise.cell)
+            text = (f"{literal_text(lit).replace(' ', ' is ', 1)} either way: if {y} is filled, "
+                    f"{self._chain(graph, paths[0])}; if {y} is empty, "
+                    f"{self._chain(graph, paths[1])}.")
+            technique = "tautology"
+        else:
+            text = (f"{literal_text(f.premise)} contradicts its own row or column, so "
+                    f"{literal_text(lit).replace(' ', ' is ', 1)}.")
+            technique = "contradiction"
+        return Hint("deduction", text, ((lit.cell, lit.value),), technique)
+
+    def _propagate_from(self, state: np.ndarray, cell: tuple[int, int], value: Cell):
+        """Line-by-line propagation after assuming ``cell = value``: ``(conflict line or None,
+        cells fixed on the way)``."""
+        h = self.puzzle.height
+        grid = state.copy()
+        grid[cell] = value
+        queue = [cell[0], h + cell[1]]
+        queued = set(queue)
+        fixed = 0
+        while queue:
+            line = queue.pop(0)
+            queued.discard(line)
+            clue = self.puzzle.lines[line]
+            if clue is None:
+                continue
+            values = self._values(grid, line)
+            out = solve_line(clue, values)
+            if out is None:
+                return line, fixed
+            cells = self._line_cells(line)
+            for i in np.nonzero(out != values)[0]:
+                r, c = cells[int(i)]
+                grid[r, c] = out[i]
+                fixed += 1
+                other = h + c if line < h else r
+                if other not in queued:
+                    queued.add(other)
+                    queue.append(other)
+        return None, fixed
+
+    def probing_hint(self, state: np.ndarray, max_candidates: int = 30) -> Hint | None:
+        """A failed literal with the shortest refutation, else a probe-both deduction."""
+        steps = probe_pass(self.puzzle, state)
+        if steps is None:
+            return Hint("no-solution", "Both values of some cell lead to a contradiction, so "
+                        "this state has no solution.")
+        if not steps:
+            return None
+        if steps[0].technique == "failed-literal":
+            best = None
+            for step in steps[:max_candidates]:
+                premise = step.premise
+                assert premise is not None
+                line, fixed = self._propagate_from(state, premise.cell, premise.value)
+                if line is not None and (best is None or fixed < best[0]):
+                    best = (fixed, step, line)
+            if best is not None:
+                fixed, step, line = best
+                premise = step.premise
+                (cell, value), = step.cells
+                text = (f"If {cell_name(cell)} were {'filled' if premise.filled else 'empty'}, "
+                        f"solving the lines one after another would fix {fixed} more "
+                        f"cell{'s' if fixed != 1 else ''} and then leave {self._prefix(line)} "
+                        f"no room. So {cell_name(cell)} is "
+                        f"{'filled' if value == Cell.FILLED else 'empty'}.")
+                return Hint("deduction", text, step.cells, "failed-literal")
+            step = steps[0]
+            (cell, value), = step.cells
+            text = (f"Assuming {cell_name(cell)} "
+                    f"{'empty' if value == Cell.FILLED else 'filled'} leads to a contradiction "
+                    f"by line solving, so it is {'filled' if value == Cell.FILLED else 'empty'}.")
+            return Hint("deduction", text, step.cells, "failed-literal")
+        step = max(steps, key=lambda s: len(s.cells))
+        assert step.premise is not None
+        y = cell_name(step.premise.cell)
+        text = (f"Whether {y} is filled or empty, solving the lines one after another gives "
+                f"{_cells_text(list(step.cells))} both ways -- so "
+                f"{'it is' if len(step.cells) == 1 else 'they are'}.")
+        return Hint("deduction", text, step.cells, "probe-both")
+
+    def next(self, state: np.ndarray) -> Hint:
+        """The next deduction from ``state`` (no mistake check), or a ``"solved"`` /
+        ``"guess"`` / ``"no-solution"`` hint."""
+        open_cells = int((state == Cell.UNKNOWN).sum())
+        if open_cells == 0:
+            return Hint("solved", "Every cell is known: the puzzle is solved.")
+        for finder in (self.overlap_hint, self.line_hint, self.implication_hint,
+                       self.probing_hint):
+            hint = finder(state)
+            if hint is not None:
+                return hint
+        return Hint("guess", f"No line, implication chain or probe fixes another cell: a guess "
+                    f"is needed ({open_cells} cell{'s' if open_cells != 1 else ''} open).")
+
+
+def apply_hint(state: np.ndarray, hint: Hint) -> np.ndarray:
+    """A copy of ``state`` with the hint's cells set (int8, shape (height, width))."""
+    out = np.array(state, dtype=np.int8, copy=True)
+    for cell, value in hint.cells:
+        out[cell] = value
+    return out
+
+
+def find_mistakes(
+    puzzle: Puzzle, state: np.ndarray, *, engine: str = "native", timeout: float | None = None
+) -> list[tuple[tuple[int, int], Cell]] | None:
+    """Known cells of ``state`` that no solution shares, with the correct values.
+
+    The state is fine when some solution agrees with all its known cells.  Otherwise the wrong
+    cells are those that disagree with the solution closest to the state (fewest differences
+    among the solutions found, up to 2).
+
+    Returns
+    -------
+    list of ((row, col), Cell) or None
+        Empty when there is no mistake; ``None`` when the puzzle itself has no solution.
+    """
+    from nonosat.engines import solve
+
+    if solve(puzzle, engine, partial=state, limit=1, timeout=timeout).solutions:
+        return []
+    result = solve(puzzle, engine, limit=2, timeout=timeout)
+    if not result.solutions:
+        return None
+    known = state != Cell.UNKNOWN
+
+    def wrong(sol: np.ndarray) -> np.ndarray:
+        return known & (state != np.where(sol, Cell.FILLED, Cell.EMPTY))
+
+    closest = min(result.solutions, key=lambda s: int(wrong(s).sum()))
+    bad = wrong(closest)
+    return [((int(r), int(c)), Cell.FILLED if closest[r, c] else Cell.EMPTY)
+            for r, c in zip(*np.nonzero(bad), strict=True)]
+
+
+def next_hint(
+    puzzle: Puzzle,
+    state: np.ndarray | None = None,
+    *,
+    check: bool = True,
+    engine: str = "native",
+    depth: int | None = None,
+) -> Hint:
+    """The next hint from ``state`` (all unknown when omitted).
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    state : ndarray of int8, shape (height, width), optional
+    check : bool
+        First look for mistakes in ``state`` (solves the puzzle with ``engine``).
+    engine : str
+    depth : int, optional
+        Implication graph traversal depth.
+
+    Returns
+    -------
+    Hint
+    """
+    grid = unknown_grid(puzzle) if state is None else np.asarray(state, dtype=np.int8)
+    if check:
+        mistakes = find_mistakes(puzzle, grid, engine=engine)
+        if mistakes is None:
+            return Hint("no-solution", "The puzzle has no solution.")
+        if mistakes:
+            names = ", ".join(cell_name(c) for c, _ in mistakes[:10])
+            more = f" and {len(mistakes) - 10} more" if len(mistakes) > 10 else ""
+            return Hint("mistake",
+                        f"{len(mistakes)} cell{'s are' if len(mistakes) != 1 else ' is'} wrong: "
+                        f"{names}{more} (no solution agrees with {'them' if len(mistakes) != 1 else 'it'}).",
+                        tuple(mistakes))
+    return HintFinder(puzzle, depth).next(grid)
+
+
+@dataclass
+class Explanation:
+    """A whole solve in steps: ``steps`` (deduction hints in order), ``final`` (the ``solved``,
+    ``guess`` or ``no-solution`` hint) and ``grid`` (the state reached)."""
+
+    steps: list[Hint] = field(default_factory=list)
+    final: Hint | None = None
+    grid: np.ndarray | None = None
+
+    def technique_counts(self) -> dict[str, int]:
+        """Steps per technique."""
+        counts: dict[str, int] = {}
+        for step in self.steps:
+            assert step.technique is not None
+            counts[step.technique] = counts.get(step.technique, 0) + 1
+        return counts
+
+
+def explain(
+    puzzle: Puzzle,
+    state: np.ndarray | None = None,
+    *,
+    depth: int | None = None,
+    max_steps: int | None = None,
+) -> Explanation:
+    """Replay hints from ``state`` (the empty grid when omitted) until the puzzle is solved, a
+    guess is needed or ``max_steps`` steps were made.
+
+    Returns
+    -------
+    Explanation
+    """
+    grid = unknown_grid(puzzle) if state is None else np.array(state, dtype=np.int8)
+    finder = HintFinder(puzzle, depth)
+    out = Explanation()
+    while max_steps is None or len(out.steps) < max_steps:
+        hint = finder.next(grid)
+        if hint.kind != "deduction":
+            out.final = hint
+            break
+        out.steps.append(hint)
+        grid = apply_hint(grid, hint)
+    out.grid = grid
+    return out

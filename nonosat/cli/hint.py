@@ -1,0 +1,91 @@
+"""The next step a person could take, explained.
+
+From a partial grid (--state: a text file, one row per line, '#' filled, '.' empty, '?' unknown;
+the empty grid when omitted), prints the simplest next deduction -- overlap on one line before
+full line solving, before an implication chain, before probing -- with a sentence explaining it
+and the cells it fixes.  A wrong cell in the state is reported as a mistake (exit 1) instead.
+Exit 0 for a hint, a solved grid or when only a guess is left; 3 when the puzzle has no solution.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from nonosat.cli.common import (
+    EXIT_FAILED,
+    EXIT_NONE,
+    EXIT_OK,
+    FormatOpt,
+    IndexOpt,
+    JsonOpt,
+    PuzzleArg,
+    announce_compile,
+    handle_errors,
+    print_json,
+)
+from nonosat.formats import read_puzzle
+from nonosat.puzzle import Puzzle
+
+StateOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--state",
+        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown.",
+    ),
+]
+EngineOpt = Annotated[str, typer.Option("--engine", "-e", help="Engine for the mistake check.")]
+
+
+def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
+    """Grid state from a text picture with ``?`` for unknown cells.
+
+    Raises
+    ------
+    FormatError
+        Unreadable file, unknown character or wrong shape (names the file).
+    """
+    from nonosat.errors import FormatError, PuzzleError
+    from nonosat.puzzle import grid_from_rows
+
+    try:
+        rows = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FormatError(str(path), None, getattr(exc, "strerror", None) or str(exc)) from None
+    try:
+        return grid_from_rows([r for r in rows if r.strip()], puzzle.shape)
+    except PuzzleError as exc:
+        raise FormatError(str(path), None, str(exc)) from None
+
+
+@handle_errors
+def hint_command(
+    puzzle_path: PuzzleArg,
+    state: StateOpt = None,
+    engine: EngineOpt = "native",
+    json_output: JsonOpt = False,
+    format: FormatOpt = None,
+    index: IndexOpt = None,
+) -> None:
+    """Show the next deduction from a partial grid, with an explanation."""
+    from nonosat.analysis.hints import cell_name, next_hint
+
+    puzzle = read_puzzle(puzzle_path, format, index)
+    grid = read_state(state, puzzle) if state is not None else None
+    announce_compile()
+    hint = next_hint(puzzle, grid, engine=engine)
+    if json_output:
+        print_json(hint.to_json(puzzle))
+    else:
+        label = f"[{hint.technique}] " if hint.technique else ""
+        typer.echo(f"{label}{hint.text}")
+        if hint.cells:
+            verb = "correct values" if hint.kind == "mistake" else "fixes"
+            listed = ", ".join(f"{cell_name(c)} {'filled' if v == 2 else 'empty'}"
+                               for c, v in hint.cells)
+            typer.echo(f"{verb}: {listed}")
+    code = {"mistake": EXIT_FAILED, "no-solution": EXIT_NONE}.get(hint.kind, EXIT_OK)
+    raise typer.Exit(code)
