@@ -50,15 +50,21 @@ PuzzleArg = Annotated[
     typer.Argument(
         help="Puzzle file (.non, .nin, .json, .xml, tournament .txt, .csv, picture ...).",
         show_default=False,
+        metavar="PUZZLE",
     ),
 ]
 FormatOpt = Annotated[
     str | None,
-    typer.Option("--format", "-f", help="Input format; default: by suffix, then by content."),
+    typer.Option(
+        "--format", "-f", metavar="NAME",
+        help="Input format (see 'nonosat formats'); default: by suffix, then by content.",
+    ),
 ]
 IndexOpt = Annotated[
     int | None,
-    typer.Option("--index", "-i", help="Puzzle number N in a multi-puzzle file ($N, CSV row)."),
+    typer.Option(
+        "--index", "-i", metavar="N", help="Puzzle number N in a multi-puzzle file ($N, CSV row)."
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 TimeoutOpt = Annotated[

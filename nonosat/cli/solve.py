@@ -2,6 +2,13 @@
 
 Prints the clue-annotated grid of each solution found, the verdict (unique / multiple / none /
 unknown) and the solving time; with --json, one JSON object.
+
+\b
+Examples:
+  nonosat solve games/heart.non
+  nonosat solve games/cross-ambiguous.non --limit 10 --json
+  nonosat solve taai2011.txt --index 7 --engine sat --timeout 60
+  nonosat solve puzzle.non --state partial.txt    # '#' filled, '.' empty, '?' unknown
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ EngineOpt = Annotated[
     typer.Option(
         "--engine",
         "-e",
+        metavar="NAME",
         help=f"Engine: {', '.join(ENGINE_MODULES)}. 'auto' runs the native solver and hands "
         "over to SAT when its search exceeds a budget.",
     ),
@@ -38,20 +46,21 @@ EngineOpt = Annotated[
 LimitOpt = Annotated[
     int,
     typer.Option(
-        "--limit", "-n", min=1, help="Look for up to N solutions (2 decides uniqueness, 1 = first only)."
+        "--limit", "-n", min=1, metavar="N", help="Look for up to N solutions (2 decides uniqueness, 1 = first only)."
     ),
 ]
 StateOpt = Annotated[
     Path | None,
     typer.Option(
         "--state",
+        metavar="FILE",
         help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown.",
     ),
 ]
 
 SatSolverOpt = Annotated[
     str | None,
-    typer.Option("--sat-solver", help="PySAT solver for --engine sat (default Cadical195)."),
+    typer.Option("--sat-solver", metavar="NAME", help="PySAT solver for --engine sat (default Cadical195)."),
 ]
 
 _VERDICT = {
