@@ -348,10 +348,14 @@ def forced_literals(
                     add(ForcedLiteral(lit.negation(), "contradiction", lit,
                                       Literal(y.row, y.col, True)))
         elif rule == "tautology":
-            for cell in cells:
-                yes, no = Literal(*cell, True), Literal(*cell, False)
-                for i in _bits(reach[yes] & reach[no]):
-                    add(ForcedLiteral(by_index[i], "tautology", yes))
+            # splits on another cell first; a cell "split on itself" (not z reaching z) last
+            for own in (False, True):
+                for cell in cells:
+                    yes, no = Literal(*cell, True), Literal(*cell, False)
+                    own_bits = (1 << index[yes]) | (1 << index[no])
+                    common = reach[yes] & reach[no]
+                    for i in _bits(common & own_bits if own else common & ~own_bits):
+                        add(ForcedLiteral(by_index[i], "tautology", yes))
         else:
             raise ValueError(f"unknown implication rule {rule!r}; use {', '.join(RULES)}")
     return out
