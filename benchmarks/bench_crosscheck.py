@@ -19,6 +19,8 @@ Sets (``--set``, repeatable; default taai2011 and survey):
 Usage::
 
     .venv/bin/python benchmarks/bench_crosscheck.py [--set taai2011] [--timeout 60] [--max N]
+
+An engine that reaches the time limit counts as *gave up*, not as a disagreement.
 """
 
 from __future__ import annotations
@@ -118,14 +120,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", choices=sorted(SETS), dest="sets")
     parser.add_argument("--engines", default=",".join(INDEPENDENT_ENGINES))
-    parser.add_argument("--timeout", type=float, default=None, help="seconds per engine run")
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds per engine run (default 60; 0 = none)"
+    )
     parser.add_argument("--max", type=int, default=None, help="first N puzzles of each set only")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     failed = 0
     for name in args.sets or ["taai2011", "survey"]:
-        failed += run_set(name, engines, args.timeout, args.max)
+        failed += run_set(name, engines, args.timeout or None, args.max)
     return 1 if failed else 0
 
 
