@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import corpus_path
 from nonosat.cli.app import app
 from nonosat.encodings.certificate import (
     CERTIFICATE_FILE,
@@ -28,6 +27,7 @@ from nonosat.encodings.certificate import (
 from nonosat.encodings.cnf import blocking_clause, encode
 from nonosat.errors import FormatError
 from nonosat.puzzle import Puzzle, grid_rows
+from tests.conftest import corpus_path
 
 SURVEY = ("FastNonogramSolver", "puzzles", "survey")
 HEART = Puzzle.from_picture(

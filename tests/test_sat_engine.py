@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from conftest import corpus_path
 from nonosat.cli.app import app
 from nonosat.encodings.cnf import ENCODING_VERSIONS
 from nonosat.engines import Status, get_engine, solve
 from nonosat.errors import EngineError
 from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
+from tests.conftest import corpus_path
 
 SURVEY = ("FastNonogramSolver", "puzzles", "survey")
 

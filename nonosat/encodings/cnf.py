@@ -1,14 +1,15 @@
 """CNF encodings of a nonogram, for SAT solvers and DRAT certificates.
 
-An encoding turns a :class:`~nonosat.puzzle.Puzzle` into a formula (a
-:class:`pysat.formula.CNF` with its :class:`pysat.formula.IDPool`); it knows nothing of the solver
-that will run it.  Every encoding shares one variable layout for the cells, so that models,
-certificates and other tools read cells without knowing the encoding:
+An encoding turns a :class:`~nonosat.puzzle.Puzzle` into a formula (:class:`PuzzleCnf`: DIMACS
+clauses, also as a :class:`pysat.formula.CNF`, with an :class:`pysat.formula.IDPool` naming the
+cells); it knows nothing of the solver that will run it.  Every encoding shares one variable
+layout for the cells, so that models, certificates and other tools read cells without knowing
+the encoding:
 
 * **cell variables** are ``1 .. height*width`` in row-major order: cell ``(r, c)`` (counted from
   0) is variable ``r * width + c + 1``, true = filled;
-* **auxiliary variables** follow, line after line (rows first, then columns), named in the pool
-  by ``(line, kind, ...)`` tuples.
+* **auxiliary variables** follow, line after line (rows first, then columns);
+  :attr:`PuzzleCnf.line_spans` gives each line's clauses and auxiliary variables.
 
 Each known clue is encoded line by line; an unknown clue (``None``) gets no clauses; the known
 cells of a partial grid state enter as unit clauses.  Three line encodings are implemented:
@@ -29,16 +30,30 @@ property tests against a brute-force line solver for ``regular``, and shows coun
 
 Choice of the default (measured)
 --------------------------------
-``benchmarks/bench_sat.py`` (CaDiCaL 1.9.5 via PySAT, 2-core machine; see that script for the
-full table).  Uniqueness proofs (the CNF plus the solution's blocking clause refuted with a DRAT
-proof) on the survey puzzles, proof size in lemmas::
+``benchmarks/bench_sat.py`` (CaDiCaL 1.9.5 via PySAT, on the shared 2-core machine under load, so
+times are rough).  *certify* = encode, find the solution, refute the CNF plus its blocking
+clause with a fresh solver logging DRAT; *lemmas* = proof lines that add a clause (``1`` = the
+empty clause alone: unit propagation refutes the formula); *check* = dratify, in-process::
 
-    puzzle               order        regular      dfa
-    webpbn-00006 (Cat)   filled in by the benchmark run, see DEFAULT_ENCODING below
+    survey puzzle     vars/clauses (order)  solve s  certify s  lemmas   check s
+                                            o / r / d  o / r / d  o / r / d   o / r / d
+    #6 Cat            1100/3068      .012/.075/.23  .016/.089/.77  1/1/14350  .06/.28/2.5
+    #529 Swing        9920/33720     .18/.56/2.2    .34/.66/9.1    1/1/133608 .78/2.8/53
+    #1611 Merka       24126/86255    .32/1.5/4.2    .89/3.1/18     24181/70159/344638
+                                                                              3.5/11/129
+    #6574 Forever     2731/8842      .034/.10/.54   .07/.20/1.3    976/2530/23420 .30/.88/4.6
+    all 12 decided    total          1.2/4.5/77     2.4/7.7/54     34263/112115/878016
+                                                                              7.8/28/343
 
-:data:`DEFAULT_ENCODING` is ``regular``: it gives the smallest proofs and solve times comparable
-to the others, and it is the one whose unit propagation matches the line solver, which the
-native prover relies on (each line deduction is then a RUP lemma).
+(o = order, r = regular, d = dfa; Knotty and Faase exceed 60 s with every encoding.)  The
+regular encoding has about 2.5 times the variables and 3 times the clauses of the order
+encoding; on every puzzle here the order encoding is the fastest to solve, gives the smallest
+proofs and the fastest checks, and unit propagation refutes the same five line-solvable
+puzzles under both.  The dfa encoding needs real search (thousands of conflicts) and gives
+proofs ten times larger.  The taai2011 sample tells the same story (see the benchmark).
+
+:data:`DEFAULT_ENCODING` is therefore ``order``.  ``regular`` remains the encoding to use where
+propagation completeness matters (a prover whose line deductions must be RUP lemmas).
 
 References
 ----------
@@ -73,7 +88,7 @@ ENCODING_VERSIONS: dict[str, int] = {"order": 1, "regular": 1, "dfa": 1}
 PROPAGATION_COMPLETE: frozenset[str] = frozenset({"regular"})
 
 #: Encoding used when none is named; chosen by measurement (module docstring).
-DEFAULT_ENCODING = "regular"
+DEFAULT_ENCODING = "order"
 
 Clause = list[int]
 
@@ -533,8 +548,8 @@ def encode(
     ----------
     puzzle : Puzzle
     encoding : str
-        Line encoding: ``"order"``, ``"regular"`` or ``"dfa"``; default
-        :data:`DEFAULT_ENCODING`.
+        Line encoding: ``"order"`` (the default, :data:`DEFAULT_ENCODING`), ``"regular"`` or
+        ``"dfa"``.
     partial : ndarray of int8, shape (height, width), optional
         Grid state; each known cell becomes a unit clause (a ``CONFLICT`` cell becomes the two
         contradicting units).
