@@ -289,7 +289,7 @@ class HintFinder:
             chains = [self._chain(graph, p) for p in paths if len(p) > 1]
             text = (f"If {cell_name(f.premise.cell)} were "
                     f"{'filled' if f.premise.filled else 'empty'}: " + "; and ".join(chains)
-                    + f" -- {cell_name(f.witness.cell)} would have to be both filled and empty. "
+                    + f" — {cell_name(f.witness.cell)} would have to be both filled and empty. "
                     f"So {literal_text(lit).replace(' ', ' is ', 1)}.")
             technique = "contradiction"
         elif f.rule == "tautology":
@@ -370,7 +370,7 @@ class HintFinder:
         assert step.premise is not None
         y = cell_name(step.premise.cell)
         text = (f"Whether {y} is filled or empty, solving the lines one after another gives "
-                f"{_cells_text(list(step.cells))} both ways -- so "
+                f"{_cells_text(list(step.cells))} both ways — so "
                 f"{'it is' if len(step.cells) == 1 else 'they are'}.")
         return Hint("deduction", text, step.cells, "probe-both")
 
