@@ -180,6 +180,9 @@ def test_cat_certificate_round_trip_and_tampering(tmp_path):
     (dropped / PROOF_FILE).write_text("".join(lines[:-1]))
     bad = cli("verify-certificate", dropped)
     assert bad.exit_code == 1 and PROOF_FILE in bad.output
+    rehash(dropped)  # caught by the proof check too, not only by the recorded hash
+    bad = cli("verify-certificate", dropped)
+    assert bad.exit_code == 1 and "never adds the empty clause" in bad.output
 
     again = cli("certify", cat, "--out", out)
     assert again.exit_code == 2 and "--force" in again.output

@@ -88,6 +88,9 @@ CERTIFICATE_FILES = (PUZZLE_FILE, CNF_FILE, PROOF_FILE, SOLUTION_FILE, CERTIFICA
 #: Proof checkers :func:`check_proof` knows.
 CHECKERS = ("dratify", "drat-trim")
 
+#: A line holding the empty clause, which every refutation must add.
+_EMPTY_CLAUSE = re.compile(r"^[ \t]*0[ \t]*\r?$", re.MULTILINE)
+
 Clause = list[int]
 #: A prover hook: ``prover(encoding, formula) -> lemmas`` (see the module docstring).
 Prover = Callable[[PuzzleCnf, list[Clause]], Sequence[Sequence[int]]]
@@ -172,7 +175,8 @@ def check_proof(
     nvars : int
         Number of variables of the formula.
     proof : str
-        Text DRAT.
+        Text DRAT.  It must add the empty clause (a line ``0``), even where unit propagation on
+        the formula alone finds the conflict and the checkers would not look at the proof.
     checker : str
         ``"dratify"`` (in-process) or ``"drat-trim"`` (subprocess; must be on ``PATH``).
     timeout : float, optional
@@ -188,12 +192,16 @@ def check_proof(
         Unknown checker, or drat-trim not on ``PATH``.
     """
     start = time.perf_counter()
-    if checker == "dratify":
-        ok, reason = _check_dratify(clauses, nvars, proof)
-    elif checker == "drat-trim":
-        ok, reason = _check_drat_trim(clauses, nvars, proof, timeout)
-    else:
+    if checker not in CHECKERS:
         raise EngineError(f"unknown proof checker {checker!r}; choose one of {', '.join(CHECKERS)}")
+    if not _EMPTY_CLAUSE.search(proof):
+        # checkers accept a formula that propagation alone refutes whatever the proof says;
+        # a refutation must still end in the empty clause, so a cut proof is always caught
+        ok, reason = False, "the proof never adds the empty clause"
+    elif checker == "dratify":
+        ok, reason = _check_dratify(clauses, nvars, proof)
+    else:
+        ok, reason = _check_drat_trim(clauses, nvars, proof, timeout)
     return ProofCheck(checker, ok, reason, time.perf_counter() - start)
 
 
