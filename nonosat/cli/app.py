@@ -43,7 +43,7 @@ app.command("convert", help=convert.__doc__, epilog=EXIT_CODES_HELP)(convert.con
 app.command("formats", help=convert.formats_command.__doc__)(convert.formats_command)
 app.command("render", help=render.__doc__, epilog=EXIT_CODES_HELP)(render.render_command)
 app.command("certify", help=certify.__doc__, epilog=EXIT_CODES_HELP)(certify.certify_command)
-app.command("verify-certificate", help=certify.__doc__, epilog=EXIT_CODES_HELP)(certify.verify_command)
+app.command("verify-certificate", help=certify.VERIFY_HELP, epilog=EXIT_CODES_HELP)(certify.verify_command)
 app.command("encode", help=encode.__doc__, epilog=EXIT_CODES_HELP)(encode.encode_command)
 app.command("verify", help=verify_cli.__doc__, epilog=EXIT_CODES_HELP)(verify_cli.verify_command)
 app.command("analyse", help=analyse.__doc__, epilog=EXIT_CODES_HELP)(analyse.analyse_command)

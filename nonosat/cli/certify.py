@@ -9,10 +9,7 @@ before anything is called certified: in-process by dratify, and by drat-trim whe
 (exit 1); a puzzle without solution gets a proof that the CNF itself is unsatisfiable (exit 3).
 A proof that fails its check exits 1 and the files stay for inspection.  DIR is never
 overwritten without --force.
-
-verify-certificate re-derives the CNF from the clues in DIR, checks the solution against the
-clues, checks the proof and the recorded file hashes; it exits with the certified verdict's code
-(0 unique, 1 several solutions, 3 none) when everything checks, and 1 when anything fails.
+Check it again anywhere with 'nonosat verify-certificate DIR'.
 """
 
 from __future__ import annotations
@@ -37,6 +34,17 @@ from nonosat.cli.common import (
     print_json,
 )
 
+VERIFY_HELP = """Check a certificate directory written by 'nonosat certify'.
+
+Trusts nothing in DIR but the clues: re-derives the CNF from puzzle.json (encoding and version
+from certificate.json) plus the blocking clause of solution.txt and compares it with puzzle.cnf
+clause by clause, checks the solution against the clues, checks proof.drat against the
+re-derived CNF (dratify, and drat-trim when on PATH or asked for), and checks the SHA-256 of
+every file recorded in certificate.json.  Every problem found is listed.  Exits with the
+certified verdict's code when everything checks (0 unique, 1 several solutions, 3 none) and 1
+when anything fails.
+"""
+
 OutOpt = Annotated[
     Path,
     typer.Option("--out", "-o", help="Certificate directory to write.", show_default=False),
@@ -54,6 +62,7 @@ CheckerOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--checker",
+        metavar="NAME",
         help="Proof checker: dratify, drat-trim, auto (dratify + drat-trim when on PATH), all. "
         "Repeatable. Default: auto.",
     ),
