@@ -351,7 +351,7 @@ def forced_literals(
             # splits on another cell first; a cell "split on itself" (not z reaching z) last
             for own in (False, True):
                 for cell in cells:
-                    yes, no = Literal(*cell, True), Literal(*cell, False)
+                    yes, no = Literal(cell[0], cell[1], True), Literal(cell[0], cell[1], False)
                     own_bits = (1 << index[yes]) | (1 << index[no])
                     common = reach[yes] & reach[no]
                     for i in _bits(common & own_bits if own else common & ~own_bits):

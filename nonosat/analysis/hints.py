@@ -353,6 +353,7 @@ class HintFinder:
             if best is not None:
                 fixed, step, line = best
                 premise = step.premise
+                assert premise is not None
                 (cell, value), = step.cells
                 text = (f"If {cell_name(cell)} were {'filled' if premise.filled else 'empty'}, "
                         f"solving the lines one after another would fix {fixed} more "

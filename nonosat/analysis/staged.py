@@ -285,13 +285,14 @@ def probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
     if failed:
         return failed
     steps: list[Step] = []
-    for probed, group in _groups(both[:nboth].tolist()):
+    for probed, group in _by_probe(both[:nboth].tolist()):
         fixed = tuple((divmod(c, w), Cell(v)) for _, c, v in group)
         steps.append(Step("probing", "probe-both", fixed, premise=Literal(*divmod(probed, w), True)))
     return steps
 
 
-def _groups(rows: list[list[int]]) -> list[tuple[int, list[list[int]]]]:
+def _by_probe(rows: list[list[int]]) -> list[tuple[int, list[list[int]]]]:
+    """Group ``(probed cell, cell, value)`` rows by probed cell, keeping their order."""
     out: list[tuple[int, list[list[int]]]] = []
     for row in rows:
         if out and out[-1][0] == row[0]:

@@ -63,7 +63,7 @@ def explain_command(
             "steps": [s.to_json(puzzle) for s in result.steps],
             "end": final.to_json(puzzle) if final is not None else None,
             "techniques": result.technique_counts(),
-            "grid": grid_rows(result.grid),
+            "grid": grid_rows(result.grid) if result.grid is not None else None,
         })
     else:
         width = len(str(len(result.steps)))
