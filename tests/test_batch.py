@@ -272,6 +272,41 @@ def test_check_job_verdicts_agree_with_cp_sat(tmp_path):
     assert verdicts == {"unique", "multiple"}
 
 
+def test_certify_job_writes_certificates_that_verify(tmp_path):
+    certificate = pytest.importorskip("nonosat.encodings.certificate")
+    unique = Puzzle.from_picture(np.array([[1, 1, 1], [1, 0, 0], [1, 0, 1]], dtype=bool))
+    several = Puzzle.from_picture(np.eye(3, dtype=bool))
+    assert solve(unique, "cpsat").status.value == "unique"
+    items = [("sets/a.txt#1", unique), ("b.non", several)]
+    config = BatchConfig(job="certify", jobs=1, cert_dir=tmp_path / "certs")
+    records = by_id(run_batch(items, config))
+    first = records["sets/a.txt#1"]
+    assert (first["status"], first["certified"]) == ("unique", True)
+    assert "certificate_files" not in first  # written to disk, not into the results
+    assert first["certificate"] == str(tmp_path / "certs" / "sets_a.txt_1")
+    verification = certificate.verify_certificate(first["certificate"])
+    assert verification.ok and verification.verdict == "unique", verification.problems
+    second = records["b.non"]
+    assert second["status"] == "multiple" and len(second["solutions"]) == 2
+    assert certificate.verify_certificate(second["certificate"]).verdict == "multiple"
+
+
+def test_crosscheck_and_analyse_jobs_run_in_workers():
+    pictures = [np.random.default_rng(k).random((4, 5)) < 0.5 for k in range(3)]
+    items = [(f"p{k}", Puzzle.from_picture(pic)) for k, pic in enumerate(pictures)]
+    items.append(("eye", Puzzle.from_picture(np.eye(4, dtype=bool))))
+    expected = {i: solve(p, "cpsat", limit=2).status.value for i, p in items}
+    cross = by_id(run_batch(items, BatchConfig(job="crosscheck", engine="native,cpsat", jobs=1)))
+    analysed = by_id(run_batch(items, BatchConfig(job="analyse", jobs=1)))
+    for puzzle_id, status in expected.items():
+        assert cross[puzzle_id]["status"] == status, cross[puzzle_id]
+        assert set(cross[puzzle_id]["engines"]) == {"native", "cpsat"}
+        assert "disagreement" not in cross[puzzle_id]
+        assert analysed[puzzle_id]["status"] == status
+        assert analysed[puzzle_id]["grade"]["name"]
+    assert analysed["eye"]["backbone_size"] < 16  # several solutions: some cells ambiguous
+
+
 # -- command line ------------------------------------------------------------------------------------
 
 

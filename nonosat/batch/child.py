@@ -1,7 +1,7 @@
 """The worker side of a :class:`nonosat.batch.sandbox.Sandbox`: a child process that runs one job
 call at a time.
 
-Started as ``python -m nonosat.batch.child PARENT_PID``.  It talks to its parent over its original
+Started by :class:`nonosat.batch.sandbox.Sandbox` with the parent's process id as argument.  It talks to its parent over its original
 stdin/stdout with length-prefixed pickles (:mod:`nonosat.batch.protocol`);
 file descriptor 1 is pointed at stderr so that anything a job prints cannot corrupt the protocol.
 It dies with its parent (``PR_SET_PDEATHSIG`` on Linux, a watchdog thread elsewhere), even while
@@ -94,5 +94,5 @@ def main(argv: list[str]) -> int:
     return serve(proto_in, proto_out)
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # python -m nonosat.batch.child PARENT_PID
     sys.exit(main(sys.argv))

@@ -118,9 +118,11 @@ JOBS: dict[str, Job] = {
     "analyse": Job(
         "analyse",
         f"{_HERE}:analyse_job",
-        None,
-        ("nonosat.analysis",),
-        "difficulty analysis",
+        f"{_HERE}:warm_analyse",
+        ("nonosat.analysis.difficulty",),
+        "difficulty analysis: techniques needed, grade, ambiguity of several solutions",
+        default_engine="native",
+        time_factor=3.0,
     ),
 }
 
@@ -305,6 +307,21 @@ def crosscheck_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     return record
 
 
+def warm_analyse(options: JobOptions) -> None:
+    """Import the analysis and compile its kernels on a 2x2 puzzle (once per worker)."""
+    from nonosat.analysis.difficulty import analyse
+
+    analyse(Puzzle([(1,), ()], [(1,), ()]), engine=options.engine)
+
+
 def analyse_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
-    """Difficulty analysis (:mod:`nonosat.analysis`)."""
-    raise NonosatError("the analyse job is not wired to nonosat.analysis yet")
+    """Difficulty analysis: :func:`nonosat.analysis.difficulty.analyse` (its ``timeout`` bounds
+    the fork search, the backbone and the givens in turn), recorded as ``Analysis.to_json``."""
+    from nonosat.analysis.difficulty import analyse
+
+    result = analyse(puzzle, timeout=options.timeout, engine=options.engine)
+    record = result.to_json()
+    check = goal_check(puzzle, result.status.value, result.solutions)
+    if check is not None:
+        record["goal_check"] = check
+    return record

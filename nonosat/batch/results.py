@@ -41,6 +41,9 @@ UNDECIDED = frozenset({"unknown", "timeout", "crashed", "error"})
 WRONG = frozenset({"invalid", "disagreement"})
 
 
+_GAVE_UP = "the engine gave up within its time limit"
+
+
 def is_disagreement(record: dict[str, Any]) -> bool:
     """Whether ``record`` reports an invalid solution or a disagreement (engines, goal)."""
     return (
@@ -259,7 +262,7 @@ def summarise(
         if is_disagreement(r)
     ]
     failures = [
-        {"id": r["id"], "status": r.get("status"), "error": r.get("error")}
+        {"id": r["id"], "status": r.get("status"), "error": r.get("error") or _GAVE_UP}
         for r in records
         if r.get("status") in UNDECIDED
     ]

@@ -29,6 +29,9 @@ from nonosat.batch.sandbox import Task, close_sandboxes, kill_sandboxes, run_tas
 from nonosat.errors import EngineError, NonosatError
 from nonosat.puzzle import Puzzle
 
+#: Fewest tasks kept in flight on a dask cluster (workers may join after the batch starts).
+DASK_WINDOW = 32
+
 #: Seconds to wait for a dask scheduler to answer.
 CONNECT_SECONDS = 30.0
 
@@ -212,7 +215,7 @@ def run_batch(
         return _drive(executor, tasks, 64, finish)
     if scheduler is not None:
         with dask_executor(scheduler) as (dask, threads):
-            return _drive(dask, tasks, 2 * threads, finish)
+            return _drive(dask, tasks, max(2 * threads, DASK_WINDOW), finish)
     workers = config.jobs or default_jobs()
     pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nonosat-batch")
     try:

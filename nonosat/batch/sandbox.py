@@ -2,7 +2,7 @@
 
 A compiled (numba) kernel that hangs cannot be interrupted from inside its process, and a puzzle
 that segfaults or exhausts memory takes its process down.  So every batch job runs in a
-:class:`Sandbox`: a long-lived child process (``python -m nonosat.batch.child``) that executes one
+:class:`Sandbox`: a long-lived child process (:mod:`nonosat.batch.child`) that executes one
 call at a time.  The parent waits for the answer with a deadline; on overrun it kills the child
 (``timeout``), on an unexpected end of the pipe it records how the child died (``crashed``), and
 the next call starts a fresh child.  Keeping the child alive between puzzles makes the overhead per
@@ -35,6 +35,9 @@ from nonosat.batch.protocol import HEADER, write_message
 from nonosat.puzzle import Puzzle
 
 _JOBS = "nonosat.batch.jobs"
+
+#: Bytes of worker error output kept between calls (only the last call's is ever read).
+_STDERR_KEEP = 1 << 20
 
 #: Seconds a fresh child may take to start and run its job's warm-up (imports, numba compile).
 STARTUP_SECONDS = 600.0
@@ -101,16 +104,15 @@ class Sandbox:
         if self._stderr is None:
             self._stderr = tempfile.TemporaryFile(prefix="nonosat-sandbox-")
         package_root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (package_root, env.get("PYTHONPATH", "")) if p
+        bootstrap = (
+            "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+            "from nonosat.batch.child import main; sys.exit(main(sys.argv))"
         )
         proc = subprocess.Popen(
-            [sys.executable, "-m", "nonosat.batch.child", str(os.getpid())],
+            [sys.executable, "-c", bootstrap, package_root, str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
-            env=env,
             bufsize=0,
             start_new_session=True,  # Ctrl-C reaches the batch, which then stops its children
         )
@@ -202,8 +204,13 @@ class Sandbox:
                 deadline = max(deadline, time.perf_counter() + 60.0)
 
     def _mark_stderr(self) -> None:
+        """Remember where the next call's error output starts (the child is idle now, so the
+        file can also be emptied when it has grown)."""
         if self._stderr is not None:
             self._stderr.seek(0, os.SEEK_END)
+            if self._stderr.tell() > _STDERR_KEEP:
+                self._stderr.truncate(0)
+                self._stderr.seek(0)
             self._stderr_mark = self._stderr.tell()
 
     def _death_notice(self) -> str:

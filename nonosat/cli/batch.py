@@ -93,8 +93,8 @@ EngineOpt = Annotated[
     typer.Option(
         "--engine",
         "-e",
-        help="Engine for solve/check (default auto); comma-separated engines for crosscheck "
-        "(default native,sat,cpsat).",
+        help="Engine for solve/check (default auto) and analyse (default native); "
+        "comma-separated engines for crosscheck (default native,sat,cpsat).",
     ),
 ]
 RetryOpt = Annotated[
