@@ -39,7 +39,6 @@ from numba import njit
 
 from nonosat.puzzle import Cell
 
-
 #: Longest line the bit-parallel kernel handles (int64 masks; the sign bit and one carry bit are
 #: kept free so that additions never overflow).
 BITS_MAX_LINE = 62

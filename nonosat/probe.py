@@ -151,9 +151,12 @@ def probe(problem, state, scratch):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def best_branch(problem, state, scratch):  # pragma: no cover - compiled
-    """The unknown cell with the highest probing score ``(nf + 1) * (ne + 1)`` and the value to try
-    first (the branch that fixes more cells, hence likely to fail or finish sooner).
+def best_branch(problem, state, scratch, mode):  # pragma: no cover - compiled
+    """The unknown cell to branch on, from the probing scores, and the value to try first.
+
+    ``nf``/``ne`` are the cells the filled/empty probe of a cell fixed.  ``mode`` selects the rule
+    (bit 0: score by ``min(nf, ne)`` then ``max`` instead of ``(nf + 1) * (ne + 1)``; bit 1: try
+    the branch that fixes *fewer* cells first instead of more).
 
     Returns ``(cell, value)``, or ``(-1, 0)`` when no cell is unknown.
     """
@@ -163,13 +166,19 @@ def best_branch(problem, state, scratch):  # pragma: no cover - compiled
     best_score = -1
     for cell in range(grid.shape[0]):
         if grid[cell] == 3:
-            s = (score_f[cell] + 1) * (score_e[cell] + 1)
+            a = score_f[cell]
+            b = score_e[cell]
+            if mode & 1:
+                s = min(a, b) * 100000 + max(a, b)
+            else:
+                s = (a + 1) * (b + 1)
             if s > best_score:
                 best_score = s
                 best = cell
     if best < 0:
         return -1, 0
-    return best, (2 if score_f[best] >= score_e[best] else 1)
+    more = 2 if score_f[best] >= score_e[best] else 1
+    return best, (3 - more if mode & 2 else more)
 
 
 def probe_grid(puzzle, grid: np.ndarray | None = None):

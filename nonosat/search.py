@@ -100,7 +100,7 @@ def simple_branch(problem, state):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing):  # pragma: no cover
+def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing, branch_mode):  # pragma: no cover
     """Run the search for at most ``max_nodes`` decisions.
 
     Parameters
@@ -117,6 +117,8 @@ def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing):  #
         Decision budget for this call.
     probing : bool
         Whether to probe at every node.
+    branch_mode : int
+        Branching rule with probing (see :func:`nonosat.probe.best_branch`).
 
     Returns
     -------
@@ -139,7 +141,7 @@ def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing):  #
             if st[ST_DEPTH] == 0:
                 st[ST_ROOT_TLEN] = st[ST_TLEN]
             if probing:
-                cell, value = best_branch(problem, state, scratch)
+                cell, value = best_branch(problem, state, scratch, branch_mode)
             else:
                 cell, value = simple_branch(problem, state)
             if cell < 0:
@@ -247,6 +249,11 @@ class NativeSearch:
         Stop after this many solutions.
     probing : bool
         Probe at every node (default).  Without it the search is propagation + fork only.
+    branch_mode : int
+        Branching rule (:func:`nonosat.probe.best_branch`).  The default 2 branches on the cell
+        with the largest ``(nf + 1) * (ne + 1)`` and tries the value that fixes fewer cells first;
+        measured on 100 taai2011 puzzles (every 10th, limit 2): 58 s CPU and 6 unfinished within
+        30 s, against 146 s and 12 for trying the value that fixes more cells first (mode 0).
 
     Examples
     --------
@@ -262,8 +269,10 @@ class NativeSearch:
         partial: np.ndarray | None = None,
         limit: int = 2,
         probing: bool = True,
+        branch_mode: int = 2,
     ):
         self.puzzle = puzzle
+        self.branch_mode = branch_mode
         self.limit = limit
         self.probing = probing
         packed = pack_clues(puzzle)
@@ -303,7 +312,7 @@ class NativeSearch:
         t0 = time.perf_counter()
         code = search_kernel(
             self._problem, self._state, self._scratch, self._frames, self._sols,
-            max_nodes, self.probing,
+            max_nodes, self.probing, self.branch_mode,
         )
         self.time_s += time.perf_counter() - t0
         self._finished = code == FINISHED

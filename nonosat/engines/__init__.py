@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any, Protocol
 
 import numpy as np
@@ -38,7 +38,7 @@ ENGINE_MODULES: dict[str, str] = {
 INDEPENDENT_ENGINES = ("native", "sat", "cpsat")
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """Verdict of a solve.
 
     ``UNIQUE``/``MULTIPLE``/``NONE`` are decided verdicts.  ``SOLVED`` means a solution was found
