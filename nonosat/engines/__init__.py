@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass, field
-from enum import Enum, StrEnum
+from enum import StrEnum
 from typing import Any, Protocol
 
 import numpy as np
