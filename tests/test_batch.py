@@ -131,17 +131,26 @@ def test_appending_after_a_cut_line_starts_on_a_fresh_line(tmp_path):
     assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == ["a", "c"]
 
 
+def test_two_batches_cannot_write_one_results_file(tmp_path):
+    path = tmp_path / "r.jsonl"
+    with ResultsFile(path):
+        with pytest.raises(FormatError, match="another batch"):
+            ResultsFile(path)
+    with ResultsFile(path):  # released on close
+        pass
+
+
 def test_retry_failed_reruns_only_failures(tmp_path):
     path = tmp_path / "r.jsonl"
     with ResultsFile(path) as results:
         for puzzle_id, status in (("a", "unique"), ("b", "timeout"), ("c", "crashed")):
             results.append({"id": puzzle_id, "job": "check", "status": status})
     items = [(i, puzzle(3)) for i in "abcd"]
-    results = ResultsFile(path)
-    assert [i for i, _ in pending(items, results, BatchConfig())] == ["d"]
-    retry = BatchConfig(retry_failed=True)
-    assert [i for i, _ in pending(items, results, retry)] == ["b", "c", "d"]
-    assert [i for i, _ in pending(items, results, BatchConfig(job="solve"))] == list("abcd")
+    with ResultsFile(path) as results:
+        assert [i for i, _ in pending(items, results, BatchConfig())] == ["d"]
+        retry = BatchConfig(retry_failed=True)
+        assert [i for i, _ in pending(items, results, retry)] == ["b", "c", "d"]
+        assert [i for i, _ in pending(items, results, BatchConfig(job="solve"))] == list("abcd")
 
 
 def test_summary_counts_times_and_problems():
@@ -208,7 +217,8 @@ def test_rerun_after_a_kill_runs_only_the_missing_puzzles(tmp_path):
     assert set(final) == {i for i, _ in items}
     for puzzle_id, p in items:
         assert final[puzzle_id]["status"] == expected_status(p)
-    assert pending(items, ResultsFile(out), config) == []
+    with ResultsFile(out) as results:
+        assert pending(items, results, config) == []
 
 
 def test_a_hanging_puzzle_is_killed_as_timeout_and_the_batch_goes_on(tmp_path):

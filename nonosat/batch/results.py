@@ -94,7 +94,13 @@ class ResultsFile:
     Parameters
     ----------
     path : path-like
-        Created if absent; existing records are read first (:func:`read_records`).
+        Created if absent; existing records are read first (:func:`read_records`).  The file is
+        locked until :meth:`close`.
+
+    Raises
+    ------
+    FormatError
+        The file cannot be created or read, or another batch holds its lock.
 
     Examples
     --------
@@ -102,16 +108,38 @@ class ResultsFile:
     >>> path = os.path.join(tempfile.mkdtemp(), "r.jsonl")
     >>> with ResultsFile(path) as results:
     ...     results.append({"id": "a.non", "job": "check", "status": "unique"})
-    >>> ResultsFile(path).done("a.non", "check")
+    >>> with ResultsFile(path) as results:
+    ...     results.done("a.non", "check")
     True
     """
 
     def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
+        self._file: IO[str] | None = None
+        self._lock = self._take_lock()
         self.records: dict[tuple[str, str], dict[str, Any]] = {}
         for record in read_records(self.path):
             self.records[(record["id"], str(record.get("job")))] = record  # last one wins
-        self._file: IO[str] | None = None
+
+    def _take_lock(self) -> IO[bytes] | None:
+        """Lock the file (``flock``, exclusive) so that two batches never run into one file."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock
+            return None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(self.path, "ab")  # held until close()
+        except OSError as exc:
+            raise FormatError(str(self.path), None, exc.strerror or str(exc)) from None
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise FormatError(
+                str(self.path), None, "another batch is writing this results file"
+            ) from None
+        return handle
 
     def done(self, puzzle_id: str, job: str, retry_failed: bool = False) -> bool:
         """Whether ``puzzle_id`` already has a ``job`` record (a failed one counts unless
@@ -158,10 +186,13 @@ class ResultsFile:
             raise FormatError(str(self.path), None, exc.strerror or str(exc)) from None
 
     def close(self) -> None:
-        """Close the file (records already written stay)."""
+        """Close the file and release its lock (records already written stay)."""
         if self._file is not None:
             self._file.close()
             self._file = None
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def __enter__(self) -> ResultsFile:
         return self

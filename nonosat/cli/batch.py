@@ -153,31 +153,31 @@ def batch_command(
     if not inputs.puzzles and not inputs.errors:
         raise FormatError(", ".join(map(str, paths)), None, "no puzzle files found")
     results = ResultsFile(out) if out is not None else None
-    todo = pending(inputs.puzzles, results, config)
-    ids = {puzzle_id for puzzle_id, _ in inputs.puzzles}
-    earlier = len(inputs.puzzles) - len(todo)
-    where = f"dask scheduler {scheduler}" if scheduler else f"{jobs or 'all'} local workers"
-    typer.echo(
-        f"nonosat batch: {job.name} on {len(inputs.puzzles)} puzzles"
-        + (f" ({earlier} already in {out}, {len(todo)} to run)" if earlier else "")
-        + f" with {where}",
-        err=True,
-    )
-    start = time.perf_counter()
-    progress = _Progress(len(todo))
     try:
+        todo = pending(inputs.puzzles, results, config)
+        earlier = len(inputs.puzzles) - len(todo)
+        where = f"dask scheduler {scheduler}" if scheduler else f"{jobs or 'all'} local workers"
+        typer.echo(
+            f"nonosat batch: {job.name} on {len(inputs.puzzles)} puzzles"
+            + (f" ({earlier} already in {out}, {len(todo)} to run)" if earlier else "")
+            + f" with {where}",
+            err=True,
+        )
+        start = time.perf_counter()
+        progress = _Progress(len(todo))
         with progress:
             new = run_batch(
                 todo, config, results=results, scheduler=scheduler, on_record=progress.update
             )
     except KeyboardInterrupt:
-        kept = f"; {progress.done} results kept in {out}, rerun to resume" if out else ""
+        kept = f"; the finished puzzles are in {out}, rerun to resume" if out else ""
         typer.echo(f"nonosat: interrupted{kept}", err=True)
         raise typer.Exit(130) from None
     finally:
         if results is not None:
             results.close()
     elapsed = time.perf_counter() - start
+    ids = {puzzle_id for puzzle_id, _ in inputs.puzzles}
     if results is not None:
         records = [r for (i, j), r in results.records.items() if j == job.name and i in ids]
     else:
