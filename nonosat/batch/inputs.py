@@ -89,7 +89,7 @@ def collect_puzzles(paths: list[str | os.PathLike[str]], format: str | None = No
 
 def _walk(root: Path) -> list[Path]:
     """Files under ``root``, sorted, skipping hidden files and directories."""
-    files = []
+    files: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         files.extend(Path(dirpath, f) for f in sorted(filenames) if not f.startswith("."))

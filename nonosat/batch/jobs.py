@@ -180,6 +180,11 @@ def import_target(target: str) -> Any:
 _INVALID_SOLUTION = "returned an invalid solution"
 
 
+def _tiny_puzzle() -> Puzzle:
+    """A 2x2 puzzle with one filled cell: enough to import and compile everything."""
+    return Puzzle(((1,), ()), ((1,), ()))
+
+
 def engine_names(engine: str) -> list[str]:
     """The engines of a comma-separated list, each once, in order."""
     return list(dict.fromkeys(name.strip() for name in engine.split(",") if name.strip()))
@@ -190,14 +195,14 @@ def warm_engine(options: JobOptions) -> None:
     from nonosat.engines import solve
 
     for name in engine_names(options.engine):
-        solve(Puzzle([(1,), ()], [(1,), ()]), name, limit=2)
+        solve(_tiny_puzzle(), name, limit=2)
 
 
 def warm_certify(options: JobOptions) -> None:
     """Import the CNF encoding, the SAT solver and the proof checker (once per worker)."""
     from nonosat.encodings.certificate import certify
 
-    certify(Puzzle([(1,), ()], [(1,), ()]))
+    certify(_tiny_puzzle())
 
 
 def solve_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
@@ -311,7 +316,7 @@ def warm_analyse(options: JobOptions) -> None:
     """Import the analysis and compile its kernels on a 2x2 puzzle (once per worker)."""
     from nonosat.analysis.difficulty import analyse
 
-    analyse(Puzzle([(1,), ()], [(1,), ()]), engine=options.engine)
+    analyse(_tiny_puzzle(), engine=options.engine)
 
 
 def analyse_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
