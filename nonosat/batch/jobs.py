@@ -3,7 +3,7 @@
 A job is a plain function ``run(puzzle, options) -> dict`` executed in a worker process; the dict
 it returns becomes the puzzle's line in the results file (the batch adds ``id``, ``job``, timing
 and ``error``).  It must hold a ``status`` (a :class:`nonosat.engines.Status` value, or one of the
-failure statuses of :mod:`nonosat.batch.records`).  A job may name a *warm-up* function
+failure statuses of :mod:`nonosat.batch.results`).  A job may name a *warm-up* function
 ``warmup(options)`` that each worker process runs once before its first puzzle, outside the
 per-puzzle time limit, so that importing the engines and compiling the numba kernels is not
 charged to (and not killed with) the first puzzle.
