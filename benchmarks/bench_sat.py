@@ -12,7 +12,9 @@ For every puzzle and encoding (``order``, ``regular``, ``dfa``) it measures:
 * **check**: seconds for dratify (in-process) and for drat-trim when it is on ``PATH``.
 
 It prints one row per puzzle and encoding for the survey, and for the taai2011 sample a summary
-per encoding (totals, medians, 95th percentile, maxima).  ``--csv FILE`` writes every row.
+per encoding (verdicts; totals, medians, 95th percentile, maxima).  ``--csv FILE`` writes every
+row.  Most taai2011 puzzles (random pictures) have several solutions, so there the figures are
+mostly about solving: a certificate needs a unique puzzle.
 
 Usage::
 
@@ -32,6 +34,7 @@ import shutil
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -116,8 +119,10 @@ def summary(rows: list[dict[str, Any]], encodings: list[str]) -> None:
         up = sum(1 for r in mine if r.get("method") == "up")
         rejected = sum(1 for r in mine if r.get("dratify_ok") is False)
         lemmas = [r["lemmas"] for r in mine if "lemmas" in r]
-        print(f"{enc}: {len(decided)}/{len(mine)} decided, {up} refuted by propagation alone, "
-              f"{rejected} proofs rejected")
+        verdicts = ", ".join(f"{v} {n}" for v, n in sorted(Counter(
+            r["verdict"] for r in mine).items()))
+        print(f"{enc}: {len(decided)}/{len(mine)} decided ({verdicts}), {up} refuted by "
+              f"propagation alone, {rejected} proofs rejected")
         for key in ("solve_s", "certify_s", "dratify_s", "drat_trim_s"):
             values = [r[key] for r in mine if key in r]
             if values:
