@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from nonosat.crosscheck import DISAGREEMENT, CrossCheck, crosscheck
-from nonosat.engines import INDEPENDENT_ENGINES
+from nonosat.engines import INDEPENDENT_ENGINES, Status
 from nonosat.errors import NonosatError
 from nonosat.formats import iter_puzzles
 from nonosat.formats.tournament import read_solutions, with_goals
@@ -113,6 +113,9 @@ def run_set(name: str, engines: list[str], timeout: float | None, limit: int | N
     for r in reports:
         for finding in r.findings:
             print(f"  {r.puzzle_id}: {finding.kind}: {finding.message}")
+        if r.gave_up:
+            quitters = ", ".join(run.engine for run in r.runs if run.status == Status.UNKNOWN)
+            print(f"  {r.puzzle_id}: gave up: {quitters} (status {r.status})")
     return disagreements + other
 
 
