@@ -26,8 +26,9 @@ unsatisfiability, and no ``solution.txt``.  A puzzle with several solutions gets
 Proof checkers
 --------------
 ``dratify``
-    pure-Python forward DRAT checker from PyPI, in-process; checks every lemma (about 40,000
-    lemmas a second on unit-heavy proofs).
+    forward DRAT checker from PyPI, in-process; checks every lemma.  Pure Python (about 40,000
+    lemmas a second on unit-heavy proofs) unless a native engine is installed
+    (``cdclkit-native``), which it then uses.
 ``drat-trim``
     Heule's backward checker, run as ``drat-trim CNF PROOF`` when the executable is on ``PATH``.
 
@@ -213,7 +214,8 @@ def _check_dratify(clauses: Sequence[Sequence[int]], nvars: int, proof: str) -> 
     for clause in clauses:
         formula.add_dimacs(clause)
     try:
-        result = dratify_check(formula, proof, engine="python")
+        # "auto": dratify's Rust checker when one is installed (cdclkit-native), else Python
+        result = dratify_check(formula, proof, engine="auto")
     except ValueError as exc:  # malformed proof text
         return False, f"malformed proof: {exc}"
     reason = result.reason
@@ -579,7 +581,7 @@ def certificate_record(cert: Certificate, files: dict[str, bytes]) -> dict[str, 
         "encoding": {"name": cert.encoding, "version": cert.encoding_version},
         "solver": {"name": cert.solver, "pysat": package_version("python-sat")},
         "checkers": [
-            {**c.to_json(), "version": package_version("dratify") if c.checker == "dratify"
+            {**c.to_json(), "version": _dratify_version() if c.checker == "dratify"
              else shutil.which("drat-trim")}
             for c in cert.checks
         ],
@@ -593,6 +595,13 @@ def certificate_record(cert: Certificate, files: dict[str, bytes]) -> dict[str, 
         "nonosat": package_version("nonosat"),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+def _dratify_version() -> str:
+    import dratify
+
+    native = " (native engine)" if dratify.native_implementation() is not None else ""
+    return dratify.__version__ + native
 
 
 def write_certificate(cert: Certificate, out_dir: str | os.PathLike[str],
