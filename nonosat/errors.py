@@ -39,3 +39,8 @@ class FormatError(NonosatError, ValueError):
 
 class EngineError(NonosatError, RuntimeError):
     """An engine could not run (unknown name, missing optional dependency, internal failure)."""
+
+
+class InvalidSolutionError(EngineError):
+    """An engine returned a grid that breaks the clues: an engine bug, never a verdict.  The
+    message names the engine and the first failing line."""

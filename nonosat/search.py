@@ -318,15 +318,28 @@ class NativeSearch:
         self._finished = code == FINISHED
         return self._finished
 
-    def run(self, timeout: float | None = None, chunk: int = 64) -> SearchOutcome:
-        """Search until finished or ``timeout`` seconds have passed (checked between chunks of
-        ``chunk`` decisions; the chunk grows while calls are quick)."""
+    def run(self, timeout: float | None = None, slice_s: float = 0.02) -> SearchOutcome:
+        """Search until finished or ``timeout`` seconds have passed.
+
+        The compiled loop cannot be interrupted, so it runs in slices: the number of decisions
+        per call adapts so that a call lasts about ``slice_s`` seconds (one decision with probing
+        can take long on a large, open grid), and the clock is checked between calls.  The
+        overrun past ``timeout`` is therefore about one slice, or one search node when a single
+        node takes longer.
+        """
         deadline = None if timeout is None else time.perf_counter() + timeout
-        while not self.step(chunk):
-            now = time.perf_counter()
-            if deadline is not None and now >= deadline:
+        chunk = 1
+        while True:
+            t0 = time.perf_counter()
+            if self.step(chunk):
                 break
-            chunk = min(chunk * 2, 1 << 20) if self.time_s < 0.05 else chunk
+            took = time.perf_counter() - t0
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            if took < slice_s / 2:
+                chunk = min(chunk * 2, 1 << 20)
+            elif took > slice_s * 2 and chunk > 1:
+                chunk = max(chunk // 2, 1)
         return self.outcome()
 
     @property

@@ -21,7 +21,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
-from nonosat.errors import EngineError, NonosatError
+from nonosat.errors import InvalidSolutionError, NonosatError
 from nonosat.puzzle import Puzzle
 
 
@@ -176,10 +176,6 @@ def import_target(target: str) -> Any:
 
 # -- solve and check ------------------------------------------------------------------------------
 
-#: How :func:`nonosat.engines.solve` words an engine's invalid solution.
-_INVALID_SOLUTION = "returned an invalid solution"
-
-
 def _tiny_puzzle() -> Puzzle:
     """A 2x2 puzzle with one filled cell: enough to import and compile everything."""
     return Puzzle(((1,), ()), ((1,), ()))
@@ -220,10 +216,8 @@ def _solve(puzzle: Puzzle, options: JobOptions, limit: int) -> dict[str, Any]:
 
     try:
         result = solve(puzzle, options.engine, limit=limit, timeout=options.timeout)
-    except EngineError as exc:
-        if _INVALID_SOLUTION in str(exc):
-            return {"status": "invalid", "engine": options.engine, "error": str(exc)}
-        raise
+    except InvalidSolutionError as exc:
+        return {"status": "invalid", "engine": options.engine, "error": str(exc)}
     record = result.to_json(puzzle)
     check = goal_check(puzzle, result.status.value, result.solutions)
     if check is not None:

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from nonosat.errors import EngineError
+from nonosat.errors import EngineError, InvalidSolutionError
 from nonosat.puzzle import Puzzle, grid_rows
 
 #: Engine name -> ``"module:Class"``.  Modules are imported lazily, so ``nonosat solve`` does not
@@ -179,9 +179,9 @@ def solve(
 ) -> SolveResult:
     """Solve ``puzzle`` with the named engine; see :meth:`Engine.solve` for the parameters.
 
-    Every solution an engine returns is checked against the clues here, independently of the
-    engine: an invalid solution raises :class:`EngineError` (an engine bug must never pass as a
-    verdict).
+    Every solution an engine returns is checked against the clues (and against ``partial``)
+    here, independently of the engine: an invalid solution raises
+    :class:`~nonosat.errors.InvalidSolutionError` (an engine bug must never pass as a verdict).
 
     Examples
     --------
@@ -199,9 +199,16 @@ def solve(
         errors = puzzle.line_errors(sol)
         if errors:
             line, expected, actual = errors[0]
-            raise EngineError(
+            raise InvalidSolutionError(
                 f"engine {result.engine!r} returned an invalid solution #{k + 1}: "
                 f"{puzzle.line_name(line)} should be {expected} but is {actual}"
             )
+        if partial is not None:
+            given = np.isin(partial, (1, 2))
+            if (given & ((partial == 2) != sol)).any():
+                raise InvalidSolutionError(
+                    f"engine {result.engine!r} returned solution #{k + 1}, which contradicts "
+                    f"the given cells"
+                )
     result.time_s = time.perf_counter() - start if result.time_s <= 0 else result.time_s
     return result
