@@ -37,7 +37,7 @@ def liar(monkeypatch):
 
 def test_a_solution_breaking_a_clue_is_an_engine_bug(liar):
     puzzle = Puzzle([(1,), ()], [(1,), ()])
-    with pytest.raises(InvalidSolutionError, match="liar.*row 1"):
+    with pytest.raises(InvalidSolutionError, match="liar.*column 1 should be"):
         solve(puzzle, liar, answer=[[False, True], [False, False]])
 
 
