@@ -35,10 +35,13 @@ Proof checkers
 Proof prefix (for other provers)
 --------------------------------
 :func:`certify` takes an optional ``prover``: a callable that receives the encoding and the
-formula to refute and returns DRAT lemma clauses (e.g. a propagation solver's deductions, each
-RUP with respect to the formula and the earlier lemmas).  The lemmas are written first in the
-proof and given to the SAT solver as clauses, so that its own proof continues from them; when
-they end with the empty clause the SAT solver is not run at all.
+formula to refute and returns DRAT steps: lemma clauses (e.g. a propagation solver's deductions,
+each RUP with respect to the formula and the earlier lemmas) and
+:class:`~nonosat.encodings.native_proof.Deletion` steps for lemmas no longer needed.  The steps
+are written first in the proof and the lemmas still present are given to the SAT solver as
+clauses, so that its own proof continues from them; when they end with the empty clause the SAT
+solver is not run at all.  :mod:`nonosat.encodings.native_proof` writes such steps from the
+native solver's deduction trace; :attr:`Certificate.prover` records who wrote the proof.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ from nonosat.encodings.cnf import (
     check_encoding,
     encode,
 )
+from nonosat.encodings.native_proof import Deletion, Step, proof_lines
 from nonosat.encodings.satsolver import (
     DEFAULT_SOLVER,
     SatRun,
@@ -93,8 +97,8 @@ CHECKERS = ("dratify", "drat-trim")
 _EMPTY_CLAUSE = re.compile(r"^[ \t]*0[ \t]*\r?$", re.MULTILINE)
 
 Clause = list[int]
-#: A prover hook: ``prover(encoding, formula) -> lemmas`` (see the module docstring).
-Prover = Callable[[PuzzleCnf, list[Clause]], Sequence[Sequence[int]]]
+#: A prover hook: ``prover(encoding, formula) -> steps`` (see the module docstring).
+Prover = Callable[[PuzzleCnf, list[Clause]], Sequence[Step]]
 
 
 # -- proof checking ------------------------------------------------------------------------------
@@ -210,9 +214,11 @@ def _check_dratify(clauses: Sequence[Sequence[int]], nvars: int, proof: str) -> 
     from dratify import CNF as DratifyCnf
     from dratify import check_proof as dratify_check
 
+    # dratify's internal literals: 2 * (variable - 1), plus 1 when negative.  The clauses come
+    # from the encoding (no repeated literal, no tautology), so they go in as they are.
     formula = DratifyCnf(nvars)
-    for clause in clauses:
-        formula.add_dimacs(clause)
+    formula.clauses = [tuple(2 * lit - 2 if lit > 0 else -2 * lit - 1 for lit in c)
+                       for c in clauses]
     try:
         # "auto": dratify's Rust checker when one is installed (cdclkit-native), else Python
         result = dratify_check(formula, proof, engine="auto")
@@ -282,6 +288,10 @@ class Certificate:
     stats : dict
         Proof size (``lemmas``, ``deletions``, ``prefix_lemmas``, ``proof_bytes``) and solver
         statistics.
+    prover : str
+        Who wrote the proof: ``"sat"`` (the SAT solver), ``"native"`` (the prover hook's steps
+        alone, e.g. the native solver's deductions) or ``"native+sat"`` (those steps, then the
+        SAT solver).
     """
 
     puzzle: Puzzle
@@ -297,6 +307,7 @@ class Certificate:
     times: dict[str, float] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
     cnf: PuzzleCnf | None = field(default=None, repr=False)
+    prover: str = "sat"
 
     @property
     def proved(self) -> bool:
@@ -317,6 +328,7 @@ def certify(
     checkers: Sequence[str] = ("dratify",),
     timeout: float | None = None,
     prover: Prover | None = None,
+    solution: np.ndarray | None = None,
 ) -> Certificate:
     """Decide whether ``puzzle`` has exactly one solution and prove it.
 
@@ -342,8 +354,11 @@ def certify(
         Seconds for the solving steps; verdict ``unknown`` when they run out.  Proof checking is
         not bounded (drat-trim gets the time that is left).
     prover : callable, optional
-        ``prover(encoding, formula) -> lemmas``: DRAT lemmas put before the SAT solver's proof
+        ``prover(encoding, formula) -> steps``: DRAT steps put before the SAT solver's proof
         (module docstring).
+    solution : ndarray of bool, shape (height, width), optional
+        A solution found by another engine; step 1 then only checks it against the clues
+        instead of running the SAT solver.
 
     Returns
     -------
@@ -354,7 +369,7 @@ def certify(
     EngineError
         Unknown solver or checker, or a solver that cannot log proofs.
     PuzzleError
-        Unknown encoding.
+        Unknown encoding, or a ``solution`` that does not satisfy the clues.
     """
     check_encoding(encoding)
     solver = solver_name(solver)
@@ -366,10 +381,16 @@ def certify(
                        times=times, cnf=enc)
 
     t = time.perf_counter()
-    with SatRun(enc.clauses, solver) as run:
-        answer = run.solve(deadline)
-        first = enc.solution(run.model()) if answer else None
-        cert.stats["find"] = run.stats()
+    if solution is not None:
+        first = np.asarray(solution, dtype=bool)
+        if first.shape != puzzle.shape or puzzle.line_errors(first):
+            raise PuzzleError("the solution given to certify does not satisfy the clues")
+        answer: bool | None = True
+    else:
+        with SatRun(enc.clauses, solver) as run:
+            answer = run.solve(deadline)
+            first = enc.solution(run.model()) if answer else None
+            cert.stats["find"] = run.stats()
     times["solve"] = time.perf_counter() - t
     if answer is None:
         return _finish(cert, start)
@@ -407,11 +428,28 @@ def _prove(cert: Certificate, enc: PuzzleCnf, formula: list[Clause], solver: str
     ``cert.proof``; returns a model's solution if the formula is satisfiable after all (and
     ``None`` with ``cert.proof`` unset when the deadline passed)."""
     t = time.perf_counter()
-    lemmas = [list(c) for c in prover(enc, formula)] if prover is not None else []
+    steps = [s if isinstance(s, Deletion) else list(s) for s in prover(enc, formula)] \
+        if prover is not None else []
+    live: dict[tuple[int, ...], list[Clause]] = {}  # the lemmas not deleted again
+    for step in steps:
+        if isinstance(step, Deletion):
+            same = live.get(tuple(sorted(step.clause)))
+            if same:
+                same.pop()
+        else:
+            live.setdefault(tuple(sorted(step)), []).append(step)
+    lemmas = [c for same in live.values() for c in same]
+    added = sum(1 for s in steps if not isinstance(s, Deletion))
     try:
-        if (lemmas and lemmas[-1] == []) or refuted_by_propagation(formula + lemmas):
+        if steps and steps[-1] == []:
+            cert.stats["prove"] = {"method": "prover"}
+            cert.proof = _proof_text(steps, [])
+            cert.prover = "native"
+            return None
+        if refuted_by_propagation(formula + lemmas):
             cert.stats["prove"] = {"method": "unit propagation"}
-            cert.proof = _proof_text(lemmas, [])
+            cert.proof = _proof_text(steps, [])
+            cert.prover = "native" if steps else "sat"
             return None
         with SatRun(formula + lemmas, solver, with_proof=True) as run:
             answer = run.solve(deadline)
@@ -420,17 +458,18 @@ def _prove(cert: Certificate, enc: PuzzleCnf, formula: list[Clause], solver: str
                 return None
             if answer:
                 return enc.solution(run.model())
-            cert.proof = _proof_text(lemmas, run.proof())
+            cert.proof = _proof_text(steps, run.proof())
+            cert.prover = "native+sat" if steps else "sat"
             return None
     finally:
         cert.times["prove"] = time.perf_counter() - t
         if cert.proof is not None:
-            cert.stats.update(_proof_size(cert.proof, len(lemmas)))
+            cert.stats.update(_proof_size(cert.proof, added))
 
 
-def _proof_text(lemmas: Sequence[Sequence[int]], solver_lines: Sequence[str]) -> str:
-    """Text DRAT: the prefix lemmas, then the solver's lines, ending with the empty clause."""
-    lines = [" ".join(map(str, c)) + " 0" if c else "0" for c in lemmas]
+def _proof_text(steps: Sequence[Step], solver_lines: Sequence[str]) -> str:
+    """Text DRAT: the prefix steps, then the solver's lines, ending with the empty clause."""
+    lines = proof_lines(steps)
     lines.extend(solver_lines)
     if not lines or lines[-1].strip() != "0":
         lines.append("0")  # the empty clause; a checker still has to derive it
@@ -579,6 +618,7 @@ def certificate_record(cert: Certificate, files: dict[str, bytes]) -> dict[str, 
         "solution": grid_rows(cert.solutions[0]) if cert.verdict == "unique" else None,
         "witness": [grid_rows(s) for s in cert.solutions] if cert.verdict == "multiple" else None,
         "encoding": {"name": cert.encoding, "version": cert.encoding_version},
+        "prover": cert.prover,
         "solver": {"name": cert.solver, "pysat": package_version("python-sat")},
         "checkers": [
             {**c.to_json(), "version": _dratify_version() if c.checker == "dratify"

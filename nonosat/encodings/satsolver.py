@@ -43,6 +43,13 @@ MAX_CONFLICT_BUDGET = 1 << 22
 MAX_CALL_S = 0.5
 
 
+#: Solvers that log DRAT proofs through PySAT (the others refuse ``with_proof``).
+PROOF_SOLVERS = frozenset({
+    "cadical103", "cadical153", "cadical195", "cadical300", "ergo", "glucose3", "glucose4",
+    "glucose42", "gluecard3", "gluecard4", "lingeling", "maplechrono", "maplecm", "maplesat",
+})
+
+
 def _canonical_names() -> dict[str, str]:
     """Lower-case name or alias -> PySAT's canonical solver name."""
     names: dict[str, str] = {}
@@ -106,6 +113,11 @@ class SatRun:
                  with_proof: bool = False):
         self.name = solver_name(name)
         self.with_proof = with_proof
+        if with_proof and self.name not in PROOF_SOLVERS:
+            raise EngineError(
+                f"SAT solver {self.name!r} cannot log DRAT proofs; choose one of "
+                f"{', '.join(sorted(PROOF_SOLVERS))}"
+            )
         self.calls = 0
         self.solve_time_s = 0.0
         try:
