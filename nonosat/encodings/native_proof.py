@@ -1,0 +1,350 @@
+"""DRAT lemmas from the native solver's deduction trace.
+
+The native solver fixes cells by line solving, failed literals and probing, and can say why for
+each cell (its *deduction trace*: cell, value, stage, line or probed cell, in order).  This
+module turns such a trace into a DRAT proof prefix over a puzzle's CNF encoding
+(:mod:`nonosat.encodings.cnf`), so that a certificate costs about one lemma per cell instead of
+a SAT solver's search log.  For cell literal ``l`` (``x`` for the probed cell, filled):
+
+===================  ===================================  ========================================
+stage                lemmas                               why each is RUP
+===================  ===================================  ========================================
+``line``             ``l``                                assuming ``~l``, unit propagation on the
+                                                          line's clauses and the earlier units
+                                                          finds the conflict the line solver found
+``failed-literal``   ``l``                                assuming ``~l`` (the failed value of
+                                                          the cell), propagation over the whole
+                                                          grid ends in a conflict
+``probe-both``       ``~x | l``, ``l``, then ``d ~x | l``  ``x & ~l`` propagates to a conflict
+                                                          (``x`` forces ``l``); then ``~l`` gives
+                                                          ``~x`` by the binary clause, which
+                                                          forces ``l`` too
+``given``            ``l``                                RUP only when the formula has the unit
+===================  ===================================  ========================================
+
+Each of these holds when unit propagation on the encoding sees what the line solver sees: it is
+guaranteed for the *propagation-complete* encodings (:data:`~nonosat.encodings.cnf.\
+PROPAGATION_COMPLETE`, ``regular``).  For the others (``order``, ``dfa``) every step is checked
+first with a propagator (MiniSat's, through PySAT); a clause that propagation does not derive is
+derived by a small SAT refutation of the formula plus its negation, whose lemmas are widened by
+the clause (a lemma ``C`` of the refutation of ``F & ~D`` becomes ``C | D``, RUP with respect to
+``F``) and deleted again once ``D`` is in.  The number of such steps is reported
+(:attr:`NativeProof.filled`).
+
+When the trace fixes every cell and the formula ends with the blocking clause of that grid (a
+uniqueness certificate), the units falsify the blocking clause and the proof ends with the
+empty clause.  Otherwise the lemmas are a prefix: a SAT solver given the formula plus these
+lemmas continues the proof (:func:`nonosat.encodings.certificate.certify`).
+
+This module reads traces by duck typing and never imports the native solver (the encodings and
+the solver are independent; the engines sit above both).
+
+References
+----------
+.. [1] M. J. H. Heule, W. A. Hunt Jr., N. Wetzler, "Trimming while checking clausal proofs",
+   FMCAD 2013 (DRAT, RUP).
+.. [2] F. Bacchus, "GAC via unit propagation", CP 2007 (why line deductions are RUP lemmas
+   under the regular encoding).
+.. [3] J. W. Freeman, "Improvements to propositional satisfiability search algorithms", 1995
+   (failed literals).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from nonosat.encodings.cnf import PROPAGATION_COMPLETE, PuzzleCnf, cell_var
+from nonosat.encodings.satsolver import DEFAULT_SOLVER, SatRun
+from nonosat.errors import EngineError, PuzzleError
+from nonosat.puzzle import Cell
+
+Clause = list[int]
+
+#: Deduction stages this module knows (the native solver's names).
+STAGES = ("line", "failed-literal", "probe-both", "given")
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """A DRAT deletion step: ``clause`` is no longer needed by the proof."""
+
+    clause: Clause
+
+
+#: One proof step: a clause added (a lemma; ``[]`` is the empty clause) or a :class:`Deletion`.
+Step = Clause | Deletion
+
+
+@dataclass
+class NativeProof:
+    """DRAT steps written from a deduction trace.
+
+    Attributes
+    ----------
+    steps : list of (list of int or Deletion)
+        Lemmas (clauses added, in order) and deletions.
+    lemmas : int
+        Clauses added (the empty clause included).
+    deletions : int
+        Deletion steps.
+    filled : int
+        Trace steps that unit propagation does not derive on this encoding, derived by a SAT
+        refutation instead (always 0 on a propagation-complete encoding).
+    refutes : bool
+        Whether the steps end with the empty clause (the trace refutes the formula by itself).
+    verified : bool
+        Whether each step was checked with a propagator while it was written.
+    stages : dict of str to int
+        Deductions per stage.
+    time_s : float
+        Seconds spent writing (and checking) the steps.
+    """
+
+    steps: list[Step] = field(default_factory=list)
+    lemmas: int = 0
+    deletions: int = 0
+    filled: int = 0
+    refutes: bool = False
+    verified: bool = False
+    stages: dict[str, int] = field(default_factory=dict)
+    time_s: float = 0.0
+
+    def stats(self) -> dict[str, Any]:
+        """The counters as a JSON-serialisable dict."""
+        return {"lemmas": self.lemmas, "deletions": self.deletions, "filled": self.filled,
+                "refutes": self.refutes, "verified": self.verified, "stages": dict(self.stages),
+                "time_s": round(self.time_s, 6)}
+
+
+@dataclass(frozen=True)
+class _Deduction:
+    cell: tuple[int, int]
+    value: int
+    stage: str
+    probe: tuple[int, int] | None
+
+
+def _deductions(deductions: Iterable[Any]) -> list[_Deduction]:
+    """Read deductions: objects with ``cell``, ``value``, ``stage`` (and ``probe``) attributes,
+    or tuples ``(cell, value, stage[, line[, probe]])``."""
+    out = []
+    for k, d in enumerate(deductions):
+        if isinstance(d, tuple):
+            cell, value, stage = d[0], d[1], d[2]
+            probe = d[4] if len(d) > 4 else None
+        else:
+            cell, value, stage = d.cell, d.value, d.stage
+            probe = getattr(d, "probe", None)
+        if isinstance(value, bool) or int(value) not in (Cell.EMPTY, Cell.FILLED):
+            raise PuzzleError(f"deduction {k}: value {value!r} is not Cell.EMPTY or Cell.FILLED")
+        if stage not in STAGES:
+            raise PuzzleError(f"deduction {k}: unknown stage {stage!r}")
+        if stage == "probe-both" and probe is None:
+            raise PuzzleError(f"deduction {k}: a probe-both deduction needs its probed cell")
+        out.append(_Deduction((int(cell[0]), int(cell[1])), int(value), stage,
+                              None if probe is None else (int(probe[0]), int(probe[1]))))
+    return out
+
+
+class _Propagator:
+    """Unit propagation over the formula and the lemmas so far (MiniSat through PySAT), to check
+    that a clause is RUP before it is written."""
+
+    def __init__(self, clauses: Sequence[Sequence[int]]):
+        from pysat.solvers import Solver
+
+        self._solver = Solver(name="minisat22", bootstrap_with=clauses)
+
+    def is_rup(self, clause: Sequence[int]) -> bool:
+        ok, _ = self._solver.propagate(assumptions=[-lit for lit in clause])
+        return not ok
+
+    def add(self, clause: Sequence[int]) -> None:
+        self._solver.add_clause(list(clause))
+
+    def close(self) -> None:
+        self._solver.delete()
+
+
+class _Writer:
+    """Collects steps, checking each lemma first when a propagator is given."""
+
+    def __init__(self, formula: list[Clause], propagator: _Propagator | None, solver: str):
+        self.formula = formula
+        self.propagator = propagator
+        self.solver = solver
+        self.proof = NativeProof(verified=propagator is not None)
+        self._live: dict[tuple[int, ...], Clause] = {}
+
+    def add(self, clause: Clause) -> list[Clause]:
+        """Add ``clause`` as a lemma; returns the helper lemmas written before it (to delete
+        once it is no longer needed)."""
+        helpers: list[Clause] = []
+        if self.propagator is not None and not self.propagator.is_rup(clause):
+            helpers = self._refutation_lemmas(clause)
+            self.proof.filled += 1
+        self._emit(clause)
+        return helpers
+
+    def delete(self, clause: Clause) -> None:
+        self.proof.steps.append(Deletion(clause))
+        self.proof.deletions += 1
+        self._live.pop(tuple(sorted(clause)), None)
+
+    def _emit(self, clause: Clause) -> None:
+        self.proof.steps.append(clause)
+        self.proof.lemmas += 1
+        self._live[tuple(sorted(clause))] = clause
+        if self.propagator is not None:
+            self.propagator.add(clause)
+
+    def _refutation_lemmas(self, clause: Clause) -> list[Clause]:
+        """Derive ``clause`` by refuting the formula, the lemmas so far and its negation with a
+        SAT solver; writes the refutation's lemmas widened by ``clause`` and returns them."""
+        negation = [[-lit] for lit in clause]
+        with SatRun(self.formula + list(self._live.values()) + negation, self.solver,
+                    with_proof=True) as run:
+            if run.solve():
+                raise EngineError(
+                    f"the deduction {clause} does not follow from the clues and the earlier "
+                    "deductions (the trace does not belong to this puzzle)"
+                )
+            lines = run.proof()
+        widened: list[Clause] = []
+        own = set(clause)
+        for line in lines:
+            text = line.strip()
+            if not text or text.startswith("d"):
+                continue  # the solver's deletions may name formula clauses: keep them all
+            lits = [int(tok) for tok in text.split()[:-1]]
+            if not lits:
+                break  # the empty clause: ``clause`` itself follows
+            if any(-lit in own for lit in lits):
+                continue  # a tautology once widened
+            lemma = lits + [lit for lit in clause if lit not in lits]
+            self._emit(lemma)
+            widened.append(lemma)
+        return widened
+
+
+def native_lemmas(
+    enc: PuzzleCnf,
+    formula: Sequence[Sequence[int]],
+    deductions: Iterable[Any],
+    *,
+    line_units: bool = True,
+    verify: bool | None = None,
+    solver: str = DEFAULT_SOLVER,
+) -> NativeProof:
+    """DRAT steps for a deduction trace (see the module docstring).
+
+    Parameters
+    ----------
+    enc : PuzzleCnf
+        The puzzle's encoding; cell ``(r, c)`` is variable ``r * width + c + 1``.
+    formula : sequence of list of int
+        The formula to refute: ``enc.clauses`` plus extra clauses (a blocking clause).
+    deductions : iterable
+        The trace, in order: objects with attributes ``cell`` ((row, column), 0-based),
+        ``value`` (``Cell.FILLED`` or ``Cell.EMPTY``), ``stage`` (``"line"``,
+        ``"failed-literal"``, ``"probe-both"``, ``"given"``) and ``probe`` (the probed cell of a
+        probe-both deduction), or tuples ``(cell, value, stage, line, probe)``.  Each deduction
+        must follow from the clues and the earlier ones as its stage says.
+    line_units : bool
+        Write a unit lemma for each line deduction.  On a propagation-complete encoding they
+        are implied by propagation on the earlier units and may be left out (a shorter proof
+        that checks the same way); on other encodings they are always written.
+    verify : bool, optional
+        Check every step with a propagator and derive by SAT those that propagation does not
+        give.  Default: only for encodings that are not propagation-complete.
+    solver : str
+        PySAT solver for the steps propagation does not give.
+
+    Returns
+    -------
+    NativeProof
+        Ends with the empty clause when the deductions falsify one of the clauses after
+        ``enc.clauses`` (the blocking clause of the grid they fix).
+
+    Raises
+    ------
+    PuzzleError
+        A deduction with an unknown stage, a value that is not a cell value, or a cell outside
+        the grid.
+    EngineError
+        A deduction that does not follow from the formula (found when verifying).
+
+    Examples
+    --------
+    >>> from nonosat.puzzle import Puzzle
+    >>> from nonosat.encodings.cnf import encode, blocking_clause
+    >>> enc = encode(Puzzle([(1,), ()], [(1,), ()]), "regular")
+    >>> trace = [((0, 0), Cell.FILLED, "line", 0, None), ((0, 1), Cell.EMPTY, "line", 0, None),
+    ...          ((1, 0), Cell.EMPTY, "line", 1, None), ((1, 1), Cell.EMPTY, "line", 1, None)]
+    >>> formula = enc.clauses + [blocking_clause([[True, False], [False, False]])]
+    >>> native_lemmas(enc, formula, trace).steps
+    [[1], [-2], [-3], [-4], []]
+    """
+    start = time.perf_counter()
+    h, w = enc.puzzle.shape
+    complete = enc.encoding in PROPAGATION_COMPLETE
+    if verify is None:
+        verify = not complete
+    formula = list(formula)
+    propagator = _Propagator(formula) if verify else None
+    writer = _Writer(formula, propagator, solver)
+    proof = writer.proof
+    fixed: dict[int, int] = {}
+
+    def literal(cell: tuple[int, int], value: int) -> int:
+        r, c = cell
+        if not (0 <= r < h and 0 <= c < w):
+            raise PuzzleError(f"deduction for cell {cell} outside the {w}x{h} grid")
+        v = cell_var(w, r, c)
+        return v if value == Cell.FILLED else -v
+
+    try:
+        for d in _deductions(deductions):
+            proof.stages[d.stage] = proof.stages.get(d.stage, 0) + 1
+            lit = literal(d.cell, d.value)
+            if fixed.get(abs(lit)) == lit:
+                continue
+            fixed[abs(lit)] = lit
+            if d.stage == "probe-both":
+                probe = d.probe
+                assert probe is not None
+                binary = [-literal(probe, Cell.FILLED), lit]
+                helpers = writer.add(binary)
+                helpers += writer.add([lit])
+                for clause in [binary, *helpers]:
+                    writer.delete(clause)
+            elif d.stage != "line" or line_units or not complete:
+                for clause in writer.add([lit]):
+                    writer.delete(clause)
+        extra = formula[len(enc.clauses):]
+        if any(clause and all(fixed.get(abs(lit)) == -lit for lit in clause) for clause in extra):
+            writer.add([])
+            proof.refutes = True
+    finally:
+        if propagator is not None:
+            propagator.close()
+    proof.time_s = time.perf_counter() - start
+    return proof
+
+
+def proof_lines(steps: Iterable[Step]) -> list[str]:
+    """Text DRAT lines of ``steps`` (``"1 -2 0"``, ``"d 1 -2 0"``, ``"0"``).
+
+    >>> proof_lines([[1, -2], Deletion([1, -2]), []])
+    ['1 -2 0', 'd 1 -2 0', '0']
+    """
+    out = []
+    for step in steps:
+        if isinstance(step, Deletion):
+            out.append("d " + " ".join(map(str, step.clause)) + " 0")
+        else:
+            out.append(" ".join(map(str, step)) + " 0" if step else "0")
+    return out
