@@ -216,3 +216,42 @@ def probe_grid(puzzle, grid: np.ndarray | None = None):
         reason = arg if kind == "line" else divmod(arg, w)
         out.append((divmod(int(trail[t]), w), Cell(int(state[0][trail[t]])), kind, reason))
     return state[0].reshape(puzzle.shape).copy(), out
+
+
+@njit(cache=True, nogil=True)
+def collect_implications(problem, state, pairs):  # pragma: no cover - compiled
+    """Binary implications found by probing every unknown cell once from the current state.
+
+    For each unknown cell ``x`` and value ``v``, ``x = v`` is assumed and propagated; every cell
+    ``y`` it fixes to ``u`` gives the implication ``(x = v) -> (y = u)``.  Literals are encoded as
+    ``2 * cell + (value == filled)``.  ``pairs`` (int32, shape (m, 2)) receives up to ``m``
+    implications; failed probes contribute none.  The state is left as it was.
+
+    Returns
+    -------
+    int
+        Number of implications written.
+    """
+    h, w = problem[3][0], problem[3][1]
+    grid, trail, st = state[0], state[1], state[6]
+    count = 0
+    cap = pairs.shape[0]
+    for cell in range(h * w):
+        if grid[cell] != 3:
+            continue
+        for value in (2, 1):
+            base = st[ST_TLEN]
+            assign(problem, state, cell, value, KIND_DECISION, -1, -1)
+            if propagate(problem, state):
+                lit = 2 * cell + (1 if value == 2 else 0)
+                for t in range(base + 1, st[ST_TLEN]):
+                    if count >= cap:
+                        break
+                    other = trail[t]
+                    pairs[count, 0] = lit
+                    pairs[count, 1] = 2 * other + (1 if grid[other] == 2 else 0)
+                    count += 1
+            undo_to(state, base)
+            if count >= cap:
+                return count
+    return count

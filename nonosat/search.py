@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from nonosat.probe import best_branch, new_probe_scratch, probe
+from nonosat.probe import best_branch, collect_implications, new_probe_scratch, probe
 from nonosat.propagate import (
     KIND_BRANCH,
     KIND_DECISION,
@@ -360,6 +360,28 @@ class NativeSearch:
         cells = trail[:end]
         grid[cells] = self._state[0][cells]  # root deductions are never undone
         return grid.reshape(self.puzzle.shape)
+
+    def root_implications(self, limit: int = 200_000) -> list[tuple[tuple[int, int, bool], ...]]:
+        """Binary implications between cell literals at the root grid, found by probing.
+
+        Returns up to ``limit`` pairs ``((r1, c1, filled1), (r2, c2, filled2))`` meaning "if cell
+        (r1, c1) is filled1 then cell (r2, c2) is filled2" (``filled`` True = filled).  They hold
+        in every solution; the portfolio hands them to SAT as binary clauses.
+        """
+        packed = pack_clues(self.puzzle)
+        state = new_state(packed, self.root_grid())
+        problem = problem_tuple(packed)
+        if not propagate(problem, state):
+            return []
+        pairs = np.zeros((limit, 2), dtype=np.int32)
+        n = collect_implications(problem, state, pairs)
+        w = self.puzzle.width
+
+        def literal(code: int) -> tuple[int, int, bool]:
+            r, c = divmod(code // 2, w)
+            return (r, c, bool(code & 1))
+
+        return [(literal(int(a)), literal(int(b))) for a, b in pairs[:n]]
 
     def trace(self) -> Trace:
         """The root node's deductions in order (see :class:`Trace`)."""

@@ -160,3 +160,28 @@ def test_football_is_unique():
     result = solve(puzzle, "native")
     assert result.status == Status.UNIQUE
     assert puzzle.is_solution(result.solutions[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_root_implications_hold_in_every_solution(seed):
+    rng = np.random.default_rng(seed)
+    picture = rng.random((5, 6)) < rng.uniform(0.3, 0.7)
+    puzzle = Puzzle.from_picture(picture)
+    search = NativeSearch(puzzle, limit=1)
+    search.run()
+    implications = search.root_implications()
+    for sol in brute_force_solutions(puzzle):
+        for (r1, c1, f1), (r2, c2, f2) in implications:
+            if sol[r1, c1] == f1:
+                assert sol[r2, c2] == f2
+
+
+def test_auto_engine_hands_over_to_sat_with_root_grid_and_implications():
+    from nonosat.engines.auto import AutoEngine
+
+    puzzle = Puzzle.from_picture(np.eye(6, dtype=bool) | np.eye(6, dtype=bool)[::-1])
+    expected = brute_force_solutions(puzzle)  # 66 solutions
+    result = AutoEngine(budget_s=0.0).solve(puzzle, limit=len(expected) + 1)
+    assert result.stats["handoff"] and result.engine == "native+sat"
+    assert {s.tobytes() for s in result.solutions} == {s.tobytes() for s in expected}

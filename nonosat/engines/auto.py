@@ -2,9 +2,10 @@
 
 The native solver runs first, for a budget of ``budget_s`` seconds.  If its search has not
 finished by then, the hand-off gives the SAT engine (CaDiCaL by default) the root grid the native
-solver proved (every cell propagation and probing fixed, as unit clauses through ``partial``),
-and SAT decides from there: solutions are the same set, since root deductions follow from the
-clues.  ``--engine native`` stays pure; this is the default engine of ``nonosat solve``.
+solver proved (every cell propagation and probing fixed, as unit clauses through ``partial``) and
+the binary implications probing finds there (``x -> y`` for every cell ``y`` that assuming ``x``
+fixes, as binary clauses), and SAT decides from there: solutions are the same set, since root
+deductions and implications follow from the clues.  ``--engine native`` stays pure; this is the default engine of ``nonosat solve``.
 """
 
 from __future__ import annotations
@@ -27,13 +28,18 @@ class AutoEngine:
         Seconds of native search before the hand-off (default 2).
     sat_solver : str
         PySAT solver name for the hand-off (default CaDiCaL 1.9.5).
+    implications : bool
+        Also hand SAT the binary implications that probing finds at the root grid (default True).
     """
 
     name = "auto"
 
-    def __init__(self, budget_s: float = 2.0, sat_solver: str = "Cadical195"):
+    def __init__(
+        self, budget_s: float = 2.0, sat_solver: str = "Cadical195", implications: bool = True
+    ):
         self.budget_s = budget_s
         self.sat_solver = sat_solver
+        self.implications = implications
 
     def solve(
         self,
@@ -59,7 +65,8 @@ class AutoEngine:
             given = np.isin(partial, (Cell.EMPTY, Cell.FILLED))
             root = np.where(given, partial, root).astype(np.int8)
         remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
-        sat = get_engine("sat", solver=self.sat_solver).solve(
+        implications = search.root_implications() if self.implications else []
+        sat = get_engine("sat", solver=self.sat_solver, implications=implications).solve(
             puzzle, partial=root, limit=limit, timeout=remaining
         )
         stats.update(handoff=True, sat=sat.stats, root_known=int(np.isin(root, (1, 2)).sum()))

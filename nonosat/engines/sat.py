@@ -8,10 +8,17 @@ honoured with conflict budgets (:mod:`nonosat.encodings.satsolver`).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
-from nonosat.encodings.cnf import DEFAULT_ENCODING, blocking_clause, check_encoding, encode
+from nonosat.encodings.cnf import (
+    DEFAULT_ENCODING,
+    blocking_clause,
+    cell_var,
+    check_encoding,
+    encode,
+)
 from nonosat.encodings.satsolver import DEFAULT_SOLVER, SatRun, solver_name
 from nonosat.engines import SolveResult, Status
 from nonosat.errors import EngineError, PuzzleError
@@ -28,6 +35,9 @@ class SatEngine:
         ``"MapleChrono"``, ... see :func:`nonosat.encodings.satsolver.solver_names`).
     encoding : str
         CNF line encoding (:data:`nonosat.encodings.cnf.DEFAULT_ENCODING` by default).
+    implications : sequence of ((r1, c1, filled1), (r2, c2, filled2)), optional
+        Binary implications between cells known to hold in every solution (the portfolio passes
+        those the native solver's probing found); added as binary clauses.
 
     Raises
     ------
@@ -43,8 +53,14 @@ class SatEngine:
 
     name = "sat"
 
-    def __init__(self, solver: str = DEFAULT_SOLVER, encoding: str = DEFAULT_ENCODING):
+    def __init__(
+        self,
+        solver: str = DEFAULT_SOLVER,
+        encoding: str = DEFAULT_ENCODING,
+        implications: Sequence[tuple[tuple[int, int, bool], tuple[int, int, bool]]] = (),
+    ):
         self.solver = solver_name(solver)
+        self.implications = implications
         try:
             self.encoding = check_encoding(encoding)
         except PuzzleError as exc:
@@ -62,10 +78,18 @@ class SatEngine:
         start = time.perf_counter()
         deadline = start + timeout if timeout is not None else None
         enc = encode(puzzle, self.encoding, partial)
+        clauses = enc.clauses
+        if self.implications:
+            w = puzzle.width
+
+            def lit(r: int, c: int, filled: bool) -> int:
+                return cell_var(w, r, c) if filled else -cell_var(w, r, c)
+
+            clauses = clauses + [[-lit(*a), lit(*b)] for a, b in self.implications]
         encoded = time.perf_counter()
         solutions: list[np.ndarray] = []
         complete = True
-        with SatRun(enc.clauses, self.solver) as run:
+        with SatRun(clauses, self.solver) as run:
             while len(solutions) < limit:
                 answer = run.solve(deadline)
                 if answer is None:
@@ -80,7 +104,8 @@ class SatEngine:
         stats.update(
             encoding=self.encoding,
             variables=enc.nvars,
-            clauses=len(enc.clauses),
+            clauses=len(clauses),
+            implications=len(self.implications),
             encode_time_s=round(encoded - start, 6),
         )
         return SolveResult(
