@@ -399,3 +399,16 @@ def test_encode_command_writes_dimacs(tmp_path):
                "--encoding", "order").exit_code == 0
     assert (tmp_path / "h.cnf").read_text().rstrip().endswith("\n1 0")
     assert cli("encode", src, "--out", tmp_path / "x.cnf", "--encoding", "nope").exit_code == 2
+
+
+@pytest.mark.parametrize("solver", ["Glucose4", "MapleChrono", "Cadical153"])
+def test_other_proof_logging_solvers(searched, solver):
+    cert = certify(read_survey("webpbn-00023.nin"), encoding="order", solver=solver)
+    assert cert.proved and cert.stats["prove"]["method"] == "sat"
+
+
+def test_solver_without_proof_logging_is_refused(tmp_path):
+    out = cli("certify", _write_json(tmp_path, HEART), "--out", tmp_path / "c",
+              "--sat-solver", "minisat22")
+    assert out.exit_code == 2 and "cannot log DRAT proofs" in out.output
+    assert "Exception ignored" not in out.output

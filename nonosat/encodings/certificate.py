@@ -73,8 +73,8 @@ from nonosat.encodings.native_proof import Deletion, Step, proof_lines
 from nonosat.encodings.satsolver import (
     DEFAULT_SOLVER,
     SatRun,
+    proof_solver_name,
     refuted_by_propagation,
-    solver_name,
 )
 from nonosat.errors import EngineError, FormatError, NonosatError, PuzzleError
 from nonosat.puzzle import Puzzle, grid_from_rows, grid_rows, grid_to_solution
@@ -372,7 +372,7 @@ def certify(
         Unknown encoding, or a ``solution`` that does not satisfy the clues.
     """
     check_encoding(encoding)
-    solver = solver_name(solver)
+    solver = proof_solver_name(solver)
     start = time.perf_counter()
     deadline = start + timeout if timeout is not None else None
     enc = encode(puzzle, encoding)

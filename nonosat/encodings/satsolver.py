@@ -84,6 +84,23 @@ def solver_name(name: str) -> str:
         ) from None
 
 
+def proof_solver_name(name: str) -> str:
+    """Like :func:`solver_name`, for a solver that must log DRAT proofs.
+
+    Raises
+    ------
+    EngineError
+        Unknown name, or a solver that cannot log proofs (the message lists those that can).
+    """
+    canonical = solver_name(name)
+    if canonical not in PROOF_SOLVERS:
+        raise EngineError(
+            f"SAT solver {canonical!r} cannot log DRAT proofs; choose one of "
+            f"{', '.join(sorted(PROOF_SOLVERS))}"
+        )
+    return canonical
+
+
 class SatRun:
     """One PySAT solver over a formula, used as a context manager.
 
@@ -111,13 +128,8 @@ class SatRun:
 
     def __init__(self, clauses: Sequence[Sequence[int]], name: str = DEFAULT_SOLVER,
                  with_proof: bool = False):
-        self.name = solver_name(name)
+        self.name = proof_solver_name(name) if with_proof else solver_name(name)
         self.with_proof = with_proof
-        if with_proof and self.name not in PROOF_SOLVERS:
-            raise EngineError(
-                f"SAT solver {self.name!r} cannot log DRAT proofs; choose one of "
-                f"{', '.join(sorted(PROOF_SOLVERS))}"
-            )
         self.calls = 0
         self.solve_time_s = 0.0
         try:
