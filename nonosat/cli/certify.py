@@ -5,7 +5,11 @@ plus the clause excluding the solution found), proof.drat (a DRAT proof that thi
 unsatisfiable, so no other solution exists), solution.txt and certificate.json (fingerprint,
 verdict, encoding, solver, checkers, times, proof size, file hashes).  The proof is checked
 before anything is called certified: in-process by dratify, and by drat-trim when it is on PATH
-(--checker).  A puzzle with several solutions gets two of them as the witness and no proof
+(--checker).  The proof is written by the native solver (--prover native: its propagation and
+probing deductions, about one lemma per cell, for puzzles it decides without search), by the SAT
+solver (--prover sat), or by both (--prover auto, the default: native where it decides the
+puzzle without search, else the SAT solver's proof after the native deductions); it is checked
+the same way whatever wrote it.  A puzzle with several solutions gets two of them as the witness and no proof
 (exit 1); a puzzle without solution gets a proof that the CNF itself is unsatisfiable (exit 3).
 A proof that fails its check exits 1 and the files stay for inspection.  DIR is never
 overwritten without --force.
@@ -30,6 +34,7 @@ from nonosat.cli.common import (
     JsonOpt,
     PuzzleArg,
     TimeoutOpt,
+    announce_compile,
     handle_errors,
     print_json,
 )
@@ -67,6 +72,16 @@ CheckerOpt = Annotated[
         "Repeatable. Default: auto.",
     ),
 ]
+ProverOpt = Annotated[
+    str,
+    typer.Option(
+        "--prover",
+        metavar="NAME",
+        help="Who writes the proof: native (the native solver's deductions; only puzzles it "
+        "decides without search), sat (the SAT solver), auto (native where it decides without "
+        "search, else SAT after the native deductions).",
+    ),
+]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite the files of a non-empty DIR.")]
 
 _EXIT = {"unique": EXIT_OK, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE, "unknown": EXIT_GAVE_UP}
@@ -77,6 +92,7 @@ def certify_command(
     puzzle_path: PuzzleArg,
     out: OutOpt,
     encoding: EncodingOpt = None,
+    prover: ProverOpt = "auto",
     sat_solver: SatSolverOpt = None,
     checker: CheckerOpt = None,
     timeout: TimeoutOpt = None,
@@ -86,22 +102,25 @@ def certify_command(
     index: IndexOpt = None,
 ) -> None:
     """Certify a puzzle's unique solution with a checked DRAT proof."""
+    from nonosat.certify import certify_puzzle, check_prover
     from nonosat.encodings.certificate import (
-        certify,
         ensure_writable_dir,
         resolve_checkers,
         write_certificate,
     )
-    from nonosat.encodings.cnf import DEFAULT_ENCODING
     from nonosat.encodings.satsolver import DEFAULT_SOLVER
     from nonosat.formats import read_puzzle
 
+    check_prover(prover)
     puzzle = read_puzzle(puzzle_path, format, index)
     ensure_writable_dir(out, force)
+    if prover != "sat":
+        announce_compile()
     checkers = resolve_checkers(checker or ["auto"])
-    cert = certify(
+    cert = certify_puzzle(
         puzzle,
-        encoding=encoding or DEFAULT_ENCODING,
+        prover=prover,
+        encoding=encoding,
         solver=sat_solver or DEFAULT_SOLVER,
         checkers=checkers,
         timeout=timeout,
@@ -116,6 +135,7 @@ def certify_command(
             "certified": cert.proved,
             "directory": str(out) if written else None,
             "encoding": cert.encoding,
+            "prover": cert.prover,
             "solver": cert.solver,
             "checks": [c.to_json() for c in cert.checks],
             "proof": {k: cert.stats[k] for k in ("lemmas", "deletions", "proof_bytes")
@@ -136,8 +156,17 @@ def certify_command(
     typer.echo(f"{name}: {claim}, {status}")
     lemmas = cert.stats.get("lemmas", 0)
     how = cert.stats.get("prove", {}).get("method", "sat")
-    source = ("unit propagation refutes the formula" if how == "unit propagation"
-              else f"{cert.solver}")
+    prefix = cert.stats.get("prefix_lemmas", 0)
+    filled = cert.stats.get("native", {}).get("filled", 0)
+    if cert.prover == "native":
+        source = "native solver: propagation and probing deductions" + (
+            f"; {filled} that unit propagation does not give derived by SAT" if filled else "")
+    elif cert.prover == "native+sat":
+        source = f"{prefix:,} from the native solver's deductions, then {cert.solver}"
+    elif how == "unit propagation":
+        source = "unit propagation refutes the formula"
+    else:
+        source = cert.solver
     typer.echo(f"  proof: {lemmas:,} lemma{'s' if lemmas != 1 else ''} ({source}), "
                f"{cert.encoding} encoding")
     for check in cert.checks:
