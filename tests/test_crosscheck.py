@@ -281,10 +281,8 @@ def clue_sets(draw):
     rows = list(Puzzle.from_picture(picture).rows)
     cols = list(Puzzle.from_picture(other).cols)
     if draw(st.booleans()):
-        unknown = draw(
-            st.lists(st.booleans(), min_size=len(rows + cols), max_size=len(rows + cols))
-        )
-        mask = [u and draw(st.booleans()) for u in unknown]
+        n = len(rows + cols)  # about one clue in four unknown
+        mask = draw(st.lists(st.sampled_from([False, False, False, True]), min_size=n, max_size=n))
         rows = [None if m else c for c, m in zip(rows, mask[: len(rows)], strict=True)]
         cols = [None if m else c for c, m in zip(cols, mask[len(rows) :], strict=True)]
     try:
