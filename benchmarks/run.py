@@ -11,7 +11,9 @@ Sets (read from ../shared/corpus):
 
 Each (set, engine, mode) runs in a fresh worker process so that the peak resident memory it
 reports (``ru_maxrss``) belongs to that run alone; times are measured in-process around the
-engine call (kernels are compiled/loaded once per worker before timing).
+engine call (kernels are compiled/loaded once per worker before timing), both as CPU time of the
+process (``--clock cpu``, the default: robust when other work shares the machine; every engine
+runs in-process, CP-SAT on one worker) and as wall-clock time.
 
 Usage::
 
@@ -93,13 +95,17 @@ def worker(spec: dict) -> dict:
     rows = []
     for pid, path, index in spec["puzzles"]:
         puzzle = read_puzzle(path, index=index)
+        c0 = time.process_time()
         t0 = time.perf_counter()
         try:
             result = solve(puzzle, spec["engine"], limit=spec["limit"], timeout=spec["timeout"])
             status = result.status.value
         except Exception as exc:  # an engine failure is a row, not the end of the run
             status = f"error: {exc}"
-        rows.append({"id": pid, "status": status, "time_s": time.perf_counter() - t0})
+        wall = time.perf_counter() - t0
+        cpu = time.process_time() - c0
+        rows.append({"id": pid, "status": status, "wall_s": wall, "cpu_s": cpu,
+                     "time_s": cpu if spec.get("clock", "cpu") == "cpu" else wall})
         if spec.get("progress"):
             print(f"  {spec['engine']:6} {pid}: {status} {rows[-1]['time_s']:.3f}s",
                   file=sys.stderr, flush=True)
@@ -123,20 +129,22 @@ def summarize(name: str, engine: str, limit: int, out: dict) -> dict:
         "total_s": sum(times), "median_s": statistics.median(times) if times else 0.0,
         "p90_s": pct(0.9), "p99_s": pct(0.99), "max_s": times[-1] if times else 0.0,
         "peak_mb": out["peak_mb"], "counts": counts,
+        "wall_total_s": sum(r["wall_s"] for r in out["rows"]),
         "slowest": sorted(out["rows"], key=lambda r: -r["time_s"])[:3],
     }
 
 
 def table(summaries: list[dict]) -> str:
     head = ("| set | engine | limit | puzzles | decided | total s | median ms | p90 ms | p99 ms "
-            "| max s | peak MB | unique / multiple / none / solved / gave up |")
-    lines = [head, "|" + "---|" * 12]
+            "| max s | wall total s | peak MB | unique / multiple / none / solved / gave up |")
+    lines = [head, "|" + "---|" * 13]
     for s in summaries:
         c = s["counts"]
         lines.append(
             f"| {s['set']} | {s['engine']} | {s['limit']} | {s['puzzles']} | {s['decided']} | "
             f"{s['total_s']:.2f} | {s['median_s'] * 1e3:.1f} | {s['p90_s'] * 1e3:.1f} | "
-            f"{s['p99_s'] * 1e3:.1f} | {s['max_s']:.2f} | {s['peak_mb']:.0f} | "
+            f"{s['p99_s'] * 1e3:.1f} | {s['max_s']:.2f} | {s['wall_total_s']:.1f} | "
+            f"{s['peak_mb']:.0f} | "
             f"{c.get('unique', 0)} / {c.get('multiple', 0)} / {c.get('none', 0)} / "
             f"{c.get('solved', 0)} / {c.get('unknown', 0) + c.get('error', 0)} |"
         )
@@ -152,6 +160,8 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=None, help="tournament: N puzzles spread over the set")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per puzzle")
     ap.add_argument("--modes", default="1,2", help="tournament limits to run (1 = first solution)")
+    ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                    help="time measure for the table (cpu: process CPU time)")
     ap.add_argument("--record", action="store_true", help="append the table to RESULTS.md")
     ap.add_argument("--progress", action="store_true", help="one stderr line per puzzle")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -180,7 +190,7 @@ def main() -> None:
         for puzzles, limit in runs:
             for engine in args.engines.split(","):
                 spec = {"engine": engine, "limit": limit, "timeout": args.timeout,
-                        "puzzles": puzzles, "progress": args.progress}
+                        "puzzles": puzzles, "progress": args.progress, "clock": args.clock}
                 with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
                     json.dump(spec, f)
                 subprocess.run([sys.executable, __file__, "--worker", f.name], check=True)
@@ -196,7 +206,8 @@ def main() -> None:
     print(text)
     if args.record:
         stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-        machine = f"{platform.machine()}, {platform.python_version()}, 2 cores (one per puzzle)"
+        machine = (f"{platform.machine()}, Python {platform.python_version()}, 2 cores, one per "
+                   f"run; times: {args.clock}")
         with open(REPO / "benchmarks" / "RESULTS.md", "a") as f:
             f.write(f"\n### {stamp} — `{' '.join(sys.argv[1:])}` — {machine}\n\n{text}\n")
 

@@ -25,7 +25,9 @@ class AutoEngine:
     Parameters
     ----------
     budget_s : float
-        Seconds of native search before the hand-off (default 2).
+        Seconds of native search before the hand-off (default 1: on taai2011, the native search
+        decides ~90% of the puzzles in well under a second, and CaDiCaL with the root grid and
+        implications decides the hard rest in 1-3 s where the native search can take minutes).
     sat_solver : str
         PySAT solver name for the hand-off (default CaDiCaL 1.9.5).
     implications : bool
@@ -35,7 +37,7 @@ class AutoEngine:
     name = "auto"
 
     def __init__(
-        self, budget_s: float = 2.0, sat_solver: str = "Cadical195", implications: bool = True
+        self, budget_s: float = 1.0, sat_solver: str = "Cadical195", implications: bool = True
     ):
         self.budget_s = budget_s
         self.sat_solver = sat_solver
