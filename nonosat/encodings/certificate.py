@@ -332,13 +332,17 @@ def certify(
 ) -> Certificate:
     """Decide whether ``puzzle`` has exactly one solution and prove it.
 
-    1. Solve the encoding.  Satisfiable: add the found solution's blocking clause to it.
-    2. Refute that formula (or the encoding alone when it has no solution): when unit
-       propagation alone refutes it (line-solvable puzzles under a propagation-complete
-       encoding), the proof is just the empty clause; otherwise a fresh SAT solver logs a DRAT
-       proof.  Verdict ``unique`` (or ``none``); if the formula is satisfiable after all,
-       ``multiple`` with the two solutions as the witness.
+    1. Decide uniqueness as the SAT engine does, without a proof: solve the encoding, add the
+       solution's blocking clause, solve again (the solver keeps what it learnt).  A second
+       solution: verdict ``multiple``, the two solutions are the witness, no proof.
+    2. Otherwise refute the encoding plus the blocking clause (or the encoding alone when it
+       has no solution): when unit propagation alone refutes it (line-solvable puzzles), the
+       proof is just the empty clause; otherwise a fresh SAT solver logs a DRAT proof of this
+       exact formula.  Verdict ``unique`` (or ``none``).
     3. Check the proof with each of ``checkers``.
+
+    With a ``solution`` given, step 1 is skipped and step 2 decides (a model of the formula
+    found there makes the verdict ``multiple``).
 
     Parameters
     ----------
@@ -390,9 +394,17 @@ def certify(
         with SatRun(enc.clauses, solver) as run:
             answer = run.solve(deadline)
             first = enc.solution(run.model()) if answer else None
+            if first is not None:
+                run.add_clause(blocking_clause(first))
+                again = run.solve(deadline)
+                if again:
+                    cert.verdict = "multiple"
+                    cert.solutions = [first, enc.solution(run.model())]
+                elif again is None:
+                    answer = None
             cert.stats["find"] = run.stats()
     times["solve"] = time.perf_counter() - t
-    if answer is None:
+    if answer is None or cert.verdict == "multiple":
         return _finish(cert, start)
     if first is None:
         _prove(cert, enc, list(enc.clauses), solver, deadline, prover)
