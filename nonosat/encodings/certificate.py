@@ -385,6 +385,7 @@ def certify(
                        times=times, cnf=enc)
 
     t = time.perf_counter()
+    first: np.ndarray | None
     if solution is not None:
         first = np.asarray(solution, dtype=bool)
         if first.shape != puzzle.shape or puzzle.line_errors(first):

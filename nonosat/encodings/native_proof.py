@@ -164,7 +164,7 @@ class _Writer:
     learnt clauses (consequences of the formula and the lemmas, whatever the assumptions) are
     written before it."""
 
-    def __init__(self, formula: list[Clause], verify: bool, solver: str):
+    def __init__(self, formula: Sequence[Sequence[int]], verify: bool, solver: str):
         self.proof = NativeProof(verified=verify)
         self._solver: Any = None
         self._logged = 0
