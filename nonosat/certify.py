@@ -41,7 +41,12 @@ from nonosat.puzzle import Cell, Puzzle
 #: Provers :func:`certify_puzzle` knows.
 PROVERS = ("auto", "native", "sat")
 
-#: Encoding used by the native prover when none is named.
+#: Encoding used by the native prover when none is named: ``order``, by measurement
+#: (``benchmarks/bench_proofs.py``).  The native proof has the same size on the
+#: propagation-complete ``regular`` encoding, but dratify checks it 3 to 15 times slower (more
+#: clauses and variables to propagate: webpbn #1611 Merka 0.44 s against 1.3 s, #803 0.24 s
+#: against 3.3 s), while on ``order`` propagation misses only a few probing steps (0 to 14 per
+#: puzzle on the survey and taai2011), which the proof writer derives by SAT.
 NATIVE_ENCODING = DEFAULT_ENCODING
 
 
