@@ -46,6 +46,7 @@ native solver's deduction trace; :attr:`Certificate.prover` records who wrote th
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -216,14 +217,21 @@ def _check_dratify(clauses: Sequence[Sequence[int]], nvars: int, proof: str) -> 
 
     # dratify's internal literals: 2 * (variable - 1), plus 1 when negative.  The clauses come
     # from the encoding (no repeated literal, no tautology), so they go in as they are.
-    formula = DratifyCnf(nvars)
-    formula.clauses = [tuple(2 * lit - 2 if lit > 0 else -2 * lit - 1 for lit in c)
-                       for c in clauses]
+    # the checker allocates a list per clause and makes no cycles: pausing the cyclic garbage
+    # collector saves a third of the check (webpbn #1611's certificate: 0.78 -> 0.52 s)
+    collecting = gc.isenabled()
+    gc.disable()
     try:
+        formula = DratifyCnf(nvars)
+        formula.clauses = [tuple(2 * lit - 2 if lit > 0 else -2 * lit - 1 for lit in c)
+                           for c in clauses]
         # "auto": dratify's Rust checker when one is installed (cdclkit-native), else Python
         result = dratify_check(formula, proof, engine="auto")
     except ValueError as exc:  # malformed proof text
         return False, f"malformed proof: {exc}"
+    finally:
+        if collecting:
+            gc.enable()
     reason = result.reason
     if not result.ok and result.failed_step > 0:
         reason += f" (step {result.failed_step})"
