@@ -196,9 +196,9 @@ def warm_engine(options: JobOptions) -> None:
 
 def warm_certify(options: JobOptions) -> None:
     """Import the CNF encoding, the SAT solver and the proof checker (once per worker)."""
-    from nonosat.encodings.certificate import certify
+    from nonosat.certify import certify_puzzle
 
-    certify(_tiny_puzzle())
+    certify_puzzle(_tiny_puzzle())
 
 
 def solve_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
@@ -254,8 +254,8 @@ def goal_check(puzzle: Puzzle, status: str, solutions: list[Any]) -> str | None:
 
 
 def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
-    """Uniqueness certificate: :func:`nonosat.encodings.certificate.certify` (CNF, DRAT proof
-    checked by dratify).
+    """Uniqueness certificate: :func:`nonosat.certify.certify_puzzle` (CNF, DRAT proof written by
+    the native solver where it decides without search, by SAT otherwise; checked by dratify).
 
     The record has ``status`` (the certificate's verdict), ``certified`` (a proof every checker
     accepted), ``solutions``, ``engine`` (the SAT solver), ``time_s``, ``stats``, ``checks`` and,
@@ -263,10 +263,11 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     process writes under ``--cert-dir`` and removes from the record.  A unique or none verdict
     whose proof a checker rejects is a disagreement.
     """
-    from nonosat.encodings.certificate import certificate_files, certify
+    from nonosat.certify import certify_puzzle
+    from nonosat.encodings.certificate import certificate_files
     from nonosat.puzzle import grid_rows
 
-    cert = certify(puzzle, timeout=options.timeout)
+    cert = certify_puzzle(puzzle, timeout=options.timeout)
     record: dict[str, Any] = {
         "status": cert.verdict,
         "certified": cert.proved,
