@@ -54,8 +54,11 @@ proofs ten times larger.  On 60 random taai2011 puzzles (25x25; every one of the
 solutions, so only the uniqueness check is timed) the total solve time was 19 s for order, 59 s
 for regular and 213 s for dfa (median 0.10 / 0.26 / 1.96 s, maximum 4.0 / 13 / 25 s).
 
-:data:`DEFAULT_ENCODING` is therefore ``order``.  ``regular`` remains the encoding to use where
-propagation completeness matters (a prover whose line deductions must be RUP lemmas).
+:data:`DEFAULT_ENCODING` is therefore ``order``.  ``regular`` is the encoding on which every line
+deduction of the native solver is a RUP lemma by construction; the native prover
+(:mod:`nonosat.encodings.native_proof`) nevertheless defaults to ``order`` too, checking each
+step by propagation and deriving the few that propagation misses, because its proofs are the
+same size and dratify checks them 3-15x faster (``benchmarks/RESULTS.md``).
 
 References
 ----------
