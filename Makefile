@@ -20,6 +20,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check nonosat tests benchmarks
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
