@@ -9,6 +9,7 @@ invalid solution or goal, 4 when an engine gave up, 2 for bad input.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -77,16 +78,21 @@ def _print_table(reports: list[CrossCheck], names: list[str]) -> None:
     from rich.markup import escape
     from rich.table import Column, Table
 
+    # puzzles of one directory: name the directory once, in the title
+    folders = {os.path.dirname(r.puzzle_id) for r in reports}
+    folder = folders.pop() if len(folders) == 1 else ""
+    skip = len(os.path.join(folder, "")) if folder else 0
     table = Table(
         Column("puzzle", overflow="fold"),
         *(Column(name, no_wrap=True) for name in names),
         Column("status", no_wrap=True),
+        title=escape(os.path.join(folder, "")) if folder else None,
     )
     for report in reports:
         cells = [f"{run.verdict} {run.time_s:.3f} s" for run in report.runs]
         status = report.status
         style = _STYLE.get(status, "red" if report.failed else "green")
-        table.add_row(escape(report.puzzle_id), *cells, f"[{style}]{status}[/]")
+        table.add_row(escape(report.puzzle_id[skip:]), *cells, f"[{style}]{status}[/]")
     console = Console(highlight=False)
     console.print(table)
     for report in reports:
