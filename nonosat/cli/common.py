@@ -18,12 +18,17 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from nonosat.engines import Status
 from nonosat.errors import NonosatError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from nonosat.puzzle import Puzzle
 
 EXIT_OK = 0
 EXIT_MULTIPLE = 1
@@ -108,6 +113,27 @@ def announce_compile() -> None:
             "nonosat: compiling the solver kernels (first run only; cached afterwards) ...",
             err=True,
         )
+
+
+def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
+    """Grid state from a text picture with ``?`` for unknown cells.
+
+    Raises
+    ------
+    FormatError
+        Unreadable file, unknown character or wrong shape (names the file).
+    """
+    from nonosat.errors import FormatError, PuzzleError
+    from nonosat.puzzle import grid_from_rows
+
+    try:
+        rows = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FormatError(str(path), None, getattr(exc, "strerror", None) or str(exc)) from None
+    try:
+        return grid_from_rows([r for r in rows if r.strip()], puzzle.shape)
+    except PuzzleError as exc:
+        raise FormatError(str(path), None, str(exc)) from None
 
 
 def print_json(obj: Any) -> None:

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from nonosat.cli.common import FormatOpt, IndexOpt, PuzzleArg, handle_errors
+from nonosat.cli.common import FormatOpt, IndexOpt, PuzzleArg, handle_errors, read_state
 
 OutOpt = Annotated[
     Path,
@@ -46,20 +46,11 @@ def encode_command(
 ) -> None:
     """Write a puzzle's CNF encoding (DIMACS)."""
     from nonosat.encodings.cnf import DEFAULT_ENCODING, encode
-    from nonosat.errors import FormatError, PuzzleError
+    from nonosat.errors import FormatError
     from nonosat.formats import read_puzzle
-    from nonosat.puzzle import grid_from_rows
 
     puzzle = read_puzzle(puzzle_path, format, index)
-    partial = None
-    if state is not None:
-        try:
-            rows = [r for r in state.read_text().splitlines() if r.strip()]
-            partial = grid_from_rows(rows, puzzle.shape)
-        except OSError as exc:
-            raise FormatError(str(state), None, exc.strerror or str(exc)) from None
-        except PuzzleError as exc:
-            raise FormatError(str(state), None, str(exc)) from None
+    partial = read_state(state, puzzle) if state is not None else None
     enc = encode(puzzle, encoding or DEFAULT_ENCODING, partial)
     text = enc.dimacs()
     if str(out) == "-":

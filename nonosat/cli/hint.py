@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 
 from nonosat.cli.common import (
@@ -26,9 +25,9 @@ from nonosat.cli.common import (
     announce_compile,
     handle_errors,
     print_json,
+    read_state,
 )
 from nonosat.formats import read_puzzle
-from nonosat.puzzle import Puzzle
 
 StateOpt = Annotated[
     Path | None,
@@ -38,27 +37,6 @@ StateOpt = Annotated[
     ),
 ]
 EngineOpt = Annotated[str, typer.Option("--engine", "-e", help="Engine for the mistake check.")]
-
-
-def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
-    """Grid state from a text picture with ``?`` for unknown cells.
-
-    Raises
-    ------
-    FormatError
-        Unreadable file, unknown character or wrong shape (names the file).
-    """
-    from nonosat.errors import FormatError, PuzzleError
-    from nonosat.puzzle import grid_from_rows
-
-    try:
-        rows = path.read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FormatError(str(path), None, getattr(exc, "strerror", None) or str(exc)) from None
-    try:
-        return grid_from_rows([r for r in rows if r.strip()], puzzle.shape)
-    except PuzzleError as exc:
-        raise FormatError(str(path), None, str(exc)) from None
 
 
 @handle_errors

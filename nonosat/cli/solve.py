@@ -28,10 +28,10 @@ from nonosat.cli.common import (
     announce_compile,
     handle_errors,
     print_json,
+    read_state,
 )
 from nonosat.engines import ENGINE_MODULES, Status, solve
 from nonosat.formats import read_puzzle
-from nonosat.puzzle import grid_from_rows
 
 EngineOpt = Annotated[
     str,
@@ -85,19 +85,10 @@ def solve_command(
     sat_solver: SatSolverOpt = None,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
-    from nonosat.errors import EngineError, FormatError, PuzzleError
+    from nonosat.errors import EngineError
 
     puzzle = read_puzzle(puzzle_path, format, index)
-    partial = None
-    if state is not None:
-        try:
-            rows = state.read_text().splitlines()
-        except OSError as exc:
-            raise FormatError(str(state), None, exc.strerror or str(exc)) from None
-        try:
-            partial = grid_from_rows([r.rstrip("\n") for r in rows if r.strip()], puzzle.shape)
-        except PuzzleError as exc:
-            raise FormatError(str(state), None, str(exc)) from None
+    partial = read_state(state, puzzle) if state is not None else None
     if engine in ("native", "auto"):
         announce_compile()
     options = {}
