@@ -9,9 +9,13 @@ Time limits
 CaDiCaL cannot be interrupted from another thread through PySAT, so a deadline is honoured with
 conflict budgets: :meth:`SatRun.solve` calls ``solve_limited`` with a conflict budget, checks the
 clock between calls, and sizes the next budget from the conflict rate of the last call so that a
-call lasts at most half a second (or half the time left).  The solver keeps its learnt clauses
-between calls, so the search continues where it stopped.  A deadline is overshot by about one
-budgeted call.  Solvers that PySAT cannot bound (Lingeling) refuse a deadline.
+call lasts about a quarter of the time left (at least half a second, at most what is left).  The
+solver keeps its learnt clauses between calls, so the search continues where it stopped, but each
+new call restarts CaDiCaL's schedules (taai2011 #591 took 36,035 conflicts in one call and 56,775
+when split in two), so calls are few and long.  The first budget
+(:data:`FIRST_CONFLICT_BUDGET`, about 0.7 s of CaDiCaL on a 25x25 puzzle, which most puzzles need
+less than) shrinks with a short deadline.  A deadline is overshot by about one budgeted call.
+Solvers that PySAT cannot bound (Lingeling) refuse a deadline.
 
 Proofs
 ------
@@ -36,11 +40,13 @@ from nonosat.errors import EngineError
 DEFAULT_SOLVER = "Cadical195"
 
 #: First conflict budget of a time-limited solve; later budgets follow the conflict rate.
-FIRST_CONFLICT_BUDGET = 1_000
+FIRST_CONFLICT_BUDGET = 20_000
+#: Conflicts per second assumed for the first call under a short deadline (a low estimate).
+FIRST_CONFLICT_RATE = 2_000
 MIN_CONFLICT_BUDGET = 100
-MAX_CONFLICT_BUDGET = 1 << 22
-#: Longest a budgeted call should take (seconds), so that a deadline is overshot by little.
-MAX_CALL_S = 0.5
+MAX_CONFLICT_BUDGET = 1 << 24
+#: Shortest a budgeted call should aim at (seconds), unless less time is left.
+MIN_CALL_S = 0.5
 
 
 #: Solvers that log DRAT proofs through PySAT (the others refuse ``with_proof``).
@@ -138,7 +144,7 @@ class SatRun:
             raise EngineError(f"SAT solver {self.name!r} is not built into this PySAT") from None
         except NotImplementedError as exc:
             raise EngineError(f"SAT solver {self.name!r}: {exc}") from None
-        self._budget = FIRST_CONFLICT_BUDGET
+        self._budget = 0
 
     def __enter__(self) -> SatRun:
         return self
@@ -186,6 +192,9 @@ class SatRun:
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 return None
+            if not self._budget:
+                self._budget = max(MIN_CONFLICT_BUDGET,
+                                   min(FIRST_CONFLICT_BUDGET, int(remaining * FIRST_CONFLICT_RATE)))
             try:
                 self._solver.conf_budget(self._budget)
                 call_start = time.perf_counter()
@@ -198,9 +207,10 @@ class SatRun:
                 ) from None
             if result is not None:
                 return result
-            # aim the next call at a short slice of the time left, from the conflict rate seen
+            # aim the next call at a quarter of the time left, from the conflict rate seen
             took = max(time.perf_counter() - call_start, 1e-4)
-            target = min(MAX_CALL_S, max(deadline - time.perf_counter(), 0.0) / 2)
+            left = max(deadline - time.perf_counter(), 0.0)
+            target = min(left, max(MIN_CALL_S, left / 4))
             scaled = int(self._budget * target / took)
             self._budget = max(MIN_CONFLICT_BUDGET, min(scaled, 4 * self._budget,
                                                         MAX_CONFLICT_BUDGET))
