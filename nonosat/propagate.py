@@ -16,9 +16,13 @@ all run compiled (numba).  Two tuples travel through every kernel:
 
 **Line cache.**  Probing and search solve the same line in the same state over and over (and
 tournament puzzles repeat line states often), so results for lines of at most
-:data:`CACHE_MAX_LINE` cells are memoised in a numba typed dict keyed by ``(line, known-filled
-mask, known-empty mask)``, whose value is the solved line's masks (``(-1, -1)`` for a
-contradiction).  It is cleared when it exceeds :data:`CACHE_MAX_ENTRIES` entries (memory bound).
+:data:`CACHE_MAX_LINE` cells are memoised in a hash table keyed by ``(line, known-filled mask,
+known-empty mask)``, whose value is the solved line's masks (``(-1, -1)`` for a contradiction).
+The table is one int64 array of :data:`CACHE_SLOTS` rows ``(line + 1, key masks, value masks)``
+with open addressing (linear probing; ``line + 1 == 0`` marks a free slot), so it needs nothing
+compiled at run time: a numba typed dict cost about 0.4 s of compilation in every process, most of
+a small puzzle's ``nonosat solve``.  It is emptied when :data:`CACHE_MAX_ENTRIES` entries are
+stored (memory bound: 20 MB, allocated lazily by the operating system as slots are touched).
 
 Lines are numbered rows first (``0..h-1``), then columns (``h..h+w-1``).  Undoing to a trail
 length resets the cells assigned since then to unknown: a cell only ever goes from unknown to one
@@ -28,8 +32,7 @@ value, so the trail is the complete undo log.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
 from nonosat.line import line_kernel
 from nonosat.puzzle import PackedClues
@@ -62,17 +65,22 @@ ST_EVENT = 13  #: event counter for change tracking
 ST_EXHAUSTED = 14  #: 1 when the search space is exhausted
 ST_BACKTRACKS = 15  #: backtracks
 ST_CACHE_HITS = 16  #: line cache hits
-ST_SIZE = 17
+ST_CACHE_COUNT = 17  #: entries stored in the line cache
+ST_SIZE = 18
 
 CACHE_MAX_LINE = 62  #: longest line whose results are cached (bit masks in an int64)
-CACHE_MAX_ENTRIES = 400_000  #: cache entries before it is cleared (~40 MB)
-_CACHE_KEY = types.UniTuple(types.int64, 3)
-_CACHE_VALUE = types.UniTuple(types.int64, 2)
+CACHE_SLOTS = 1 << 19  #: hash table rows (a power of two)
+CACHE_MAX_ENTRIES = 3 * CACHE_SLOTS // 4  #: entries before the cache is emptied (load 0.75)
 
 
-def new_line_cache() -> Dict:
-    """An empty line cache (numba typed dict, see the module docstring)."""
-    return Dict.empty(_CACHE_KEY, _CACHE_VALUE)
+def new_line_cache(slots: int = CACHE_SLOTS) -> np.ndarray:
+    """An empty line cache: int64 array of shape (slots, 5), all zero (free).
+
+    ``slots`` must be a power of two; the cache is emptied when three quarters are used.
+    ``np.zeros`` maps fresh pages, so a small puzzle touches only the slots it uses."""
+    if slots < 4 or slots & (slots - 1):
+        raise ValueError(f"line cache slots must be a power of two >= 4, not {slots}")
+    return np.zeros((slots, 5), dtype=np.int64)
 
 
 def new_state(packed: PackedClues, grid: np.ndarray) -> tuple:
@@ -177,6 +185,26 @@ def undo_to(state, tlen):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _cache_slot(cache, line, fmask, emask):  # pragma: no cover - compiled
+    """Row of ``cache`` holding key ``(line, fmask, emask)``, or the free row where it belongs.
+
+    Multiplicative hashing of the three key words (constants from splitmix64 / xxHash), then
+    linear probing; the table is never full (see :data:`CACHE_MAX_ENTRIES`)."""
+    h = np.uint64(line + 1) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= np.uint64(fmask) * np.uint64(0xBF58476D1CE4E5B9)
+    h ^= np.uint64(emask) * np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(31)
+    mask = cache.shape[0] - 1
+    i = np.int64(h & np.uint64(mask))
+    tag = line + 1
+    while True:
+        t = cache[i, 0]
+        if t == 0 or (t == tag and cache[i, 1] == fmask and cache[i, 2] == emask):
+            return i
+        i = (i + 1) & mask
+
+
+@njit(cache=True, nogil=True)
 def solve_line_cached(clue, line, n, state):  # pragma: no cover - compiled
     """Line solver on ``state``'s ``linebuf[:n]`` into ``outbuf[:n]`` through the line cache.
     Returns ``False`` on a contradiction."""
@@ -192,10 +220,11 @@ def solve_line_cached(clue, line, n, state):  # pragma: no cover - compiled
             fmask |= 1 << p
         elif v == 1:
             emask |= 1 << p
-    key = (np.int64(line), np.int64(fmask), np.int64(emask))
-    if key in cache:
+    slot = _cache_slot(cache, line, fmask, emask)
+    if cache[slot, 0] != 0:
         st[ST_CACHE_HITS] += 1
-        fo, eo = cache[key]
+        fo = cache[slot, 3]
+        eo = cache[slot, 4]
         if fo < 0:
             return False
         for p in range(n):
@@ -208,21 +237,28 @@ def solve_line_cached(clue, line, n, state):  # pragma: no cover - compiled
         return True
     st[ST_LINE_SOLVES] += 1
     ok = line_kernel(clue, linebuf[:n], outbuf[:n])
-    if len(cache) >= CACHE_MAX_ENTRIES:
-        cache.clear()
-    if not ok:
-        cache[key] = (np.int64(-1), np.int64(-1))
-        return False
-    fo = 0
-    eo = 0
-    for p in range(n):
-        v = outbuf[p]
-        if v == 2:
-            fo |= 1 << p
-        elif v == 1:
-            eo |= 1 << p
-    cache[key] = (np.int64(fo), np.int64(eo))
-    return True
+    if st[ST_CACHE_COUNT] >= 3 * cache.shape[0] // 4:
+        cache[:, 0] = 0
+        st[ST_CACHE_COUNT] = 0
+        slot = _cache_slot(cache, line, fmask, emask)
+    fo = -1
+    eo = -1
+    if ok:
+        fo = 0
+        eo = 0
+        for p in range(n):
+            v = outbuf[p]
+            if v == 2:
+                fo |= 1 << p
+            elif v == 1:
+                eo |= 1 << p
+    cache[slot, 0] = line + 1
+    cache[slot, 1] = fmask
+    cache[slot, 2] = emask
+    cache[slot, 3] = fo
+    cache[slot, 4] = eo
+    st[ST_CACHE_COUNT] += 1
+    return ok
 
 
 @njit(cache=True, nogil=True)

@@ -185,3 +185,35 @@ def test_auto_engine_hands_over_to_sat_with_root_grid_and_implications():
     result = AutoEngine(budget_s=0.0).solve(puzzle, limit=len(expected) + 1)
     assert result.stats["handoff"] and result.engine == "native+sat"
     assert {s.tobytes() for s in result.solutions} == {s.tobytes() for s in expected}
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_line_cache_answers_like_the_line_solver(seed):
+    """The hash-table line cache (a tiny one, so that it fills and is emptied many times) gives
+    the uncached line solver's answer on repeated random line states, contradictions included."""
+    from nonosat.line import line_kernel
+    from nonosat.propagate import ST_CACHE_COUNT, ST_CACHE_HITS, new_line_cache, new_state
+    from nonosat.propagate import solve_line_cached
+    from nonosat.puzzle import pack_clues
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 30))
+    picture = rng.random((1, n)) < 0.55
+    puzzle = Puzzle.from_picture(picture)
+    packed = pack_clues(puzzle)
+    clue = packed.blocks[packed.start[0]:packed.start[1]]
+    state = new_state(packed, unknown_grid(puzzle))
+    state = state[:10] + (new_line_cache(16),)
+    queries = [rng.choice(np.array([1, 2, 3, 3], dtype=np.int8), size=n) for _ in range(20)]
+    # each state twice in a row (a miss, then a hit); 40 states overflow the 12 entries allowed
+    for cells in [q for q in queries * 2 for _ in range(2)]:
+        state[7][:n] = cells
+        got_ok = solve_line_cached(clue, 0, n, state)
+        want = np.zeros(n, dtype=np.int8)
+        want_ok = line_kernel(clue, cells.copy(), want)
+        assert got_ok == want_ok
+        if want_ok:
+            assert np.array_equal(state[8][:n], want)
+        assert 0 < state[6][ST_CACHE_COUNT] <= 12
+    assert state[6][ST_CACHE_HITS] > 0
