@@ -193,8 +193,13 @@ def test_line_cache_answers_like_the_line_solver(seed):
     """The hash-table line cache (a tiny one, so that it fills and is emptied many times) gives
     the uncached line solver's answer on repeated random line states, contradictions included."""
     from nonosat.line import line_kernel
-    from nonosat.propagate import ST_CACHE_COUNT, ST_CACHE_HITS, new_line_cache, new_state
-    from nonosat.propagate import solve_line_cached
+    from nonosat.propagate import (
+        ST_CACHE_COUNT,
+        ST_CACHE_HITS,
+        new_line_cache,
+        new_state,
+        solve_line_cached,
+    )
     from nonosat.puzzle import pack_clues
 
     rng = np.random.default_rng(seed)
