@@ -39,8 +39,8 @@ EngineOpt = Annotated[
         "--engine",
         "-e",
         metavar="NAME",
-        help=f"Engine: {', '.join(ENGINE_MODULES)}. 'auto' runs the native solver and hands "
-        "over to SAT when its search exceeds a budget.",
+        help=f"Engine: {', '.join(ENGINE_MODULES)}. 'auto' runs the native solver's propagation "
+        "and probing, and hands what they proved over to SAT if that does not decide the puzzle.",
     ),
 ]
 LimitOpt = Annotated[
