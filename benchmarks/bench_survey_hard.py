@@ -20,6 +20,19 @@ Variants (``--variants``, comma-separated):
   grid and its probing implications (what the ``auto`` engine hands over);
 * ``auto``, ``native``, ``cpsat``: those engines with their defaults.
 
+Measured (2026-11-22, shared 2-core machine, limit 2, CPU seconds):
+
+* Faase: ``satroot:order:Cadical195`` **multiple** in 43.7 s (46.6 s in a second run; both
+  solutions satisfy every clue, differ in 482 cells, and neither is the goal picture, so Faase
+  has at least three solutions); ``auto`` multiple in 58.8 s, peak 306 MB;
+  ``sat:order:Cadical195`` (no root grid) unknown at 89 s; ``satroot:regular:Cadical195`` unknown
+  at 88 s (524 MB).
+* Knotty: undecided by every variant tried: SAT order/regular x CaDiCaL/Glucose4 with the root
+  grid found no first solution in 100 s; even refuting the goal's blocking clause (order and
+  regular) or a single cell flip of the goal ran past 130 s and 300 s; native limit 1 found no
+  solution in 80 s; probing to a fixpoint (failed literals on the regular encoding) fixes the same
+  79 of 1600 cells as the native root.
+
 Usage::
 
     .venv/bin/python benchmarks/bench_survey_hard.py [--puzzles knotty,faase] [--limit 2]
