@@ -83,9 +83,12 @@ def new_line_cache(slots: int = CACHE_SLOTS) -> np.ndarray:
     return np.zeros((slots, 5), dtype=np.int64)
 
 
-def new_state(packed: PackedClues, grid: np.ndarray) -> tuple:
+def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = None) -> tuple:
     """Fresh solver state for ``packed`` starting from ``grid`` (int8, shape (h, w)); every line
-    is queued.  Returns the ``state`` tuple described in the module docstring."""
+    is queued.  Returns the ``state`` tuple described in the module docstring.
+
+    ``cache`` shares another state's line cache (:func:`new_line_cache`; valid for any state of
+    the same clues, since it is keyed by line and line contents); a new one by default."""
     h, w = packed.height, packed.width
     n_lines = h + w
     flat = np.ascontiguousarray(grid, dtype=np.int8).reshape(-1).copy()
@@ -105,7 +108,7 @@ def new_state(packed: PackedClues, grid: np.ndarray) -> tuple:
         np.zeros(longest, dtype=np.int8),
         np.zeros(longest, dtype=np.int8),
         np.zeros(n_lines, dtype=np.int64),
-        new_line_cache(),
+        new_line_cache() if cache is None else cache,
     )
 
 

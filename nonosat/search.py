@@ -369,7 +369,7 @@ class NativeSearch:
         in every solution; the portfolio hands them to SAT as binary clauses.
         """
         packed = pack_clues(self.puzzle)
-        state = new_state(packed, self.root_grid())
+        state = new_state(packed, self.root_grid(), cache=self._state[10])
         problem = problem_tuple(packed)
         if not propagate(problem, state):
             return []

@@ -74,9 +74,11 @@ class AutoEngine:
             root = np.where(given, partial, root).astype(np.int8)
         remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
         implications = search.root_implications() if self.implications else []
+        trace = outcome.trace
+        del search, outcome  # free the native state (line cache up to 20 MB) before SAT grows
         sat = get_engine("sat", solver=self.sat_solver, implications=implications).solve(
             puzzle, partial=root, limit=limit, timeout=remaining
         )
         stats.update(handoff=True, sat=sat.stats, root_known=int(np.isin(root, (1, 2)).sum()))
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
-                           stats, outcome.trace)
+                           stats, trace)
