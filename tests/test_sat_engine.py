@@ -172,3 +172,20 @@ def test_cli_solve_with_a_named_sat_solver(tmp_path):
     assert bad.exit_code == 2 and "unknown SAT solver" in bad.output
     wrong = runner.invoke(app, ["solve", str(path), "--engine", "cpsat", "--sat-solver", "g4"])
     assert wrong.exit_code == 2 and "--engine sat" in wrong.output
+
+
+def test_first_solution_mode_configures_cadical_and_still_solves():
+    """limit=1 runs CaDiCaL in stable-only mode; the solution must still satisfy the clues, and
+    options for a solver without ``configure`` are refused clearly."""
+    from nonosat.encodings.satsolver import SatRun
+    from nonosat.engines.sat import FIRST_SOLUTION_OPTIONS
+
+    assert "cadical195" in FIRST_SOLUTION_OPTIONS
+    picture = np.random.default_rng(7).random((15, 15)) < 0.5
+    puzzle = Puzzle.from_picture(picture)
+    result = solve(puzzle, "sat", limit=1)  # checks the solution against the clues
+    assert result.status is Status.SOLVED
+    assert result.stats["options"] == FIRST_SOLUTION_OPTIONS["cadical195"]
+    assert solve(puzzle, "sat", limit=2).stats["options"] == {}
+    with pytest.raises(EngineError, match="takes no options"):
+        SatRun([[1, 2]], "minisat22", options={"stabilizeonly": 1})

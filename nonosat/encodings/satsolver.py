@@ -49,6 +49,9 @@ MAX_CONFLICT_BUDGET = 1 << 24
 MIN_CALL_S = 0.5
 
 
+#: Solvers whose options :class:`SatRun` can set (CaDiCaL's ``options.hpp`` names).
+CONFIGURABLE_SOLVERS = frozenset({"cadical153", "cadical195", "cadical300"})
+
 #: Solvers that log DRAT proofs through PySAT (the others refuse ``with_proof``).
 PROOF_SOLVERS = frozenset({
     "cadical103", "cadical153", "cadical195", "cadical300", "ergo", "glucose3", "glucose4",
@@ -118,12 +121,15 @@ class SatRun:
         Solver name (see :func:`solver_name`).
     with_proof : bool
         Log a DRAT proof (:meth:`proof`).
+    options : dict of str to int, optional
+        Solver options (CaDiCaL's ``--name=value`` options, e.g. ``{"stabilizeonly": 1}``),
+        for the solvers in :data:`CONFIGURABLE_SOLVERS`.
 
     Raises
     ------
     EngineError
-        Unknown solver, a solver this PySAT was built without, or proof logging asked of a
-        solver that cannot log proofs.
+        Unknown solver, a solver this PySAT was built without, proof logging asked of a
+        solver that cannot log proofs, or options for a solver that takes none.
 
     Examples
     --------
@@ -133,9 +139,12 @@ class SatRun:
     """
 
     def __init__(self, clauses: Sequence[Sequence[int]], name: str = DEFAULT_SOLVER,
-                 with_proof: bool = False):
+                 with_proof: bool = False, options: dict[str, int] | None = None):
         self.name = proof_solver_name(name) if with_proof else solver_name(name)
         self.with_proof = with_proof
+        if options and self.name not in CONFIGURABLE_SOLVERS:
+            # PySAT would ignore them silently
+            raise EngineError(f"SAT solver {self.name!r} takes no options; CaDiCaL does")
         self.calls = 0
         self.solve_time_s = 0.0
         try:
@@ -145,6 +154,8 @@ class SatRun:
         except NotImplementedError as exc:
             raise EngineError(f"SAT solver {self.name!r}: {exc}") from None
         self._budget = 0
+        if options:
+            self._solver.configure(dict(options))
 
     def __enter__(self) -> SatRun:
         return self

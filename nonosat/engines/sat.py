@@ -25,6 +25,14 @@ from nonosat.engines import SolveResult, Status
 from nonosat.errors import EngineError, PuzzleError
 from nonosat.puzzle import Puzzle
 
+#: Solver options used when only a first solution is wanted (``limit=1``): the formula is then
+#: satisfiable whenever the puzzle has a solution, and CaDiCaL's stable mode alone (its "sat"
+#: configuration) finds models sooner.  All 1000 taai2011 puzzles, given the native root grid and
+#: implications as ``auto`` does, CPU: 62.0 s against 79.8 s with the defaults (uniqueness mode:
+#: 60.9 s against 91.8 s, but there the last call is unsatisfiable for unique puzzles, where
+#: stable-only search is the weaker choice, so defaults are kept for ``limit >= 2``).
+FIRST_SOLUTION_OPTIONS: dict[str, dict[str, int]] = {"cadical195": {"stabilizeonly": 1}}
+
 
 class SatEngine:
     """PySAT on a CNF encoding of the puzzle.
@@ -47,7 +55,9 @@ class SatEngine:
 
     Notes
     -----
-    Statistics: ``solver``, ``encoding``, ``variables``, ``clauses``, ``conflicts``,
+    With ``limit=1`` CaDiCaL runs with :data:`FIRST_SOLUTION_OPTIONS`.
+
+    Statistics: ``solver``, ``encoding``, ``options``, ``variables``, ``clauses``, ``conflicts``,
     ``decisions``, ``propagations``, ``restarts`` (cumulated over the enumeration, as the solver
     reports them), ``sat_calls`` (budgeted calls included), ``encode_time_s``, ``sat_time_s``.
     """
@@ -91,7 +101,8 @@ class SatEngine:
         solutions: list[np.ndarray] = []
         complete = True
         nclauses = len(clauses)
-        with SatRun(clauses, self.solver) as run:
+        options = FIRST_SOLUTION_OPTIONS.get(self.solver) if limit == 1 else None
+        with SatRun(clauses, self.solver, options=options) as run:
             # the solver holds its own copy: free the Python clause lists (about 150 bytes a
             # clause; 48 MB on Faase, 80x95) before the search grows the solver's memory
             del clauses
@@ -109,6 +120,7 @@ class SatEngine:
             stats = run.stats()
         stats.update(
             encoding=self.encoding,
+            options=dict(options or {}),
             variables=enc.nvars,
             clauses=nclauses,
             implications=len(self.implications),
