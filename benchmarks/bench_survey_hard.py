@@ -27,11 +27,14 @@ Measured (2026-11-22, shared 2-core machine, limit 2, CPU seconds):
   has at least three solutions); ``auto`` multiple in 58.8 s, peak 306 MB;
   ``sat:order:Cadical195`` (no root grid) unknown at 89 s; ``satroot:regular:Cadical195`` unknown
   at 88 s (524 MB).
-* Knotty: undecided by every variant tried: SAT order/regular x CaDiCaL/Glucose4 with the root
-  grid found no first solution in 100 s; even refuting the goal's blocking clause (order and
-  regular) or a single cell flip of the goal ran past 130 s and 300 s; native limit 1 found no
-  solution in 80 s; probing to a fixpoint (failed literals on the regular encoding) fixes the same
-  79 of 1600 cells as the native root.
+* Knotty: undecided by every variant tried with these short caps: SAT order/regular x
+  CaDiCaL/Glucose4 with the root grid found no first solution in 100 s; the goal's blocking
+  clause (order and regular) or a single cell flip of the goal was not settled in 130 s and 300 s;
+  native limit 1 found no solution in 80 s; probing to a fixpoint (failed literals on the regular
+  encoding) fixes the same 79 of 1600 cells as the native root.  With the 600 s cap of
+  ``benchmarks/run.py --sets survey`` it is decided: **multiple**, by ``sat`` in 340 s and by
+  ``auto`` in 189 s CPU (two distinct solutions, each checked against every clue by
+  :func:`nonosat.engines.solve`), so the blocking clause of the goal was satisfiable all along.
 
 Usage::
 
