@@ -208,8 +208,7 @@ def test_line_cache_answers_like_the_line_solver(seed):
     puzzle = Puzzle.from_picture(picture)
     packed = pack_clues(puzzle)
     clue = packed.blocks[packed.start[0]:packed.start[1]]
-    state = new_state(packed, unknown_grid(puzzle))
-    state = state[:10] + (new_line_cache(16),)
+    state = new_state(packed, unknown_grid(puzzle), cache=new_line_cache(16))
     queries = [rng.choice(np.array([1, 2, 3, 3], dtype=np.int8), size=n) for _ in range(20)]
     # each state twice in a row (a miss, then a hit); 40 states overflow the 12 entries allowed
     for cells in [q for q in queries * 2 for _ in range(2)]:

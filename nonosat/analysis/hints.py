@@ -21,6 +21,7 @@ needed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,9 +183,16 @@ class HintFinder:
                     f"{self._prefix(line)}: the known cells leave no room for the clue, so this "
                     "state has no solution.", line=line)
 
-    def overlap_hint(self, state: np.ndarray) -> Hint | None:
-        """The overlap deduction fixing the most cells, or ``None``."""
-        best: tuple[int, int, Any] | None = None
+    def _best_line(
+        self, state: np.ndarray, memo: dict, deduce: Callable[[Any, np.ndarray], Any],
+        gain: Callable[[np.ndarray, Any], int],
+    ) -> tuple | None:
+        """Run ``deduce(clue, values)`` (memoised in ``memo``) on every line with unknown cells.
+
+        Returns ``(line, values, result)`` for the first line whose result is ``None`` (a
+        contradiction), else for the line of largest ``gain(values, result)`` (the first on
+        ties), else ``None`` when no line gains anything."""
+        best: tuple[int, int, np.ndarray, Any] | None = None
         for line, clue in enumerate(self.puzzle.lines):
             if clue is None:
                 continue
@@ -192,17 +200,27 @@ class HintFinder:
             if not (values == Cell.UNKNOWN).any():
                 continue
             key = (line, values.tobytes())
-            if key not in self._overlap:
-                self._overlap[key] = overlap(clue, values.tolist())
-            result = self._overlap[key]
+            if key not in memo:
+                memo[key] = deduce(clue, values)
+            result = memo[key]
             if result is None:
-                return self._contradiction(line)
-            gain = len(result.filled) + len(result.empty)
-            if gain and (best is None or gain > best[0]):
-                best = (gain, line, result)
-        if best is None:
+                return line, values, None
+            g = gain(values, result)
+            if g and (best is None or g > best[0]):
+                best = (g, line, values, result)
+        return None if best is None else best[1:]
+
+    def overlap_hint(self, state: np.ndarray) -> Hint | None:
+        """The overlap deduction fixing the most cells, or ``None``."""
+        found = self._best_line(
+            state, self._overlap, lambda clue, values: overlap(clue, values.tolist()),
+            lambda values, result: len(result.filled) + len(result.empty),
+        )
+        if found is None:
             return None
-        _, line, result = best
+        line, _, result = found
+        if result is None:
+            return self._contradiction(line)
         clue = self.puzzle.lines[line]
         noun = self._noun(line)
         cells = self._line_cells(line)
@@ -228,25 +246,13 @@ class HintFinder:
 
     def line_hint(self, state: np.ndarray) -> Hint | None:
         """The complete-line-solver deduction fixing the most cells, or ``None``."""
-        best: tuple[int, int, Any] | None = None
-        for line, clue in enumerate(self.puzzle.lines):
-            if clue is None:
-                continue
-            values = self._values(state, line)
-            if not (values == Cell.UNKNOWN).any():
-                continue
-            key = (line, values.tobytes())
-            if key not in self._line:
-                self._line[key] = solve_line(clue, values)
-            out = self._line[key]
-            if out is None:
-                return self._contradiction(line)
-            gain = int((out != values).sum())
-            if gain and (best is None or gain > best[0]):
-                best = (gain, line, (values, out))
-        if best is None:
+        found = self._best_line(state, self._line, solve_line,
+                                lambda values, out: int((out != values).sum()))
+        if found is None:
             return None
-        _, line, (values, out) = best
+        line, values, out = found
+        if out is None:
+            return self._contradiction(line)
         noun = self._noun(line)
         cells = self._line_cells(line)
         filled = [i for i in range(len(values)) if out[i] != values[i] and out[i] == Cell.FILLED]
