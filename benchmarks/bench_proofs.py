@@ -64,7 +64,7 @@ from nonosat.engines import solve
 from nonosat.errors import NonosatError
 from nonosat.formats import iter_puzzles, read_puzzle, read_puzzles
 from nonosat.puzzle import Puzzle
-from nonosat.search import NativeSearch
+from nonosat.native.search import NativeSearch
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("NONOSAT_CORPUS", REPO.parent / "shared" / "corpus"))

@@ -42,7 +42,7 @@ STEPS = {
     "first solve": (
         "import nonosat.cli.app\n"
         "from nonosat.formats import read_puzzle\n"
-        "from nonosat.search import NativeSearch\n"
+        "from nonosat.native.search import NativeSearch\n"
         f"NativeSearch(read_puzzle({str(ROOT / 'games' / 'heart.non')!r}), limit=2).run(None)"
     ),
 }

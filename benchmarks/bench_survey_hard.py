@@ -76,7 +76,7 @@ def run_variant(name: str, variant: str, limit: int, timeout: float) -> dict[str
         options: dict[str, Any] = {"encoding": encoding or "order", "solver": solver or "Cadical195"}
         partial = None
         if kind == "satroot":
-            from nonosat.search import NativeSearch
+            from nonosat.native.search import NativeSearch
 
             search = NativeSearch(puzzle, limit=limit)
             search.run(0.3)

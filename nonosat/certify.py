@@ -3,7 +3,7 @@
 :func:`nonosat.encodings.certificate.certify` refutes *CNF + blocking clause* with a SAT solver's
 DRAT proof, and accepts a prefix of lemmas from another prover.  This module is that other
 prover's driver: it runs the native solver's root node (propagation and probing,
-:class:`nonosat.search.NativeSearch`), hands its deduction trace to
+:class:`nonosat.native.search.NativeSearch`), hands its deduction trace to
 :func:`nonosat.encodings.native_proof.native_lemmas`, and the certificate writer puts the lemmas
 first.  It sits above both the native solver and the encodings, which never import each other.
 
@@ -120,7 +120,7 @@ def certify_puzzle(
             return certify(puzzle, encoding=encoding, solver=solver, checkers=checkers,
                            timeout=timeout)
 
-    from nonosat.search import NativeSearch
+    from nonosat.native.search import NativeSearch
 
     start = time.perf_counter()
     search = NativeSearch(puzzle, limit=2)

@@ -18,7 +18,7 @@ from nonosat.analysis.difficulty import analyse
 from nonosat.analysis.staged import fork_search, probe_pass, staged_solve
 from nonosat.engines import Status, solve
 from nonosat.formats import read_puzzle
-from nonosat.propagate import propagate_grid
+from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Cell, Puzzle, unknown_grid
 from tests.conftest import corpus_path
 

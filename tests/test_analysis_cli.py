@@ -8,7 +8,7 @@ import networkx as nx
 from typer.testing import CliRunner
 
 from nonosat.cli.app import app
-from nonosat.implications import read_graph
+from nonosat.native.implications import read_graph
 from tests.conftest import corpus_path
 
 runner = CliRunner()

@@ -24,8 +24,8 @@ from nonosat.analysis.hints import (
 from nonosat.analysis.overlap import block_ranges, overlap
 from nonosat.cli.app import app
 from nonosat.engines import solve
-from nonosat.line import solve_line
-from nonosat.propagate import propagate_grid
+from nonosat.native.line import solve_line
+from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
 from tests.conftest import corpus_path
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from nonosat.engines import solve
 from nonosat.errors import FormatError
-from nonosat.implications import (
+from nonosat.native.implications import (
     Literal,
     explain_forced,
     forced_literals,
@@ -24,8 +24,8 @@ from nonosat.implications import (
     read_graph,
     write_graph,
 )
-from nonosat.line import solve_line
-from nonosat.propagate import propagate_grid
+from nonosat.native.line import solve_line
+from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Cell, Puzzle
 
 #: Line solving gets stuck; one implication round (contradictions) finishes it.

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nonosat.line import forced_cells, solve_line
+from nonosat.native.line import forced_cells, solve_line
 from nonosat.puzzle import Cell, line_blocks
 
 

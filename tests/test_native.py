@@ -19,7 +19,7 @@ from nonosat.engines.native import NativeEngine
 from nonosat.formats import read_puzzle, read_puzzles
 from nonosat.formats.tournament import read_solutions
 from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
-from nonosat.search import NativeSearch
+from nonosat.native.search import NativeSearch
 from tests.conftest import GAMES, corpus_path
 
 
@@ -192,8 +192,8 @@ def test_auto_engine_hands_over_to_sat_with_root_grid_and_implications():
 def test_line_cache_answers_like_the_line_solver(seed):
     """The hash-table line cache (a tiny one, so that it fills and is emptied many times) gives
     the uncached line solver's answer on repeated random line states, contradictions included."""
-    from nonosat.line import line_kernel
-    from nonosat.propagate import (
+    from nonosat.native.line import line_kernel
+    from nonosat.native.propagate import (
         ST_CACHE_COUNT,
         ST_CACHE_HITS,
         new_line_cache,

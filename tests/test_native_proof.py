@@ -25,7 +25,7 @@ from nonosat.encodings.native_proof import Deletion, native_lemmas, proof_lines
 from nonosat.errors import EngineError, PuzzleError
 from nonosat.formats import read_puzzle
 from nonosat.puzzle import Cell, Puzzle
-from nonosat.search import NativeSearch
+from nonosat.native.search import NativeSearch
 from tests.conftest import GAMES, corpus_path
 
 SURVEY = ("FastNonogramSolver", "puzzles", "survey")
@@ -171,7 +171,7 @@ def test_encodings_do_not_import_the_native_solver():
             "print(' '.join(m for m in sys.modules if m.startswith('nonosat')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
-    assert not {"nonosat.search", "nonosat.probe", "nonosat.propagate", "nonosat.line"} & set(out)
+    assert not {"nonosat.native.search", "nonosat.native.probe", "nonosat.native.propagate", "nonosat.native.line"} & set(out)
 
 
 # -- random pictures: every complete trace gives a proof dratify accepts -------------------------

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nonosat.engines import Status, solve
-from nonosat.probe import probe_grid
+from nonosat.native.probe import probe_grid
 from nonosat.puzzle import Cell, Puzzle, solution_to_grid, unknown_grid
 
 

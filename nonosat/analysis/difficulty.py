@@ -46,14 +46,14 @@ import numpy as np
 from nonosat.analysis.ambiguity import Backbone, UniquenessGivens, backbone, uniqueness_givens
 from nonosat.analysis.staged import ForkResult, StagedRun, fork_search, staged_solve
 from nonosat.engines import Status
-from nonosat.implications import (
+from nonosat.native.implications import (
     ForcedLiteral,
     LinkedCells,
     forced_literals,
     implication_graph,
     linked_cells,
 )
-from nonosat.propagate import propagate_grid
+from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Puzzle, grid_rows, grid_to_solution
 
 #: Grade names, index = grade.

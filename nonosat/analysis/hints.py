@@ -5,10 +5,10 @@ the simplest to the hardest and stopping at the first that fixes something:
 
 1. **overlap** (:mod:`nonosat.analysis.overlap`) on one line -- "row 4, clue 3 1: the 3 must
    cover columns 5–6";
-2. **line** -- the complete line solver (:mod:`nonosat.line`) on one line, for what the overlap
+2. **line** -- the complete line solver (:mod:`nonosat.native.line`) on one line, for what the overlap
    rule misses;
 3. **implications** -- a contradiction or tautology in the single-line implication graph
-   (:mod:`nonosat.implications`), explained by its chains of lines;
+   (:mod:`nonosat.native.implications`), explained by its chains of lines;
 4. **probing** -- a failed literal (assuming a value leads, line after line, to a line that
    cannot hold its clue) or the cells both values of a probe agree on.
 
@@ -30,14 +30,14 @@ import numpy as np
 
 from nonosat.analysis.overlap import overlap
 from nonosat.analysis.staged import probe_pass
-from nonosat.implications import (
+from nonosat.native.implications import (
     ForcedLiteral,
     Literal,
     explain_forced,
     forced_literals,
     implication_graph,
 )
-from nonosat.line import solve_line
+from nonosat.native.line import solve_line
 from nonosat.puzzle import Cell, Puzzle, clue_text, unknown_grid
 
 #: Techniques from the simplest to the hardest, with the solver stage each belongs to.

@@ -6,7 +6,7 @@ fits the known cells is ``[lo, hi]``.  In every arrangement the block then cover
 person fills in ("the 3 must cover columns 5-6") -- and a cell outside every block's reach
 ``[lo, hi + length)`` is empty.  On an empty line this is the textbook "simple boxes / simple
 spaces" rule; with known cells it is the same rule on the narrowed ranges.  It never finds more
-than the complete line solver (:mod:`nonosat.line`), and often less: it does not combine the
+than the complete line solver (:mod:`nonosat.native.line`), and often less: it does not combine the
 blocks' placements, so hints try it first as the easier technique.
 
 The ranges come from the same prefix/suffix dynamic programming as the line solver

@@ -1,14 +1,14 @@
 """The staged analysis solver: line solving -> implications -> probing -> fork.
 
-The production solver (:class:`nonosat.search.NativeSearch`) runs compiled and mixes its
+The production solver (:class:`nonosat.native.search.NativeSearch`) runs compiled and mixes its
 techniques for speed.  This module is the *analysis view* of the same techniques: it always uses
 the simplest one that still makes progress and records which stage made every deduction.
 
-1. **line** -- line propagation to a fixpoint (:func:`nonosat.propagate.propagate_grid`);
-2. **implications** -- the single-line implication graph (:mod:`nonosat.implications`):
+1. **line** -- line propagation to a fixpoint (:func:`nonosat.native.propagate.propagate_grid`);
+2. **implications** -- the single-line implication graph (:mod:`nonosat.native.implications`):
    every literal forced by a contradiction or a tautology, then back to 1;
 3. **probing** -- one failed-literal pass over the unknown cells with full propagation (the
-   compiled kernels of :mod:`nonosat.propagate`): every failed literal found, or when there is
+   compiled kernels of :mod:`nonosat.native.propagate`): every failed literal found, or when there is
    none the cells both values of a probed cell agree on ("probe-both"), then back to 1;
 4. **fork** -- when no stage makes progress: a depth-first search with propagation and probing at
    every node (:func:`fork_search`), counting the guesses (decisions) made, the maximum depth
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from nonosat.implications import RULES, Literal, forced_literals, implication_graph
-from nonosat.probe import best_branch, new_probe_scratch, probe
-from nonosat.propagate import (
+from nonosat.native.implications import RULES, Literal, forced_literals, implication_graph
+from nonosat.native.probe import best_branch, new_probe_scratch, probe
+from nonosat.native.propagate import (
     KIND_BRANCH,
     KIND_DECISION,
     ST_TLEN,
@@ -87,7 +87,7 @@ class ForkResult:
         Decisions on the search path to each solution (dsmiller95's metric), same order.
     guesses : int
         Decisions made (a cell's second branch, tried after the first is exhausted, is not a new
-        decision -- as the ``guesses`` statistic of :class:`nonosat.search.NativeSearch`).
+        decision -- as the ``guesses`` statistic of :class:`nonosat.native.search.NativeSearch`).
     max_depth : int
         Deepest decision stack.
     finished : bool
@@ -191,7 +191,7 @@ def probe_pass_kernel(problem, state, cells, status, both):  # pragma: no cover 
     Parameters
     ----------
     problem, state : tuples
-        See :mod:`nonosat.propagate`; the state is restored after every probe.
+        See :mod:`nonosat.native.propagate`; the state is restored after every probe.
     cells : ndarray of int32, shape (m,)
         Unknown cells to probe.
     status : ndarray of int8, shape (m,)
@@ -332,7 +332,7 @@ def staged_solve(
         Traversal depth of the implication graph (unlimited when omitted).
     rules : tuple of str
         Implication rules, in order of preference (see
-        :func:`nonosat.implications.forced_literals`).
+        :func:`nonosat.native.implications.forced_literals`).
     stages : tuple of str
         The logical stages allowed, among ``"line"``, ``"implications"``, ``"probing"``
         (``"line"`` always runs).
@@ -403,7 +403,7 @@ def fork_search(
 ) -> ForkResult:
     """Depth-first search with line propagation and failed-literal probing at every node.
 
-    Branches like the native solver (:func:`nonosat.probe.best_branch`: the cell whose probe
+    Branches like the native solver (:func:`nonosat.native.probe.best_branch`: the cell whose probe
     branches fix the most cells, the value fixing more first) but is driven from Python so that
     it can record the number of decisions on the path to each solution.
 

@@ -89,7 +89,7 @@ def analyse_command(
     result = analyse(puzzle, limit=limit, count_all=count_all, timeout=timeout, depth=depth,
                      engine=engine, keep_graph=graph is not None)
     if graph is not None:
-        from nonosat.implications import write_graph
+        from nonosat.native.implications import write_graph
 
         fmt = write_graph(result.graph, puzzle, graph, result.graph_forced)
         typer.echo(f"wrote {graph} ({fmt}, {result.graph.number_of_nodes()} nodes, "

@@ -106,7 +106,7 @@ def handle_errors(func: F) -> F:
 def announce_compile() -> None:
     """Say on stderr that the numba kernels are being compiled when they are not cached yet, so a
     first run does not appear to hang (later runs load them from the cache)."""
-    from nonosat.search import kernels_cached
+    from nonosat.native.search import kernels_cached
 
     if not kernels_cached():
         typer.echo(

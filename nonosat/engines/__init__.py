@@ -84,7 +84,7 @@ class SolveResult:
     stats : dict
         Engine statistics, JSON-serialisable (line solves, guesses, conflicts, ...).
     trace : object, optional
-        The native solver's deduction trace (see :mod:`nonosat.search`), for certificates and
+        The native solver's deduction trace (see :mod:`nonosat.native.search`), for certificates and
         explanations; ``None`` for other engines.
     """
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from nonosat.engines import SolveResult, Status, get_engine
 from nonosat.puzzle import Cell, Puzzle
-from nonosat.search import NativeSearch
+from nonosat.native.search import NativeSearch
 
 
 class AutoEngine:

@@ -1,4 +1,4 @@
-"""The native engine: line solver, propagation, probing and fork search (:mod:`nonosat.search`)
+"""The native engine: line solver, propagation, probing and fork search (:mod:`nonosat.native.search`)
 behind the engine interface."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 
 from nonosat.engines import SolveResult, Status
 from nonosat.puzzle import Puzzle
-from nonosat.search import NativeSearch
+from nonosat.native.search import NativeSearch
 
 
 class NativeEngine:
@@ -35,7 +35,7 @@ class NativeEngine:
         timeout: float | None = None,
     ) -> SolveResult:
         """See :meth:`nonosat.engines.Engine.solve`.  ``result.trace`` is the root deduction
-        trace (:class:`nonosat.search.Trace`)."""
+        trace (:class:`nonosat.native.search.Trace`)."""
         start = time.perf_counter()
         search = NativeSearch(puzzle, partial, limit=limit, probing=self.probing)
         outcome = search.run(timeout)

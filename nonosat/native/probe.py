@@ -17,7 +17,7 @@ Probing as a complete-propagation amplifier for nonograms is described by Wu, Su
 is the core of the strongest tournament solvers; the failed-literal technique comes from SAT
 (Freeman, "Improvements to propositional satisfiability search algorithms", 1995).
 
-All kernels run compiled (numba) on the state tuple of :mod:`nonosat.propagate`.
+All kernels run compiled (numba) on the state tuple of :mod:`nonosat.native.propagate`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nonosat.propagate import (
+from nonosat.native.propagate import (
     KIND_DECISION,
     KIND_FAILED_LITERAL,
     KIND_PROBE_BOTH,
@@ -198,7 +198,7 @@ def probe_grid(puzzle, grid: np.ndarray | None = None):
         index), ``"failed-literal"`` or ``"probe-both"`` (``reason`` = the probed cell as
         ``(row, column)``); ``None`` on a contradiction.
     """
-    from nonosat.propagate import KIND_NAMES, ST_TLEN, new_state, problem_tuple
+    from nonosat.native.propagate import KIND_NAMES, ST_TLEN, new_state, problem_tuple
     from nonosat.puzzle import Cell, pack_clues, unknown_grid
 
     packed = pack_clues(puzzle)

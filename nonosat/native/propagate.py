@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from nonosat.line import line_kernel
+from nonosat.native.line import line_kernel
 from nonosat.puzzle import PackedClues
 
 # -- why a cell was assigned (tkind) ----------------------------------------------------------

@@ -2,8 +2,8 @@
 
 The native solver's top level, compiled with numba.  One search node is
 
-1. **propagation** (:mod:`nonosat.propagate`) to a fixpoint, then
-2. **probing** (:mod:`nonosat.probe`, optional) to a fixpoint, then
+1. **propagation** (:mod:`nonosat.native.propagate`) to a fixpoint, then
+2. **probing** (:mod:`nonosat.native.probe`, optional) to a fixpoint, then
 3. if every cell is known, a solution; else a **fork** on the cell whose probe branches fixed the
    most cells (or, without probing, an unknown cell of the most constrained line), trying the
    value whose branch fixed more cells first.
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from nonosat.probe import best_branch, collect_implications, new_probe_scratch, probe
-from nonosat.propagate import (
+from nonosat.native.probe import best_branch, collect_implications, new_probe_scratch, probe
+from nonosat.native.propagate import (
     KIND_BRANCH,
     KIND_DECISION,
     KIND_GIVEN,
@@ -106,9 +106,9 @@ def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing, bra
     Parameters
     ----------
     problem, state : tuples
-        See :mod:`nonosat.propagate`.
+        See :mod:`nonosat.native.propagate`.
     scratch : tuple
-        Probing scratch (:func:`nonosat.probe.new_probe_scratch`).
+        Probing scratch (:func:`nonosat.native.probe.new_probe_scratch`).
     frames : ndarray of int32, shape (h*w, 4)
         Decision stack: cell, trail length before the decision, first value, flipped flag.
     sols : ndarray of int8, shape (limit, h*w)
@@ -118,7 +118,7 @@ def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing, bra
     probing : bool
         Whether to probe at every node.
     branch_mode : int
-        Branching rule with probing (see :func:`nonosat.probe.best_branch`).
+        Branching rule with probing (see :func:`nonosat.native.probe.best_branch`).
 
     Returns
     -------
@@ -250,7 +250,7 @@ class NativeSearch:
     probing : bool
         Probe at every node (default).  Without it the search is propagation + fork only.
     branch_mode : int
-        Branching rule (:func:`nonosat.probe.best_branch`).  The default 2 branches on the cell
+        Branching rule (:func:`nonosat.native.probe.best_branch`).  The default 2 branches on the cell
         with the largest ``(nf + 1) * (ne + 1)`` and tries the value that fixes fewer cells first;
         measured on 100 taai2011 puzzles (every 10th, limit 2): 58 s CPU and 6 unfinished within
         30 s, against 146 s and 12 for trying the value that fixes more cells first (mode 0).
@@ -440,5 +440,5 @@ def kernels_cached() -> bool:
     if os.environ.get("NUMBA_CACHE_DIR"):
         base = Path(os.environ["NUMBA_CACHE_DIR"])
         roots = [p for p in base.rglob("__pycache__")] + [base] + roots
-        roots += [p for p in base.rglob("nonosat")]
+        roots += [p for p in base.rglob("nonosat")] + [p for p in base.rglob("native")]
     return any(any(root.glob("search.search_kernel-*.nbi")) for root in roots if root.exists())

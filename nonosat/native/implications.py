@@ -2,7 +2,7 @@
 
 Nodes are cell *literals* -- ``(row, column) = filled`` or ``(row, column) = empty`` -- for the
 cells still unknown in a grid state.  For every unknown cell and each of its two values, the
-value is assumed and the complete line solver (:func:`nonosat.line.solve_line`) runs on that
+value is assumed and the complete line solver (:func:`nonosat.native.line.solve_line`) runs on that
 cell's row and on its column only (nothing else, no propagation): every cell of that line that
 becomes known gives an edge ``assumption -> implied literal``.  Each edge is a sound implication
 in the current state, so every path is too.  Traversing the graph then finds:
@@ -16,7 +16,7 @@ in the current state, so every path is too.  Traversing the graph then finds:
 
 This is the ``implications`` solver of David Evans' davidje13/Nonogram (README, "Implications"):
 stronger than line solving, because it chains single-line implications through several lines,
-weaker than failed-literal probing (:mod:`nonosat.probe`), which propagates every line at once.
+weaker than failed-literal probing (:mod:`nonosat.native.probe`), which propagates every line at once.
 Traversal depth is configurable (unlimited by default): ``depth=k`` only follows paths of at
 most ``k`` edges.
 
@@ -40,7 +40,7 @@ import networkx as nx
 import numpy as np
 from numba import njit
 
-from nonosat.line import line_kernel
+from nonosat.native.line import line_kernel
 from nonosat.puzzle import Cell, Puzzle, unknown_grid
 
 
@@ -126,8 +126,8 @@ def line_implications(clue, cells, src, dst, val):  # pragma: no cover - compile
     """Every single-line implication of one line.
 
     For each unknown position ``p`` and value ``v`` (1 empty, 2 filled), the line is solved with
-    ``p`` set to ``v`` (:func:`nonosat.line.line_kernel`, the compiled face of
-    :func:`nonosat.line.solve_line`); every other position ``q`` that becomes known gives an
+    ``p`` set to ``v`` (:func:`nonosat.native.line.line_kernel`, the compiled face of
+    :func:`nonosat.native.line.solve_line`); every other position ``q`` that becomes known gives an
     entry ``src = 2 * p + (v == 2)``, ``dst = q``, ``val`` = its value.  An assumption that
     contradicts the line gives one entry with ``dst = -1``.
 
