@@ -16,22 +16,10 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from nonosat.batch import (
-    JOBS,
-    BatchConfig,
-    ResultsFile,
-    Summary,
-    collect_puzzles,
-    pending,
-    resolve_job,
-    run_batch,
-    summarise,
-)
-from nonosat.batch.results import UNDECIDED, is_disagreement
 from nonosat.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -42,7 +30,19 @@ from nonosat.cli.common import (
     handle_errors,
     print_json,
 )
-from nonosat.errors import FormatError
+
+if TYPE_CHECKING:  # the batch machinery (numpy, the model) is imported by the command only
+    from nonosat.batch import Summary
+
+#: The jobs of :data:`nonosat.batch.jobs.JOBS`, for ``--help`` (which must not import the batch
+#: machinery; ``tests/test_cli_batch.py`` checks the two agree).
+JOB_HELP = {
+    "solve": "first solution only (limit 1, tournament rules)",
+    "check": "uniqueness verdict (limit 2)",
+    "certify": "uniqueness certificate (checked DRAT proof), written under --cert-dir",
+    "crosscheck": "solve with every independent engine and compare the verdicts",
+    "analyse": "difficulty analysis: techniques needed, grade, ambiguity of several solutions",
+}
 
 PathsArg = Annotated[
     list[Path],
@@ -56,7 +56,7 @@ DoOpt = Annotated[
     typer.Option(
         "--do",
         help="Job: "
-        + "; ".join(f"{job.name} = {job.description}" for job in JOBS.values())
+        + "; ".join(f"{name} = {text}" for name, text in JOB_HELP.items())
         + "; or module:function (a custom job).",
     ),
 ]
@@ -139,6 +139,17 @@ def batch_command(
     format: FormatOpt = None,
 ) -> None:
     """Run a job (check, solve, certify, crosscheck, analyse) over many puzzles."""
+    from nonosat.batch import (
+        BatchConfig,
+        ResultsFile,
+        collect_puzzles,
+        pending,
+        resolve_job,
+        run_batch,
+        summarise,
+    )
+    from nonosat.errors import FormatError
+
     job = resolve_job(do)
     config = BatchConfig(
         job=do,
@@ -262,6 +273,8 @@ class _Progress:
 
     def update(self, record: dict[str, Any]) -> None:
         """Account for one finished puzzle."""
+        from nonosat.batch.results import UNDECIDED, is_disagreement
+
         self.done += 1
         status = str(record.get("status"))
         self.counts[status] += 1

@@ -11,25 +11,16 @@ formats (text grid, PBM, PNG) need the puzzle's picture: a puzzle without a goal
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from nonosat.cli.common import FormatOpt, IndexOpt, JsonOpt, PuzzleArg, handle_errors, print_json
-from nonosat.errors import FormatError
-from nonosat.formats import (
-    Format,
-    encode_puzzles,
-    formats,
-    get_format,
-    read_puzzle,
-    read_puzzles,
-    write_puzzles,
-    writer_format,
-)
-from nonosat.puzzle import Puzzle
+
+if TYPE_CHECKING:
+    from nonosat.formats import Format
+    from nonosat.puzzle import Puzzle
 
 OutArg = Annotated[
     Path,
@@ -52,6 +43,16 @@ def convert_command(
     index: IndexOpt = None,
 ) -> None:
     """Convert a puzzle file to another format."""
+    from nonosat.errors import FormatError
+    from nonosat.formats import (
+        encode_puzzles,
+        get_format,
+        read_puzzle,
+        read_puzzles,
+        write_puzzles,
+        writer_format,
+    )
+
     stdout = str(out) == "-"
     if stdout:
         if not to:
@@ -82,9 +83,13 @@ def _with_picture(puzzle: Puzzle, out: str) -> Puzzle:
     FormatError
         The puzzle has no solution, several, or unknown clues.
     """
+    from dataclasses import replace
+
+    from nonosat.engines import Status, solve
+    from nonosat.errors import FormatError
+
     if puzzle.goal is not None:
         return puzzle
-    from nonosat.engines import Status, solve
 
     result = solve(puzzle, "native", limit=2)
     if result.status is Status.UNIQUE:
@@ -104,6 +109,8 @@ def _with_picture(puzzle: Puzzle, out: str) -> Puzzle:
 @handle_errors
 def formats_command(json_output: JsonOpt = False) -> None:
     """List the puzzle file formats nonosat reads and writes."""
+    from nonosat.formats import formats
+
     rows = list(formats().values())
     if json_output:
         print_json([_format_json(f) for f in rows])

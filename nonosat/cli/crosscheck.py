@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,10 +25,10 @@ from nonosat.cli.common import (
     handle_errors,
     print_json,
 )
-from nonosat.crosscheck import DISAGREEMENT, CrossCheck, crosscheck
-from nonosat.engines import INDEPENDENT_ENGINES, get_engine
-from nonosat.errors import EngineError
-from nonosat.formats import iter_puzzles
+from nonosat.engines import INDEPENDENT_ENGINES
+
+if TYPE_CHECKING:
+    from nonosat.crosscheck import CrossCheck
 
 PuzzlesArg = Annotated[
     list[Path],
@@ -42,7 +42,7 @@ EnginesOpt = Annotated[
 ]
 
 _DEFAULT_ENGINES = ",".join(INDEPENDENT_ENGINES)
-_STYLE = {DISAGREEMENT: "bold red", "unknown": "yellow"}
+_STYLE = {"disagreement": "bold red", "unknown": "yellow"}
 
 
 @handle_errors
@@ -54,6 +54,11 @@ def crosscheck_command(
     format: FormatOpt = None,
 ) -> None:
     """Compare every engine's verdict and solution on each puzzle."""
+    from nonosat.crosscheck import crosscheck
+    from nonosat.engines import get_engine
+    from nonosat.errors import EngineError
+    from nonosat.formats import iter_puzzles
+
     names = [name.strip() for name in engines.split(",") if name.strip()]
     if not names:
         raise EngineError("--engines names no engine")

@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 
 from nonosat.cli.common import (
@@ -25,7 +24,6 @@ from nonosat.cli.common import (
 )
 from nonosat.errors import FormatError
 from nonosat.formats import read_puzzle
-from nonosat.puzzle import Cell
 
 SolutionOpt = Annotated[
     bool, typer.Option("--solution", "-s", help="Solve the puzzle and draw its solution.")
@@ -71,7 +69,7 @@ def render_command(
             raise FormatError(str(out), None, "--out must end in .svg or .png")
         if out.exists() and not force:
             raise FormatError(str(out), None, "already exists; use --force to overwrite it")
-    solutions: list[np.ndarray] = []
+    solutions: list = []
     code = EXIT_OK
     verdict = None
     if solution:
@@ -82,6 +80,7 @@ def render_command(
         code = STATUS_EXIT[result.status]
         verdict = _VERDICT.get(result.status.value, result.status.value)
     if out is None:
+        from nonosat.puzzle import Cell
         from nonosat.render.layout import DIFFERS, cell_states
         from nonosat.render.text import render_text
 

@@ -17,9 +17,12 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nonosat.errors import FormatError, NonosatError
-from nonosat.puzzle import Puzzle
+
+if TYPE_CHECKING:  # the model (numpy) is imported by the readers, not by `--help`
+    from nonosat.puzzle import Puzzle
 
 #: Modules defining a ``FORMAT``; order matters for sniffing (first match wins).
 FORMAT_MODULES: tuple[str, ...] = (
@@ -42,8 +45,8 @@ FORMAT_MODULES: tuple[str, ...] = (
 #: Files larger than this are refused before reading (no puzzle file is anywhere near it).
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
-Reader = Callable[[bytes, str], list[Puzzle]]
-Writer = Callable[[Puzzle], bytes]
+Reader = Callable[[bytes, str], "list[Puzzle]"]
+Writer = Callable[["Puzzle"], bytes]
 Sniffer = Callable[[bytes], bool]
 
 
