@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from nonosat.engines import INDEPENDENT_ENGINES, Status, get_engine
+from nonosat.engines import INDEPENDENT_ENGINES, Status, get_engine, load_engine
 from nonosat.errors import PuzzleError
 from nonosat.puzzle import Puzzle, clue_text, grid_rows
 
@@ -59,7 +59,7 @@ class EngineRun:
     status : Status or None
         ``None`` when the engine failed with an exception (see ``error``).
     time_s : float
-        Wall-clock seconds of the engine's ``solve`` call.
+        Wall-clock seconds of the engine's ``solve`` call (the engine loaded beforehand).
     solutions : list of ndarray of bool, each shape (height, width)
     stats : dict
         The engine's statistics.
@@ -180,6 +180,8 @@ def crosscheck(
     Returns
     -------
     CrossCheck
+        Each engine is loaded first (:func:`nonosat.engines.load_engine`), so the times are the
+        engines' own.
 
     Raises
     ------
@@ -194,6 +196,11 @@ def crosscheck(
     """
     names = list(dict.fromkeys(engines))
     instances = [get_engine(name) for name in names]
+    for name in names:  # load kernels and libraries first: they are not the engine's time
+        try:
+            load_engine(name)
+        except Exception:  # an engine that fails here fails (and is reported) in its run below
+            pass
     runs = [
         _run(name, engine, puzzle, timeout) for name, engine in zip(names, instances, strict=True)
     ]

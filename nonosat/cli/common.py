@@ -64,19 +64,23 @@ FormatOpt = Annotated[
     str | None,
     typer.Option(
         "--format", "-f", metavar="NAME",
-        help="Input format (see 'nonosat formats'); default: by suffix, then by content.",
+        help="Input format (see 'nonosat formats') (default: by suffix, then by content).",
     ),
 ]
 IndexOpt = Annotated[
     int | None,
     typer.Option(
-        "--index", "-i", metavar="N", help="Puzzle number N in a multi-puzzle file ($N, CSV row)."
+        "--index", "-i", metavar="N",
+        help="Puzzle number N in a multi-puzzle file ($N, CSV row).",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 TimeoutOpt = Annotated[
     float | None,
-    typer.Option("--timeout", "-t", min=0.0, help="Give up after SECONDS (exit 4).", metavar="SECONDS"),
+    typer.Option(
+        "--timeout", "-t", min=0.0, metavar="SECONDS",
+        help="Give up after SECONDS (exit 4) (default: none).",
+    ),
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -305,6 +309,26 @@ def announce_compile() -> None:
             "nonosat: compiling the solver kernels (first run only; cached afterwards) ...",
             err=True,
         )
+
+
+def split_puzzle_ref(path: Path, index: int | None = None) -> tuple[Path, int | None]:
+    """``(file, number)`` for a puzzle argument: ``FILE#N`` (the name nonosat gives puzzle N of a
+    multi-puzzle file, in tables, JSON and batch results) when ``FILE`` exists and no file is
+    literally called ``FILE#N``; else ``(path, index)``.
+
+    Raises
+    ------
+    FormatError
+        ``FILE#N`` together with a different ``--index``.
+    """
+    from nonosat.errors import FormatError
+
+    head, sep, tail = str(path).rpartition("#")
+    if not sep or not tail.isdigit() or path.exists() or not Path(head).is_file():
+        return path, index
+    if index is not None and index != int(tail):
+        raise FormatError(str(path), None, f"names puzzle {tail}, but --index says {index}")
+    return Path(head), int(tail)
 
 
 def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
