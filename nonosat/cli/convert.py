@@ -4,7 +4,7 @@ Reads any readable format (by suffix, by content, or --format) and writes any wr
 the output suffix, or --to).  A multi-puzzle file (tournament set, CSV list, picross-solver file)
 converts whole into another multi-puzzle format, or one puzzle of it with --index N.  Picture
 formats (text grid, PBM, PNG) need the puzzle's picture: a puzzle without a goal is solved first
-(native solver) and its solution is used when it is unique.  OUT is never overwritten without
+(the default engine, auto) and its solution is used when it is unique.  OUT is never overwritten without
 --force; '-' writes to standard output.
 """
 
@@ -24,11 +24,17 @@ if TYPE_CHECKING:
 
 OutArg = Annotated[
     Path,
-    typer.Argument(help="Output file ('-' for standard output, with --to).", show_default=False),
+    typer.Argument(
+        help="Output file ('-' for standard output, with --to).", show_default=False,
+        metavar="OUT",
+    ),
 ]
 ToOpt = Annotated[
     str | None,
-    typer.Option("--to", "-t", help="Output format; default: from the output suffix."),
+    typer.Option(
+        "--to", metavar="NAME",
+        help="Output format (see 'nonosat formats') (default: from the output suffix).",
+    ),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")]
 
@@ -91,7 +97,7 @@ def _with_picture(puzzle: Puzzle, out: str) -> Puzzle:
     if puzzle.goal is not None:
         return puzzle
 
-    result = solve(puzzle, "native", limit=2)
+    result = solve(puzzle, "auto", limit=2)
     if result.status is Status.UNIQUE:
         return replace(puzzle, goal=result.solutions[0])
     reason = {
@@ -117,10 +123,18 @@ def formats_command(json_output: JsonOpt = False) -> None:
         return
     width = max(len(f.name) for f in rows)
     for f in rows:
-        mode = ("r" if f.read else "-") + ("w" if f.write else "-") + ("m" if f.multi else "-")
+        mode = (
+            ("r" if f.read else "-")
+            + ("w" if f.write else "-")
+            + ("m" if f.multi and f.read else "-")
+            + ("M" if f.write_many else "-")
+        )
         suffixes = " ".join(f.suffixes) or "-"
         typer.echo(f"{f.name:<{width}}  {mode}  {suffixes:<18}  {f.description}")
-    typer.echo("\nr = readable, w = writable, m = several puzzles per file (pick one with --index)")
+    typer.echo(
+        "\nr = readable, w = writable, m = reads several puzzles per file (pick one with "
+        "--index N, or name it FILE#N), M = 'nonosat convert' writes several puzzles to one file"
+    )
 
 
 def _format_json(f: Format) -> dict[str, object]:
@@ -130,6 +144,7 @@ def _format_json(f: Format) -> dict[str, object]:
         "read": f.read is not None,
         "write": f.write is not None,
         "multi": f.multi,
+        "write_many": f.write_many is not None,
         "picture": f.stores_picture,
         "description": f.description,
     }

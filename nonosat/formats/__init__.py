@@ -306,7 +306,7 @@ def write_puzzles(
     force: bool = False,
 ) -> Format:
     """Write ``puzzles`` to ``path`` in ``format`` (default: from the suffix); several puzzles
-    need a multi-puzzle format (tournament, csv, picross).
+    need a format with ``write_many`` (tournament, csv, picross, webpbn, non as ``.nonpack``).
 
     The file is written to a temporary name and renamed, so a failure never leaves a half-written
     file, and an existing file is never replaced unless ``force``.

@@ -265,6 +265,18 @@ def write_non(puzzle: Puzzle) -> bytes:
     return ("\n".join(out) + "\n").encode()
 
 
+def write_nonpack(puzzles: list[Puzzle]) -> bytes:
+    """A ``.nonpack`` bundle: the ``.non`` text of each puzzle, separated by ``====`` lines (read
+    back as puzzles 1, 2, ...; ``--index N`` picks one).
+
+    Raises
+    ------
+    FormatError
+        A puzzle has unknown clues.
+    """
+    return b"====\n".join(write_non(p) for p in puzzles)
+
+
 def _quote(value: str) -> str:
     one_line = re.sub(r"[\r\n\t]+", " ", value)
     return '"' + html.escape(one_line, quote=False).replace('"', "&quot;") + '"'
@@ -283,6 +295,7 @@ FORMAT = Format(
     description="Steve Simpson .non (mikix/nonogram-db keys: title, by, copyright, license, goal)",
     read=read_non,
     write=write_non,
+    write_many=write_nonpack,
     sniff=_sniff,
     multi=True,
 )

@@ -231,8 +231,32 @@ def write_webpbn(puzzle: Puzzle) -> bytes:
     FormatError
         The puzzle has unknown clues.
     """
-    require_known(puzzle, "webpbn")
+    return write_webpbn_set([puzzle])
+
+
+def write_webpbn_set(puzzles: list[Puzzle]) -> bytes:
+    """webpbn XML of several puzzles: one ``<puzzleset>`` with a ``<puzzle>`` for each, in order
+    (read back as puzzles 1, 2, ...; ``--index N`` picks one).
+
+    Raises
+    ------
+    FormatError
+        A puzzle has unknown clues.
+    """
     root = ET.Element("puzzleset")
+    for puzzle in puzzles:
+        require_known(puzzle, "webpbn")
+        _add_puzzle(root, puzzle)
+    ET.indent(root, space="")
+    for line in root.iter("line"):  # keep each clue on one line, as webpbn writes it
+        for count in line:
+            count.tail = None
+        line.text = None
+    body = ET.tostring(root, encoding="unicode")
+    return ('<?xml version="1.0"?>\n' + body + "\n").encode()
+
+
+def _add_puzzle(root: ET.Element, puzzle: Puzzle) -> None:
     node = ET.SubElement(root, "puzzle", type="grid", defaultcolor="black")
     for key in ("title", "author", "copyright"):
         if getattr(puzzle, key):
@@ -254,13 +278,6 @@ def write_webpbn(puzzle: Puzzle) -> bytes:
         image.text = "\n" + "".join(
             "|" + "".join("X" if v else "." for v in row) + "|\n" for row in puzzle.goal
         )
-    ET.indent(root, space="")
-    for line in root.iter("line"):  # keep each clue on one line, as webpbn writes it
-        for count in line:
-            count.tail = None
-        line.text = None
-    body = ET.tostring(root, encoding="unicode")
-    return ('<?xml version="1.0"?>\n' + body + "\n").encode()
 
 
 def _sniff(head: bytes) -> bool:
@@ -274,6 +291,7 @@ FORMAT = Format(
     description="webpbn XML (<puzzleset><puzzle type=grid>, with goal image)",
     read=read_webpbn,
     write=write_webpbn,
+    write_many=write_webpbn_set,
     sniff=_sniff,
     multi=True,
 )
