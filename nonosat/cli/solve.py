@@ -18,11 +18,9 @@ Examples:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-
-from typing import TYPE_CHECKING
 
 from nonosat.cli.common import (
     STATUS_EXIT,
