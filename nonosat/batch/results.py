@@ -224,6 +224,10 @@ class Summary:
     failures : list of dict
         ``id``, ``status``, ``error`` of each record without a verdict (timeouts, crashes, errors,
         engines giving up), plus the unreadable input files.
+    multiple, none : list of str
+        Ids of the puzzles found to have several solutions / no solution, in record order.
+    grades : dict of str to int
+        For analyse records: puzzles per difficulty grade (``"3 (hard)"``), by grade.
     """
 
     puzzles: int = 0
@@ -235,6 +239,9 @@ class Summary:
     slowest: list[dict[str, Any]] = field(default_factory=list)
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
+    multiple: list[str] = field(default_factory=list)
+    none: list[str] = field(default_factory=list)
+    grades: dict[str, int] = field(default_factory=dict)
 
     @property
     def undecided(self) -> int:
@@ -255,6 +262,9 @@ class Summary:
             "slowest": self.slowest,
             "disagreements": self.disagreements,
             "failures": self.failures,
+            "multiple": self.multiple,
+            "none": self.none,
+            "grades": self.grades,
         }
 
 
@@ -298,6 +308,11 @@ def summarise(
         if r.get("status") in UNDECIDED
     ]
     failures += [dict(e) for e in input_errors]
+    grades: Counter[tuple[int, str]] = Counter()
+    for r in records:
+        grade = r.get("grade")
+        if isinstance(grade, dict) and isinstance(grade.get("grade"), int):
+            grades[(grade["grade"], str(grade.get("name") or ""))] += 1
     return Summary(
         puzzles=len(records),
         counts=dict(counts.most_common()),
@@ -310,6 +325,11 @@ def summarise(
         ],
         disagreements=disagreements,
         failures=failures,
+        multiple=[str(r["id"]) for r in records if r.get("status") == "multiple"],
+        none=[str(r["id"]) for r in records if r.get("status") == "none"],
+        grades={
+            (f"{g} ({name})" if name else str(g)): n for (g, name), n in sorted(grades.items())
+        },
     )
 
 

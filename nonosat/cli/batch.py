@@ -68,7 +68,7 @@ OutOpt = Annotated[
 ]
 JobsOpt = Annotated[
     int | None,
-    typer.Option("--jobs", "-j", min=1, help="Local worker processes (default: all cores)."),
+    typer.Option("--jobs", "-j", min=1, metavar="N", help="Local worker processes (default: all cores)."),
 ]
 BatchTimeoutOpt = Annotated[
     float,
@@ -93,8 +93,9 @@ EngineOpt = Annotated[
     typer.Option(
         "--engine",
         "-e",
-        help="Engine for solve/check (default auto) and analyse (default native); "
-        "comma-separated engines for crosscheck (default native,sat,cpsat).",
+        metavar="NAME",
+        help="Engine for solve, check and analyse; comma-separated engines for crosscheck "
+        "(default: auto; analyse: native; crosscheck: native,sat,cpsat).",
     ),
 ]
 RetryOpt = Annotated[
@@ -364,6 +365,22 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
         for row in summary.slowest:
             slow.add_row(escape(row["id"]), str(row["status"]), f"{row['wall_s'] or 0:.3f}")
         console.print(slow)
+    if summary.grades:
+        grades = Table("grade", "puzzles", "share", title="difficulty grades",
+                       title_justify="left")
+        graded = sum(summary.grades.values())
+        for grade, n in summary.grades.items():
+            grades.add_row(grade, str(n), f"{100.0 * n / graded:.1f}%")
+        console.print(grades)
+    for title, ids in (("several solutions", summary.multiple), ("no solution", summary.none)):
+        if not ids:
+            continue
+        listed = Table("puzzle", title=f"{title} ({len(ids)})", title_justify="left")
+        for puzzle_id in ids[:_LISTED]:
+            listed.add_row(escape(puzzle_id))
+        if len(ids) > _LISTED:
+            listed.add_row(f"... {len(ids) - _LISTED} more (--json lists them all)")
+        console.print(listed)
     for title, rows, key in (
         ("disagreements", summary.disagreements, "reason"),
         ("failures", summary.failures, "error"),

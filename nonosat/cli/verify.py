@@ -87,7 +87,7 @@ JobsOpt = Annotated[
 ]
 CheckerOpt = Annotated[
     list[str] | None,
-    typer.Option("--checker", help="Proof checker: dratify, drat-trim, auto (default), all."),
+    typer.Option("--checker", metavar="NAME", help="Proof checker: dratify, drat-trim, auto, all (default: auto)."),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite the files of a non-empty --out.")]
 AllWitnessesOpt = Annotated[
