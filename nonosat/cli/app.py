@@ -177,8 +177,8 @@ _register("explain", explain.explain_command, explain.__doc__)
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point (also ``python -m nonosat``, named ``nonosat`` in help)."""
+    app(prog_name="nonosat")
 
 
 if __name__ == "__main__":
