@@ -25,8 +25,6 @@ import xml.etree.ElementTree as ET
 import xml.sax
 from dataclasses import dataclass, field
 
-import defusedxml
-import defusedxml.sax
 import numpy as np
 
 from nonosat.errors import FormatError
@@ -86,6 +84,11 @@ class _TreeBuilder(xml.sax.handler.ContentHandler):
 
 
 def _parse(data: bytes, path: str) -> _Node:
+    # imported here: defusedxml.sax pulls in urllib.request, http.client and ssl (about 30 ms),
+    # which every `nonosat` run would pay through the format registry
+    import defusedxml
+    import defusedxml.sax
+
     decode_text(data, path)  # refuse empty files and binary junk with a clear message
     builder = _TreeBuilder()
     try:
