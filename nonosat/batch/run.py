@@ -28,6 +28,7 @@ from nonosat.batch.results import ResultsFile
 from nonosat.batch.sandbox import Task, close_sandboxes, kill_sandboxes, run_task
 from nonosat.errors import EngineError, NonosatError
 from nonosat.puzzle import Puzzle
+from nonosat.safe_io import atomic_write
 
 #: Fewest tasks kept in flight on a dask cluster (workers may join after the batch starts).
 DASK_WINDOW = 32
@@ -295,9 +296,7 @@ def _write_certificate(record: dict[str, Any], cert_dir: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
         for name, data in files.items():
-            tmp = out / f".{name}.nonosat-tmp"
-            tmp.write_bytes(data)
-            tmp.replace(out / name)
+            atomic_write(out / name, data, force=True)
     except OSError as exc:
         raise NonosatError(
             f"cannot write the certificate in {out}: {exc.strerror or exc}"
