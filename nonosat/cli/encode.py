@@ -8,7 +8,6 @@ to standard output.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -59,13 +58,9 @@ def encode_command(
         return
     if out.exists() and not force:
         raise FormatError(str(out), None, "already exists; use --force to overwrite it")
-    tmp = out.with_name(f".{out.name}.nonosat-tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise FormatError(str(out), None, exc.strerror or str(exc)) from None
+    from nonosat.safe_io import atomic_write
+
+    atomic_write(out, text.encode(), force)
     typer.echo(
         f"wrote {out} ({enc.encoding} encoding: {enc.nvars} variables, "
         f"{len(enc.clauses)} clauses)",

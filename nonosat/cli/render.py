@@ -113,12 +113,6 @@ def _write(path: Path, data: bytes) -> None:
     FormatError
         The file cannot be written.
     """
-    import os
+    from nonosat.safe_io import atomic_write
 
-    tmp = path.with_name(f".{path.name}.nonosat-tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise FormatError(str(path), None, exc.strerror or str(exc)) from None
+    atomic_write(path, data, force=True)  # --force was checked before drawing

@@ -56,6 +56,8 @@ _STRING_KEYS = {
 }
 _BLOCK = re.compile(r"(\d+)([^\d\s,]?)")
 _KEYWORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+#: Keys that may appear once per puzzle (a second ``width`` is an error, not a silent override).
+_ONCE = frozenset({"width", "height", "rows", "columns", "goal"})
 
 
 def read_non(data: bytes, path: str) -> list[Puzzle]:
@@ -92,6 +94,7 @@ def _read_one(lines: list[str], start: int, stop: int, path: str) -> Puzzle:
     sections: dict[str, tuple[list[tuple[str, int]], int]] = {}
     goal: tuple[str, int] | None = None
     colours: dict[str, str] = {}
+    seen: dict[str, int] = {}  # key of _ONCE -> its line
     k = start
     while k < stop:
         raw = lines[k]
@@ -116,6 +119,12 @@ def _read_one(lines: list[str], start: int, stop: int, path: str) -> Puzzle:
             )
         key = m.group(0).lower()
         value = text[m.end() :].strip()
+        if key in _ONCE:
+            if key in seen:
+                raise FormatError(
+                    path, lineno, f"a second '{key}' line (the first is line {seen[key]})"
+                )
+            seen[key] = lineno
         if key in _STRING_KEYS:
             fields[_STRING_KEYS[key]] = _unquote(value)
         elif key in ("width", "height"):
@@ -166,7 +175,7 @@ def _read_one(lines: list[str], start: int, stop: int, path: str) -> Puzzle:
             raise FormatError(
                 path, None, f"no '{key}' line; a .non file needs width, height, rows and columns"
             )
-    used: set[str] = set()
+    used: dict[str, int] = {}  # colour letter -> first line using it
     rows, row_lines = _clues(sections["rows"][0], path, used)
     cols, col_lines = _clues(sections["columns"][0], path, used)
     picture = None
@@ -179,6 +188,14 @@ def _read_one(lines: list[str], start: int, stop: int, path: str) -> Puzzle:
             None,
             f"colour puzzle (colours {names}); only black-and-white puzzles are supported",
         )
+    for colour, line in used.items():
+        if colour not in colours:
+            raise FormatError(
+                path,
+                line,
+                f"colour {colour!r} is not defined (no 'color {colour} ...' line); "
+                "expected block lengths like 2,1",
+            )
     meta = {"catalogue": fields.pop("catalogue")} if "catalogue" in fields else {}
     return make_puzzle(path, rows, cols, row_lines, col_lines, goal=picture, meta=meta, **fields)
 
@@ -189,7 +206,7 @@ def _unquote(value: str) -> str:
     return html.unescape(value)
 
 
-def _clues(block: list[tuple[str, int]], path: str, used: set[str]):
+def _clues(block: list[tuple[str, int]], path: str, used: dict[str, int]):
     clues, numbers = [], []
     for text, lineno in block:
         clue = []
@@ -209,24 +226,33 @@ def _clues(block: list[tuple[str, int]], path: str, used: set[str]):
                 raise FormatError(path, lineno, f"block length {m.group(1)[:12]}... is too large")
             length = int(m.group(1))
             if m.group(2) and length:
-                used.add(m.group(2))
+                used.setdefault(m.group(2), lineno)
             clue.append(length)
         clues.append(tuple(clue))
         numbers.append(lineno)
     return clues, numbers
 
 
-def _goal(goal: tuple[str, int], height: int, width: int, path: str, used: set[str]) -> np.ndarray:
+def _goal(
+    goal: tuple[str, int], height: int, width: int, path: str, used: dict[str, int]
+) -> np.ndarray:
     text, lineno = goal
     text = "".join(text.split())
+    bad = re.search(r"[^0-9A-Za-z]", text)
+    if bad:
+        raise FormatError(
+            path,
+            lineno,
+            f"goal: expected cells '0' (empty) and '1' (filled), found {bad.group(0)!r} at cell "
+            f"{bad.start() + 1}",
+        )
     if len(text) != height * width:
         raise FormatError(
             path, lineno, f"goal has {len(text)} cells; expected width x height = {width * height}"
         )
     chars = set(text) - {"0"}
-    colour_chars = chars - {"1"}
-    if colour_chars:
-        used.update(colour_chars)
+    for ch in sorted(chars - {"1"}):
+        used.setdefault(ch, lineno)
     arr = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32) != ord("0")
     return arr.reshape(height, width)
 

@@ -30,6 +30,7 @@ import numpy as np
 from nonosat.errors import FormatError
 from nonosat.formats import Format
 from nonosat.formats._text import decode_text, make_puzzle, require_known
+from nonosat.limits import size_limits
 from nonosat.puzzle import Clue, Puzzle
 
 
@@ -90,6 +91,7 @@ def _parse(data: bytes, path: str) -> _Node:
     import defusedxml.sax
 
     decode_text(data, path)  # refuse empty files and binary junk with a clear message
+    size_limits().check_lines(data.count(b"<"), path, "XML tags")  # before building the tree
     builder = _TreeBuilder()
     try:
         # webpbn files name their DTD (<!DOCTYPE pbn SYSTEM "http://webpbn.com/...">); the SAX
@@ -102,6 +104,12 @@ def _parse(data: bytes, path: str) -> _Node:
         raise FormatError(path, exc.getLineNumber(), f"invalid XML: {exc.getMessage()}") from None
     except defusedxml.DefusedXmlException as exc:
         raise FormatError(path, None, f"refused XML: {exc}") from None
+    except LookupError as exc:  # encoding="ebcdic-xx": an encoding Python does not know
+        raise FormatError(path, 1, f"invalid XML: unknown encoding ({exc})") from None
+    except (ValueError, UnicodeError) as exc:
+        raise FormatError(path, None, f"invalid XML: {exc}") from None
+    except RecursionError:
+        raise FormatError(path, None, "invalid XML: nested too deeply") from None
     if builder.root is None:
         raise FormatError(path, None, "no XML element; expected <puzzleset>")
     return builder.root
