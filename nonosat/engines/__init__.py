@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from nonosat.errors import EngineError, InvalidSolutionError
-from nonosat.puzzle import Puzzle, grid_rows
+from nonosat.puzzle import Puzzle, colour_rows, grid_rows
 
 #: Engine name -> ``"module:Class"``.  Modules are imported lazily, so ``nonosat solve`` does not
 #: pay for OR-Tools or PySAT unless it uses them.
@@ -103,7 +103,10 @@ class SolveResult:
             "width": puzzle.width,
             "height": puzzle.height,
             "status": self.status.value,
-            "solutions": [grid_rows(s) for s in self.solutions],
+            "solutions": [
+                colour_rows(s, puzzle.palette) if puzzle.palette is not None else grid_rows(s)
+                for s in self.solutions
+            ],
             "engine": self.engine,
             "time_s": round(self.time_s, 6),
             "stats": self.stats,
@@ -203,7 +206,13 @@ def solve(
                 f"engine {result.engine!r} returned an invalid solution #{k + 1}: "
                 f"{puzzle.line_name(line)} should be {expected} but is {actual}"
             )
-        if partial is not None:
+        if partial is not None and puzzle.is_colour:
+            if not ((np.asarray(partial, dtype=np.int64) >> sol.astype(np.int64)) & 1).all():
+                raise InvalidSolutionError(
+                    f"engine {result.engine!r} returned solution #{k + 1}, which contradicts "
+                    f"the given cells"
+                )
+        elif partial is not None:
             given = np.isin(partial, (1, 2))
             if (given & ((partial == 2) != sol)).any():
                 raise InvalidSolutionError(
