@@ -37,6 +37,33 @@ def test_every_corpus_colour_puzzle_round_trips(name):
             assert np.array_equal(back.goal, puzzle.goal)
 
 
+def test_formats_command_says_which_formats_hold_colour():
+    import json
+
+    from typer.testing import CliRunner
+
+    from nonosat.cli.app import app
+
+    listed = json.loads(CliRunner().invoke(app, ["formats", "--json"]).stdout)
+    assert {f["name"] for f in listed if f["colour"]} == set(COLOUR_FORMATS)
+
+
+def test_convert_colour_between_formats_and_refuse_bw_only(tmp_path):
+    from typer.testing import CliRunner
+
+    from nonosat.cli.app import app
+
+    runner = CliRunner()
+    src = str(colour_corpus()[0])  # acorn.g
+    out = tmp_path / "acorn.xml"
+    assert runner.invoke(app, ["convert", src, str(out)]).exit_code == 0
+    assert read_puzzles(out)[0].fingerprint() == read_puzzles(src)[0].fingerprint()
+    bad = runner.invoke(app, ["convert", src, str(tmp_path / "acorn.nin")])
+    assert bad.exit_code == 2
+    assert "colour puzzle" in bad.output and "black-and-white puzzles only" in bad.output
+    assert "Traceback" not in bad.output and not (tmp_path / "acorn.nin").exists()
+
+
 def test_colour_to_a_black_and_white_format_is_a_clear_error():
     puzzle = _colour_puzzles()[0]
     bw_only = [f for f in formats().values() if f.write is not None and not f.colour]

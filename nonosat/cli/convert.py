@@ -111,9 +111,11 @@ def formats_command(json_output: JsonOpt = False) -> None:
     width = max(len(f.name) for f in rows)
     for f in rows:
         mode = ("r" if f.read else "-") + ("w" if f.write else "-") + ("m" if f.multi else "-")
+        mode += "c" if f.colour else "-"
         suffixes = " ".join(f.suffixes) or "-"
         typer.echo(f"{f.name:<{width}}  {mode}  {suffixes:<18}  {f.description}")
-    typer.echo("\nr = readable, w = writable, m = several puzzles per file (pick one with --index)")
+    typer.echo("\nr = readable, w = writable, m = several puzzles per file (pick one with --index), "
+               "c = colour puzzles")
 
 
 def _format_json(f: Format) -> dict[str, object]:
@@ -124,5 +126,6 @@ def _format_json(f: Format) -> dict[str, object]:
         "write": f.write is not None,
         "multi": f.multi,
         "picture": f.stores_picture,
+        "colour": f.colour,
         "description": f.description,
     }
