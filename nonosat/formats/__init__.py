@@ -72,6 +72,9 @@ class Format:
     stores_picture : bool
         Whether the format stores the picture rather than the clues (text grids, PBM, PNG): its
         writer needs the puzzle's ``goal``.
+    colour : bool
+        Whether the writer can hold colour puzzles; writing a colour puzzle to a format without
+        it is refused with a clear error.
     """
 
     name: str
@@ -83,6 +86,7 @@ class Format:
     sniff: Sniffer | None = None
     multi: bool = False
     stores_picture: bool = False
+    colour: bool = False
 
 
 _REGISTRY: dict[str, Format] | None = None
@@ -292,6 +296,16 @@ def encode_puzzles(puzzles: list[Puzzle], fmt: Format, path: str = "<output>") -
         A puzzle the format cannot hold (unknown clues, no picture, ...), or several puzzles
         for a single-puzzle format; the message names ``path``.
     """
+    for puzzle in puzzles:
+        if puzzle.is_colour and not fmt.colour:
+            able = ", ".join(f.name for f in formats().values() if f.colour and f.write)
+            raise FormatError(
+                path,
+                None,
+                f"{puzzle.describe()} is a colour puzzle ({len(puzzle.palette or ()) - 1} colours) "
+                f"and the {fmt.name} format holds black-and-white puzzles only; write one of "
+                f"{able}",
+            )
     try:
         if len(puzzles) == 1 or fmt.write_many is None:
             if len(puzzles) != 1 or fmt.write is None:
