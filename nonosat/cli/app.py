@@ -18,6 +18,7 @@ from nonosat.cli import (
     hint,
     render,
     solve,
+    studio,
 )
 from nonosat.cli import verify as verify_cli
 from nonosat.cli.common import EXIT_CODES_HELP
@@ -49,6 +50,7 @@ app.command("verify", help=verify_cli.__doc__, epilog=EXIT_CODES_HELP)(verify_cl
 app.command("analyse", help=analyse.__doc__, epilog=EXIT_CODES_HELP)(analyse.analyse_command)
 app.command("hint", help=hint.__doc__, epilog=EXIT_CODES_HELP)(hint.hint_command)
 app.command("explain", help=explain.__doc__, epilog=EXIT_CODES_HELP)(explain.explain_command)
+app.command("studio", help=studio.__doc__)(studio.studio_command)
 
 
 def main() -> None:
