@@ -34,7 +34,8 @@ log = logging.getLogger("nonosat.studio")
 
 class BodyLimit:
     """ASGI middleware: 413 for request bodies over ``limit`` bytes, by ``Content-Length`` before
-    anything is read, and by counting for bodies sent without it."""
+    anything is read, and by counting for bodies sent without it (the body is read before the
+    application sees it, so nothing is parsed from an oversized one)."""
 
     def __init__(self, app: Any, limit: int = MAX_BODY_BYTES):
         self.app = app
@@ -53,29 +54,32 @@ class BodyLimit:
                 if size < 0 or size > self.limit:
                     await self._reject(send)
                     return
+        # read the whole body first (it is at most ``limit`` bytes), counting as it comes
+        chunks: list[bytes] = []
         seen = 0
-        started = False
-
-        async def counting_receive() -> dict:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge
-            return message
-
-        async def tracking_send(message: dict) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except _TooLarge:
-            if not started:
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.limit:
                 await self._reject(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> dict:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
     async def _reject(self, send: Any) -> None:
         body = (b'{"detail":"request body too large: at most %d bytes"}' % self.limit)
@@ -83,10 +87,6 @@ class BodyLimit:
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
-
-
-class _TooLarge(Exception):
-    pass
 
 
 def validation_message(exc: Exception) -> str:

@@ -189,6 +189,11 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
     from nonosat.analysis.staged import ForkResult, staged_solve
     from nonosat.native.propagate import propagate_grid
 
+    if result.status == Status.UNKNOWN:
+        # the native root node (propagation and probing) ran and did not decide the puzzle,
+        # nor did the search in the time limit: no logical stage would
+        return ({"level": 5, "name": "extreme", "score": 5.0, "exact": False,
+                 "reason": "not decided within the time limit"}, {}, 0, None)
     line = propagate_grid(puzzle)
     exact = True
     stages: tuple[str, ...] = ("line", "implications", "probing")
