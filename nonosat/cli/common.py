@@ -116,7 +116,8 @@ def announce_compile() -> None:
 
 
 def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
-    """Grid state from a text picture with ``?`` for unknown cells.
+    """Grid state from a text picture with ``?`` for unknown cells; for a colour puzzle, rows of
+    the palette's characters (int32 colour bit masks).
 
     Raises
     ------
@@ -130,10 +131,39 @@ def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
         rows = path.read_text().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise FormatError(str(path), None, getattr(exc, "strerror", None) or str(exc)) from None
+    if puzzle.palette is not None:
+        return _colour_state(rows, puzzle, str(path))
     try:
         return grid_from_rows([r for r in rows if r.strip()], puzzle.shape)
     except PuzzleError as exc:
         raise FormatError(str(path), None, str(exc)) from None
+
+
+def _colour_state(rows: list[str], puzzle: Puzzle, path: str) -> np.ndarray:
+    """Colour grid state (int32 bit masks) from rows of palette characters, ``?`` unknown."""
+    import numpy as np
+
+    from nonosat.errors import FormatError
+
+    assert puzzle.palette is not None
+    chars = {ch: 1 << k for k, ch in enumerate(puzzle.palette.chars)}
+    chars.setdefault(".", 1)  # the background, whatever its own character
+    chars["?"] = (1 << len(puzzle.palette)) - 1
+    numbered = [(k, r.rstrip("\r\n")) for k, r in enumerate(rows, start=1) if r.strip()]
+    if len(numbered) != puzzle.height:
+        raise FormatError(path, None, f"grid has {len(numbered)} rows, expected {puzzle.height}")
+    grid = np.empty(puzzle.shape, dtype=np.int32)
+    for i, (line, text) in enumerate(numbered):
+        if len(text) != puzzle.width:
+            raise FormatError(path, line, f"row has {len(text)} cells, expected {puzzle.width}")
+        for j, ch in enumerate(text):
+            if ch not in chars:
+                raise FormatError(
+                    path, line, f"column {j + 1}: {ch!r} is no colour of the palette "
+                    f"({puzzle.palette.chars}) nor '?'"
+                )
+            grid[i, j] = chars[ch]
+    return grid
 
 
 def print_json(obj: Any) -> None:

@@ -88,8 +88,6 @@ def solve_command(
     from nonosat.errors import EngineError
 
     puzzle = read_puzzle(puzzle_path, format, index)
-    if state is not None and puzzle.is_colour:
-        raise EngineError("--state takes black-and-white grids; this is a colour puzzle")
     partial = read_state(state, puzzle) if state is not None else None
     if engine in ("native", "auto"):
         announce_compile()
