@@ -34,7 +34,8 @@ StateOpt = Annotated[
     Path | None,
     typer.Option(
         "--state",
-        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown.",
+        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
+        "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
     ),
 ]
 EngineOpt = Annotated[str, typer.Option("--engine", "-e", help="Engine for the mistake check.")]

@@ -54,7 +54,8 @@ StateOpt = Annotated[
     typer.Option(
         "--state",
         metavar="FILE",
-        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown.",
+        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
+        "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
     ),
 ]
 
