@@ -214,7 +214,7 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
             raise FormatError(str(map_file), None, "already exists; use --force to overwrite it")
         if map_file.suffix.lower() not in (".svg", ".png"):
             raise FormatError(str(map_file), None, "--map must end in .svg or .png")
-    announce_compile()
+    announce_compile(colour=True)
     result = analyse_colour(puzzle, limit=10000 if count_all else limit, engine=engine,
                             timeout=timeout)
     if map_file is not None:

@@ -103,10 +103,14 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def announce_compile() -> None:
+def announce_compile(colour: bool = False) -> None:
     """Say on stderr that the numba kernels are being compiled when they are not cached yet, so a
-    first run does not appear to hang (later runs load them from the cache)."""
-    from nonosat.native.search import kernels_cached
+    first run does not appear to hang (later runs load them from the cache).  ``colour``: the
+    colour kernels (:mod:`nonosat.native.colour`) instead of the black-and-white ones."""
+    if colour:
+        from nonosat.native.colour import colour_kernels_cached as kernels_cached
+    else:
+        from nonosat.native.search import kernels_cached
 
     if not kernels_cached():
         typer.echo(

@@ -78,7 +78,7 @@ def _colour_hint(puzzle, grid, json_output) -> None:
     (:mod:`nonosat.analysis.colour`); always exits."""
     from nonosat.analysis.colour import colour_hint
 
-    announce_compile()
+    announce_compile(colour=True)
     kind, step = colour_hint(puzzle, grid)
     if kind == "no-solution" and grid is not None:
         from nonosat.engines import solve

@@ -91,7 +91,7 @@ def solve_command(
     puzzle = read_puzzle(puzzle_path, format, index)
     partial = read_state(state, puzzle) if state is not None else None
     if engine in ("native", "auto"):
-        announce_compile()
+        announce_compile(puzzle.is_colour)
     options = {}
     if sat_solver is not None:
         if engine != "sat":
