@@ -19,8 +19,9 @@ Sections (``--sections``, comma-separated; all by default):
     Same-run A/B of black-and-white solving: the tree at ``--base`` (default ``b45bf03``, the
     commit before colour; exported with ``git archive`` to a temporary directory) against this
     tree, alternately, each in its own process, on every 20th taai2011 puzzle (50; limit 2), with
-    the engines ``auto`` (30 s cap) and ``native`` (2 s cap: the native search alone leaves a
-    few random 25x25 puzzles open); process CPU seconds of the solving loop (after one warm-up
+    the engines ``auto`` (30 s cap), ``native`` (2 s cap: the native search alone leaves a
+    few random 25x25 puzzles open) and ``cpsat`` (10 s cap; its model is now the colour model
+    given two colours); process CPU seconds of the solving loop (after one warm-up
     puzzle).
 
 Usage::
@@ -152,12 +153,58 @@ def bench_bw_search(sample: int) -> None:
             total += time.process_time() - t
             undecided += not done
         rows.append((engine, total, undecided))
+    rows += _generic_models_on_bw(puzzles)
     print(f"## whole solves, {len(puzzles)} taai2011 puzzles (every 10th), limit 2, 10 s cap\n")
     print("| solver | CPU s | undecided |")
     print("|---|---|---|")
     for engine, total, undecided in rows:
         print(f"| {engine} | {total:.2f} | {undecided} |")
     print()
+
+
+def _generic_models_on_bw(puzzles) -> list[tuple[str, float, int]]:
+    """SAT and CP-SAT: the black-and-white models against the colour models given the same
+    black-and-white puzzles (two colours)."""
+    import time as _time
+
+    from ortools.sat.python import cp_model
+
+    from nonosat.encodings.cpsat import build_colour_model
+    from nonosat.engines import solve
+    from nonosat.engines.cpsat import _Collector, solver_parameters
+    from nonosat.engines.sat import SatEngine
+
+    def cpsat_colour(p):
+        built = build_colour_model(p)
+        solver = cp_model.CpSolver()
+        solver_parameters(solver, 10)
+        collector = _Collector(built.cells, 2)
+        collector.colour = True
+        status = solver.solve(built.model, collector)
+        return status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or len(collector.solutions) >= 2
+
+    sat = SatEngine()
+    runs = {
+        "sat BW (order encoding)": lambda p: solve(p, "sat", limit=2, timeout=10).status.value
+        != "unknown",
+        "sat colour encoding on BW": lambda p: sat._solve_colour(
+            p, None, 2, _time.perf_counter() + 10, _time.perf_counter()
+        ).status.value != "unknown",
+        "cpsat BW (Boolean automata)": lambda p: solve(p, "cpsat", limit=2, timeout=10)
+        .status.value != "unknown",
+        "cpsat colour model on BW": cpsat_colour,
+    }
+    rows = []
+    for name, fn in runs.items():
+        fn(puzzles[0])
+        total, undecided = 0.0, 0
+        for p in puzzles:
+            t = time.process_time()
+            done = fn(p)
+            total += time.process_time() - t
+            undecided += not done
+        rows.append((name, total, undecided))
+    return rows
 
 
 # -- colour corpus -----------------------------------------------------------------------------
@@ -244,7 +291,7 @@ from nonosat.formats import read_puzzles
 from nonosat.engines import solve
 puzzles = read_puzzles(sys.argv[1])[::20]
 out = {}
-for engine, cap in (("auto", 30), ("native", 2)):
+for engine, cap in (("auto", 30), ("native", 2), ("cpsat", 10)):
     solve(puzzles[0], engine)
     t = time.process_time()
     verdicts = [solve(p, engine, limit=2, timeout=cap).status.value for p in puzzles]
@@ -268,15 +315,14 @@ def bench_bw_ab(base: str, rounds: int) -> None:
                 results[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))
     print(f"## black-and-white A/B: every 20th taai2011 puzzle (50), limit 2, CPU s of the "
           f"solving loop, {rounds} alternated rounds after a compiling one\n")
-    print("| tree | auto (per round) | native (per round) |")
-    print("|---|---|---|")
+    engines = ("auto", "native", "cpsat")
+    print("| tree | " + " | ".join(f"{e} (per round)" for e in engines) + " |")
+    print("|---|---|---|---|")
     for name, runs in results.items():
-        auto = [r["auto"][0] for r in runs[1:]]
-        native = [r["native"][0] for r in runs[1:]]
-        print(f"| {name} | {' / '.join(f'{v:.2f}' for v in auto)} | "
-              f"{' / '.join(f'{v:.2f}' for v in native)} |")
+        cells = [" / ".join(f"{r[e][0]:.2f}" for r in runs[1:]) for e in engines]
+        print(f"| {name} | " + " | ".join(cells) + " |")
     a, b = (list(results.values())[k][-1] for k in (0, 1))
-    same = a["auto"][1] == b["auto"][1] and a["native"][1] == b["native"][1]
+    same = all(a[e][1] == b[e][1] for e in engines)
     print(f"\nidentical verdicts in both trees: {same}\n")
 
 

@@ -62,7 +62,15 @@ from typing import Any
 import numpy as np
 
 from nonosat.errors import EngineError, FormatError, PuzzleError
-from nonosat.puzzle import Clue, Puzzle, clue_text, grid_from_rows, grid_rows, grid_to_solution
+from nonosat.puzzle import (
+    Puzzle,
+    clue_text,
+    colour_clue_text,
+    colour_rows,
+    grid_from_rows,
+    grid_rows,
+    grid_to_solution,
+)
 from nonosat.safe_io import atomic_write
 
 #: Claimed verdicts that can be judged.
@@ -130,14 +138,27 @@ class LineError:
 
     line: int
     name: str
-    expected: Clue
-    actual: tuple[int, ...]
+    expected: Any
+    actual: Any
+    palette: Any = None  #: the puzzle's palette for a colour puzzle (clues are (lengths, colours))
 
     def __str__(self) -> str:
+        if self.palette is not None:
+            return (f"{self.name}: expected {colour_clue_text(*self.expected, self.palette)}, "
+                    f"actual {colour_clue_text(*self.actual, self.palette)}")
         return f"{self.name}: expected {clue_text(self.expected)}, actual {clue_text(self.actual)}"
 
     def to_json(self) -> dict[str, Any]:
-        """``{"line": "row 3", "expected": [3, 1], "actual": [2, 2]}``."""
+        """``{"line": "row 3", "expected": [3, 1], "actual": [2, 2]}``; for a colour puzzle the
+        blocks are ``[length, "colour"]`` pairs."""
+        if self.palette is not None:
+            names = [c.name for c in self.palette.colours]
+
+            def pairs(blocks: Any) -> list[list[Any]]:
+                return [[b, names[c]] for b, c in zip(*blocks, strict=True)]
+
+            return {"line": self.name, "expected": pairs(self.expected),
+                    "actual": pairs(self.actual)}
         return {"line": self.name, "expected": list(self.expected or ()),
                 "actual": list(self.actual)}
 
@@ -192,13 +213,18 @@ def check_solution(puzzle: Puzzle, solution: np.ndarray) -> SolutionCheck:
     PuzzleError
         ``solution`` has the wrong shape.
     """
+    if puzzle.palette is not None:  # colour: indices of the palette
+        sol = np.asarray(solution, dtype=np.int8)
+        errors = [LineError(line, puzzle.line_name(line), expected, actual, puzzle.palette)
+                  for line, expected, actual in puzzle.line_errors(sol)]
+        return SolutionCheck(sol, errors)
     sol = np.asarray(solution, dtype=bool)
     errors = [LineError(line, puzzle.line_name(line), expected, actual)
               for line, expected, actual in puzzle.line_errors(sol)]
     return SolutionCheck(sol, errors)
 
 
-def parse_solution(value: Any, shape: tuple[int, int]) -> np.ndarray:
+def parse_solution(value: Any, shape: tuple[int, int], palette: Any = None) -> np.ndarray:
     """A solution as a results file writes it.
 
     Parameters
@@ -208,10 +234,13 @@ def parse_solution(value: Any, shape: tuple[int, int]) -> np.ndarray:
         whose rows are separated by newlines, ``|``, ``/``, ``,`` or ``;``, or rows of 0/1.
     shape : (height, width)
         The puzzle's shape; the solution must have exactly this size.
+    palette : Palette, optional
+        A colour puzzle's palette: rows are then strings of its characters (``.`` is also the
+        background), and the result holds colour indices (int8).
 
     Returns
     -------
-    ndarray of bool, shape ``shape``
+    ndarray of bool, shape ``shape`` (int8 colour indices with ``palette``)
 
     Raises
     ------
@@ -239,6 +268,19 @@ def parse_solution(value: Any, shape: tuple[int, int]) -> np.ndarray:
             raise PuzzleError(
                 f"wrong size: solution row {i} has {len(row)} cells, the puzzle is {width} wide"
             )
+    if palette is not None:
+        index = {ch: k for k, ch in enumerate(palette.chars)}
+        index.setdefault(".", 0)
+        out = np.zeros(shape, dtype=np.int8)
+        for i, row in enumerate(rows):
+            for j, ch in enumerate(row):
+                if ch not in index:
+                    raise PuzzleError(
+                        f"solution row {i + 1}, column {j + 1}: {ch!r} is no colour of the "
+                        f"palette ({palette.chars})"
+                    )
+                out[i, j] = index[ch]
+        return out
     return grid_to_solution(grid_from_rows(rows, shape))
 
 
@@ -322,7 +364,7 @@ class Judgement:
             "certified": self.certified,
             "witness": self.witness_kind(),
             "solutions": [c.to_json() for c in self.checks],
-            "evidence": [grid_rows(s) for s in self.evidence],
+            "evidence": [_rows(self.puzzle, s) for s in self.evidence],
             "time_s": round(self.time_s, 6),
         }
 
@@ -330,12 +372,16 @@ class Judgement:
         """The witness directory's files (relative path -> content); see the module docstring."""
         from nonosat.encodings.certificate import certificate_files
 
+        if self.puzzle.is_colour:
+            from nonosat.encodings.colour_certificate import (
+                colour_certificate_files as certificate_files,
+            )
         files: dict[str, bytes] = {}
         for k, sol in enumerate(self.evidence, start=1):
-            files[f"solution-{k}.txt"] = _grid_text(sol)
+            files[f"solution-{k}.txt"] = _grid_text(sol, self.puzzle)
         bad = [c for c in self.checks if not c.valid]
         for k, check in enumerate(bad, start=1):
-            files[f"submitted-{k}.txt"] = _grid_text(check.solution)
+            files[f"submitted-{k}.txt"] = _grid_text(check.solution, self.puzzle)
         if bad:
             lines = []
             for k, check in enumerate(bad, start=1):
@@ -351,7 +397,16 @@ class Judgement:
         return files
 
 
-def _grid_text(solution: np.ndarray) -> bytes:
+def _rows(puzzle: Puzzle, solution: np.ndarray) -> list[str]:
+    """Row strings of a solution: ``#``/``.``, or the palette's characters for colour."""
+    if puzzle.palette is not None:
+        return colour_rows(solution, puzzle.palette)
+    return grid_rows(np.asarray(solution, dtype=bool))
+
+
+def _grid_text(solution: np.ndarray, puzzle: Puzzle | None = None) -> bytes:
+    if puzzle is not None and puzzle.palette is not None:
+        return ("\n".join(_rows(puzzle, solution)) + "\n").encode()
     return ("\n".join(grid_rows(np.asarray(solution, dtype=bool))) + "\n").encode()
 
 
@@ -499,17 +554,18 @@ def _certify(puzzle: Puzzle, valid: list[np.ndarray], timeout: float | None,
              checkers: Sequence[str]) -> Any:
     """:func:`certify`, with every solution it returns checked against the clues and against
     the submitted valid solution."""
-    from nonosat.encodings.certificate import certify
+    if puzzle.is_colour:
+        from nonosat.encodings.colour_certificate import certify_colour
 
-    cert = certify(puzzle, timeout=timeout, checkers=checkers)
+        cert = certify_colour(puzzle, timeout=timeout, checkers=list(checkers))
+    else:
+        from nonosat.encodings.certificate import certify
+
+        cert = certify(puzzle, timeout=timeout, checkers=checkers)
     for k, sol in enumerate(cert.solutions, start=1):
-        errors = puzzle.line_errors(sol)
+        errors = check_solution(puzzle, sol).errors
         if errors:
-            line, expected, actual = errors[0]
-            raise EngineError(
-                f"the certifier returned an invalid solution #{k}: {puzzle.line_name(line)} "
-                f"should be {clue_text(expected)} but is {clue_text(actual)}"
-            )
+            raise EngineError(f"the certifier returned an invalid solution #{k}: {errors[0]}")
     if len(cert.solutions) >= 2 and np.array_equal(cert.solutions[0], cert.solutions[1]):
         raise EngineError("the certifier returned the same solution twice as a witness")
     if valid and cert.verdict == "none":
@@ -855,7 +911,7 @@ def verify_results(
                 base["claim"] = claim
                 puzzle_id, puzzle = index.find(row.id)
                 base["puzzle"] = puzzle_id
-                solutions = _row_solutions(row.solution, puzzle.shape)
+                solutions = _row_solutions(row.solution, puzzle.shape, puzzle.palette)
             except LookupError as exc:
                 problem = f"puzzle not found: {exc.args[0]}"
             except PuzzleError as exc:
@@ -900,15 +956,15 @@ def verify_results(
     return result
 
 
-def _row_solutions(value: Any, shape: tuple[int, int]) -> list[np.ndarray]:
+def _row_solutions(value: Any, shape: tuple[int, int], palette: Any = None) -> list[np.ndarray]:
     """The solution(s) of a row: ``None``, one solution, or a list of solutions."""
     if value is None or value == "" or value == []:
         return []
     if isinstance(value, list) and value and all(
         isinstance(v, list) and v and all(isinstance(r, str) for r in v) for v in value
     ):
-        return [parse_solution(v, shape) for v in value]
-    return [parse_solution(value, shape)]
+        return [parse_solution(v, shape, palette) for v in value]
+    return [parse_solution(value, shape, palette)]
 
 
 # -- summary ---------------------------------------------------------------------------------------

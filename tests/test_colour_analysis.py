@@ -65,3 +65,18 @@ def test_cli_analyse_hint_explain_on_colour():
     assert data["end"] == "solved" and data["techniques"]["line"] > 10
     out = runner.invoke(app, ["hint", str(GAMES / "ladybird.non")])
     assert out.exit_code == 0 and out.output.startswith("[line]")
+
+
+def test_backbone_and_givens_of_an_ambiguous_colour_puzzle():
+    from nonosat.engines import solve
+
+    puzzle = read_puzzle(GAMES / "ladybird-ambiguous.xml")
+    result = analyse_colour(puzzle, limit=2)
+    every = solve(puzzle, "cpsat", limit=100).solutions  # all of them (2)
+    stack = np.asarray(every)
+    assert result.backbone == int((stack == stack[0]).all(axis=0).sum())
+    assert result.givens
+    partial = np.full(puzzle.shape, (1 << puzzle.n_colours) - 1, dtype=np.int32)
+    for r, c, k in result.givens:
+        partial[r, c] = 1 << k
+    assert solve(puzzle, "cpsat", partial=partial, limit=2).status.value == "unique"

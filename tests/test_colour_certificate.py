@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+import numpy as np
 from typer.testing import CliRunner
 
 from nonosat.cli.app import app
@@ -60,3 +61,25 @@ def test_in_process_certificate_of_a_colour_puzzle():
 
     assert cert.formula is not None
     assert not check_proof(cert.formula[:-1], cert.nvars, cert.proof).ok
+
+
+def test_every_corpus_colour_puzzle_is_certified_analysed_and_drawn():
+    """The issue's "done when": certify, analyse and render work on every colour puzzle of the
+    corpus (crosscheck: tests/test_colour.py and tests/test_colour_cli.py)."""
+    from nonosat.analysis.colour import analyse_colour
+    from nonosat.render.svg import render_svg
+    from tests.test_colour import _readable, check, colour_corpus
+
+    puzzles = [p for f in colour_corpus() for p in _readable(f) if p.is_colour]
+    assert len(puzzles) == 13
+    for puzzle in puzzles:
+        cert = certify_colour(puzzle)
+        assert cert.verdict == "unique" and cert.proved, puzzle.describe()
+        check(puzzle, cert.solutions[0])
+        analysis = analyse_colour(puzzle)
+        assert analysis.status.value == "unique" and analysis.grade in (1, 2, 3)
+        assert np.array_equal(analysis.solutions[0], cert.solutions[0])
+        svg = render_svg(puzzle, solutions=analysis.solutions)
+        used = {int(v) for v in np.unique(cert.solutions[0]) if v}
+        for k in used:
+            assert f'fill="{puzzle.palette.colours[k].hex}"' in svg

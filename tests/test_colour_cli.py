@@ -41,3 +41,27 @@ def test_crosscheck_agrees_on_colour_puzzles():
     ] + [str(corpus_path("number-loom", "examples", "wolter", "webpbn-color-00047.xml"))]
     result = runner.invoke(app, ["crosscheck", *files, "--json"])
     assert result.exit_code == 0, result.output
+
+
+def test_colour_state_files_for_solve_and_hint(tmp_path):
+    from tests.conftest import GAMES
+
+    lady = str(GAMES / "ladybird.non")
+    rows = ["...kk....", "..kkkk..."] + ["?" * 9] * 9
+    good = tmp_path / "good.txt"
+    good.write_text("\n".join(rows) + "\n")
+    result = runner.invoke(app, ["solve", lady, "--state", str(good), "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["status"] == "unique"
+    hint = runner.invoke(app, ["hint", lady, "--state", str(good), "--json"])
+    assert hint.exit_code == 0 and json.loads(hint.stdout)["kind"] == "hint"
+    wrong = tmp_path / "wrong.txt"
+    wrong.write_text("\n".join(["...kk....", "..kkkr..."] + ["?" * 9] * 9) + "\n")
+    result = runner.invoke(app, ["solve", lady, "--state", str(wrong)])
+    assert result.exit_code == 3  # no solution agrees with the state
+    hint = runner.invoke(app, ["hint", lady, "--state", str(wrong), "--json"])
+    assert hint.exit_code == 1
+    assert json.loads(hint.stdout)["cells"] == [{"row": 2, "col": 6, "correct": "black"}]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(["...kk..x.", "..kkkk..."] + ["?" * 9] * 9) + "\n")
+    result = runner.invoke(app, ["solve", lady, "--state", str(bad)])
+    assert result.exit_code == 2 and "bad.txt:1: column 8" in result.output

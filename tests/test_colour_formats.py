@@ -95,3 +95,17 @@ def test_colour_errors_name_file_and_line(tmp_path):
                     '"rows": [\n[[1, "q"]]\n],\n"cols": [[[1, "r"]]]}')
     with pytest.raises(FormatError, match=r"bad.json:3: row 1: expected a list of"):
         read_puzzles(path)
+
+
+def test_palette_characters_are_made_distinct():
+    text = b"""<?xml version="1.0"?>
+<puzzleset><puzzle type="grid" defaultcolor="blue">
+<color name="white" char=".">FFFFFF</color>
+<color name="blue">0000FF</color><color name="black">000000</color>
+<clues type="columns"><line><count color="blue">1</count></line>
+<line><count color="black">1</count></line></clues>
+<clues type="rows"><line><count color="blue">1</count><count color="black">1</count></line></clues>
+</puzzle></puzzleset>"""
+    (p,) = get_format("webpbn").read(text, "t.xml")
+    chars = p.palette.chars
+    assert len(set(chars)) == len(chars) == 3

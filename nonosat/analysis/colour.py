@@ -189,6 +189,8 @@ class ColourAnalysis:
     ambiguous: np.ndarray | None
     time_s: float
     stats: dict[str, Any] = field(default_factory=dict)
+    backbone: int | None = None
+    givens: list[tuple[int, int, int]] | None = None
 
     def to_json(self, name: str) -> dict[str, Any]:
         """JSON-serialisable form."""
@@ -202,6 +204,13 @@ class ColourAnalysis:
             "staged_end": self.end,
             "grade": self.grade,
             "ambiguous_cells": int(self.ambiguous.sum()) if self.ambiguous is not None else 0,
+            "backbone": self.backbone,
+            "givens": [
+                {"row": r + 1, "col": c + 1, "colour": self.puzzle.palette.colours[k].name}
+                for r, c, k in self.givens
+            ]
+            if self.givens is not None
+            else None,
             "solutions": [colour_rows(s, self.puzzle.palette) for s in self.solutions],
             "time_s": round(self.time_s, 6),
         }
@@ -232,9 +241,16 @@ def analyse_colour(
     else:
         grade = 1
     ambiguous = None
+    backbone_size = None
+    givens = None
+    if result.status == Status.UNIQUE:
+        backbone_size = puzzle.height * puzzle.width
     if len(result.solutions) >= 2:
-        stack = np.asarray(result.solutions)
+        deadline = None if timeout is None else start + timeout
+        witnesses, backbone_size = colour_backbone(puzzle, result.solutions, deadline)
+        stack = np.asarray(witnesses)
         ambiguous = (stack != stack[0]).any(axis=0)
+        givens = colour_givens(puzzle, result.solutions, deadline)
     return ColourAnalysis(
         puzzle,
         result.status,
@@ -245,4 +261,67 @@ def analyse_colour(
         grade,
         ambiguous,
         time.perf_counter() - start,
+        backbone=backbone_size,
+        givens=givens,
     )
+
+
+def colour_backbone(
+    puzzle: Puzzle, solutions: list[np.ndarray], deadline: float | None = None
+) -> tuple[list[np.ndarray], int | None]:
+    """The backbone of a colour puzzle: the cells that take the same colour in every solution.
+
+    Starting from ``solutions`` (at least one), every cell on which they agree is tried with its
+    colour excluded (SAT engine, first solution only); a solution found that way joins the
+    witnesses and drops every cell it changes.  Returns the witnesses and the backbone size, or
+    ``None`` for the size when ``deadline`` (a ``time.perf_counter()`` value) passed first.
+    """
+    witnesses = [np.asarray(s, dtype=np.int8) for s in solutions]
+    full = (1 << puzzle.n_colours) - 1
+    stack = np.asarray(witnesses)
+    candidate = ~(stack != stack[0]).any(axis=0)
+    for r, c in np.argwhere(candidate):
+        if not candidate[r, c]:
+            continue
+        if deadline is not None and time.perf_counter() > deadline:
+            return witnesses, None
+        partial = np.full(puzzle.shape, full, dtype=np.int32)
+        partial[r, c] = full & ~(1 << int(witnesses[0][r, c]))
+        remaining = None if deadline is None else max(deadline - time.perf_counter(), 0.1)
+        found = solve(puzzle, "sat", partial=partial, limit=1, timeout=remaining)
+        if found.status == Status.UNKNOWN:
+            return witnesses, None
+        if found.solutions:
+            other = found.solutions[0]
+            witnesses.append(other)
+            candidate &= other == witnesses[0]
+    return witnesses, int(candidate.sum())
+
+
+def colour_givens(
+    puzzle: Puzzle, solutions: list[np.ndarray], deadline: float | None = None
+) -> list[tuple[int, int, int]] | None:
+    """A greedy set of givens ``(row, col, colour)`` that makes the solution unique: fix, in the
+    first solution's colour, a cell on which two solutions differ, until one solution is left
+    (SAT engine).  ``None`` when ``deadline`` passed first."""
+    full = (1 << puzzle.n_colours) - 1
+    partial = np.full(puzzle.shape, full, dtype=np.int32)
+    target = np.asarray(solutions[0], dtype=np.int8)
+    pair = [target, np.asarray(solutions[1], dtype=np.int8)]
+    givens: list[tuple[int, int, int]] = []
+    while True:
+        r, c = (int(v) for v in np.argwhere(pair[0] != pair[1])[0])
+        k = int(target[r, c])
+        partial[r, c] = 1 << k
+        givens.append((r, c, k))
+        remaining = None if deadline is None else deadline - time.perf_counter()
+        if remaining is not None and remaining <= 0:
+            return None
+        found = solve(puzzle, "sat", partial=partial, limit=2, timeout=remaining)
+        if found.status == Status.UNIQUE:
+            return givens
+        if found.status != Status.MULTIPLE:
+            return None
+        pair = found.solutions[:2]
+        if np.array_equal(pair[1], target):
+            pair = [pair[1], pair[0]]

@@ -214,7 +214,7 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
             raise FormatError(str(map_file), None, "already exists; use --force to overwrite it")
         if map_file.suffix.lower() not in (".svg", ".png"):
             raise FormatError(str(map_file), None, "--map must end in .svg or .png")
-    announce_compile()
+    announce_compile(colour=True)
     result = analyse_colour(puzzle, limit=10000 if count_all else limit, engine=engine,
                             timeout=timeout)
     if map_file is not None:
@@ -248,6 +248,13 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
     if result.ambiguous is not None:
         lines.append(f"ambiguous cells: {int(result.ambiguous.sum())} "
                      f"of {puzzle.height * puzzle.width} differ between solutions")
+    if result.backbone is not None:
+        lines.append(f"backbone: {result.backbone} of {puzzle.height * puzzle.width} cells "
+                     "take the same colour in every solution")
+    if result.givens is not None:
+        names = [c.name for c in puzzle.palette.colours]
+        listed = ", ".join(f"R{r + 1}C{c + 1} {names[k]}" for r, c, k in result.givens)
+        lines.append(f"givens that make it unique: {listed}")
     lines.append(f"time: {result.time_s:.2f} s")
     typer.echo("\n".join(lines))
     raise typer.Exit(STATUS_EXIT[result.status])

@@ -303,10 +303,14 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def announce_compile() -> None:
+def announce_compile(colour: bool = False) -> None:
     """Say on stderr that the numba kernels are being compiled when they are not cached yet, so a
-    first run does not appear to hang (later runs load them from the cache)."""
-    from nonosat.native.search import kernels_cached
+    first run does not appear to hang (later runs load them from the cache).  ``colour``: the
+    colour kernels (:mod:`nonosat.native.colour`) instead of the black-and-white ones."""
+    if colour:
+        from nonosat.native.colour import colour_kernels_cached as kernels_cached
+    else:
+        from nonosat.native.search import kernels_cached
 
     if not kernels_cached():
         typer.echo(
@@ -336,7 +340,8 @@ def split_puzzle_ref(path: Path, index: int | None = None) -> tuple[Path, int | 
 
 
 def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
-    """Grid state from a text picture with ``?`` for unknown cells.
+    """Grid state from a text picture with ``?`` for unknown cells; for a colour puzzle, rows of
+    the palette's characters (int32 colour bit masks).
 
     Raises
     ------
@@ -352,10 +357,39 @@ def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
         rows = read_bounded(path, size_limits().max_file_bytes, "state file").decode().splitlines()
     except UnicodeDecodeError as exc:
         raise FormatError(str(path), None, str(exc)) from None
+    if puzzle.palette is not None:
+        return _colour_state(rows, puzzle, str(path))
     try:
         return grid_from_rows([r for r in rows if r.strip()], puzzle.shape)
     except PuzzleError as exc:
         raise FormatError(str(path), None, str(exc)) from None
+
+
+def _colour_state(rows: list[str], puzzle: Puzzle, path: str) -> np.ndarray:
+    """Colour grid state (int32 bit masks) from rows of palette characters, ``?`` unknown."""
+    import numpy as np
+
+    from nonosat.errors import FormatError
+
+    assert puzzle.palette is not None
+    chars = {ch: 1 << k for k, ch in enumerate(puzzle.palette.chars)}
+    chars.setdefault(".", 1)  # the background, whatever its own character
+    chars["?"] = (1 << len(puzzle.palette)) - 1
+    numbered = [(k, r.rstrip("\r\n")) for k, r in enumerate(rows, start=1) if r.strip()]
+    if len(numbered) != puzzle.height:
+        raise FormatError(path, None, f"grid has {len(numbered)} rows, expected {puzzle.height}")
+    grid = np.empty(puzzle.shape, dtype=np.int32)
+    for i, (line, text) in enumerate(numbered):
+        if len(text) != puzzle.width:
+            raise FormatError(path, line, f"row has {len(text)} cells, expected {puzzle.width}")
+        for j, ch in enumerate(text):
+            if ch not in chars:
+                raise FormatError(
+                    path, line, f"column {j + 1}: {ch!r} is no colour of the palette "
+                    f"({puzzle.palette.chars}) nor '?'"
+                )
+            grid[i, j] = chars[ch]
+    return grid
 
 
 def print_json(obj: Any) -> None:

@@ -55,7 +55,7 @@ def explain_command(
     from nonosat.puzzle import grid_rows
 
     puzzle = read_puzzle(puzzle_path, format, index)
-    announce_compile()
+    announce_compile(puzzle.is_colour)
     if puzzle.is_colour:
         _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output)
     result = explain(puzzle, depth=depth, max_steps=max_steps)

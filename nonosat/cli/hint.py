@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 
 from nonosat.cli.common import (
@@ -33,7 +34,8 @@ StateOpt = Annotated[
     Path | None,
     typer.Option(
         "--state",
-        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown.",
+        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
+        "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
     ),
 ]
 EngineOpt = Annotated[str, typer.Option("--engine", "-e", help="Engine for the mistake check.")]
@@ -52,9 +54,9 @@ def hint_command(
     from nonosat.analysis.hints import cell_name, next_hint
 
     puzzle = read_puzzle(puzzle_path, format, index)
-    if puzzle.is_colour:
-        _colour_hint(puzzle, state, json_output)
     grid = read_state(state, puzzle) if state is not None else None
+    if puzzle.is_colour:
+        _colour_hint(puzzle, grid, json_output)
     announce_compile()
     hint = next_hint(puzzle, grid, engine=engine)
     if json_output:
@@ -71,16 +73,30 @@ def hint_command(
     raise typer.Exit(code)
 
 
-def _colour_hint(puzzle, state, json_output) -> None:
-    """``hint`` of a colour puzzle from the empty grid (:mod:`nonosat.analysis.colour`); always
-    exits."""
+def _colour_hint(puzzle, grid, json_output) -> None:
+    """``hint`` of a colour puzzle from ``grid`` (colour masks; the empty grid when ``None``)
+    (:mod:`nonosat.analysis.colour`); always exits."""
     from nonosat.analysis.colour import colour_hint
-    from nonosat.errors import EngineError
 
-    if state is not None:
-        raise EngineError("--state takes black-and-white grids; this is a colour puzzle")
-    announce_compile()
-    kind, step = colour_hint(puzzle)
+    announce_compile(colour=True)
+    kind, step = colour_hint(puzzle, grid)
+    if kind == "no-solution" and grid is not None:
+        from nonosat.engines import solve
+
+        found = solve(puzzle, "native", limit=1).solutions
+        if found:  # the puzzle is fine: the state holds a mistake
+            sol = found[0].astype(np.int64)
+            wrong = np.argwhere(((np.asarray(grid, dtype=np.int64) >> sol) & 1) == 0)
+            names = [c.name for c in puzzle.palette.colours]
+            cells = [(int(r), int(c), names[int(sol[r, c])]) for r, c in wrong]
+            if json_output:
+                print_json({"kind": "mistake", "cells": [
+                    {"row": r + 1, "col": c + 1, "correct": n} for r, c, n in cells]})
+            else:
+                typer.echo(f"mistake: {len(cells)} cell(s) of the state exclude the solution")
+                typer.echo("correct values: " + ", ".join(
+                    f"R{r + 1}C{c + 1} {n}" for r, c, n in cells[:20]))
+            raise typer.Exit(EXIT_FAILED)
     if json_output:
         print_json({"kind": kind, "step": step.to_json(puzzle) if step is not None else None})
     elif step is not None:

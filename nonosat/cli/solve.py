@@ -67,7 +67,8 @@ StateOpt = Annotated[
     typer.Option(
         "--state",
         metavar="FILE",
-        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown.",
+        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
+        "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
     ),
 ]
 
@@ -111,11 +112,9 @@ def solve_command(
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
-    if state is not None and puzzle.is_colour:
-        raise EngineError("--state takes black-and-white grids; this is a colour puzzle")
     partial = read_state(state, puzzle) if state is not None else None
     if engine in ("native", "auto"):
-        announce_compile()
+        announce_compile(puzzle.is_colour)
     options = {}
     if sat_solver is not None:
         if engine != "sat":

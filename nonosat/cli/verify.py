@@ -155,13 +155,6 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
     if claim is not None and claimed is None:
         raise fail(f"--claim {claim} is no verdict to judge; use unique, multiple, none or solved")
     puzzle = read_puzzle(puzzle_path, format, index)
-    if puzzle.is_colour:
-        from nonosat.errors import EngineError
-
-        raise EngineError(
-            "verify judges black-and-white answers; for a colour puzzle use 'nonosat certify' "
-            "or 'nonosat crosscheck'"
-        )
     solutions = []
     if solution_path is not None:
         solutions.append(_read_solution(solution_path, solution_format, index, puzzle.shape))
@@ -201,7 +194,12 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
 
         for k, sol in enumerate(judgement.evidence, start=1):
             typer.echo(f"  nonosat's solution {k}:")
-            typer.echo(render_text(puzzle, sol))
+            if puzzle.is_colour:
+                from nonosat.render.colour_text import plain_colour_text
+
+                typer.echo(plain_colour_text(puzzle, sol))
+            else:
+                typer.echo(render_text(puzzle, sol))
     raise typer.Exit(code)
 
 

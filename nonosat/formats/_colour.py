@@ -51,15 +51,24 @@ def make_palette(
     colours: Sequence[tuple[str, tuple[int, int, int], str]],
     path: str,
 ) -> Palette:
-    """A :class:`Palette` of ``(name, rgb, char)`` entries, the background first.
+    """A :class:`Palette` of ``(name, rgb, char)`` entries, the background first.  Characters
+    are made distinct (a missing, blank or repeated one is replaced by a spare letter), so that
+    text grids of the palette read back unambiguously.
 
     Raises
     ------
     FormatError
         Too many colours or repeated names (names ``path``).
     """
+    entries = []
+    taken: set[str] = set()
+    for name, rgb, ch in (background, *colours):
+        if len(ch) != 1 or ch in taken or ch.isspace() or ch == "?":
+            ch = next(c for c in SPARE_CHARS if c not in taken)
+        taken.add(ch)
+        entries.append(Colour(name, rgb, ch))
     try:
-        return Palette(tuple(Colour(n, rgb, ch) for n, rgb, ch in (background, *colours)))
+        return Palette(tuple(entries))
     except PuzzleError as exc:
         raise FormatError(path, None, str(exc)) from None
 

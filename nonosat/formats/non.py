@@ -255,7 +255,7 @@ def _colour_puzzle(path, sections, colours, colour_lines, goal, size, fields, me
         label = name if name not in names else f"{name}-{ch}"
         names.add(label)
         unique.append((label, rgb, ch))
-    palette = make_palette((bg_name, bg_rgb, "0"), unique, path)
+    palette = make_palette((bg_name, bg_rgb, "."), unique, path)
     index = {ch: k for k, ch in enumerate(["0", *order])}
     for key in ("rows", "columns"):
         parsed[key][1] = [tuple(index[c] for c in line) for line in parsed[key][1]]
