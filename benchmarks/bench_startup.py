@@ -1,17 +1,22 @@
-"""``nonosat solve`` as a whole process: median time per run, and where the time goes.
+"""``nonosat --help`` and ``nonosat solve`` as whole processes: median time per run, and where
+the time goes.
 
-The issue "Speed" asks for ``nonosat solve`` on an everyday puzzle in <= 0.3 s median after the
-first run (which compiles the numba kernels).  This script runs the installed ``nonosat`` on every
-puzzle shipped in ``games/`` (one warm-up run first), ``--runs`` times each, and prints the median
-wall-clock and CPU seconds (user + system of the child, from ``resource.getrusage``).  It then
-times, each in a fresh interpreter, the steps a run goes through, cumulatively:
+Issue 16 asks for ``nonosat --help`` (and every command's ``--help``) in <= 0.15 s as a whole
+process, and ``nonosat solve`` on a ``games/`` puzzle in <= 0.5 s after the first run (which
+compiles the numba kernels).  This script runs the installed ``nonosat``: ``--help``, ``-h`` of
+two commands, then ``solve`` on every puzzle shipped in ``games/`` (one warm-up run first; with
+the default engine, and ``--engine native`` on the heart), ``--runs`` times each, and prints the
+median wall-clock and CPU seconds (user + system of the child, from ``resource.getrusage``).  It
+then times, each in a fresh interpreter, the steps a run goes through, cumulatively:
 
 * ``python``: the interpreter with its site packages, nothing imported;
-* ``numpy``: ``import numpy``;
-* ``cli``: ``import nonosat.cli.app`` (typer, the command modules, formats and engines);
-* ``numba``: ``import numba`` on top;
-* ``first solve``: reading ``games/heart.non`` and one native solve, which loads the cached
-  kernels (numba initialises its compiler target on the first call).
+* ``cli``: ``import nonosat.cli.app`` (typer and the command modules: no numpy);
+* ``numpy``: ``import numpy`` and the puzzle model on top;
+* ``numba``: importing the native solver (``import numba``) on top;
+* ``load native``: :func:`nonosat.engines.load_engine` of the native engine (numba initialises
+  its compiler target and loads the cached kernels);
+* ``load auto``: the same for the default engine, which also loads PySAT for the hand-off;
+* ``solve``: reading ``games/heart.non`` and solving it with the default engine on top.
 
 Usage::
 
@@ -34,16 +39,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = sorted(p for p in (ROOT / "games").iterdir() if p.is_file() and p.suffix != ".md")
 
+_CLI = "import nonosat.cli.app\n"
+_NUMPY = _CLI + "import numpy, nonosat.puzzle\n"
+_NUMBA = _NUMPY + "import nonosat.native.search\n"
+_NATIVE = _NUMBA + "from nonosat.engines import load_engine\nload_engine('native')\n"
+_AUTO = _NUMBA + "from nonosat.engines import load_engine\nload_engine('auto')\n"
 STEPS = {
     "python": "pass",
-    "numpy": "import numpy",
-    "cli": "import numpy, nonosat.cli.app",
-    "numba": "import numpy, nonosat.cli.app, numba",
-    "first solve": (
-        "import nonosat.cli.app\n"
+    "cli": _CLI,
+    "numpy": _NUMPY,
+    "numba": _NUMBA,
+    "load native": _NATIVE,
+    "load auto": _AUTO,
+    "solve": _AUTO + (
+        "from nonosat.engines import solve\n"
         "from nonosat.formats import read_puzzle\n"
-        "from nonosat.native.search import NativeSearch\n"
-        f"NativeSearch(read_puzzle({str(ROOT / 'games' / 'heart.non')!r}), limit=2).run(None)"
+        f"solve(read_puzzle({str(ROOT / 'games' / 'heart.non')!r}), 'auto')\n"
     ),
 }
 
@@ -75,8 +86,14 @@ def main() -> None:
     print(f"# nonosat solve as a process — {platform.machine()}, Python {platform.python_version()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; median of {args.runs} runs")
     print()
-    print("| puzzle | wall s | CPU s |")
+    print("| command | wall s | CPU s |")
     print("|---|---|---|")
+    for extra in (["--help"], ["solve", "-h"], ["batch", "-h"]):
+        wall, cpu = medians([exe, *extra], args.runs)
+        print(f"| nonosat {' '.join(extra)} | {wall:.3f} | {cpu:.3f} |")
+    heart = ROOT / "games" / "heart.non"
+    wall, cpu = medians([exe, "solve", str(heart), "--engine", "native"], args.runs)
+    print(f"| nonosat solve heart.non --engine native | {wall:.3f} | {cpu:.3f} |")
     walls, cpus = [], []
     for game in GAMES:
         command = [exe, "solve", str(game)]
@@ -84,8 +101,9 @@ def main() -> None:
         wall, cpu = medians(command, args.runs)
         walls.append(wall)
         cpus.append(cpu)
-        print(f"| {game.name} | {wall:.3f} | {cpu:.3f} |")
-    print(f"| **median** | **{statistics.median(walls):.3f}** | **{statistics.median(cpus):.3f}** |")
+        print(f"| nonosat solve {game.name} | {wall:.3f} | {cpu:.3f} |")
+    print(f"| **solve, median over games/** | **{statistics.median(walls):.3f}** | "
+          f"**{statistics.median(cpus):.3f}** |")
     print()
     print("| step (cumulative) | wall s | CPU s | this step's CPU s |")
     print("|---|---|---|---|")

@@ -29,7 +29,7 @@ def test_json_shape_and_solution():
     result = run("solve", str(GAMES / "heart.non"), "--json", "--engine", "native")
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert set(data) == {"puzzle", "width", "height", "status", "solutions", "engine", "time_s", "stats"}
+    assert set(data) == {"puzzle", "width", "height", "status", "solutions", "engine", "time_s", "load_s", "stats"}
     assert data["status"] == "unique" and (data["width"], data["height"]) == (13, 11)
     assert data["solutions"][0][0] == "..###...###.."
     assert data["stats"]["guesses"] == 0
@@ -126,3 +126,110 @@ def test_tournament_index_picks_one_puzzle():
     assert json.loads(result.stdout)["puzzle"].endswith("#3")
     no_index = run("solve", str(path))
     assert no_index.exit_code == 2 and "--index" in no_index.stderr
+
+
+# -- several solutions: the count, the marked cells, the short codes (issue 15) ------------------
+
+
+def _grids(output: str, puzzle: Puzzle) -> list[list[str]]:
+    """The body of every text grid in ``output``, as lists of rows of one character per cell."""
+    grids, rows = [], []
+    for line in output.splitlines():
+        if line.count("|") == 2 and not line.strip().startswith("+"):
+            body = line[line.index("|") + 1: line.rindex("|")]
+            width = len(body) // puzzle.width
+            rows.append(body[::width])
+            if len(rows) == puzzle.height:
+                grids.append(rows)
+                rows = []
+    return grids
+
+
+def test_several_solutions_counted_up_to_the_limit():
+    from nonosat.engines import solve
+    from nonosat.formats import read_puzzle
+
+    path = GAMES / "cross-ambiguous.non"
+    # the number of solutions, from CP-SAT (not the default engine), enumerated to the end
+    total = len(solve(read_puzzle(path), "cpsat", limit=10_000).solutions)
+    assert total > 10
+    for limit in (2, 10, 100):
+        result = run("solve", str(path), "--limit", str(limit))
+        assert result.exit_code == 1, result.output
+        assert f"{min(total, limit)} solutions found (limit {limit})" in result.output
+
+
+def test_differing_cells_are_marked_in_the_grids():
+    import numpy as np
+
+    from nonosat.formats import read_puzzle
+
+    path = GAMES / "cross-ambiguous.non"
+    puzzle = read_puzzle(path)
+    sols = json.loads(run("solve", str(path), "--limit", "3", "--json").stdout)["solutions"]
+    stack = np.array([[[ch == "#" for ch in row] for row in sol] for sol in sols])
+    differs = (stack != stack[0]).any(axis=0)
+    assert differs.any() and not differs.all()
+    grids = _grids(run("solve", str(path), "--limit", "3").output, puzzle)
+    assert len(grids) == 3
+    for grid, sol in zip(grids, stack, strict=True):
+        for r in range(puzzle.height):
+            for c in range(puzzle.width):
+                expected = ("@" if sol[r, c] else ".") if differs[r, c] else ("#" if sol[r, c] else " ")
+                assert grid[r][c] == expected, (r, c)
+
+
+def test_short_codes_under_the_grid_decode_to_the_picture_and_clues():
+    import numpy as np
+
+    from nonosat.formats import read_puzzle
+    from nonosat.formats.short_codes import decode_image, decode_rules
+    from nonosat.puzzle import Cell
+
+    heart = read_puzzle(GAMES / "heart.non")
+    out = run("solve", str(GAMES / "heart.non")).output
+    image = next(x.split(": ")[1] for x in out.splitlines() if x.startswith("short image: "))
+    rules = next(x.split(": ")[1] for x in out.splitlines() if x.startswith("short rules: "))
+    assert heart.is_solution(decode_image(image) == Cell.FILLED)
+    assert decode_rules(rules) == (heart.rows, heart.cols)
+    # several solutions: the image is the part they agree on, unknown elsewhere
+    path = GAMES / "cross-ambiguous.non"
+    sols = json.loads(run("solve", str(path), "--json").stdout)["solutions"]
+    stack = np.array([[[ch == "#" for ch in row] for row in sol] for sol in sols])
+    out = run("solve", str(path)).output
+    image = next(x.split(": ")[1] for x in out.splitlines() if x.startswith("short image: "))
+    grid = decode_image(image)
+    differs = (stack != stack[0]).any(axis=0)
+    assert np.array_equal(grid == Cell.UNKNOWN, differs)
+    assert np.array_equal(grid[~differs] == Cell.FILLED, stack[0][~differs])
+
+
+@pytest.mark.corpus
+def test_file_hash_n_names_a_puzzle_of_a_set():
+    path = corpus_path("NonogramRecord", "question", "taai2011.txt")
+    by_name = run("solve", f"{path}#7", "--json")
+    by_index = run("solve", str(path), "--index", "7", "--json")
+    assert by_name.exit_code == by_index.exit_code
+    a, b = json.loads(by_name.stdout), json.loads(by_index.stdout)
+    assert a["puzzle"] == b["puzzle"] == f"{path}#7"
+    assert a["solutions"] == b["solutions"]
+
+
+def test_load_time_is_apart_from_the_engine_time():
+    """In a fresh process, the first solve loads the kernels (load_s) and the engine time of the
+    tiny heart stays far below it; a second solve in the same process loads nothing."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json\n"
+        "from nonosat.engines import solve\n"
+        "from nonosat.formats import read_puzzle\n"
+        f"p = read_puzzle(r'{GAMES / 'heart.non'}')\n"
+        "a = solve(p, 'auto'); b = solve(p, 'auto')\n"
+        "print(json.dumps([a.load_s, a.time_s, b.load_s, b.time_s]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    load_a, time_a, load_b, time_b = json.loads(out.stdout)
+    assert load_a > 0.05 and time_a < load_a / 4
+    assert load_b == 0.0 and time_b < 0.05

@@ -308,7 +308,7 @@ def test_cli_broken_engine_exits_1_and_is_named(doubles, tmp_path):
     assert "disagreement" in result.output
     result = run_cli(path, "--engines", "cpsat,broken", "--json")
     assert result.exit_code == 1
-    obj = json.loads(result.output)
+    obj = json.loads(result.stdout)
     assert obj["status"] == DISAGREEMENT
     assert any(f["engine"] == "broken" and f["kind"] == "invalid-solution" for f in obj["findings"])
 
@@ -328,7 +328,7 @@ def test_cli_json_one_line_per_puzzle_of_a_multi_puzzle_file(tmp_path):
     single = write_nin(tmp_path / "one.nin", UNIQUE)
     result = run_cli(path, single, "--json", "-e", ",".join(ENGINES))
     assert result.exit_code == 0, result.output
-    objs = [json.loads(line) for line in result.output.splitlines()]
+    objs = [json.loads(line) for line in result.stdout.splitlines()]
     assert [o["id"] for o in objs] == [f"{path}#1", f"{path}#2", f"{path}#3", str(single)]
     assert [o["status"] for o in objs] == ["unique", "multiple", "unique", "unique"]
     for obj in objs:
@@ -342,7 +342,7 @@ def test_cli_format_option_reads_every_file_in_that_format(tmp_path):
     path = write_nin(tmp_path / "corner.clues", UNIQUE)
     result = run_cli(path, "--format", "nin", "-e", "cpsat", "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["engines"]["cpsat"]["solutions"] == [["##", "#."]]
+    assert json.loads(result.stdout)["engines"]["cpsat"]["solutions"] == [["##", "#."]]
 
 
 def test_cli_engine_that_gives_up_exits_4(doubles, tmp_path):
@@ -385,7 +385,7 @@ def test_survey_puzzles_agree_unique():
         *(survey / f"{name}.nin" for name in SURVEY), "--json", "-e", ",".join(ENGINES)
     )
     assert result.exit_code == 0, result.output
-    objs = [json.loads(line) for line in result.output.splitlines()]
+    objs = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(objs) == len(SURVEY)
     assert all(o["status"] == "unique" and not o["findings"] for o in objs)
 
@@ -395,7 +395,7 @@ def test_cli_timeout_reaches_the_engine_and_exits_4():
     knotty = corpus_path("FastNonogramSolver", "puzzles", "survey", "knotty.nin")
     result = run_cli(knotty, "-e", "cpsat", "--timeout", "0", "--json")
     assert result.exit_code == 4, result.output
-    obj = json.loads(result.output)
+    obj = json.loads(result.stdout)
     assert obj["status"] == "unknown" and obj["engines"]["cpsat"]["verdict"] == "unknown"
 
 
@@ -405,7 +405,7 @@ def test_jwilk_everyday_puzzles_agree():
     assert len(files) == 151
     result = run_cli(*files, "--json", "-e", ",".join(ENGINES))
     assert result.exit_code == 0, result.output
-    statuses = [json.loads(line)["status"] for line in result.output.splitlines()]
+    statuses = [json.loads(line)["status"] for line in result.stdout.splitlines()]
     assert len(statuses) == len(files)
     assert set(statuses) <= {"unique", "multiple"} and statuses.count("unique") > 100
 
@@ -417,7 +417,7 @@ def test_survey_xml_goal_pictures_match_the_unique_solution():
     # the same puzzles as the .nin test above, which runs every engine; here the goals matter
     result = run_cli(*files, "--json", "-e", "sat,cpsat")
     assert result.exit_code == 0, result.output
-    objs = [json.loads(line) for line in result.output.splitlines()]
+    objs = [json.loads(line) for line in result.stdout.splitlines()]
     assert [o["status"] for o in objs] == ["unique"] * len(SURVEY)
     # the files carry goals: a goal that differed from the solution would have been a finding
     assert all(p.goal is not None for f in files for _, p in iter_puzzles(f))

@@ -16,22 +16,10 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from nonosat.batch import (
-    JOBS,
-    BatchConfig,
-    ResultsFile,
-    Summary,
-    collect_puzzles,
-    pending,
-    resolve_job,
-    run_batch,
-    summarise,
-)
-from nonosat.batch.results import UNDECIDED, is_disagreement
 from nonosat.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -42,7 +30,19 @@ from nonosat.cli.common import (
     handle_errors,
     print_json,
 )
-from nonosat.errors import FormatError
+
+if TYPE_CHECKING:  # the batch machinery (numpy, the model) is imported by the command only
+    from nonosat.batch import Summary
+
+#: The jobs of :data:`nonosat.batch.jobs.JOBS`, for ``--help`` (which must not import the batch
+#: machinery; ``tests/test_cli_batch.py`` checks the two agree).
+JOB_HELP = {
+    "solve": "first solution only (limit 1, tournament rules)",
+    "check": "uniqueness verdict (limit 2)",
+    "certify": "uniqueness certificate (checked DRAT proof), written under --cert-dir",
+    "crosscheck": "solve with every independent engine and compare the verdicts",
+    "analyse": "difficulty analysis: techniques needed, grade, ambiguity of several solutions",
+}
 
 PathsArg = Annotated[
     list[Path],
@@ -56,7 +56,7 @@ DoOpt = Annotated[
     typer.Option(
         "--do",
         help="Job: "
-        + "; ".join(f"{job.name} = {job.description}" for job in JOBS.values())
+        + "; ".join(f"{name} = {text}" for name, text in JOB_HELP.items())
         + "; or module:function (a custom job).",
     ),
 ]
@@ -68,7 +68,7 @@ OutOpt = Annotated[
 ]
 JobsOpt = Annotated[
     int | None,
-    typer.Option("--jobs", "-j", min=1, help="Local worker processes (default: all cores)."),
+    typer.Option("--jobs", "-j", min=1, metavar="N", help="Local worker processes (default: all cores)."),
 ]
 BatchTimeoutOpt = Annotated[
     float,
@@ -93,13 +93,17 @@ EngineOpt = Annotated[
     typer.Option(
         "--engine",
         "-e",
-        help="Engine for solve/check (default auto) and analyse (default native); "
-        "comma-separated engines for crosscheck (default native,sat,cpsat).",
+        metavar="NAME",
+        help="Engine for solve, check and analyse; comma-separated engines for crosscheck "
+        "(default: auto; analyse: native; crosscheck: native,sat,cpsat).",
     ),
 ]
 RetryOpt = Annotated[
     bool,
     typer.Option("--retry-failed", help="Rerun puzzles recorded as timeout, crashed or error."),
+]
+BatchForceOpt = Annotated[
+    bool, typer.Option("--force", help="Replace existing certificate directories under --cert-dir.")
 ]
 MemoryOpt = Annotated[
     int | None,
@@ -137,8 +141,20 @@ def batch_command(
     memory_limit: MemoryOpt = None,
     json_output: JsonOpt = False,
     format: FormatOpt = None,
+    force: BatchForceOpt = False,
 ) -> None:
     """Run a job (check, solve, certify, crosscheck, analyse) over many puzzles."""
+    from nonosat.batch import (
+        BatchConfig,
+        ResultsFile,
+        collect_puzzles,
+        pending,
+        resolve_job,
+        run_batch,
+        summarise,
+    )
+    from nonosat.errors import FormatError
+
     job = resolve_job(do)
     config = BatchConfig(
         job=do,
@@ -148,12 +164,15 @@ def batch_command(
         memory_mb=memory_limit,
         cert_dir=cert_dir,
         retry_failed=retry_failed,
+        force=force,
     )
     inputs = collect_puzzles(list(paths), format)
     if not inputs.puzzles and not inputs.errors:
         raise FormatError(", ".join(map(str, paths)), None, "no puzzle files found")
     results = ResultsFile(out) if out is not None else None
     try:
+        if results is not None:
+            results.add_input_errors(inputs.errors, job.name)
         todo = pending(inputs.puzzles, results, config)
         earlier = len(inputs.puzzles) - len(todo)
         where = f"dask scheduler {scheduler}" if scheduler else f"{jobs or 'all'} local workers"
@@ -262,6 +281,8 @@ class _Progress:
 
     def update(self, record: dict[str, Any]) -> None:
         """Account for one finished puzzle."""
+        from nonosat.batch.results import UNDECIDED, is_disagreement
+
         self.done += 1
         status = str(record.get("status"))
         self.counts[status] += 1
@@ -351,6 +372,22 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
         for row in summary.slowest:
             slow.add_row(escape(row["id"]), str(row["status"]), f"{row['wall_s'] or 0:.3f}")
         console.print(slow)
+    if summary.grades:
+        grades = Table("grade", "puzzles", "share", title="difficulty grades",
+                       title_justify="left")
+        graded = sum(summary.grades.values())
+        for grade, n in summary.grades.items():
+            grades.add_row(grade, str(n), f"{100.0 * n / graded:.1f}%")
+        console.print(grades)
+    for title, ids in (("several solutions", summary.multiple), ("no solution", summary.none)):
+        if not ids:
+            continue
+        listed = Table("puzzle", title=f"{title} ({len(ids)})", title_justify="left")
+        for puzzle_id in ids[:_LISTED]:
+            listed.add_row(escape(puzzle_id))
+        if len(ids) > _LISTED:
+            listed.add_row(f"... {len(ids) - _LISTED} more (--json lists them all)")
+        console.print(listed)
     for title, rows, key in (
         ("disagreements", summary.disagreements, "reason"),
         ("failures", summary.failures, "error"),

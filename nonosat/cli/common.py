@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from nonosat.engines import Status
-from nonosat.errors import NonosatError
+from nonosat.errors import NonosatError, one_line
+from nonosat.limits import command_workload, resolve_timeout, workload
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,38 +65,235 @@ FormatOpt = Annotated[
     str | None,
     typer.Option(
         "--format", "-f", metavar="NAME",
-        help="Input format (see 'nonosat formats'); default: by suffix, then by content.",
+        help="Input format (see 'nonosat formats') (default: by suffix, then by content).",
     ),
 ]
 IndexOpt = Annotated[
     int | None,
     typer.Option(
-        "--index", "-i", metavar="N", help="Puzzle number N in a multi-puzzle file ($N, CSV row)."
+        "--index", "-i", metavar="N",
+        help="Puzzle number N in a multi-puzzle file ($N, CSV row).",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 TimeoutOpt = Annotated[
     float | None,
-    typer.Option("--timeout", "-t", min=0.0, help="Give up after SECONDS (exit 4).", metavar="SECONDS"),
+    typer.Option("--timeout", "-t", min=0.0, metavar="SECONDS", help="Give up after SECONDS (exit 4); "
+                 "default $NONOSAT_TIMEOUT or 300, 0 = no limit."),
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: Metavars of options and arguments that name none, by parameter name (else by type, below):
+#: one style (upper case, no ``<type>``) in every command's help.
+_METAVARS = {
+    "cert_dir": "DIR", "out": "FILE", "paths": "PATH", "puzzle_paths": "PUZZLE",
+    "puzzles": "PUZZLE", "scheduler": "ADDRESS", "jobs": "N", "cell": "PIXELS",
+    "depth": "N", "limit": "N", "max_steps": "N", "memory_limit": "MIB", "timeout": "SECONDS",
+}
+_TYPE_METAVARS = {"path": "FILE", "int": "N", "float": "X", "str": "NAME"}
+_PROSE_DEFAULT = re.compile(r"\s*[(;]\s*default:?\s+([^)]*?)\)\s*(?=\.|$)|\s*Default:\s+([^.]*)\.\s*$")
+
+
+class NonosatCommand(TyperCommand):
+    """The click command class of every nonosat command: one help style everywhere.
+
+    Arguments are shown as ``PUZZLE`` (``[NAME]`` when optional, ``NAME...`` for several), never
+    as typer's ``{name}`` or ``<path>``; options without a metavar get one from the parameter
+    name or its type (``FILE``, ``N``, ``NAME``) instead of ``<str>`` / ``<list[Path]>``; a
+    default written in the help text ("(default: X)") moves into the ``[default: X]`` bracket
+    typer uses for the others.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            lighten(param)
+            if getattr(param, "is_flag", False) or getattr(param, "count", False):
+                continue
+            if param.metavar is None:
+                desc = getattr(param, "type_descriptor", None)
+                kind = "str"
+                if desc is not None:
+                    kind = "path" if desc.is_path else getattr(
+                        desc.annotation if not desc.is_list else str, "__name__", "str"
+                    )
+                    if desc.is_list and desc.is_path:
+                        kind = "path"
+                metavar = _METAVARS.get(param.name or "", _TYPE_METAVARS.get(kind, "VALUE"))
+                if kind == "path" and "director" in (getattr(param, "help", "") or ""):
+                    metavar = "DIR"
+                param.metavar = metavar
+                if param.param_type_name == "argument" and param.name not in _METAVARS:
+                    param.metavar = (param.name or "value").upper()
+            help_text = getattr(param, "help", None)
+            if help_text:
+                match = _PROSE_DEFAULT.search(help_text)
+                if match:
+                    param.help = (help_text[: match.start()] + help_text[match.end():]).rstrip()
+                    if not param.help.endswith("."):
+                        param.help += "."
+                    param._prose_default = (match.group(1) or match.group(2)).strip()  # type: ignore[attr-defined]
+
+    def get_help_option(self, ctx: Any) -> Any:
+        """The ``-h``/``--help`` option, coerced without pydantic like the others."""
+        option = super().get_help_option(ctx)
+        if option is not None:
+            lighten(option)
+        return option
+
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+        """``[OPTIONS] PUZZLE`` rather than typer's ``[OPTIONS] {PUZZLE}``."""
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                pieces.append(_argument_name(param, usage=True))
+        return pieces
+
+    def format_options(self, ctx: typer.Context, formatter: Any) -> None:
+        """Arguments and options as typer lays them out, in the one style above."""
+        args, opts = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            name, text = record
+            default = getattr(param, "_prose_default", None)
+            if default:
+                if text.endswith("]") and "  [" in text:
+                    head, _, extra = text.rpartition("  [")
+                    text = f"{head}  [default: {default}; {extra}"
+                else:
+                    text = f"{text}  [default: {default}]"
+            if param.param_type_name == "argument":
+                args.append((_argument_name(param), text))
+            else:
+                opts.append((name, text))
+        if args:
+            with formatter.section("Arguments"):
+                formatter.write_dl(args)
+        if opts:
+            with formatter.section("Options"):
+                formatter.write_dl(opts)
+
+
+class NonosatGroup(TyperGroup):
+    """The ``nonosat`` group: its own options (``--version``) coerced without pydantic too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            lighten(param)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        """The ``-h``/``--help`` option, coerced without pydantic like the others."""
+        option = super().get_help_option(ctx)
+        if option is not None:
+            lighten(option)
+        return option
+
+
+_PLAIN = {str, int, float, bool, Path}
+
+
+class _PlainCoercion:
+    """Coercion of a plain ``str``/``int``/``float``/``bool``/``Path`` parameter (or a list of
+    them) without building typer's pydantic ``TypeAdapter``: importing pydantic costs about a
+    third of ``nonosat --help``'s time.  Same results and ranges (``min``/``max``) as typer's."""
+
+    def __init__(self, kind: type) -> None:
+        self.kind = kind
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        multi = param.multiple or param.nargs == -1
+        if value is None:
+            return () if multi else None
+        if multi:
+            if isinstance(value, str):
+                raise typer.BadParameter("Value must be an iterable.", ctx=ctx, param=param)
+            return [self._one(item, param, ctx) for item in value]
+        return self._one(value, param, ctx)
+
+    def _one(self, value: Any, param: Any, ctx: Any) -> Any:
+        kind = self.kind
+        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            result = value
+        elif kind is bool:
+            text = str(value).strip().lower()
+            if text not in ("1", "0", "true", "false", "yes", "no", "on", "off", "y", "n"):
+                raise typer.BadParameter(f"{value!r} is not a valid boolean.", ctx=ctx, param=param)
+            result = text in ("1", "true", "yes", "on", "y")
+        else:
+            try:
+                result = kind(value)
+            except (TypeError, ValueError):
+                noun = {int: "an integer", float: "a number"}.get(kind, kind.__name__)
+                raise typer.BadParameter(
+                    f"{value!r} is not {noun}.", ctx=ctx, param=param
+                ) from None
+        low, high = getattr(param, "min", None), getattr(param, "max", None)
+        if kind in (int, float) and (
+            (low is not None and result < low) or (high is not None and result > high)
+        ):
+            raise typer.BadParameter(
+                f"{result} is not in the range {param._get_number_range_help_str()}.",
+                ctx=ctx, param=param,
+            )
+        return result
+
+
+def lighten(param: Any) -> None:
+    """Give a typer parameter of a plain type :class:`_PlainCoercion` instead of typer's
+    pydantic coercion; parameters with path checks, parsers, choices or files keep typer's."""
+    desc = getattr(param, "type_descriptor", None)
+    if desc is None or desc.file_annotation is not None or desc.is_choice or desc.is_tuple:
+        return
+    info = desc.parameter_info
+    if info.parser is not None or getattr(info, "clamp", False):
+        return
+    kind = desc.annotation
+    if desc.is_list:
+        from typing import get_args
+
+        kind = (get_args(kind) or (None,))[0]
+    if kind not in _PLAIN:
+        return
+    if kind is Path and (
+        info.exists or info.resolve_path or info.allow_dash or info.writable
+        or not info.file_okay or not info.dir_okay or info.path_type is not None
+    ):
+        return
+    param._runtime_param = _PlainCoercion(kind)
+
+
+def _argument_name(param: Any, usage: bool = False) -> str:
+    name = param.metavar or (param.name or "value").upper()
+    if param.nargs != 1:
+        name += "..."
+    if usage and not param.required:
+        name = f"[{name}]"
+    return name
+
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print ``nonosat: error: message`` on stderr and return the :class:`typer.Exit` to raise."""
-    typer.echo(f"nonosat: error: {message}", err=True)
+    typer.echo(f"nonosat: error: {one_line(message)}", err=True)
     return typer.Exit(code)
 
 
 def handle_errors(func: F) -> F:
     """Decorator for commands: a :class:`NonosatError` becomes one line on stderr and exit 2,
-    never a traceback.  ``KeyboardInterrupt`` exits 130."""
+    never a traceback.  ``KeyboardInterrupt`` exits 130.  A ``timeout`` not given takes the
+    default of :func:`nonosat.limits.default_timeout` (``0``: none), and the memory estimate
+    checks the command's kind of work (:func:`nonosat.limits.command_workload`)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            if "timeout" in kwargs and func.__name__ != "batch_command" and not kwargs.get("results"):
+                kwargs["timeout"] = resolve_timeout(kwargs["timeout"])
+            with workload(command_workload(func.__name__, kwargs)):
+                return func(*args, **kwargs)
         except NonosatError as exc:
             raise fail(str(exc)) from None
         except KeyboardInterrupt:
@@ -115,6 +315,26 @@ def announce_compile() -> None:
         )
 
 
+def split_puzzle_ref(path: Path, index: int | None = None) -> tuple[Path, int | None]:
+    """``(file, number)`` for a puzzle argument: ``FILE#N`` (the name nonosat gives puzzle N of a
+    multi-puzzle file, in tables, JSON and batch results) when ``FILE`` exists and no file is
+    literally called ``FILE#N``; else ``(path, index)``.
+
+    Raises
+    ------
+    FormatError
+        ``FILE#N`` together with a different ``--index``.
+    """
+    from nonosat.errors import FormatError
+
+    head, sep, tail = str(path).rpartition("#")
+    if not sep or not tail.isdigit() or path.exists() or not Path(head).is_file():
+        return path, index
+    if index is not None and index != int(tail):
+        raise FormatError(str(path), None, f"names puzzle {tail}, but --index says {index}")
+    return Path(head), int(tail)
+
+
 def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
     """Grid state from a text picture with ``?`` for unknown cells.
 
@@ -124,12 +344,14 @@ def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
         Unreadable file, unknown character or wrong shape (names the file).
     """
     from nonosat.errors import FormatError, PuzzleError
+    from nonosat.limits import size_limits
     from nonosat.puzzle import grid_from_rows
+    from nonosat.safe_io import read_bounded
 
     try:
-        rows = path.read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FormatError(str(path), None, getattr(exc, "strerror", None) or str(exc)) from None
+        rows = read_bounded(path, size_limits().max_file_bytes, "state file").decode().splitlines()
+    except UnicodeDecodeError as exc:
+        raise FormatError(str(path), None, str(exc)) from None
     try:
         return grid_from_rows([r for r in rows if r.strip()], puzzle.shape)
     except PuzzleError as exc:

@@ -4,40 +4,37 @@ Reads any readable format (by suffix, by content, or --format) and writes any wr
 the output suffix, or --to).  A multi-puzzle file (tournament set, CSV list, picross-solver file)
 converts whole into another multi-puzzle format, or one puzzle of it with --index N.  Picture
 formats (text grid, PBM, PNG) need the puzzle's picture: a puzzle without a goal is solved first
-(native solver) and its solution is used when it is unique.  OUT is never overwritten without
+(the default engine, auto) and its solution is used when it is unique.  OUT is never overwritten without
 --force; '-' writes to standard output.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from nonosat.cli.common import FormatOpt, IndexOpt, JsonOpt, PuzzleArg, handle_errors, print_json
-from nonosat.errors import FormatError
-from nonosat.formats import (
-    Format,
-    encode_puzzles,
-    formats,
-    get_format,
-    read_puzzle,
-    read_puzzles,
-    write_puzzles,
-    writer_format,
-)
-from nonosat.puzzle import Puzzle
+
+if TYPE_CHECKING:
+    from nonosat.formats import Format
+    from nonosat.puzzle import Puzzle
 
 OutArg = Annotated[
     Path,
-    typer.Argument(help="Output file ('-' for standard output, with --to).", show_default=False),
+    typer.Argument(
+        help="Output file ('-' for standard output, with --to).", show_default=False,
+        metavar="OUT",
+    ),
 ]
 ToOpt = Annotated[
     str | None,
-    typer.Option("--to", "-t", help="Output format; default: from the output suffix."),
+    typer.Option(
+        "--to", metavar="NAME",
+        help="Output format (see 'nonosat formats') (default: from the output suffix).",
+    ),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")]
 
@@ -52,6 +49,16 @@ def convert_command(
     index: IndexOpt = None,
 ) -> None:
     """Convert a puzzle file to another format."""
+    from nonosat.errors import FormatError
+    from nonosat.formats import (
+        encode_puzzles,
+        get_format,
+        read_puzzle,
+        read_puzzles,
+        write_puzzles,
+        writer_format,
+    )
+
     stdout = str(out) == "-"
     if stdout:
         if not to:
@@ -82,11 +89,15 @@ def _with_picture(puzzle: Puzzle, out: str) -> Puzzle:
     FormatError
         The puzzle has no solution, several, or unknown clues.
     """
+    from dataclasses import replace
+
+    from nonosat.engines import Status, solve
+    from nonosat.errors import FormatError
+
     if puzzle.goal is not None:
         return puzzle
-    from nonosat.engines import Status, solve
 
-    result = solve(puzzle, "native", limit=2)
+    result = solve(puzzle, "auto", limit=2)
     if result.status is Status.UNIQUE:
         return replace(puzzle, goal=result.solutions[0])
     reason = {
@@ -104,16 +115,28 @@ def _with_picture(puzzle: Puzzle, out: str) -> Puzzle:
 @handle_errors
 def formats_command(json_output: JsonOpt = False) -> None:
     """List the puzzle file formats nonosat reads and writes."""
+    from nonosat.formats import formats
+
     rows = list(formats().values())
     if json_output:
         print_json([_format_json(f) for f in rows])
         return
     width = max(len(f.name) for f in rows)
     for f in rows:
-        mode = ("r" if f.read else "-") + ("w" if f.write else "-") + ("m" if f.multi else "-")
+        mode = (
+            ("r" if f.read else "-")
+            + ("w" if f.write else "-")
+            + ("m" if f.multi and f.read else "-")
+            + ("M" if f.write_many else "-")
+            + ("c" if f.colour else "-")
+        )
         suffixes = " ".join(f.suffixes) or "-"
         typer.echo(f"{f.name:<{width}}  {mode}  {suffixes:<18}  {f.description}")
-    typer.echo("\nr = readable, w = writable, m = several puzzles per file (pick one with --index)")
+    typer.echo(
+        "\nr = readable, w = writable, m = reads several puzzles per file (pick one with "
+        "--index N, or name it FILE#N), M = 'nonosat convert' writes several puzzles to one file, "
+        "c = colour puzzles"
+    )
 
 
 def _format_json(f: Format) -> dict[str, object]:
@@ -123,6 +146,8 @@ def _format_json(f: Format) -> dict[str, object]:
         "read": f.read is not None,
         "write": f.write is not None,
         "multi": f.multi,
+        "write_many": f.write_many is not None,
         "picture": f.stores_picture,
+        "colour": f.colour,
         "description": f.description,
     }

@@ -1,17 +1,21 @@
 """Cross-check engines: solve each puzzle with every engine and fail loudly when they disagree.
 
-Runs the independent engines (native, sat, cpsat, or --engines) with limit 2 on every puzzle of
-every file (multi-puzzle files expand to each puzzle, named PATH#N), checks each solution against
-the clues and the file's goal picture, and prints a table of engine verdicts and times; with
---json, one JSON object per line per puzzle.  Exit 0 when all agree, 1 on any disagreement,
-invalid solution or goal, 4 when an engine gave up, 2 for bad input.
+Runs the independent engines (native, sat, cpsat, or --engines) with limit 2 on every puzzle
+named: files (a multi-puzzle file expands to each puzzle, named FILE#N), directories (searched
+recursively for puzzle files), FILE#N names as nonosat prints them, or puzzle N of each file with
+--index N.  Checks each solution against the clues and the file's goal picture, and prints a table
+of engine verdicts and times that fits the terminal (80 columns in a pipe); with --json, one JSON
+object per line per puzzle.  A progress bar runs on stderr on a terminal.  Ctrl-C stops the run
+and prints what finished.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,29 +24,39 @@ from nonosat.cli.common import (
     EXIT_GAVE_UP,
     EXIT_OK,
     FormatOpt,
+    IndexOpt,
     JsonOpt,
     TimeoutOpt,
     handle_errors,
     print_json,
+    split_puzzle_ref,
 )
-from nonosat.crosscheck import DISAGREEMENT, CrossCheck, crosscheck
-from nonosat.engines import INDEPENDENT_ENGINES, get_engine
-from nonosat.errors import EngineError
-from nonosat.formats import iter_puzzles
+from nonosat.engines import INDEPENDENT_ENGINES
+
+if TYPE_CHECKING:
+    from nonosat.crosscheck import CrossCheck
+    from nonosat.puzzle import Puzzle
 
 PuzzlesArg = Annotated[
     list[Path],
     typer.Argument(
-        help="Puzzle files; multi-puzzle files are checked puzzle by puzzle.", show_default=False
+        help="Puzzle files, directories (searched recursively) or FILE#N names; multi-puzzle "
+        "files are checked puzzle by puzzle.",
+        show_default=False,
+        metavar="PUZZLE",
     ),
 ]
 EnginesOpt = Annotated[
     str,
-    typer.Option("--engines", "-e", help="Comma-separated engines to compare."),
+    typer.Option("--engines", "-e", metavar="NAMES", help="Comma-separated engines to compare."),
 ]
 
 _DEFAULT_ENGINES = ",".join(INDEPENDENT_ENGINES)
-_STYLE = {DISAGREEMENT: "bold red", "unknown": "yellow"}
+_STYLE = {"disagreement": "red", "unknown": "yellow"}
+#: Exit code after Ctrl-C when what finished has no findings (1 when it has).
+EXIT_INTERRUPTED = 130
+#: Seconds between plain progress lines on stderr when it is not a terminal.
+PLAIN_PROGRESS_SECONDS = 10.0
 
 
 @handle_errors
@@ -52,57 +66,221 @@ def crosscheck_command(
     timeout: TimeoutOpt = None,
     json_output: JsonOpt = False,
     format: FormatOpt = None,
+    index: IndexOpt = None,
 ) -> None:
     """Compare every engine's verdict and solution on each puzzle."""
+    from nonosat.crosscheck import crosscheck
+    from nonosat.engines import get_engine
+    from nonosat.errors import EngineError
+
     names = [name.strip() for name in engines.split(",") if name.strip()]
     if not names:
         raise EngineError("--engines names no engine")
     for name in names:
         get_engine(name)  # unknown or unavailable engines are bad input, before any work
-    puzzles = [item for path in puzzle_paths for item in iter_puzzles(path, format)]
-    reports = []
-    for puzzle_id, puzzle in puzzles:
-        report = crosscheck(puzzle, names, timeout=timeout, puzzle_id=puzzle_id)
-        reports.append(report)
-        if json_output:
-            print_json(report.to_json())
+    puzzles = collect(puzzle_paths, format, index)
+    reports: list[CrossCheck] = []
+    interrupted = False
+    with _Progress(len(puzzles)) as progress:
+        try:
+            for puzzle_id, puzzle in puzzles:
+                progress.start(puzzle_id)
+                report = crosscheck(puzzle, names, timeout=timeout, puzzle_id=puzzle_id)
+                reports.append(report)
+                progress.done(report)
+                if json_output:
+                    print_json(report.to_json())
+        except KeyboardInterrupt:
+            interrupted = True
     if not json_output:
-        _print_table(reports, names)
+        print_table(reports, names)
+    if interrupted:
+        typer.echo(
+            f"nonosat: interrupted after {len(reports)} of {len(puzzles)} puzzles "
+            "(the table shows those)", err=True,
+        )
     if any(r.failed for r in reports):
         raise typer.Exit(EXIT_FAILED)
+    if interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
     raise typer.Exit(EXIT_GAVE_UP if any(r.gave_up for r in reports) else EXIT_OK)
 
 
-def _print_table(reports: list[CrossCheck], names: list[str]) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Column, Table
+def collect(paths: list[Path], format: str | None, index: int | None) -> list[tuple[str, Puzzle]]:
+    """``(id, puzzle)`` for every puzzle the arguments name: files (each puzzle of a multi-puzzle
+    file, or puzzle ``index`` of it), ``FILE#N`` names and directories (searched recursively).
 
-    # puzzles of one directory: name the directory once, in the title
+    Raises
+    ------
+    FormatError
+        A missing path, an unreadable file named directly, ``--index`` out of range, or a
+        directory with no puzzle file.
+    """
+    from nonosat.errors import FormatError
+    from nonosat.formats import iter_puzzles, read_puzzle
+
+    puzzles: list[tuple[str, Puzzle]] = []
+    for path in paths:
+        file, number = split_puzzle_ref(path, index)
+        if file.is_dir():
+            from nonosat.batch.inputs import collect_puzzles
+
+            found = collect_puzzles([file], format)
+            if found.errors:
+                first = found.errors[0]
+                raise FormatError(str(first["id"]), None, str(first["error"]).split(": ", 1)[-1])
+            if not found.puzzles:
+                raise FormatError(str(file), None, "no puzzle files in this directory")
+            puzzles += found.puzzles
+        elif number is not None:
+            puzzles.append((f"{file}#{number}", read_puzzle(file, format, number)))
+        else:
+            puzzles += list(iter_puzzles(file, format))
+    return puzzles
+
+
+class _Progress:
+    """A rich progress bar on stderr when it is a terminal; else a plain line every
+    :data:`PLAIN_PROGRESS_SECONDS`.  Nothing for a single puzzle."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.count = 0
+        self.begin = self.last = time.perf_counter()
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.total > 1 and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self._bar = Progress(
+                BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                TextColumn("{task.description}"),
+                console=Console(stderr=True), transient=True,
+            )
+            self._bar.__enter__()
+            self._task = self._bar.add_task("", total=self.total)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+
+    def start(self, puzzle_id: str) -> None:
+        """Show that ``puzzle_id`` is being checked."""
+        if self._bar is not None:
+            self._bar.update(self._task, description=_shorten(puzzle_id, 40))
+
+    def done(self, report: CrossCheck) -> None:
+        """Account for one finished puzzle."""
+        self.count += 1
+        if self._bar is not None:
+            self._bar.update(self._task, advance=1)
+            return
+        now = time.perf_counter()
+        if self.total > 1 and now - self.last >= PLAIN_PROGRESS_SECONDS:
+            self.last = now
+            typer.echo(
+                f"nonosat crosscheck: {self.count}/{self.total} puzzles, "
+                f"{now - self.begin:.0f} s", err=True,
+            )
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else "..." + text[-(width - 3):]
+
+
+# -- the table -----------------------------------------------------------------------------------
+
+#: Short verdicts for narrow terminals (explained under the table when used).
+_SHORT = {"unique": "uniq", "multiple": "mult", "none": "none", "unknown": "unkn", "error": "err",
+          "disagreement": "DISAGREE"}
+
+
+def _time(seconds: float) -> str:
+    return f"{seconds:.3f}s" if seconds < 100 else f"{seconds:.0f}s"
+
+
+def table_lines(reports: list[CrossCheck], names: list[str], width: int) -> list[str]:
+    """The verdict table as text lines of at most ``width`` characters (at least 40).
+
+    One row per puzzle: its name, each engine's verdict and time, the overall status.  Verdicts
+    are abbreviated when the full ones do not fit; a puzzle name too long for its column gets a
+    line of its own (folded at ``width`` if need be) with its row below, so names are never cut.
+    Puzzles of one directory have it named once, above the table.
+    """
+    width = max(width, 40)
     folders = {os.path.dirname(r.puzzle_id) for r in reports}
     folder = folders.pop() if len(folders) == 1 else ""
     skip = len(os.path.join(folder, "")) if folder else 0
-    table = Table(
-        Column("puzzle", overflow="fold"),
-        *(Column(name, no_wrap=True) for name in names),
-        Column("status", no_wrap=True),
-        title=escape(os.path.join(folder, "")) if folder else None,
-    )
-    for report in reports:
-        cells = [f"{run.verdict} {run.time_s:.3f} s" for run in report.runs]
-        status = report.status
-        style = _STYLE.get(status, "red" if report.failed else "green")
-        table.add_row(escape(report.puzzle_id[skip:]), *cells, f"[{style}]{status}[/]")
-    console = Console(highlight=False)
-    console.print(table)
+    ids = [r.puzzle_id[skip:] for r in reports]
+    lines = [f"in {os.path.join(folder, '')}:"] if folder else []
+    for short in (False, True):
+        def verdict(text: str, short: bool = short) -> str:
+            return _SHORT.get(text, text) if short else text
+
+        cells = [
+            [f"{verdict(run.verdict)} {_time(run.time_s)}" for run in report.runs]
+            for report in reports
+        ]
+        statuses = [verdict(r.status) for r in reports]
+        widths = [
+            max([len(name)] + [len(row[k]) for row in cells]) for k, name in enumerate(names)
+        ]
+        status_w = max([len("status")] + [len(s) for s in statuses])
+        rest = sum(w + 2 for w in widths) + 2 + status_w  # all but the name column
+        if rest + 12 <= width or short:
+            break
+    name_w = max(min(max([len("puzzle")] + [len(i) for i in ids]), width - rest), 6)
+    def row(first: str, values: list[str], status: str) -> str:
+        parts = [first.ljust(name_w)] + [v.ljust(w) for v, w in zip(values, widths, strict=True)]
+        return ("  ".join(parts) + "  " + status).rstrip()
+
+    lines.append(row("puzzle", names, "status"))
+    lines.append(row("-" * name_w, ["-" * w for w in widths], "-" * status_w))
+    for puzzle_id, values, status in zip(ids, cells, statuses, strict=True):
+        if len(puzzle_id) <= name_w:
+            lines.append(row(puzzle_id, values, status))
+            continue
+        lines += [puzzle_id[k: k + width] for k in range(0, len(puzzle_id), width)]
+        lines.append(row("", values, status))
+    if short:
+        import textwrap
+
+        used = {v for row in cells for v in row} | set(statuses)
+        legend = [f"{v} = {k}" for k, v in _SHORT.items()
+                  if k != v and any(u.split()[0] == v for u in used)]
+        lines += textwrap.wrap("verdicts: " + ", ".join(legend), width)
+    return lines
+
+
+def print_table(reports: list[CrossCheck], names: list[str]) -> None:
+    """Print the verdict table (:func:`table_lines`, terminal width or 80), the findings and a
+    one-line summary on stdout."""
+    import shutil
+
+    width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
+    colour = sys.stdout.isatty()
+    for line in table_lines(reports, names, width):
+        if colour:
+            for status, style in _STYLE.items():
+                if line.endswith(status) or line.endswith(_SHORT.get(status, "\0")):
+                    line = line[: -len(line.split()[-1])] + typer.style(line.split()[-1], fg=style)
+        typer.echo(line)
     for report in reports:
         for finding in report.findings:
-            where = escape(f"{report.puzzle_id}: {finding.kind}:")
-            console.print(f"[red]{where}[/] {escape(finding.message)}", soft_wrap=True)
+            typer.echo(f"{report.puzzle_id}: {finding.kind}: {finding.message}")
     failed = sum(r.failed for r in reports)
     gave_up = sum(r.gave_up and not r.failed for r in reports)
-    console.print(
+    typer.echo(
         f"{len(reports)} puzzle(s): {len(reports) - failed - gave_up} agreed, "
-        f"{failed} with findings, {gave_up} where an engine gave up",
-        soft_wrap=True,
+        f"{failed} with findings, {gave_up} where an engine gave up"
     )

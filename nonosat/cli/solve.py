@@ -1,7 +1,11 @@
 """Solve a puzzle and give the verdict on uniqueness.
 
-Prints the clue-annotated grid of each solution found, the verdict (unique / multiple / none /
-unknown) and the solving time; with --json, one JSON object.
+Prints the clue-annotated grid of each solution found (with several, the cells on which they
+differ are marked: '@' filled, '.' empty), the davidje13 short codes of the picture and of the
+clues, the verdict (unique / several solutions, with how many were found up to --limit / none /
+unknown) and the engine's own time (loading the compiled kernels is said apart); with --json,
+one JSON object.  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle
+file.
 
 \b
 Examples:
@@ -14,7 +18,7 @@ Examples:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,9 +33,15 @@ from nonosat.cli.common import (
     handle_errors,
     print_json,
     read_state,
+    split_puzzle_ref,
 )
-from nonosat.engines import ENGINE_MODULES, Status, solve
-from nonosat.formats import read_puzzle
+from nonosat.engines import ENGINE_MODULES, Status
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from nonosat.engines import SolveResult
+    from nonosat.puzzle import Puzzle
 
 EngineOpt = Annotated[
     str,
@@ -39,14 +49,17 @@ EngineOpt = Annotated[
         "--engine",
         "-e",
         metavar="NAME",
-        help=f"Engine: {', '.join(ENGINE_MODULES)}. 'auto' runs the native solver's propagation "
-        "and probing, and hands what they proved over to SAT if that does not decide the puzzle.",
+        help=f"Engine: {', '.join(ENGINE_MODULES)}. 'auto' (the portfolio) runs the native "
+        "solver's propagation and probing, and hands what they proved over to SAT if that does "
+        "not decide the puzzle.",
     ),
 ]
 LimitOpt = Annotated[
     int,
     typer.Option(
-        "--limit", "-n", min=1, metavar="N", help="Look for up to N solutions (2 decides uniqueness, 1 = first only)."
+        "--limit", "-n", min=1, metavar="N",
+        help="Look for up to N solutions (2 decides uniqueness, 1 = first only; with more, the "
+        "count found is printed).",
     ),
 ]
 StateOpt = Annotated[
@@ -60,7 +73,9 @@ StateOpt = Annotated[
 
 SatSolverOpt = Annotated[
     str | None,
-    typer.Option("--sat-solver", metavar="NAME", help="PySAT solver for --engine sat (default Cadical195)."),
+    typer.Option(
+        "--sat-solver", metavar="NAME", help="PySAT solver for --engine sat (default: Cadical195)."
+    ),
 ]
 
 _VERDICT = {
@@ -70,6 +85,11 @@ _VERDICT = {
     Status.SOLVED: "solved (uniqueness not checked: --limit 1)",
     Status.UNKNOWN: "gave up before deciding",
 }
+#: Loading times (``load_s``) said in the text report from this many seconds on (a first run's
+#: compile; a cached load, about 0.2 s, is only in --json).
+LOAD_SHOWN_S = 0.5
+#: Solution grids printed in full; the others are counted (--json lists them all).
+SHOWN = 3
 
 
 @handle_errors
@@ -85,9 +105,14 @@ def solve_command(
     sat_solver: SatSolverOpt = None,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
+    from nonosat.engines import solve
     from nonosat.errors import EngineError
+    from nonosat.formats import read_puzzle
 
+    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
+    if state is not None and puzzle.is_colour:
+        raise EngineError("--state takes black-and-white grids; this is a colour puzzle")
     partial = read_state(state, puzzle) if state is not None else None
     if engine in ("native", "auto"):
         announce_compile()
@@ -100,16 +125,107 @@ def solve_command(
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
         print_json(result.to_json(puzzle, name))
-    else:
-        from nonosat.render.text import render_text
+    elif puzzle.is_colour:
+        from rich.console import Console
 
+        from nonosat.render.colour_text import render_colour_text
+
+        console = Console(highlight=False, soft_wrap=True)
         for k, sol in enumerate(result.solutions, start=1):
             if len(result.solutions) > 1:
-                typer.echo(f"solution {k}:")
-            typer.echo(render_text(puzzle, sol))
-            typer.echo("")
-        typer.echo(
+                console.print(f"solution {k}:")
+            console.print(render_colour_text(puzzle, sol))
+            console.print("")
+        console.print(
             f"{puzzle.describe()}: {_VERDICT[result.status]} "
-            f"[{result.engine}, {result.time_s:.3f} s]"
+            f"[{result.engine}, {result.time_s:.3f} s]",
+            markup=False,
         )
+    else:
+        for line in report_lines(puzzle, result, limit):
+            typer.echo(line)
     raise typer.Exit(STATUS_EXIT[result.status])
+
+
+def report_lines(puzzle: Puzzle, result: SolveResult, limit: int) -> list[str]:
+    """The text report of ``nonosat solve``: the solution grids (at most :data:`SHOWN`; with
+    several, the cells that differ between the solutions found marked by :func:`mark_differences`),
+    the davidje13 short codes (``short image``: the solution, or with several solutions the cells
+    they agree on, as davidje13's solver prints the grid "before uncertainty"; ``short rules``:
+    the clues), the verdict with the count found, and the engine's time."""
+    from nonosat.render.text import render_text
+
+    lines: list[str] = []
+    solutions = result.solutions
+    several = len(solutions) > 1
+    for k, sol in enumerate(solutions[:SHOWN], start=1):
+        if several:
+            lines.append(f"solution {k}:")
+            lines.append(mark_differences(render_text(puzzle, sol), puzzle, sol, solutions))
+        else:
+            lines.append(render_text(puzzle, sol))
+        lines.append("")
+    if len(solutions) > SHOWN:
+        lines += [f"({len(solutions) - SHOWN} more solutions not shown; --json lists them all)", ""]
+    if several:
+        lines += ["'@' filled, '.' empty: cells that differ between the solutions found", ""]
+    lines += short_codes(puzzle, solutions)
+    verdict = _VERDICT[result.status]
+    if result.status is Status.MULTIPLE:
+        verdict = f"{len(solutions)} solutions found (limit {limit})"
+    timing = f"{result.engine}, {result.time_s:.3f} s"
+    if result.load_s >= LOAD_SHOWN_S:
+        timing += f"; loading the engine's kernels and libraries: {result.load_s:.1f} s"
+    lines.append(f"{puzzle.describe()}: {verdict} [{timing}]")
+    # CLASSIFICATION (issue 15): one line from nonosat.analysis.classify (being written by the
+    # analysis work) goes here once it is on main, e.g. "needs probing (depth 1)".
+    return lines
+
+
+def mark_differences(text: str, puzzle: Puzzle, solution: np.ndarray,
+                     solutions: list[np.ndarray]) -> str:
+    """``text`` (:func:`nonosat.render.text.render_text` of ``solution``) with each cell on which
+    ``solutions`` differ drawn ``@@`` when filled in ``solution`` and ``..`` when empty."""
+    import numpy as np
+
+    stack = np.asarray(solutions, dtype=bool)
+    differs = (stack != stack[0]).any(axis=0)
+    lines = text.split("\n")
+    first = len(lines) - puzzle.height - 1  # the row lines end one line before the bottom rule
+    for r in range(puzzle.height):
+        line = lines[first + r]
+        start = line.index("|") + 1
+        width = (line.rindex("|") - start) // puzzle.width
+        cells = list(line)
+        for c in np.flatnonzero(differs[r]):
+            mark = "@" if solution[r, c] else "."
+            at = start + int(c) * width
+            cells[at: at + width] = mark * width
+        lines[first + r] = "".join(cells)
+    return "\n".join(lines)
+
+
+def short_codes(puzzle: Puzzle, solutions: list[np.ndarray]) -> list[str]:
+    """``short image: ...`` and ``short rules: ...`` lines (davidje13's codes, as his solver
+    prints them), for the solution found or the cells several solutions agree on; a code the
+    puzzle cannot have (unknown clues, a side over 1000) is left out."""
+    import numpy as np
+
+    from nonosat.errors import NonosatError
+    from nonosat.formats.short_codes import encode_image, encode_rules
+    from nonosat.puzzle import Cell
+
+    lines = []
+    if solutions:
+        stack = np.asarray(solutions, dtype=bool)
+        grid = np.where(stack[0], np.int8(Cell.FILLED), np.int8(Cell.EMPTY))
+        grid[(stack != stack[0]).any(axis=0)] = Cell.UNKNOWN
+        try:
+            lines.append(f"short image: {encode_image(grid)}")
+        except NonosatError:
+            pass
+    try:
+        lines.append(f"short rules: {encode_rules(puzzle)}")
+    except NonosatError:
+        pass
+    return lines

@@ -87,7 +87,7 @@ JobsOpt = Annotated[
 ]
 CheckerOpt = Annotated[
     list[str] | None,
-    typer.Option("--checker", help="Proof checker: dratify, drat-trim, auto (default), all."),
+    typer.Option("--checker", metavar="NAME", help="Proof checker: dratify, drat-trim, auto, all (default: auto)."),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite the files of a non-empty --out.")]
 AllWitnessesOpt = Annotated[
@@ -155,6 +155,13 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
     if claim is not None and claimed is None:
         raise fail(f"--claim {claim} is no verdict to judge; use unique, multiple, none or solved")
     puzzle = read_puzzle(puzzle_path, format, index)
+    if puzzle.is_colour:
+        from nonosat.errors import EngineError
+
+        raise EngineError(
+            "verify judges black-and-white answers; for a colour puzzle use 'nonosat certify' "
+            "or 'nonosat crosscheck'"
+        )
     solutions = []
     if solution_path is not None:
         solutions.append(_read_solution(solution_path, solution_format, index, puzzle.shape))

@@ -18,12 +18,14 @@ import importlib
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nonosat.errors import EngineError, InvalidSolutionError
-from nonosat.puzzle import Puzzle, grid_rows
+
+if TYPE_CHECKING:  # numpy and the model stay unimported until a solve: `nonosat --help` is light
+    import numpy as np
+
+    from nonosat.puzzle import Puzzle
 
 #: Engine name -> ``"module:Class"``.  Modules are imported lazily, so ``nonosat solve`` does not
 #: pay for OR-Tools or PySAT unless it uses them.
@@ -80,12 +82,18 @@ class SolveResult:
     engine : str
         Name of the engine that produced the result (``"native"``, ``"sat"``, ...).
     time_s : float
-        Wall-clock seconds spent in :meth:`Engine.solve`.
+        Wall-clock seconds the engine spent on this puzzle (:meth:`Engine.solve`), excluding the
+        one-off cost of loading the engine (see ``load_s``).
     stats : dict
         Engine statistics, JSON-serialisable (line solves, guesses, conflicts, ...).
     trace : object, optional
         The native solver's deduction trace (see :mod:`nonosat.native.search`), for certificates and
         explanations; ``None`` for other engines.
+    load_s : float
+        Wall-clock seconds :func:`solve` spent loading the engine before solving (importing its
+        libraries, loading the compiled numba kernels from the on-disk cache or compiling them on
+        a first run; see :func:`load_engine`); 0.0 when the engine was already loaded in this
+        process.  Never part of ``time_s``.
     """
 
     status: Status
@@ -94,18 +102,25 @@ class SolveResult:
     time_s: float
     stats: dict[str, Any] = field(default_factory=dict)
     trace: Any = None
+    load_s: float = 0.0
 
     def to_json(self, puzzle: Puzzle, name: str | None = None) -> dict[str, Any]:
         """The ``solve --json`` object: puzzle, width, height, status, solutions (row strings of
-        ``#`` and ``.``), engine, time_s, stats."""
+        ``#`` and ``.``), engine, time_s, load_s, stats."""
+        from nonosat.puzzle import colour_rows, grid_rows
+
         return {
             "puzzle": name if name is not None else puzzle.describe(),
             "width": puzzle.width,
             "height": puzzle.height,
             "status": self.status.value,
-            "solutions": [grid_rows(s) for s in self.solutions],
+            "solutions": [
+                colour_rows(s, puzzle.palette) if puzzle.palette is not None else grid_rows(s)
+                for s in self.solutions
+            ],
             "engine": self.engine,
             "time_s": round(self.time_s, 6),
+            "load_s": round(self.load_s, 6),
             "stats": self.stats,
         }
 
@@ -168,6 +183,37 @@ def get_engine(name: str, **options: Any) -> Engine:
     return getattr(module, class_name)(**options)
 
 
+#: Engines already loaded in this process (name and options), see :func:`load_engine`.
+_LOADED: set[tuple[str, str]] = set()
+
+
+def load_engine(name: str, **options: Any) -> float:
+    """Load the engine called ``name`` once per process: import its module and libraries and run
+    it on a 2x2 puzzle with two solutions, which makes numba load every compiled kernel the
+    engine uses (from the on-disk cache, or compiles them on a first run) and the ``auto`` engine
+    hand over to SAT once, so that PySAT is loaded too.
+
+    Returns
+    -------
+    float
+        Wall-clock seconds spent; 0.0 when the engine (with these options) was loaded already.
+
+    Raises
+    ------
+    EngineError
+        As :func:`get_engine`.
+    """
+    key = (name, repr(sorted(options.items())))
+    if key in _LOADED:
+        return 0.0
+    from nonosat.puzzle import Puzzle
+
+    start = time.perf_counter()
+    get_engine(name, **options).solve(Puzzle(((1,), (1,)), ((1,), (1,))), limit=2)
+    _LOADED.add(key)
+    return time.perf_counter() - start
+
+
 def solve(
     puzzle: Puzzle,
     engine: str = "auto",
@@ -179,6 +225,10 @@ def solve(
 ) -> SolveResult:
     """Solve ``puzzle`` with the named engine; see :meth:`Engine.solve` for the parameters.
 
+    The engine is loaded first (:func:`load_engine`); that time is ``result.load_s``, apart from
+    ``result.time_s``, the engine's own time on this puzzle, so that a first run's compile or
+    cache load is never reported as solving time.
+
     Every solution an engine returns is checked against the clues (and against ``partial``)
     here, independently of the engine: an invalid solution raises
     :class:`~nonosat.errors.InvalidSolutionError` (an engine bug must never pass as a verdict).
@@ -189,8 +239,11 @@ def solve(
     >>> solve(Puzzle([(1,), ()], [(1,), ()]), "native").status.value
     'unique'
     """
+    import numpy as np
+
     if limit < 1:
         raise EngineError(f"the solution limit must be at least 1 (got {limit})")
+    load_s = load_engine(engine, **options)
     start = time.perf_counter()
     result = get_engine(engine, **options).solve(
         puzzle, partial=partial, limit=limit, timeout=timeout
@@ -203,7 +256,13 @@ def solve(
                 f"engine {result.engine!r} returned an invalid solution #{k + 1}: "
                 f"{puzzle.line_name(line)} should be {expected} but is {actual}"
             )
-        if partial is not None:
+        if partial is not None and puzzle.is_colour:
+            if not ((np.asarray(partial, dtype=np.int64) >> sol.astype(np.int64)) & 1).all():
+                raise InvalidSolutionError(
+                    f"engine {result.engine!r} returned solution #{k + 1}, which contradicts "
+                    f"the given cells"
+                )
+        elif partial is not None:
             given = np.isin(partial, (1, 2))
             if (given & ((partial == 2) != sol)).any():
                 raise InvalidSolutionError(
@@ -211,4 +270,5 @@ def solve(
                     f"the given cells"
                 )
     result.time_s = time.perf_counter() - start if result.time_s <= 0 else result.time_s
+    result.load_s = load_s
     return result

@@ -1,0 +1,5 @@
+"""``python -m nonosat``: the ``nonosat`` command line."""
+
+from nonosat.cli.app import main
+
+main()

@@ -1,0 +1,490 @@
+"""Step-through solving: the native solver's deductions one at a time, guesses included.
+
+:func:`solve_steps` runs the native solver's search (:mod:`nonosat.native.search`) in Python
+around the same compiled kernels, in the same order -- propagation to a fixpoint
+(:func:`nonosat.native.propagate.propagate`), failed-literal probing
+(:func:`nonosat.native.probe.probe`), branching on the cell
+:func:`nonosat.native.probe.best_branch` picks (the rule :class:`~nonosat.native.search.NativeSearch`
+uses by default), chronological backtracking -- and turns every entry of the solver's trail into a
+:class:`SolveStep` a person can follow:
+
+``line``
+    One line solve and the cells it fixed ("Row 3 (clue 3 1): columns 4–6 filled").
+``probe``
+    A failed literal ("if R3C5 were filled, row 4 would have no room, so it is empty") or the
+    cells both values of a probed cell agree on.
+``guess``
+    A search decision, or the other value of a decision once the first was exhausted.
+``contradiction``
+    A line (or a probed cell) that can no longer hold its clue under the current guesses.
+``rewind``
+    Back to before the deepest guess still open: the cells set since become unknown again.
+``solution``
+    Every cell is known: a solution (sets no cell).
+
+Replaying the cells of the steps in order on an all-unknown grid (a rewind sets its cells back to
+unknown) gives, at each ``solution`` step, exactly that solution.  This is the model of the
+step-through solvers of the field (e.g. the "solve step by step" views of davidje13's and
+Hugi's solvers), on the native solver's own deductions.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nonosat.engines import Status
+from nonosat.native.line import solve_line
+from nonosat.native.probe import best_branch, new_probe_scratch, probe
+from nonosat.native.propagate import (
+    KIND_BRANCH,
+    KIND_DECISION,
+    KIND_FAILED_LITERAL,
+    KIND_LINE,
+    KIND_PROBE_BOTH,
+    ST_EVENT,
+    ST_TLEN,
+    assign,
+    clear_queue,
+    mark_changed,
+    new_line_cache,
+    new_state,
+    problem_tuple,
+    propagate,
+    undo_to,
+)
+from nonosat.puzzle import Cell, Puzzle, clue_text, grid_rows, pack_clues, unknown_grid
+
+#: Step kinds, in the order a reader meets them.
+STEP_KINDS = ("line", "probe", "guess", "contradiction", "rewind", "solution")
+
+_CHAR = {Cell.FILLED: "#", Cell.EMPTY: ".", Cell.UNKNOWN: "?"}
+
+
+def cell_name(r: int, c: int) -> str:
+    """``"R3C5"`` for 0-based ``(2, 4)``."""
+    return f"R{r + 1}C{c + 1}"
+
+
+def value_word(value: int) -> str:
+    """``"filled"`` / ``"empty"`` / ``"unknown"`` for a :class:`Cell` value."""
+    return {Cell.FILLED: "filled", Cell.EMPTY: "empty"}.get(Cell(int(value)), "unknown")
+
+
+def spans(positions: list[int]) -> list[tuple[int, int]]:
+    """Runs of consecutive 0-based positions: ``[0, 1, 2, 5] -> [(0, 2), (5, 5)]``."""
+    out: list[tuple[int, int]] = []
+    for p in sorted(positions):
+        if out and p == out[-1][1] + 1:
+            out[-1] = (out[-1][0], p)
+        else:
+            out.append((p, p))
+    return out
+
+
+def range_text(positions: list[int], noun: str) -> str:
+    """Positions as 1-based ranges: ``"columns 1–13"``, ``"rows 2, 4–6 and 9"``, ``"column 3"``."""
+    parts = [f"{a + 1}" if a == b else f"{a + 1}–{b + 1}" for a, b in spans(positions)]
+    plural = len(positions) > 1
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{noun}{'s' if plural else ''} {listed}"
+
+
+def line_cells_text(puzzle: Puzzle, line: int, cells: list[tuple[int, int, int]]) -> str:
+    """What a set of cells of one line became, by ranges: ``"columns 4–6 filled, column 9
+    empty"`` (``cells`` as ``(row, col, value)``, all on ``line``)."""
+    h = puzzle.height
+    noun = "column" if line < h else "row"
+    pos = {Cell.FILLED: [], Cell.EMPTY: []}
+    for r, c, v in cells:
+        if Cell(v) in pos:
+            pos[Cell(v)].append(c if line < h else r)
+    parts = [f"{range_text(p, noun)} {value_word(v)}" for v, p in pos.items() if p]
+    return ", ".join(parts)
+
+
+def cells_text(puzzle: Puzzle, cells: list[tuple[int, int, int]], limit: int = 4) -> str:
+    """Cells grouped by line and shown by ranges: ``"row 3: columns 4–6 filled; row 7: column 2
+    empty"`` (by rows or by columns, whichever needs fewer groups); at most ``limit`` groups,
+    then ``"and N more cells"``."""
+    h = puzzle.height
+    by_row: dict[int, list[tuple[int, int, int]]] = {}
+    by_col: dict[int, list[tuple[int, int, int]]] = {}
+    for cell in cells:
+        by_row.setdefault(cell[0], []).append(cell)
+        by_col.setdefault(h + cell[1], []).append(cell)
+    groups = by_row if len(by_row) <= len(by_col) else by_col
+    parts = []
+    shown = 0
+    for line in sorted(groups)[:limit]:
+        parts.append(f"{puzzle.line_name(line)}: {line_cells_text(puzzle, line, groups[line])}")
+        shown += len(groups[line])
+    text = "; ".join(parts)
+    if shown < len(cells):
+        text += f" and {len(cells) - shown} more cell{'s' if len(cells) - shown != 1 else ''}"
+    return text
+
+
+@dataclass
+class SolveStep:
+    """One step of a step-through solve.
+
+    Attributes
+    ----------
+    kind : str
+        One of :data:`STEP_KINDS`.
+    text : str
+        The step in plain words, ranges instead of cell lists.
+    line : int or None
+        Line index (rows first, then columns) the step is about, ``None`` when it is not about
+        one line.
+    cells : list of (row, col, value)
+        Cells this step sets, 0-based, ``value`` a :class:`~nonosat.puzzle.Cell` int; a rewind
+        sets its cells to ``Cell.UNKNOWN``; a solution or contradiction sets none.
+    depth : int
+        Guesses open when the step's cells are set (0 = pure logic).
+    """
+
+    kind: str
+    text: str
+    line: int | None
+    cells: list[tuple[int, int, int]] = field(default_factory=list)
+    depth: int = 0
+
+    def to_json(self, puzzle: Puzzle) -> dict[str, Any]:
+        """``{"kind", "text", "line": {"axis": "row"|"col", "index"} | None, "cells":
+        [[row, col, "#"|"."|"?"], ...], "depth"}``; indices are 0-based."""
+        line = None
+        if self.line is not None:
+            h = puzzle.height
+            line = ({"axis": "row", "index": self.line} if self.line < h
+                    else {"axis": "col", "index": self.line - h})
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "line": line,
+            "cells": [[r, c, _CHAR[Cell(v)]] for r, c, v in self.cells],
+            "depth": self.depth,
+        }
+
+
+@dataclass
+class StepRun:
+    """Result of :func:`solve_steps`.
+
+    Attributes
+    ----------
+    steps : list of SolveStep
+    status : Status
+        ``UNIQUE``/``MULTIPLE``/``NONE`` when decided (``MULTIPLE``: at least two solutions),
+        ``SOLVED`` with ``max_solutions=1``, ``UNKNOWN`` when ``max_steps`` or ``timeout``
+        stopped the run first.
+    solutions : list of ndarray of bool, shape (height, width)
+        The solutions met, in order (one per ``solution`` step).
+    complete : bool
+        The search ran to its end (``max_solutions`` reached or the space exhausted).
+    guesses : int
+        Search decisions made (as :class:`~nonosat.native.search.NativeSearch`'s ``guesses``).
+    """
+
+    steps: list[SolveStep]
+    status: Status
+    solutions: list[np.ndarray]
+    complete: bool
+    guesses: int = 0
+
+    def to_json(self, puzzle: Puzzle) -> dict[str, Any]:
+        """``{"steps": [...], "status": str, "solutions": [[row strings], ...], "complete"}``."""
+        return {
+            "steps": [s.to_json(puzzle) for s in self.steps],
+            "status": self.status.value,
+            "solutions": [grid_rows(s) for s in self.solutions],
+            "complete": self.complete,
+        }
+
+
+class _Stepper:
+    """The search loop of :func:`nonosat.native.search.search_kernel`, in Python, emitting
+    steps from the trail after each compiled call."""
+
+    def __init__(self, puzzle: Puzzle, max_solutions: int, branch_mode: int = 2):
+        self.puzzle = puzzle
+        h, w = puzzle.shape
+        self.packed = pack_clues(puzzle)
+        self.problem = problem_tuple(self.packed)
+        self.cache = new_line_cache(1 << 14)
+        self.state = new_state(self.packed, unknown_grid(puzzle), cache=self.cache)
+        self.scratch = new_probe_scratch(h * w)
+        self.max_solutions = max_solutions
+        self.branch_mode = branch_mode
+        self.steps: list[SolveStep] = []
+        self.solutions: list[np.ndarray] = []
+        self.frames: list[list[int]] = []  # cell, trail length before, first value, flipped
+        self.cursor = 0  # trail entries already turned into steps
+        self.guesses = 0
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _rc(self, cell: int) -> tuple[int, int]:
+        return divmod(int(cell), self.puzzle.width)
+
+    def _clue(self, line: int) -> str:
+        return f"{self.puzzle.line_name(line).capitalize()} (clue " \
+               f"{clue_text(self.puzzle.lines[line])})"
+
+    def _line_values(self, grid: np.ndarray, line: int) -> np.ndarray:
+        h, w = self.puzzle.shape
+        g = grid.reshape(h, w)
+        return np.ascontiguousarray(g[line] if line < h else g[:, line - h])
+
+    def _broken_line(self, grid: np.ndarray) -> int | None:
+        """A line of ``grid`` (flat int8) that cannot hold its clue, or ``None``."""
+        for line, clue in enumerate(self.puzzle.lines):
+            if clue is not None and solve_line(clue, self._line_values(grid, line)) is None:
+                return line
+        return None
+
+    def _failed_branch_line(self, before: np.ndarray, cell: int, value: int) -> int | None:
+        """The line that breaks when ``cell = value`` is propagated from ``before`` (flat)."""
+        state = new_state(self.packed, before.reshape(self.puzzle.shape), cache=self.cache)
+        assign(self.problem, state, cell, value, KIND_DECISION, -1, -1)
+        if propagate(self.problem, state):
+            return None
+        return self._broken_line(state[0])
+
+    def _add(self, step: SolveStep) -> None:
+        self.steps.append(step)
+
+    # -- turning trail entries into steps ------------------------------------------------------
+    def emit(self) -> None:
+        """Steps for the trail entries ``[cursor, TLEN)``."""
+        grid, trail, tkind, targ, st = (self.state[i] for i in (0, 1, 2, 3, 6))
+        end = int(st[ST_TLEN])
+        depth = len(self.frames)
+        t = self.cursor
+        while t < end:
+            kind = int(tkind[t])
+            arg = int(targ[t])
+            if kind == KIND_LINE:
+                u = t
+                while u < end and int(tkind[u]) == KIND_LINE and int(targ[u]) == arg:
+                    u += 1
+                cells = [(*self._rc(trail[k]), int(grid[trail[k]])) for k in range(t, u)]
+                text = f"{self._clue(arg)}: {line_cells_text(self.puzzle, arg, cells)}"
+                self._add(SolveStep("line", text, arg, cells, depth))
+                t = u
+            elif kind == KIND_FAILED_LITERAL:
+                cell = int(trail[t])
+                value = int(grid[cell])
+                r, c = self._rc(cell)
+                before = self._replay_before(t)
+                broken = self._failed_branch_line(before, cell, 3 - value)
+                why = (f"{self.puzzle.line_name(broken)} would have no room for its clue"
+                       if broken is not None else "line solving reaches a contradiction")
+                text = (f"Probe {cell_name(r, c)}: if it were {value_word(3 - value)}, {why}; "
+                        f"so it is {value_word(value)}")
+                self._add(SolveStep("probe", text, None, [(r, c, value)], depth))
+                t += 1
+            elif kind == KIND_PROBE_BOTH:
+                u = t
+                while u < end and int(tkind[u]) == KIND_PROBE_BOTH and int(targ[u]) == arg:
+                    u += 1
+                cells = [(*self._rc(trail[k]), int(grid[trail[k]])) for k in range(t, u)]
+                pr, pc = self._rc(arg)
+                text = (f"Probe {cell_name(pr, pc)}: filled or empty, line solving gives the "
+                        f"same {'value' if len(cells) == 1 else 'values'} for "
+                        f"{cells_text(self.puzzle, cells)}")
+                self._add(SolveStep("probe", text, None, cells, depth))
+                t = u
+            elif kind in (KIND_DECISION, KIND_BRANCH):
+                cell = int(trail[t])
+                r, c = self._rc(cell)
+                value = int(grid[cell])
+                d = arg + 1
+                if kind == KIND_DECISION:
+                    text = f"Guess {cell_name(r, c)} {value_word(value)} (depth {d})"
+                else:
+                    text = (f"Try the other value: {cell_name(r, c)} {value_word(value)} "
+                            f"(depth {d})")
+                self._add(SolveStep("guess", text, None, [(r, c, value)], d))
+                t += 1
+            else:  # pragma: no cover - givens are not used here
+                t += 1
+        self.cursor = end
+
+    def _replay_before(self, t: int) -> np.ndarray:
+        """The flat grid as it was just before trail entry ``t`` (entries ``>= t`` unknown)."""
+        grid, trail, st = self.state[0], self.state[1], self.state[6]
+        out = grid.copy()
+        out[trail[t:int(st[ST_TLEN])]] = Cell.UNKNOWN
+        return out
+
+    def contradiction(self, source: str) -> None:
+        """A contradiction step after a failed propagation (``source="line"``) or probe."""
+        depth = len(self.frames)
+        grid = self.state[0]
+        if source == "line":
+            broken = self._broken_line(grid)
+            if broken is not None:
+                text = f"Contradiction: {self._clue(broken)} has no room for its clue"
+            else:  # pragma: no cover - propagate failed on some line
+                text = "Contradiction: a line has no room for its clue"
+            self._add(SolveStep("contradiction", text, broken, [], depth))
+            return
+        cell = self._doubly_failed_cell()
+        if cell is not None:
+            r, c = self._rc(cell)
+            text = (f"Contradiction: probing {cell_name(r, c)} fails both ways (filled and "
+                    f"empty each leave a line no room)")
+        else:
+            text = "Contradiction: probing finds a cell that can be neither filled nor empty"
+        self._add(SolveStep("contradiction", text, None, [], depth))
+
+    def _doubly_failed_cell(self) -> int | None:
+        """After ``probe`` returned -1: a cell both of whose values fail, among the cells probed
+        in the last event (few), or ``None``."""
+        grid, st = self.state[0], self.state[6]
+        probed_at = self.scratch[1]
+        ev = int(st[ST_EVENT])
+        candidates = np.nonzero((probed_at == ev) & (grid == Cell.UNKNOWN))[0]
+        for cell in candidates[::-1][:64]:
+            if (self._failed_branch_line(grid, int(cell), 2) is not None
+                    and self._failed_branch_line(grid, int(cell), 1) is not None):
+                return int(cell)
+        return None
+
+    def rewind(self, tlen: int, cell: int) -> None:
+        """Undo the trail to ``tlen`` (the trail length before the guess on ``cell``)."""
+        trail, st = self.state[1], self.state[6]
+        end = int(st[ST_TLEN])
+        cells = [(*self._rc(trail[k]), int(Cell.UNKNOWN)) for k in range(tlen, end)]
+        undo_to(self.state, tlen)
+        self.cursor = tlen
+        r, c = self._rc(cell)
+        depth = len(self.frames) - 1
+        text = (f"Rewind to before the guess on {cell_name(r, c)} (depth {depth + 1}): "
+                f"{len(cells)} cell{'s' if len(cells) != 1 else ''} unknown again")
+        self._add(SolveStep("rewind", text, None, cells, depth))
+
+    # -- the search loop (mirrors search_kernel) -------------------------------------------------
+    def run(self, max_steps: int, deadline: float | None) -> tuple[bool, bool]:
+        """Returns ``(complete, exhausted)``."""
+        problem, state, scratch = self.problem, self.state, self.scratch
+        st, grid = state[6], state[0]
+        h, w = self.puzzle.shape
+        while True:
+            if len(self.steps) >= max_steps or (
+                deadline is not None and time.perf_counter() >= deadline
+            ):
+                return False, False
+            node_start = int(st[ST_TLEN])
+            ok = propagate(problem, state)
+            if ok:
+                mark_changed(problem, state, node_start)
+            self.emit()
+            if not ok:
+                self.contradiction("line")
+            else:
+                ok = probe(problem, state, scratch) >= 0
+                self.emit()
+                if not ok:
+                    self.contradiction("probe")
+            if ok:
+                cell, value = best_branch(problem, state, scratch, self.branch_mode)
+                cell, value = int(cell), int(value)
+                if cell < 0:
+                    sol = (grid == Cell.FILLED).reshape(h, w).copy()
+                    self.solutions.append(sol)
+                    k = len(self.solutions)
+                    self._add(SolveStep("solution", f"Every cell is known: solution {k}", None,
+                                        [], len(self.frames)))
+                    if k >= self.max_solutions:
+                        return True, False
+                else:
+                    d = len(self.frames)
+                    self.frames.append([cell, int(st[ST_TLEN]), value, 0])
+                    self.guesses += 1
+                    assign(problem, state, cell, value, KIND_DECISION, d, -1)
+                    self.emit()
+                    continue
+            # backtrack: flip the deepest decision whose second value is untried
+            clear_queue(state)
+            while self.frames and self.frames[-1][3]:
+                self.frames.pop()
+            if not self.frames:
+                # undo everything back to the root fixpoint is not needed: the space is exhausted
+                return True, True
+            top = self.frames[-1]
+            self.rewind(top[1], top[0])
+            top[3] = 1
+            assign(problem, state, top[0], 3 - top[2], KIND_BRANCH, len(self.frames) - 1, -1)
+            self.emit()
+
+
+def solve_steps(
+    puzzle: Puzzle,
+    *,
+    max_solutions: int = 2,
+    max_steps: int = 100_000,
+    timeout: float | None = None,
+) -> StepRun:
+    """Solve ``puzzle`` step by step with the native solver's techniques, guesses included.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    max_solutions : int
+        Stop at this many solutions (2 decides uniqueness, 1 = first solution only).
+    max_steps : int
+        Stop after this many steps (the run is then incomplete unless its last step is the
+        last solution wanted).
+    timeout : float, optional
+        Seconds; checked between search nodes.
+
+    Returns
+    -------
+    StepRun
+        The steps (see the module docstring), the verdict, the solutions met and whether the
+        run was complete.
+
+    Raises
+    ------
+    ValueError
+        ``max_solutions`` or ``max_steps`` below 1.
+
+    Notes
+    -----
+    The search is the native solver's (:func:`nonosat.native.search.search_kernel`: propagation,
+    failed-literal probing at every node, branching on the best-scoring probed cell, the value
+    that fixes fewer cells first, chronological backtracking), so the guesses counted here equal
+    :class:`~nonosat.native.search.NativeSearch`'s for the same limit.  Rewinds across several
+    exhausted guesses are one step.
+    """
+    if max_solutions < 1 or max_steps < 1:
+        raise ValueError("max_solutions and max_steps must be at least 1")
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    stepper = _Stepper(puzzle, max_solutions)
+    complete, _ = stepper.run(max_steps, deadline)
+    steps = stepper.steps
+    if len(steps) > max_steps:  # one compiled call can add many steps: cut at the limit
+        steps = steps[:max_steps]
+        complete = complete and steps[-1].kind == "solution"
+        kept = sum(1 for s in steps if s.kind == "solution")
+        del stepper.solutions[kept:]
+    for sol in stepper.solutions:
+        if not puzzle.is_solution(sol):  # pragma: no cover - would be a solver bug
+            raise AssertionError("the step-through search met an invalid solution")
+    status = Status.from_search(len(stepper.solutions), max_solutions, complete)
+    return StepRun(steps, status, stepper.solutions, complete, stepper.guesses)
+
+
+def replay(puzzle: Puzzle, steps: list[SolveStep], upto: int | None = None) -> np.ndarray:
+    """The grid state (int8, shape (height, width)) after the first ``upto`` steps (all when
+    omitted), replayed on an all-unknown grid."""
+    grid = unknown_grid(puzzle)
+    for step in steps[:upto]:
+        for r, c, v in step.cells:
+            grid[r, c] = v
+    return grid

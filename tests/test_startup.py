@@ -1,0 +1,133 @@
+"""Start-up and help (issues 15 and 16): ``nonosat --help``, ``-h`` and every ``nonosat CMD
+--help`` import none of numba, numpy, PySAT, OR-Tools, networkx, Pillow (nor pydantic, which typer
+would use to coerce values); one metavar and default style in every command's help; each
+command's exit-code footer is true for that command; ``--version``; the first-run message also
+with an empty ``NUMBA_CACHE_DIR``.  Each check runs in a fresh interpreter (``sys.modules``).
+Timing targets live in ``benchmarks/bench_startup.py``, not here."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from nonosat import __version__
+from nonosat.cli.app import EXIT_CODES, app
+from tests.conftest import GAMES, REPO
+
+HEAVY = ("numba", "numpy", "pysat", "ortools", "networkx", "PIL", "pydantic", "llvmlite")
+COMMANDS = sorted(EXIT_CODES)
+
+runner = CliRunner()
+
+
+def _loaded_after(args: list[str]) -> tuple[set[str], str]:
+    code = (
+        "import sys, json\n"
+        "from nonosat.cli.app import main\n"
+        f"sys.argv = ['nonosat', *{args!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO,
+        env={**os.environ, "COLUMNS": "100"},
+    )
+    return set(json.loads(out.stderr.splitlines()[-1])), out.stdout
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["--version"]]
+                         + [[c, "--help"] for c in COMMANDS] + [["solve", "-h"]])
+def test_help_imports_nothing_heavy(args):
+    loaded, output = _loaded_after(args)
+    assert "Usage" in output or "nonosat" in output
+    assert not loaded & set(HEAVY), f"{args}: {sorted(loaded & set(HEAVY))}"
+
+
+def test_every_command_is_listed_and_has_a_footer():
+    top = runner.invoke(app, ["-h"])
+    assert top.exit_code == 0
+    for command in COMMANDS:
+        assert re.search(rf"^  {re.escape(command)}\s", top.stdout, re.M), command
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_style_is_one_style(command):
+    result = runner.invoke(app, [command, "-h"], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    usage = text.splitlines()[0]
+    assert usage.startswith(f"Usage: nonosat {command} [OPTIONS]")
+    assert "{" not in usage and "<" not in usage
+    options = text[text.index("Options:"):] if "Options:" in text else ""
+    arguments = text[text.index("Arguments:"): text.index("Options:")] if "Arguments:" in text else ""
+    for section in (arguments, options):
+        assert not re.search(r"<[a-z][^>]*>", section), section  # <str>, <path>, <list[Path]>
+        assert not re.search(r"\{[a-z_]+\}", section), section  # {cert_dir}
+    # defaults in typer's bracket only, never in the running text of an option
+    for line in options.splitlines():
+        assert not re.search(r"\(default:", line), line
+        assert not re.search(r"; default:", line), line
+    # -t means --timeout wherever it exists
+    if re.search(r"^\s+-t, ", options, re.M):
+        assert re.search(r"^\s+-t, --timeout SECONDS", options, re.M), options
+    # the footer lists exactly this command's exit codes
+    footer = text[text.index("Exit codes:"):]
+    codes = [int(c) for c in re.findall(r"^\s+(\d+)\s", footer, re.M)]
+    assert codes == list(EXIT_CODES[command]), (command, codes)
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"nonosat {__version__}"
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert f'version = "{__version__}"' in pyproject
+
+
+def test_python_dash_m_runs_the_cli():
+    out = subprocess.run([sys.executable, "-m", "nonosat", "--version"], capture_output=True,
+                         text=True, cwd=REPO)
+    assert out.returncode == 0 and out.stdout.strip() == f"nonosat {__version__}"
+
+
+#: Invocations and the exit code each must give; every code must be in that command's footer.
+EXITS = [
+    (["solve", "heart.non"], 0), (["solve", "cross-ambiguous.non"], 1),
+    (["solve", "impossible.non"], 3), (["solve", "missing.non"], 2),
+    (["crosscheck", "heart.non", "-e", "native,cpsat"], 0),
+    (["crosscheck", "missing.non"], 2),
+    (["convert", "heart.non", "-", "--to", "nin"], 0), (["convert", "heart.non", "-"], 2),
+    (["formats"], 0),
+    (["render", "heart.non"], 0), (["render", "cross-ambiguous.non", "--solution"], 1),
+    (["render", "impossible.non", "--solution"], 3),
+    (["encode", "heart.non", "--out", "-"], 0),
+    (["analyse", "heart.non"], 0), (["analyse", "impossible.non"], 3),
+    (["hint", "heart.non"], 0), (["hint", "impossible.non"], 3),
+    (["explain", "heart.non"], 0),
+    (["verify", "heart.non", "--claim", "unique"], 0),
+    (["verify", "cross-ambiguous.non", "--claim", "unique"], 1),
+]
+
+
+@pytest.mark.parametrize(("args", "code"), EXITS, ids=[" ".join(a) for a, _ in EXITS])
+def test_exit_codes_are_in_the_commands_footer(args, code, monkeypatch):
+    monkeypatch.chdir(GAMES)
+    result = runner.invoke(app, args)
+    assert result.exit_code == code, result.output
+    assert code in EXIT_CODES[args[0]]
+
+
+def test_first_run_message_with_an_empty_numba_cache_dir(tmp_path):
+    code = "from nonosat.cli.common import announce_compile\nannounce_compile()\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert "compiling the solver kernels" in out.stderr
