@@ -228,6 +228,9 @@ def _parsed(puzzles: list[Puzzle], index: int | None, filename: str) -> dict[str
         raise FormatError(filename, None, f"index {i} out of range: the file holds "
                                           f"{len(puzzles)} puzzle{'s' if len(puzzles) != 1 else ''}")
     puzzle = puzzles[i]
+    if getattr(puzzle, "is_colour", False):
+        raise FormatError(filename, None, "colour puzzles are not supported by the studio yet "
+                                          "(black and white only)")
     if puzzle.height > MAX_SIDE or puzzle.width > MAX_SIDE:
         raise FormatError(filename, None, f"the puzzle is {puzzle.width}x{puzzle.height}; the "
                                           f"studio takes at most {MAX_SIDE}x{MAX_SIDE} cells")

@@ -1,7 +1,8 @@
 """The studio's gallery: the puzzles of ``games/`` and of the paths given to ``nonosat studio``.
 
 Files are scanned once (on first use) and every puzzle gets a short stable id (a hash of the
-resolved path and its position in the file).  Files nonosat cannot read are skipped.
+resolved path and its position in the file).  Files nonosat cannot read, and colour puzzles (the
+studio is black and white), are skipped.
 """
 
 from __future__ import annotations
@@ -101,8 +102,8 @@ class Gallery:
                 multi = len(puzzles) > 1
                 for k, p in enumerate(puzzles):
                     eid = entry_id(path, k)
-                    if eid in seen or len(out) >= MAX_ENTRIES:
-                        continue
+                    if eid in seen or len(out) >= MAX_ENTRIES or getattr(p, "is_colour", False):
+                        continue  # the studio is black and white
                     seen.add(eid)
                     try:
                         source = str(path.relative_to(root.parent if root.is_dir() else

@@ -91,6 +91,8 @@ class JobRunner:
             A newer call with the same ``client`` arrived before this one finished.
         """
         ticket = self._register(client, seq)
+        if ticket.stop.is_set():  # already older than the live request: nothing to run
+            raise Superseded
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._pool, func, ticket.stop.is_set)
         if client is None:

@@ -186,7 +186,8 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
     ``None`` when logic proves there is no solution.
     """
     from nonosat.analysis.difficulty import difficulty_grade
-    from nonosat.analysis.staged import ForkResult, staged_solve
+    from nonosat.analysis.staged import ForkResult, StagedRun, staged_solve
+    from nonosat.native.probe import probe_grid
     from nonosat.native.propagate import propagate_grid
 
     if result.status == Status.UNKNOWN:
@@ -194,7 +195,25 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
         # nor did the search in the time limit: no logical stage would
         return ({"level": 5, "name": "extreme", "score": 5.0, "exact": False,
                  "reason": "not decided within the time limit"}, {}, 0, None)
+    native = result.stats if result.engine == "native" else result.stats.get("native", {})
+    guesses = int(native.get("guesses", 0))
+    finished = result.engine == "native" and result.status != Status.UNKNOWN
     line = propagate_grid(puzzle)
+    root = None
+    if line is not None and bool((line[0] == Cell.UNKNOWN).any()):
+        root = probe_grid(puzzle, line[0])
+    if root is not None and bool((root[0] == Cell.UNKNOWN).any()):
+        # logic (propagation and probing, the native root node) gets stuck: the grade rests on
+        # the guesses alone (grades 4-5), so the staged run is not needed
+        stuck = StagedRun([], root[0], "stuck", {}, dict.fromkeys(("line", "implications",
+                                                                      "probing"), 0), {})
+        grade = difficulty_grade(stuck, ForkResult(guesses=guesses, finished=finished))
+        techniques: dict[str, int] = {"line": len(line[1])} if line[1] else {}
+        for _cell, _value, kind, _reason in root[1]:
+            techniques[kind] = techniques.get(kind, 0) + 1
+        return ({"level": grade.grade, "name": grade.name, "score": grade.score,
+                 "reason": grade.reason, "exact": True}, techniques, guesses, root[0])
+    guesses = 0
     exact = True
     stages: tuple[str, ...] = ("line", "implications", "probing")
     if line is not None and int((line[0] == Cell.UNKNOWN).sum()) > IMPLICATION_OPEN_MAX:
@@ -202,12 +221,8 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
         exact = False
     staged = staged_solve(puzzle, stages=stages)
     fork = None
-    guesses = 0
-    if staged.status == "stuck":
-        native = result.stats.get("native", result.stats) if result.engine != "native" \
-            else result.stats
+    if staged.status == "stuck":  # pragma: no cover - probing decided it above
         guesses = int(native.get("guesses", 0))
-        finished = result.engine == "native" and result.status != Status.UNKNOWN
         fork = ForkResult(guesses=guesses, finished=finished)
     grade = difficulty_grade(staged, fork, contradiction=staged.status == "contradiction")
     out = {"level": grade.grade, "name": grade.name, "score": grade.score,
@@ -328,8 +343,6 @@ def quick_analyse(
     result = verdict(puzzle, timeout)
     check()
     grade, techniques, guesses, root = quick_grade(puzzle, result)
-    if result.engine == "native" and result.status != Status.UNKNOWN:
-        guesses = int(result.stats.get("guesses", guesses))
     check()
     ambiguous = np.zeros(puzzle.shape, dtype=bool)
     complete = result.status in (Status.UNIQUE, Status.NONE)
