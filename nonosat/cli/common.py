@@ -8,6 +8,7 @@ Exit codes (documented in ``nonosat --help`` and the README):
 2     usage error or bad input (malformed file, clues that cannot fit, unknown format)
 3     no solution
 4     gave up (time or node limit) before deciding
+130   interrupted (Ctrl-C)
 ====  =========================================================
 """
 
@@ -41,7 +42,8 @@ EXIT_GAVE_UP = 4
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 unique (or success), 1 multiple solutions or a failed check, "
-    "2 usage error or bad input, 3 no solution, 4 gave up (time limit)."
+    "2 usage error or bad input, 3 no solution, 4 gave up (time limit), 130 interrupted "
+    "(Ctrl-C).  Each command's help lists the codes it returns."
 )
 
 STATUS_EXIT = {
