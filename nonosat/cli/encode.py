@@ -15,7 +15,14 @@ from typing import Annotated
 
 import typer
 
-from nonosat.cli.common import FormatOpt, IndexOpt, PuzzleArg, handle_errors, read_state
+from nonosat.cli.common import (
+    FormatOpt,
+    IndexOpt,
+    PuzzleArg,
+    handle_errors,
+    read_state,
+    split_puzzle_ref,
+)
 
 OutOpt = Annotated[
     Path,
@@ -49,6 +56,7 @@ def encode_command(
     from nonosat.errors import FormatError
     from nonosat.formats import read_puzzle
 
+    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     partial = read_state(state, puzzle) if state is not None else None
     enc = encode(puzzle, encoding or DEFAULT_ENCODING, partial)
