@@ -63,8 +63,8 @@ from nonosat.encodings.certificate import check_proof
 from nonosat.engines import solve
 from nonosat.errors import NonosatError
 from nonosat.formats import iter_puzzles, read_puzzle, read_puzzles
-from nonosat.puzzle import Puzzle
 from nonosat.native.search import NativeSearch
+from nonosat.puzzle import Puzzle
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("NONOSAT_CORPUS", REPO.parent / "shared" / "corpus"))

@@ -114,6 +114,11 @@ def certify_puzzle(
         Unknown encoding.
     """
     check_prover(prover)
+    if puzzle.is_colour:
+        raise EngineError(
+            "colour puzzles are certified by nonosat.encodings.colour_certificate.certify_colour "
+            "(what 'nonosat certify' runs for them)"
+        )
     encoding = encoding or (DEFAULT_ENCODING if prover == "sat" else NATIVE_ENCODING)
     if prover == "sat":
         with _gc_paused():

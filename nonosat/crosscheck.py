@@ -29,7 +29,7 @@ import numpy as np
 
 from nonosat.engines import INDEPENDENT_ENGINES, Status, get_engine, load_engine
 from nonosat.errors import PuzzleError
-from nonosat.puzzle import Puzzle, clue_text, grid_rows
+from nonosat.puzzle import Puzzle, clue_text, colour_clue_text, colour_rows, grid_rows
 
 #: Overall status of a cross-check whose engines do not agree (or one of them is wrong).
 DISAGREEMENT = "disagreement"
@@ -146,7 +146,12 @@ class CrossCheck:
                 run.engine: {
                     "verdict": run.status.value if run.status is not None else None,
                     "time_s": round(run.time_s, 6),
-                    "solutions": [grid_rows(s) for s in run.solutions],
+                    "solutions": [
+                        colour_rows(s, self.puzzle.palette)
+                        if self.puzzle.palette is not None
+                        else grid_rows(s)
+                        for s in run.solutions
+                    ],
                     "stats": run.stats,
                     "error": run.error,
                 }
@@ -236,7 +241,7 @@ def _run(name: str, engine: Any, puzzle: Puzzle, timeout: float | None) -> Engin
 
 def _is_valid(puzzle: Puzzle, solution: np.ndarray) -> bool:
     try:
-        return solution.dtype == bool and puzzle.is_solution(solution)
+        return _solution_problem(puzzle, solution) is None
     except PuzzleError:
         return False
 
@@ -276,7 +281,10 @@ def _check_run(puzzle: Puzzle, run: EngineRun) -> list[Finding]:
 
 def _solution_problem(puzzle: Puzzle, solution: np.ndarray) -> str | None:
     """Why ``solution`` is not a solution of ``puzzle`` (the lines and their clues), or None."""
-    if solution.dtype != bool:
+    if puzzle.is_colour:
+        if solution.dtype.kind not in "iu":
+            return f"is an array of {solution.dtype}, not of colour indices"
+    elif solution.dtype != bool:
         return f"is an array of {solution.dtype}, not of bool"
     try:
         errors = puzzle.line_errors(solution)
@@ -284,6 +292,15 @@ def _solution_problem(puzzle: Puzzle, solution: np.ndarray) -> str | None:
         return str(exc)
     if not errors:
         return None
+    if puzzle.palette is not None:
+        pal = puzzle.palette
+        parts = [
+            f"{puzzle.line_name(line)} should be {colour_clue_text(*expected, pal)} but is "
+            f"{colour_clue_text(*actual, pal)}"
+            for line, expected, actual in errors[:_CELLS_SHOWN]
+        ]
+        more = f" (and {len(errors) - _CELLS_SHOWN} more lines)" if len(errors) > _CELLS_SHOWN else ""
+        return "; ".join(parts) + more
     parts = [
         f"{puzzle.line_name(line)} should be {clue_text(expected)} but is {clue_text(actual)}"
         for line, expected, actual in errors[:_CELLS_SHOWN]

@@ -7,6 +7,14 @@ into one line on stderr and exit code 2 (bad input).  Nothing below the CLI prin
 from __future__ import annotations
 
 
+def one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters escaped (``\\n``, ``\\x1b``), so
+    that an error message naming a file called ``"a\\nb.non"`` stays on one line."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
+
+
 class NonosatError(Exception):
     """Base class of every error nonosat raises deliberately."""
 
@@ -34,7 +42,7 @@ class FormatError(NonosatError, ValueError):
         self.line = line
         self.message = message
         where = f"{path}:{line}" if line is not None else f"{path}"
-        super().__init__(f"{where}: {message}")
+        super().__init__(one_line(f"{where}: {message}"))
 
 
 class EngineError(NonosatError, RuntimeError):

@@ -14,6 +14,17 @@ Conventions
   :class:`Cell` value.  A cell value is the bit set of the values still possible for the cell,
   so intersecting two states is a bitwise AND and ``0`` means a contradiction.
 * A **solution** is a numpy ``bool`` array of shape ``(height, width)``, ``True`` = filled.
+
+Colour puzzles
+--------------
+A colour puzzle (webpbn's rules) carries a :class:`Palette` (colour 0 is the background) and, in
+``row_colours``/``col_colours``, the colour index (``1..len(palette) - 1``) of every block,
+parallel to the block lengths of ``rows``/``cols``.  Two adjacent blocks of the *same* colour need
+at least one background cell between them; blocks of different colours may touch.  Its grid
+states are ``int32`` bit masks of the colours a cell may still take (bit ``c`` = colour ``c``,
+background = bit 0), and its solutions are ``int8`` arrays of colour indices.  Black-and-white is
+the two-colour case with the same bits (``EMPTY`` = bit 0, ``FILLED`` = bit 1); a black-and-white
+puzzle has ``palette is None`` and behaves exactly as it always has.
 """
 
 from __future__ import annotations
@@ -82,6 +93,99 @@ def clue_text(clue: Clue) -> str:
     return " ".join(map(str, clue)) if clue else "0"
 
 
+def clue_min_length_colour(clue: Sequence[int], colours: Sequence[int]) -> int:
+    """Fewest cells a colour line needs: the blocks plus one gap between each pair of adjacent
+    blocks of the same colour (different colours may touch)."""
+    gaps = sum(1 for a, b in zip(colours, colours[1:], strict=False) if a == b)
+    return sum(clue) + gaps
+
+
+def line_colour_blocks(cells: Sequence[int] | np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The clue of a solved colour line (colour indices, 0 = background): ``(lengths, colours)``
+    of its runs of one non-background colour, left to right.
+
+    >>> line_colour_blocks([1, 1, 2, 0, 1])
+    ((2, 1, 1), (1, 2, 1))
+    """
+    lengths: list[int] = []
+    colours: list[int] = []
+    prev = 0
+    for value in cells:
+        v = int(value)
+        if v and v == prev:
+            lengths[-1] += 1
+        elif v:
+            lengths.append(1)
+            colours.append(v)
+        prev = v
+    return tuple(lengths), tuple(colours)
+
+
+@dataclass(frozen=True)
+class Colour:
+    """One colour of a palette: its ``name`` (``"red"``), ``rgb`` (three ints 0..255) and the
+    one-character ``char`` used in text grids and clue suffixes."""
+
+    name: str
+    rgb: tuple[int, int, int]
+    char: str
+
+    @property
+    def hex(self) -> str:
+        """``"#rrggbb"``."""
+        return "#{:02x}{:02x}{:02x}".format(*self.rgb)
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The colours of a colour puzzle; ``colours[0]`` is the background.
+
+    Raises
+    ------
+    PuzzleError
+        Fewer than two colours, more than :data:`MAX_COLOURS`, or two colours sharing a name.
+    """
+
+    colours: tuple[Colour, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "colours", tuple(self.colours))
+        if len(self.colours) < 2:
+            raise PuzzleError("a palette needs a background and at least one colour")
+        if len(self.colours) > MAX_COLOURS:
+            raise PuzzleError(
+                f"{len(self.colours)} colours; at most {MAX_COLOURS} (background included)"
+            )
+        names = [c.name for c in self.colours]
+        if len(set(names)) != len(names):
+            raise PuzzleError(f"colour names repeat in the palette: {', '.join(names)}")
+
+    def __len__(self) -> int:
+        return len(self.colours)
+
+    def index(self, name: str) -> int:
+        """Index of the colour called ``name``.
+
+        Raises
+        ------
+        PuzzleError
+            No such colour.
+        """
+        for k, c in enumerate(self.colours):
+            if c.name == name:
+                return k
+        raise PuzzleError(f"no colour named {name!r} in the palette")
+
+    @property
+    def chars(self) -> str:
+        """One character per colour (index order), for text grids."""
+        return "".join(c.char for c in self.colours)
+
+
+#: Most colours a palette may hold (background included): a cell's state is an int32 bit set.
+MAX_COLOURS = 31
+
+
 def line_blocks(cells: Sequence[bool] | np.ndarray) -> tuple[int, ...]:
     """The clue of a solved line: lengths of its runs of filled cells, left to right.
 
@@ -121,13 +225,20 @@ class Puzzle:
         1-based row of a CSV file).
     meta : dict, optional
         Anything else a format wants to keep (not compared).
+    palette : Palette, optional
+        Set for a colour puzzle (see the module docstring); ``None`` for black-and-white.
+    row_colours, col_colours : tuple of tuples of int, optional
+        For a colour puzzle, the colour index of every block, parallel to ``rows``/``cols``
+        (``None`` for a line with an unknown clue).  The goal is then an ``int8`` array of colour
+        indices.
 
     Raises
     ------
     PuzzleError
         A clue that does not fit its line (``sum + gaps > length``), a zero-sized puzzle, a goal of
         the wrong shape, or row and column totals that disagree (only checked when every clue is
-        known).  The message names the offending line, 1-based, as users count.
+        known; per colour for a colour puzzle).  The message names the offending line, 1-based,
+        as users count.
     """
 
     rows: tuple[Clue, ...]
@@ -139,8 +250,14 @@ class Puzzle:
     goal: np.ndarray | None = field(default=None, compare=False, repr=False)
     number: int | None = field(default=None, compare=False)
     meta: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    palette: Palette | None = None
+    row_colours: tuple[tuple[int, ...] | None, ...] | None = None
+    col_colours: tuple[tuple[int, ...] | None, ...] | None = None
 
     def __post_init__(self) -> None:
+        if self.palette is not None or self.row_colours is not None or self.col_colours is not None:
+            self._init_colour()
+            return
         rows = tuple(normalize_clue(c, f"row {i + 1}") for i, c in enumerate(self.rows))
         cols = tuple(normalize_clue(c, f"column {j + 1}") for j, c in enumerate(self.cols))
         object.__setattr__(self, "rows", rows)
@@ -172,6 +289,102 @@ class Puzzle:
                     f"{goal.shape[0]} but the puzzle is {len(cols)}x{len(rows)}"
                 )
             object.__setattr__(self, "goal", goal)
+
+    def _init_colour(self) -> None:
+        """Validation of a colour puzzle (see the class docstring)."""
+        if self.palette is None or self.row_colours is None or self.col_colours is None:
+            raise PuzzleError("a colour puzzle needs a palette, row_colours and col_colours")
+        n_colours = len(self.palette)
+        if len(self.row_colours) != len(self.rows) or len(self.col_colours) != len(self.cols):
+            raise PuzzleError("row_colours/col_colours must have one entry per row/column")
+        if not self.rows or not self.cols:
+            raise PuzzleError(
+                f"a puzzle needs at least one row and one column (got {len(self.rows)} rows, "
+                f"{len(self.cols)} columns)"
+            )
+        totals = {}
+        out: dict[str, tuple] = {}
+        for kind, clues, colours, length in (
+            ("row", self.rows, self.row_colours, len(self.cols)),
+            ("column", self.cols, self.col_colours, len(self.rows)),
+        ):
+            new_clues: list[Clue] = []
+            new_colours: list[tuple[int, ...] | None] = []
+            total = np.zeros(n_colours, dtype=np.int64)
+            for i, (clue, colour) in enumerate(zip(clues, colours, strict=True)):
+                where = f"{kind} {i + 1}"
+                if clue is None:
+                    new_clues.append(None)
+                    new_colours.append(None)
+                    total[0] = -1  # an unknown clue: totals are not comparable
+                    continue
+                raw = list(clue)
+                col = list(colour or ())
+                if len(raw) != len(col):
+                    raise PuzzleError(f"{where}: {len(raw)} blocks but {len(col)} block colours")
+                blocks, bcol = [], []
+                for value, c in zip(raw, col, strict=True):
+                    norm = normalize_clue([value], where)
+                    if not norm:
+                        continue
+                    if isinstance(c, bool) or not isinstance(c, int | np.integer) or not (
+                        0 < int(c) < n_colours
+                    ):
+                        raise PuzzleError(f"{where}: block colour {c!r} is not in the palette")
+                    blocks.append(norm[0])
+                    bcol.append(int(c))
+                if clue_min_length_colour(blocks, bcol) > length:
+                    raise PuzzleError(
+                        f"{where}: clue {colour_clue_text(tuple(blocks), tuple(bcol), self.palette)}"
+                        f" needs {clue_min_length_colour(blocks, bcol)} cells but the {kind} has "
+                        f"{length}"
+                    )
+                for b, c in zip(blocks, bcol, strict=True):
+                    total[c] += b
+                new_clues.append(tuple(blocks))
+                new_colours.append(tuple(bcol))
+            totals[kind] = total
+            out[kind] = (tuple(new_clues), tuple(new_colours))
+        object.__setattr__(self, "rows", out["row"][0])
+        object.__setattr__(self, "row_colours", out["row"][1])
+        object.__setattr__(self, "cols", out["column"][0])
+        object.__setattr__(self, "col_colours", out["column"][1])
+        if totals["row"][0] >= 0 and totals["column"][0] >= 0:
+            for c in range(1, n_colours):
+                if totals["row"][c] != totals["column"][c]:
+                    raise PuzzleError(
+                        f"row clues fill {totals['row'][c]} cells of colour "
+                        f"{self.palette.colours[c].name} but column clues fill "
+                        f"{totals['column'][c]}"
+                    )
+        if self.goal is not None:
+            goal = np.asarray(self.goal)
+            if goal.shape != (len(self.rows), len(self.cols)):
+                raise PuzzleError(
+                    f"goal picture is {goal.shape[1] if goal.ndim == 2 else '?'}x"
+                    f"{goal.shape[0]} but the puzzle is {len(self.cols)}x{len(self.rows)}"
+                )
+            if goal.size and (goal.min() < 0 or goal.max() >= n_colours):
+                raise PuzzleError("goal picture uses a colour that is not in the palette")
+            object.__setattr__(self, "goal", goal.astype(np.int8))
+
+    @property
+    def is_colour(self) -> bool:
+        """Whether this is a colour puzzle (it has a :class:`Palette`)."""
+        return self.palette is not None
+
+    @property
+    def n_colours(self) -> int:
+        """Number of colours, background included (2 for black-and-white)."""
+        return len(self.palette) if self.palette is not None else 2
+
+    @property
+    def line_colours(self) -> tuple[tuple[int, ...] | None, ...]:
+        """Block colours of every line in line order (rows, then columns); for a
+        black-and-white puzzle every block has colour 1."""
+        if self.row_colours is not None and self.col_colours is not None:
+            return self.row_colours + self.col_colours
+        return tuple(None if c is None else (1,) * len(c) for c in self.lines)
 
     # -- shape -------------------------------------------------------------------------------
     @property
@@ -210,6 +423,14 @@ class Puzzle:
         PuzzleError
             An empty picture.
         """
+        if kwargs.get("palette") is not None:
+            pic = np.asarray(picture, dtype=np.int8)
+            if pic.ndim != 2 or pic.size == 0:
+                raise PuzzleError("a picture needs at least one row and one column")
+            rows, row_colours = zip(*(line_colour_blocks(r) for r in pic), strict=True)
+            cols, col_colours = zip(*(line_colour_blocks(c) for c in pic.T), strict=True)
+            kwargs.setdefault("goal", pic)
+            return cls(rows, cols, row_colours=row_colours, col_colours=col_colours, **kwargs)
         pic = np.asarray(picture, dtype=bool)
         if pic.ndim != 2 or pic.size == 0:
             raise PuzzleError("a picture needs at least one row and one column")
@@ -229,6 +450,8 @@ class Puzzle:
         PuzzleError
             ``solution`` has the wrong shape.
         """
+        if self.is_colour:
+            return self._colour_line_errors(solution)
         sol = np.asarray(solution, dtype=bool)
         if sol.shape != self.shape:
             raise PuzzleError(
@@ -246,6 +469,23 @@ class Puzzle:
                 errors.append((self.height + j, clue, actual))
         return errors
 
+    def _colour_line_errors(self, solution: np.ndarray) -> list:
+        """:meth:`line_errors` of a colour puzzle: ``(line, (lengths, colours), actual)``."""
+        sol = np.asarray(solution)
+        if sol.shape != self.shape:
+            raise PuzzleError(
+                f"solution is {sol.shape[1] if sol.ndim == 2 else '?'}x{sol.shape[0]} "
+                f"but the puzzle is {self.width}x{self.height}"
+            )
+        errors = []
+        colours = self.line_colours
+        for i, clue in enumerate(self.lines):
+            cells = sol[i] if i < self.height else sol[:, i - self.height]
+            actual = line_colour_blocks(cells)
+            if clue is not None and actual != (clue, colours[i]):
+                errors.append((i, (clue, colours[i]), actual))
+        return errors
+
     def is_solution(self, solution: np.ndarray) -> bool:
         """Whether ``solution`` (bool array, shape ``(height, width)``) satisfies every clue."""
         return not self.line_errors(solution)
@@ -255,12 +495,39 @@ class Puzzle:
         certificates independently of the file format it came from."""
         text = "rows:" + "|".join(clue_text(c) for c in self.rows)
         text += ";cols:" + "|".join(clue_text(c) for c in self.cols)
+        if self.palette is not None:
+            text += ";colours:" + "|".join(
+                ",".join(map(str, c)) if c is not None else "?" for c in self.line_colours
+            )
+            text += ";palette:" + ",".join(c.hex for c in self.palette.colours)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def describe(self) -> str:
         """Short label: title if any, else ``WxH puzzle``."""
         size = f"{self.width}x{self.height}"
         return f"{self.title} ({size})" if self.title else f"{size} puzzle"
+
+
+def colour_clue_text(clue: Clue, colours: Sequence[int] | None, palette: Palette | None) -> str:
+    """Human-readable colour clue: ``"3a 1b"`` (block lengths with their colour characters)."""
+    if clue is None:
+        return "?"
+    if palette is None or colours is None:
+        return clue_text(clue)
+    if not clue:
+        return "0"
+    return " ".join(f"{b}{palette.colours[c].char}" for b, c in zip(clue, colours, strict=True))
+
+
+def colour_unknown_grid(puzzle: Puzzle) -> np.ndarray:
+    """A colour grid state with every colour possible everywhere: ``int32``, shape ``(h, w)``."""
+    return np.full(puzzle.shape, (1 << puzzle.n_colours) - 1, dtype=np.int32)
+
+
+def colour_rows(solution: np.ndarray, palette: Palette) -> list[str]:
+    """Rows of a colour solution (colour indices) as strings of the palette's characters."""
+    chars = palette.chars
+    return ["".join(chars[int(v)] for v in row) for row in np.asarray(solution)]
 
 
 # -- grids -------------------------------------------------------------------------------------

@@ -63,6 +63,7 @@ import numpy as np
 
 from nonosat.errors import EngineError, FormatError, PuzzleError
 from nonosat.puzzle import Clue, Puzzle, clue_text, grid_from_rows, grid_rows, grid_to_solution
+from nonosat.safe_io import atomic_write
 
 #: Claimed verdicts that can be judged.
 CLAIMS = ("unique", "multiple", "none", "solved")
@@ -557,9 +558,7 @@ def write_files(files: dict[str, bytes], out: Path) -> list[Path]:
         for name, data in files.items():
             path = out / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.nonosat-tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
+            atomic_write(path, data, force=True)
             written.append(path)
     except OSError as exc:
         raise FormatError(str(exc.filename or out), None, exc.strerror or str(exc)) from None

@@ -293,7 +293,7 @@ def test_certify_job_writes_certificates_that_verify(tmp_path):
     first = records["sets/a.txt#1"]
     assert (first["status"], first["certified"]) == ("unique", True)
     assert "certificate_files" not in first  # written to disk, not into the results
-    assert first["certificate"] == str(tmp_path / "certs" / "sets_a.txt_1")
+    assert first["certificate"] == str(tmp_path / "certs" / "sets%2Fa.txt%231")
     verification = certificate.verify_certificate(first["certificate"])
     assert verification.ok and verification.verdict == "unique", verification.problems
     second = records["b.non"]

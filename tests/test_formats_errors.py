@@ -81,7 +81,12 @@ CASES = [
     ("a.non", DANCER_NON.replace("width 5\n", ""), r"'columns' comes before 'width'", 16),
     ("a.non", DANCER_NON.split("columns")[0], r"no 'columns' line", None),
     ("a.non", DANCER_NON + 'goal "0101"\n', r"goal has 4 cells; expected width x height = 50", 23),
-    ("a.non", DANCER_NON.replace("2,1,3", "2a,1b,3a"), r"colour puzzle \(colours a, b\)", None),
+    (
+        "a.non",
+        DANCER_NON.replace("2,1,3", "2a,1b,3a"),
+        r"block '2a' uses colour 'a', which no 'color a #rrggbb' line declares",
+        DANCER_NON.split("2,1,3")[0].count("\n") + 1,
+    ),
     (
         "a.non",
         DANCER_NON.replace("1,2\n", "5,1\n"),
@@ -180,9 +185,9 @@ CASES = [
     ),
     (
         "a.g",
-        "#d\n 0: #FFFFFF white\n a:a #FF0000 red\n b:b #00FF00 green\n: rows\n1a\n1b\n: columns\n1b\n1a\n",
-        r"colour puzzle \(colours a \(#FF0000\), b \(#00FF00\)\)",
-        7,
+        "#d\n 0: #FFFFFF white\n a:a #FF0000 red\n b:b #00FF00 green\n: rows\n1a 1a\n1b\n: columns\n1b\n1a\n",
+        r"row 1: clue 1a 1a needs 3 cells but the row has 2",
+        6,
     ),
     ("a.g", "#t\n: rows\n", r"triddler", 1),
     ("a.g", "1 2\n", r"expected a ': rows' section and a ': columns' section", None),
@@ -259,7 +264,7 @@ def test_files_larger_than_the_limit_are_refused_before_reading(tmp_path):
     path = tmp_path / "huge.non"
     with path.open("wb") as f:
         f.truncate(65 * (1 << 20))  # sparse
-    with pytest.raises(FormatError, match="MiB; puzzle files are far smaller"):
+    with pytest.raises(FormatError, match="larger than [0-9]+ bytes .*NONOSAT_MAX_FILE_BYTES"):
         read_puzzles(path)
 
 

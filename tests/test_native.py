@@ -18,8 +18,8 @@ from nonosat.engines import Status, solve
 from nonosat.engines.native import NativeEngine
 from nonosat.formats import read_puzzle, read_puzzles
 from nonosat.formats.tournament import read_solutions
-from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
 from nonosat.native.search import NativeSearch
+from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
 from tests.conftest import GAMES, corpus_path
 
 

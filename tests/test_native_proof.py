@@ -24,8 +24,8 @@ from nonosat.encodings.cnf import blocking_clause, encode
 from nonosat.encodings.native_proof import Deletion, native_lemmas, proof_lines
 from nonosat.errors import EngineError, PuzzleError
 from nonosat.formats import read_puzzle
-from nonosat.puzzle import Cell, Puzzle
 from nonosat.native.search import NativeSearch
+from nonosat.puzzle import Cell, Puzzle
 from tests.conftest import GAMES, corpus_path
 
 SURVEY = ("FastNonogramSolver", "puzzles", "survey")

@@ -2,21 +2,24 @@
 
 Files are read whole (multi-puzzle files give ``file#N`` ids, see
 :func:`nonosat.formats.iter_puzzles`); directories are walked recursively in sorted order and
-their files kept when :func:`nonosat.formats.detect_format` recognises them and, for a format with
-a content sniffer, the content looks right (so a ``README.txt`` beside tournament sets is skipped,
-not reported).  A file named on the command line that cannot be read is an error; a file found in
-a directory that cannot be read is recorded and the batch goes on.
+their files kept when their suffix belongs to one puzzle format only (``.non``, ``.xml``,
+``.json``, ``.png``, ...: a damaged one is reported, never skipped silently), or, for a suffix several
+formats share (``.txt``) or none claims, when a format's content sniffer recognises the content (so a
+``README.txt`` beside tournament sets is skipped, not reported).  A file named on the command line
+that cannot be read is an error; a file found in a directory that cannot be read (damaged, a FIFO
+or device, over the size limit) is recorded as an error row and the batch goes on.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nonosat.errors import FormatError, NonosatError
-from nonosat.formats import detect_format, iter_puzzles
+from nonosat.errors import FormatError, NonosatError, one_line
+from nonosat.formats import detect_format, formats, iter_puzzles
 from nonosat.puzzle import Puzzle
 
 
@@ -67,6 +70,12 @@ def collect_puzzles(paths: list[str | os.PathLike[str]], format: str | None = No
                 raise
             inputs.errors.append({"id": file, "status": "unreadable", "error": str(exc)})
             return
+        except (Exception, RecursionError) as exc:  # a reader bug: one failed row, not a crash
+            message = f"{one_line(file)}: unreadable ({type(exc).__name__}: {one_line(str(exc))})"
+            if strict:
+                raise FormatError(file, None, message.split(": ", 1)[1]) from None
+            inputs.errors.append({"id": file, "status": "unreadable", "error": message})
+            return
         for puzzle_id, puzzle in pairs:
             if puzzle_id not in seen:
                 seen.add(puzzle_id)
@@ -97,13 +106,28 @@ def _walk(root: Path) -> list[Path]:
 
 
 def _looks_like_puzzle(path: Path) -> bool:
+    """Whether a file found in a directory is meant as a puzzle file: its suffix belongs to
+    exactly one readable format (then a damaged file is reported, not skipped), or its content
+    is recognised.  Never blocks: a FIFO or device is opened with ``O_NONBLOCK`` and, if its
+    suffix says puzzle, reported by the reader as not a regular file."""
+    suffix = path.suffix.lower()
+    claimed = [f for f in formats().values() if suffix in f.suffixes and f.read is not None]
+    if len(claimed) == 1:
+        return True
     try:
-        with open(path, "rb") as f:
-            head = f.read(4096)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError:
-        return True  # let the reader report it
+        return bool(claimed)  # let the reader report it
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return bool(claimed)
+        head = os.read(fd, 4096)
+    except OSError:
+        return bool(claimed)
+    finally:
+        os.close(fd)
     try:
         fmt = detect_format(path, head)
     except FormatError:
         return False
-    return fmt.sniff is None or fmt.sniff(head)
+    return fmt.sniff is None or fmt.sniff(head.removeprefix(b"\xef\xbb\xbf"))

@@ -243,7 +243,7 @@ def goal_check(puzzle: Puzzle, status: str, solutions: list[Any]) -> str | None:
         return None
     if not puzzle.is_solution(puzzle.goal):
         return "invalid"
-    if any(np.array_equal(np.asarray(s, dtype=bool), puzzle.goal) for s in solutions):
+    if any(np.array_equal(np.asarray(s, dtype=puzzle.goal.dtype), puzzle.goal) for s in solutions):
         return "match"
     if status in ("unique", "none"):
         return "contradicts"
@@ -263,6 +263,8 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     process writes under ``--cert-dir`` and removes from the record.  A unique or none verdict
     whose proof a checker rejects is a disagreement.
     """
+    if puzzle.is_colour:
+        return _certify_colour_job(puzzle, options)
     from nonosat.certify import certify_puzzle
     from nonosat.encodings.certificate import certificate_files
     from nonosat.puzzle import grid_rows
@@ -287,6 +289,36 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
         record["goal_check"] = check
     if options.want_certificate:
         record["certificate_files"] = certificate_files(cert)
+    return record
+
+
+def _certify_colour_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
+    """:func:`certify_job` of a colour puzzle
+    (:func:`nonosat.encodings.colour_certificate.certify_colour`)."""
+    from nonosat.encodings.colour_certificate import certify_colour, colour_certificate_files
+    from nonosat.puzzle import colour_rows
+
+    assert puzzle.palette is not None
+    cert = certify_colour(puzzle, timeout=options.timeout)
+    record: dict[str, Any] = {
+        "status": cert.verdict,
+        "certified": cert.proved,
+        "solutions": [colour_rows(s, puzzle.palette) for s in cert.solutions],
+        "engine": f"sat:{cert.solver}",
+        "time_s": round(cert.times.get("total", 0.0), 6),
+        "stats": {},
+        "checks": [c.to_json() for c in cert.checks],
+    }
+    rejected = [c for c in cert.checks if not c.ok]
+    if cert.verdict in ("unique", "none") and rejected:
+        record["disagreement"] = "; ".join(
+            f"{c.checker} rejects the proof: {c.reason}" for c in rejected
+        )
+    check = goal_check(puzzle, cert.verdict, cert.solutions)
+    if check is not None:
+        record["goal_check"] = check
+    if options.want_certificate:
+        record["certificate_files"] = colour_certificate_files(cert)
     return record
 
 
@@ -317,6 +349,16 @@ def warm_analyse(options: JobOptions) -> None:
 def analyse_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     """Difficulty analysis: :func:`nonosat.analysis.difficulty.analyse` (its ``timeout`` bounds
     the fork search, the backbone and the givens in turn), recorded as ``Analysis.to_json``."""
+    if puzzle.is_colour:
+        from nonosat.analysis.colour import analyse_colour
+
+        colour = analyse_colour(puzzle, timeout=options.timeout, engine=options.engine)
+        record = colour.to_json("")
+        record.pop("puzzle", None)
+        check = goal_check(puzzle, colour.status.value, colour.solutions)
+        if check is not None:
+            record["goal_check"] = check
+        return record
     from nonosat.analysis.difficulty import analyse
 
     result = analyse(puzzle, timeout=options.timeout, engine=options.engine)

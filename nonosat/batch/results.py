@@ -19,7 +19,10 @@ Decided verdicts are those of :class:`nonosat.engines.Status` (``unique``, ``mul
     an engine returned a solution that breaks the clues;
 ``disagreement``
     engines (cross-check) or the published picture (``goal_check == "contradicts"``) disagree
-    with the verdict.
+    with the verdict;
+``unreadable``
+    an input file (found in a directory) that could not be read: damaged, not a regular file,
+    over the size limit.  Its row names the file and the reader's one-line error.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import stat
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -34,9 +39,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from nonosat.errors import FormatError
+from nonosat.safe_io import read_bounded
 
 #: Statuses that mean a puzzle got no verdict (exit code 4).
 UNDECIDED = frozenset({"unknown", "timeout", "crashed", "error"})
+#: Status of the row of an input file that could not be read (listed among the failures).
+UNREADABLE = "unreadable"
 #: Statuses that mean a wrong answer somewhere (exit code 1).
 WRONG = frozenset({"invalid", "disagreement"})
 
@@ -53,24 +61,41 @@ def is_disagreement(record: dict[str, Any]) -> bool:
     )
 
 
+#: Largest results file read (a million puzzles of about 1 KB each).
+MAX_RESULTS_BYTES = 1 << 30
+
+#: How the records nonosat writes begin; a cut last line is dropped only when it begins so.
+_RECORD_START = re.compile(r'\{\s*"id"\s*:')
+
+_NOT_OURS = (
+    "is not a nonosat results file (every line must be a JSON record with 'id' and 'job'); "
+    "it is left untouched: choose another --out"
+)
+
+
 def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Every record of a results file, in file order (an absent file has none).
 
-    A last line cut short (no newline, not valid JSON) is ignored: that is what a killed batch
-    leaves behind.
+    The file is recognised by its content: every line must be a JSON object with a string
+    ``id`` and ``job`` (what nonosat writes), except that a last line cut short (no newline,
+    not valid JSON, but beginning like a record) is ignored: that is what a killed batch leaves
+    behind.  Anything else (notes, a puzzle file, an empty line-less text) is refused, so that
+    :class:`ResultsFile` never truncates or appends to a file that nonosat did not write.
 
     Raises
     ------
     FormatError
-        A line before the last that is not a JSON object with an ``id``.
+        A FIFO, device or other non-regular file; a line that is not a nonosat record (names the
+        line: the file is not touched).
     """
     p = Path(path)
-    try:
-        text = p.read_bytes().decode("utf-8", "replace")
-    except FileNotFoundError:
+    if not p.exists() and not p.is_symlink():
         return []
-    except OSError as exc:
-        raise FormatError(str(p), None, exc.strerror or str(exc)) from None
+    data = read_bounded(p, MAX_RESULTS_BYTES, "results file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(str(p), None, f"{_NOT_OURS} (not UTF-8 text)") from None
     lines = text.split("\n")
     records = []
     for number, line in enumerate(lines, start=1):
@@ -78,12 +103,16 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            if number == len(lines):  # the unfinished last line of a killed batch
+        except (ValueError, RecursionError):
+            if number == len(lines) and _RECORD_START.match(line):  # a killed batch's last line
                 break
-            raise FormatError(str(p), number, f"not a JSON results line: {exc.msg}") from None
-        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
-            raise FormatError(str(p), number, "a results line must be an object with an 'id'")
+            raise FormatError(str(p), number, _NOT_OURS) from None
+        if not (
+            isinstance(record, dict)
+            and isinstance(record.get("id"), str)
+            and isinstance(record.get("job"), str)
+        ):
+            raise FormatError(str(p), number, _NOT_OURS)
         records.append(record)
     return records
 
@@ -100,7 +129,9 @@ class ResultsFile:
     Raises
     ------
     FormatError
-        The file cannot be created or read, or another batch holds its lock.
+        The file cannot be created or read, is not a regular file, is not a nonosat results file
+        (:func:`read_records`: then it is left exactly as it was), or another batch holds its
+        lock.
 
     Examples
     --------
@@ -118,8 +149,12 @@ class ResultsFile:
         self._file: IO[str] | None = None
         self._lock = self._take_lock()
         self.records: dict[tuple[str, str], dict[str, Any]] = {}
-        for record in read_records(self.path):
-            self.records[(record["id"], str(record.get("job")))] = record  # last one wins
+        try:
+            for record in read_records(self.path):
+                self.records[(record["id"], str(record.get("job")))] = record  # last one wins
+        except BaseException:
+            self.close()
+            raise
 
     def _take_lock(self) -> IO[bytes] | None:
         """Lock the file (``flock``, exclusive) so that two batches never run into one file."""
@@ -129,7 +164,12 @@ class ResultsFile:
             return None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(self.path, "ab")  # held until close()
+            # O_NONBLOCK: a FIFO at the path must not block; it is refused just below.
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise FormatError(str(self.path), None, "is not a regular file; choose another --out")
+            handle = os.fdopen(fd, "ab")  # held until close()
         except OSError as exc:
             raise FormatError(str(self.path), None, exc.strerror or str(exc)) from None
         try:
@@ -143,11 +183,35 @@ class ResultsFile:
 
     def done(self, puzzle_id: str, job: str, retry_failed: bool = False) -> bool:
         """Whether ``puzzle_id`` already has a ``job`` record (a failed one counts unless
-        ``retry_failed``)."""
+        ``retry_failed``; an ``unreadable`` file's row never does: the file may be fixed)."""
         record = self.records.get((puzzle_id, job))
-        if record is None:
+        if record is None or record.get("status") == UNREADABLE:
             return False
         return not (retry_failed and record.get("status") in UNDECIDED)
+
+    def add_input_errors(self, errors: Iterable[dict[str, Any]], job: str) -> None:
+        """Write one failed row (status ``unreadable``) per input file that could not be read
+        (:attr:`nonosat.batch.inputs.Inputs.errors`), unless the same row is already there.
+
+        Raises
+        ------
+        FormatError
+            The file cannot be written.
+        """
+        for error in errors:
+            old = self.records.get((error["id"], job))
+            if old is not None and old.get("error") == error.get("error"):
+                continue
+            self.append(
+                {
+                    "id": error["id"],
+                    "job": job,
+                    "puzzle": error["id"],
+                    "status": UNREADABLE,
+                    "wall_s": 0.0,
+                    "error": error.get("error"),
+                }
+            )
 
     def append(self, record: dict[str, Any]) -> None:
         """Write ``record`` as one line and flush it to the operating system.
@@ -178,6 +242,7 @@ class ResultsFile:
                             json.loads(data[last:])
                             f.write(b"\n")
                         except ValueError:
+                            # read_records accepted the file, so this is a cut record
                             f.truncate(last)
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

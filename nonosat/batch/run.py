@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from nonosat.batch.results import ResultsFile
 from nonosat.batch.sandbox import Task, close_sandboxes, kill_sandboxes, run_task
 from nonosat.errors import EngineError, NonosatError
 from nonosat.puzzle import Puzzle
+from nonosat.safe_io import atomic_write
 
 #: Fewest tasks kept in flight on a dask cluster (workers may join after the batch starts).
 DASK_WINDOW = 32
@@ -58,7 +58,10 @@ class BatchConfig:
     memory_mb : int or None
         Address-space limit of each worker process, MiB.
     cert_dir : Path or None
-        Where the certify job's certificates are written (by the batch process).
+        Where the certify job's certificates are written (by the batch process), one directory
+        per puzzle (:func:`certificate_dir`).
+    force : bool
+        Replace existing certificate directories (else :func:`run_batch` refuses up front).
     retry_failed : bool
         Rerun puzzles whose earlier record is a failure (timeout, crash, error, unknown).
     """
@@ -71,6 +74,7 @@ class BatchConfig:
     memory_mb: int | None = None
     cert_dir: Path | None = None
     retry_failed: bool = False
+    force: bool = False
 
     def deadline_s(self, factor: float = 1.0) -> float | None:
         """Seconds after which a worker that has not answered is killed, for a job that may take
@@ -186,7 +190,8 @@ def run_batch(
     ------
     NonosatError
         Unknown job or engine, a job whose module is missing, an unreachable scheduler, or a lost
-        connection to it (records already written stay).
+        connection to it (records already written stay); an existing certificate directory
+        without ``config.force`` (checked before anything runs).
     KeyboardInterrupt
         Propagated after the workers are stopped; records already written stay.
     """
@@ -198,6 +203,9 @@ def run_batch(
         engine=engine, timeout=config.timeout, want_certificate=config.cert_dir is not None
     )
     deadline = config.deadline_s((len(names) if job.engines_in_turn else 1) * job.time_factor)
+    if config.cert_dir is not None:
+        puzzles = list(puzzles)
+        check_certificate_dirs(config.cert_dir, (i for i, _ in puzzles), config.force)
     tasks = (
         Task(puzzle_id, puzzle, job, options, deadline, config.memory_mb)
         for puzzle_id, puzzle in puzzles
@@ -279,11 +287,64 @@ def _record_of(future: cf.Future[dict[str, Any]], task: Task) -> dict[str, Any]:
         }
 
 
+#: Longest certificate directory name kept whole (file systems allow 255 bytes).
+_MAX_NAME = 200
+
+
+def certificate_name(puzzle_id: str) -> str:
+    """The certificate directory name of ``puzzle_id``: unique and reversible.
+
+    The id is percent-encoded (:func:`urllib.parse.quote` with no safe characters: ``/``, space,
+    ``#`` and ``%`` itself are escaped, so ``a b.nin`` and ``a_b.nin`` stay apart) and a leading
+    ``.`` is escaped (no hidden, ``.`` or ``..`` names); :func:`puzzle_id_of` turns the name back
+    into the id (``sets/taai2011.txt#12`` -> ``sets%2Ftaai2011.txt%2312``).  A name longer than
+    200 characters keeps its first 180 and ends in ``~`` and 16 hex digits of the id's SHA-256,
+    still unique (the results record names the directory).
+    """
+    from urllib.parse import quote
+
+    name = quote(puzzle_id, safe="")
+    if name.startswith("."):
+        name = "%2E" + name[1:]
+    if len(name) > _MAX_NAME:
+        import hashlib
+
+        digest = hashlib.sha256(puzzle_id.encode("utf-8", "surrogateescape")).hexdigest()
+        name = f"{name[:180]}~{digest[:16]}"
+    return name or "%00"
+
+
+def puzzle_id_of(name: str) -> str:
+    """The puzzle id whose :func:`certificate_name` is ``name`` (names of shortened ids have no
+    inverse and are returned decoded as far as they go)."""
+    from urllib.parse import unquote
+
+    return unquote(name)
+
+
 def certificate_dir(cert_dir: Path, puzzle_id: str) -> Path:
-    """The directory of ``puzzle_id``'s certificate under ``cert_dir``: the id with every run of
-    characters other than letters, digits, ``.``, ``-`` and ``_`` replaced by ``_``
-    (``sets/taai2011.txt#12`` -> ``sets_taai2011.txt_12``)."""
-    return cert_dir / (re.sub(r"[^A-Za-z0-9._-]+", "_", puzzle_id.lstrip("./")) or "_")
+    """The directory of ``puzzle_id``'s certificate under ``cert_dir`` (:func:`certificate_name`)."""
+    return cert_dir / certificate_name(puzzle_id)
+
+
+def check_certificate_dirs(cert_dir: Path, puzzle_ids: Iterable[str], force: bool) -> None:
+    """Refuse, before anything runs, to write into existing certificate directories.
+
+    Raises
+    ------
+    NonosatError
+        A puzzle's directory exists and not ``force``; the message names it and how many.
+    """
+    if force:
+        return
+    existing = [certificate_dir(cert_dir, i) for i in puzzle_ids]
+    existing = [d for d in existing if d.exists() or d.is_symlink()]
+    if existing:
+        more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+        raise NonosatError(
+            f"{existing[0]}{more}: certificate directory already exists; use --force to replace "
+            "the certificates (nothing was run)"
+        )
 
 
 def _write_certificate(record: dict[str, Any], cert_dir: Path) -> None:
@@ -295,9 +356,7 @@ def _write_certificate(record: dict[str, Any], cert_dir: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
         for name, data in files.items():
-            tmp = out / f".{name}.nonosat-tmp"
-            tmp.write_bytes(data)
-            tmp.replace(out / name)
+            atomic_write(out / name, data, force=True)
     except OSError as exc:
         raise NonosatError(
             f"cannot write the certificate in {out}: {exc.strerror or exc}"

@@ -80,6 +80,9 @@ def analyse_command(
     from nonosat.errors import FormatError
 
     puzzle = read_puzzle(puzzle_path, format, index)
+    if puzzle.is_colour:
+        _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout,
+                        graph, map_file, force, json_output)
     for path in (graph, map_file):
         if path is not None and path.exists() and not force:
             raise FormatError(str(path), None, "already exists; use --force to overwrite it")
@@ -194,3 +197,57 @@ def _report(result, name: str) -> str:
                      "greedy, no given can be dropped, but not proved minimum")
     lines.append(f"time: {result.time_s:.2f} s")
     return "\n".join(lines)
+
+
+def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout, graph,
+                    map_file, force, json_output) -> None:
+    """``analyse`` of a colour puzzle (:func:`nonosat.analysis.colour.analyse_colour`); always
+    exits with the verdict's code."""
+    from nonosat.analysis.colour import analyse_colour
+    from nonosat.errors import FormatError
+
+    if graph is not None:
+        raise FormatError(str(graph), None, "--graph (the implication graph) is for "
+                          "black-and-white puzzles; this is a colour puzzle")
+    if map_file is not None:
+        if map_file.exists() and not force:
+            raise FormatError(str(map_file), None, "already exists; use --force to overwrite it")
+        if map_file.suffix.lower() not in (".svg", ".png"):
+            raise FormatError(str(map_file), None, "--map must end in .svg or .png")
+    announce_compile()
+    result = analyse_colour(puzzle, limit=10000 if count_all else limit, engine=engine,
+                            timeout=timeout)
+    if map_file is not None:
+        from nonosat.cli.render import _write
+
+        if map_file.suffix.lower() == ".svg":
+            from nonosat.render.svg import render_svg
+
+            data = render_svg(puzzle, solutions=result.solutions).encode()
+        else:
+            from nonosat.render.png import render_png
+
+            data = render_png(puzzle, solutions=result.solutions)
+        _write(map_file, data)
+        typer.echo(f"wrote {map_file}", err=True)
+    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+    if json_output:
+        print_json(result.to_json(name))
+        raise typer.Exit(STATUS_EXIT[result.status])
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(result.techniques.items())) or "none"
+    fixed = ", ".join(f"{k} {v}" for k, v in sorted(result.fixed_by.items())) or "none"
+    ends = {"solved": "line solving and probing solve it", "guess": "search is needed",
+            "no-solution": "line solving and probing prove there is no solution"}
+    lines = [
+        f"{name}: {_VERDICT[result.status.value]} (colour puzzle, "
+        f"{len(puzzle.palette) - 1} colours)",
+        f"steps: {counts}; cells decided by: {fixed}",
+        f"staged solve: {ends.get(result.end, result.end)}",
+        f"grade: {result.grade} (1 easy .. 5 extreme)",
+    ]
+    if result.ambiguous is not None:
+        lines.append(f"ambiguous cells: {int(result.ambiguous.sum())} "
+                     f"of {puzzle.height * puzzle.width} differ between solutions")
+    lines.append(f"time: {result.time_s:.2f} s")
+    typer.echo("\n".join(lines))
+    raise typer.Exit(STATUS_EXIT[result.status])

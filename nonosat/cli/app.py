@@ -27,6 +27,7 @@ from nonosat.cli import (
     hint,
     render,
     solve,
+    studio,
 )
 from nonosat.cli import verify as verify_cli
 from nonosat.cli.common import EXIT_CODES_HELP, NonosatCommand, NonosatGroup
@@ -108,6 +109,7 @@ EXIT_CODES: dict[str, dict[int, str]] = {
         4: "a guess is needed (the explanation stops there)",
         **_INTERRUPTED,
     },
+    "studio": {0: "stopped (Ctrl-C)", 2: "bad PATH, or the port is in use"},
 }
 
 
@@ -174,6 +176,7 @@ _register("verify", verify_cli.verify_command, verify_cli.__doc__)
 _register("analyse", analyse.analyse_command, analyse.__doc__)
 _register("hint", hint.hint_command, hint.__doc__)
 _register("explain", explain.explain_command, explain.__doc__)
+_register("studio", studio.studio_command, studio.__doc__)
 
 
 def main() -> None:

@@ -102,6 +102,9 @@ RetryOpt = Annotated[
     bool,
     typer.Option("--retry-failed", help="Rerun puzzles recorded as timeout, crashed or error."),
 ]
+BatchForceOpt = Annotated[
+    bool, typer.Option("--force", help="Replace existing certificate directories under --cert-dir.")
+]
 MemoryOpt = Annotated[
     int | None,
     typer.Option("--memory-limit", min=64, metavar="MIB", help="Memory limit per worker (MiB)."),
@@ -138,6 +141,7 @@ def batch_command(
     memory_limit: MemoryOpt = None,
     json_output: JsonOpt = False,
     format: FormatOpt = None,
+    force: BatchForceOpt = False,
 ) -> None:
     """Run a job (check, solve, certify, crosscheck, analyse) over many puzzles."""
     from nonosat.batch import (
@@ -160,12 +164,15 @@ def batch_command(
         memory_mb=memory_limit,
         cert_dir=cert_dir,
         retry_failed=retry_failed,
+        force=force,
     )
     inputs = collect_puzzles(list(paths), format)
     if not inputs.puzzles and not inputs.errors:
         raise FormatError(", ".join(map(str, paths)), None, "no puzzle files found")
     results = ResultsFile(out) if out is not None else None
     try:
+        if results is not None:
+            results.add_input_errors(inputs.errors, job.name)
         todo = pending(inputs.puzzles, results, config)
         earlier = len(inputs.puzzles) - len(todo)
         where = f"dask scheduler {scheduler}" if scheduler else f"{jobs or 'all'} local workers"

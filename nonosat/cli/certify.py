@@ -114,6 +114,8 @@ def certify_command(
     check_prover(prover)
     puzzle = read_puzzle(puzzle_path, format, index)
     ensure_writable_dir(out, force)
+    if puzzle.is_colour:
+        _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output)
     if prover != "sat":
         announce_compile()
     checkers = resolve_checkers(checker or ["auto"])
@@ -186,7 +188,28 @@ def verify_command(
 ) -> None:
     """Check a certificate directory written by nonosat certify."""
     from nonosat.encodings.certificate import verify_certificate
+    from nonosat.encodings.colour_certificate import (
+        is_colour_certificate,
+        verify_colour_certificate,
+    )
 
+    if is_colour_certificate(cert_dir):
+        from nonosat.encodings.certificate import resolve_checkers
+
+        colour = verify_colour_certificate(cert_dir, resolve_checkers(checker or ["auto"]))
+        code = _EXIT.get(colour.verdict or "", EXIT_FAILED) if colour.ok else EXIT_FAILED
+        if json_output:
+            print_json({"directory": str(cert_dir), "kind": "colour", "ok": colour.ok,
+                        "verdict": colour.verdict, "problems": colour.problems,
+                        "checks": [c.to_json() for c in colour.checks]})
+        elif colour.ok:
+            checks = ", ".join(f"{c.checker} {c.time_s:.3f} s" for c in colour.checks)
+            typer.echo(f"{cert_dir}: verified: {colour.verdict} (colour) [{checks}]")
+        else:
+            typer.echo(f"{cert_dir}: NOT verified", err=True)
+            for problem in colour.problems:
+                typer.echo(f"  {problem}", err=True)
+        raise typer.Exit(code)
     result = verify_certificate(cert_dir, checker or ["auto"], timeout)
     code = _EXIT.get(result.verdict or "", EXIT_FAILED) if result.ok else EXIT_FAILED
     if json_output:
@@ -201,4 +224,43 @@ def verify_command(
         typer.echo(f"{cert_dir}: NOT verified", err=True)
         for problem in result.problems:
             typer.echo(f"  {problem}", err=True)
+    raise typer.Exit(code)
+
+
+def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output) -> None:
+    """``certify`` of a colour puzzle (:mod:`nonosat.encodings.colour_certificate`): the SAT
+    solver's DRAT proof of the colour CNF plus blocking clause; always exits."""
+    from nonosat.encodings.certificate import resolve_checkers
+    from nonosat.encodings.colour_certificate import certify_colour, write_colour_certificate
+    from nonosat.encodings.satsolver import DEFAULT_SOLVER
+
+    cert = certify_colour(puzzle, solver=sat_solver or DEFAULT_SOLVER,
+                          checkers=resolve_checkers(checker or ["auto"]), timeout=timeout)
+    written = [] if cert.verdict == "unknown" else write_colour_certificate(cert, out)
+    rejected = [c for c in cert.checks if not c.ok]
+    code = EXIT_FAILED if rejected else _EXIT[cert.verdict]
+    if json_output:
+        print_json({"puzzle": puzzle.describe(), "verdict": cert.verdict,
+                    "certified": cert.proved, "directory": str(out) if written else None,
+                    "encoding": "colour-starts", "prover": "sat", "solver": cert.solver,
+                    "checks": [c.to_json() for c in cert.checks],
+                    "times_s": {k: round(v, 6) for k, v in cert.times.items()}})
+        raise typer.Exit(code)
+    name = puzzle.describe()
+    if cert.verdict in ("unknown", "multiple"):
+        what = ("gave up before deciding; nothing written" if cert.verdict == "unknown" else
+                f"several solutions; two of them are the witness in {out / 'solution.txt'} "
+                "(no certificate)")
+        typer.echo(f"{name}: {what}")
+        raise typer.Exit(code)
+    claim = "unique solution" if cert.verdict == "unique" else "no solution"
+    status = "certified" if cert.proved else "NOT certified: the proof was rejected"
+    typer.echo(f"{name}: {claim}, {status} (colour puzzle)")
+    lemmas = (cert.proof or "").count("\n")
+    typer.echo(f"  proof: {lemmas:,} DRAT lines ({cert.solver}), colour-starts encoding")
+    for check in cert.checks:
+        verdict = "accepted" if check.ok else f"REJECTED ({check.reason})"
+        typer.echo(f"  {check.checker}: {verdict} in {check.time_s:.3f} s")
+    typer.echo(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
+               f"[{cert.times['total']:.3f} s]")
     raise typer.Exit(code)

@@ -26,7 +26,8 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from nonosat.engines import Status
-from nonosat.errors import NonosatError
+from nonosat.errors import NonosatError, one_line
+from nonosat.limits import command_workload, resolve_timeout, workload
 
 if TYPE_CHECKING:
     import numpy as np
@@ -79,10 +80,8 @@ IndexOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 TimeoutOpt = Annotated[
     float | None,
-    typer.Option(
-        "--timeout", "-t", min=0.0, metavar="SECONDS",
-        help="Give up after SECONDS (exit 4) (default: none).",
-    ),
+    typer.Option("--timeout", "-t", min=0.0, metavar="SECONDS", help="Give up after SECONDS (exit 4); "
+                 "default $NONOSAT_TIMEOUT or 300, 0 = no limit."),
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -280,18 +279,23 @@ def _argument_name(param: Any, usage: bool = False) -> str:
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print ``nonosat: error: message`` on stderr and return the :class:`typer.Exit` to raise."""
-    typer.echo(f"nonosat: error: {message}", err=True)
+    typer.echo(f"nonosat: error: {one_line(message)}", err=True)
     return typer.Exit(code)
 
 
 def handle_errors(func: F) -> F:
     """Decorator for commands: a :class:`NonosatError` becomes one line on stderr and exit 2,
-    never a traceback.  ``KeyboardInterrupt`` exits 130."""
+    never a traceback.  ``KeyboardInterrupt`` exits 130.  A ``timeout`` not given takes the
+    default of :func:`nonosat.limits.default_timeout` (``0``: none), and the memory estimate
+    checks the command's kind of work (:func:`nonosat.limits.command_workload`)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            if "timeout" in kwargs and func.__name__ != "batch_command" and not kwargs.get("results"):
+                kwargs["timeout"] = resolve_timeout(kwargs["timeout"])
+            with workload(command_workload(func.__name__, kwargs)):
+                return func(*args, **kwargs)
         except NonosatError as exc:
             raise fail(str(exc)) from None
         except KeyboardInterrupt:
@@ -342,12 +346,14 @@ def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
         Unreadable file, unknown character or wrong shape (names the file).
     """
     from nonosat.errors import FormatError, PuzzleError
+    from nonosat.limits import size_limits
     from nonosat.puzzle import grid_from_rows
+    from nonosat.safe_io import read_bounded
 
     try:
-        rows = path.read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FormatError(str(path), None, getattr(exc, "strerror", None) or str(exc)) from None
+        rows = read_bounded(path, size_limits().max_file_bytes, "state file").decode().splitlines()
+    except UnicodeDecodeError as exc:
+        raise FormatError(str(path), None, str(exc)) from None
     try:
         return grid_from_rows([r for r in rows if r.strip()], puzzle.shape)
     except PuzzleError as exc:

@@ -137,12 +137,14 @@ def formats_command(json_output: JsonOpt = False) -> None:
             + ("w" if f.write else "-")
             + ("m" if f.multi and f.read else "-")
             + ("M" if f.write_many else "-")
+            + ("c" if f.colour else "-")
         )
         suffixes = " ".join(f.suffixes) or "-"
         typer.echo(f"{f.name:<{width}}  {mode}  {suffixes:<18}  {f.description}")
     typer.echo(
         "\nr = readable, w = writable, m = reads several puzzles per file (pick one with "
-        "--index N, or name it FILE#N), M = 'nonosat convert' writes several puzzles to one file"
+        "--index N, or name it FILE#N), M = 'nonosat convert' writes several puzzles to one file, "
+        "c = colour puzzles"
     )
 
 
@@ -155,5 +157,6 @@ def _format_json(f: Format) -> dict[str, object]:
         "multi": f.multi,
         "write_many": f.write_many is not None,
         "picture": f.stores_picture,
+        "colour": f.colour,
         "description": f.description,
     }

@@ -8,7 +8,6 @@ to standard output.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -58,22 +57,37 @@ def encode_command(
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
-    partial = read_state(state, puzzle) if state is not None else None
-    enc = encode(puzzle, encoding or DEFAULT_ENCODING, partial)
-    text = enc.dimacs()
+    if puzzle.is_colour:
+        from nonosat.encodings.cnf_colour import encode_colour
+        from nonosat.errors import EngineError
+
+        if state is not None or encoding not in (None, "colour-starts"):
+            raise EngineError("a colour puzzle has one encoding (colour-starts) and no --state")
+        colour = encode_colour(puzzle)
+        h, w, k = puzzle.height, puzzle.width, puzzle.n_colours
+        text = "".join(
+            f"c cell {r} {c} colour {n} -> {colour.cell_var(r, c, n)}\n"
+            for r in range(h) for c in range(w) for n in range(k)
+        )
+        text += f"p cnf {colour.nvars} {len(colour.clauses)}\n"
+        text += "".join(" ".join(map(str, cl)) + " 0\n" for cl in colour.clauses)
+        enc = None
+    else:
+        partial = read_state(state, puzzle) if state is not None else None
+        enc = encode(puzzle, encoding or DEFAULT_ENCODING, partial)
+        text = enc.dimacs()
     if str(out) == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
     if out.exists() and not force:
         raise FormatError(str(out), None, "already exists; use --force to overwrite it")
-    tmp = out.with_name(f".{out.name}.nonosat-tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise FormatError(str(out), None, exc.strerror or str(exc)) from None
+    from nonosat.safe_io import atomic_write
+
+    atomic_write(out, text.encode(), force)
+    if enc is None:
+        typer.echo(f"wrote {out} (colour-starts encoding)", err=True)
+        return
     typer.echo(
         f"wrote {out} ({enc.encoding} encoding: {enc.nvars} variables, "
         f"{len(enc.clauses)} clauses)",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import numpy as np
 import typer
 
 from nonosat.cli.common import (
@@ -55,6 +56,8 @@ def explain_command(
 
     puzzle = read_puzzle(puzzle_path, format, index)
     announce_compile()
+    if puzzle.is_colour:
+        _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output)
     result = explain(puzzle, depth=depth, max_steps=max_steps)
     final = result.final
     if json_output:
@@ -81,3 +84,42 @@ def explain_command(
             typer.echo(render_text(puzzle, result.grid))
     kind = final.kind if final is not None else "stopped"
     raise typer.Exit({"solved": EXIT_OK, "no-solution": EXIT_NONE}.get(kind, EXIT_GAVE_UP))
+
+
+def _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output) -> None:
+    """``explain`` of a colour puzzle (:func:`nonosat.analysis.colour.colour_explain`);
+    always exits."""
+    from nonosat.analysis.colour import colour_explain
+    from nonosat.puzzle import colour_rows
+
+    result = colour_explain(puzzle, max_steps=max_steps)
+    if json_output:
+        g = result.grid
+        single = ((g & (g - 1)) == 0) & (g > 0)
+        solution = colour_rows(np.log2(np.maximum(g, 1)).astype(int), puzzle.palette) \
+            if single.all() else None
+        print_json({
+            "puzzle": str(puzzle_path) + (f"#{index}" if index is not None else ""),
+            "steps": [s.to_json(puzzle) for s in result.steps],
+            "end": result.end,
+            "techniques": result.technique_counts(),
+            "grid": solution,
+        })
+    else:
+        width = len(str(len(result.steps)))
+        for k, step in enumerate(result.steps, start=1):
+            typer.echo(f"{k:>{width}}. [{step.technique}] {step.text}")
+        ends = {"solved": "solved.", "no-solution": "contradiction: the puzzle has no solution.",
+                "guess": "no deduction left: the rest needs a guess.",
+                "stopped": f"stopped after {len(result.steps)} steps (--max-steps)"}
+        typer.echo(ends[result.end])
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(result.technique_counts().items()))
+        typer.echo(f"{len(result.steps)} steps: {counts}")
+        if grid:
+            from rich.console import Console
+
+            from nonosat.render.colour_text import render_colour_text
+
+            Console(highlight=False, soft_wrap=True).print(
+                render_colour_text(puzzle, result.grid, masks=True))
+    raise typer.Exit({"solved": EXIT_OK, "no-solution": EXIT_NONE}.get(result.end, EXIT_GAVE_UP))

@@ -52,6 +52,8 @@ def hint_command(
     from nonosat.analysis.hints import cell_name, next_hint
 
     puzzle = read_puzzle(puzzle_path, format, index)
+    if puzzle.is_colour:
+        _colour_hint(puzzle, state, json_output)
     grid = read_state(state, puzzle) if state is not None else None
     announce_compile()
     hint = next_hint(puzzle, grid, engine=engine)
@@ -67,3 +69,23 @@ def hint_command(
             typer.echo(f"{verb}: {listed}")
     code = {"mistake": EXIT_FAILED, "no-solution": EXIT_NONE}.get(hint.kind, EXIT_OK)
     raise typer.Exit(code)
+
+
+def _colour_hint(puzzle, state, json_output) -> None:
+    """``hint`` of a colour puzzle from the empty grid (:mod:`nonosat.analysis.colour`); always
+    exits."""
+    from nonosat.analysis.colour import colour_hint
+    from nonosat.errors import EngineError
+
+    if state is not None:
+        raise EngineError("--state takes black-and-white grids; this is a colour puzzle")
+    announce_compile()
+    kind, step = colour_hint(puzzle)
+    if json_output:
+        print_json({"kind": kind, "step": step.to_json(puzzle) if step is not None else None})
+    elif step is not None:
+        typer.echo(f"[{step.technique}] {step.text}")
+    else:
+        typer.echo({"solved": "the grid is solved", "no-solution": "the puzzle has no solution",
+                    "guess": "no deduction left: only a guess"}[kind])
+    raise typer.Exit(EXIT_NONE if kind == "no-solution" else EXIT_OK)

@@ -79,7 +79,18 @@ def render_command(
         solutions = list(result.solutions)
         code = STATUS_EXIT[result.status]
         verdict = _VERDICT.get(result.status.value, result.status.value)
-    if out is None:
+    if out is None and puzzle.is_colour:
+        import numpy as np
+        from rich.console import Console
+
+        from nonosat.render.colour_text import render_colour_text
+
+        grid = None
+        if solutions:
+            stack = np.asarray(solutions, dtype=np.int64)
+            grid = np.bitwise_or.reduce(np.left_shift(1, stack), axis=0)
+        Console(highlight=False, soft_wrap=True).print(render_colour_text(puzzle, grid, masks=True))
+    elif out is None:
         from nonosat.puzzle import Cell
         from nonosat.render.layout import DIFFERS, cell_states
         from nonosat.render.text import render_text
@@ -113,12 +124,6 @@ def _write(path: Path, data: bytes) -> None:
     FormatError
         The file cannot be written.
     """
-    import os
+    from nonosat.safe_io import atomic_write
 
-    tmp = path.with_name(f".{path.name}.nonosat-tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise FormatError(str(path), None, exc.strerror or str(exc)) from None
+    atomic_write(path, data, force=True)  # --force was checked before drawing

@@ -111,6 +111,8 @@ def solve_command(
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
+    if state is not None and puzzle.is_colour:
+        raise EngineError("--state takes black-and-white grids; this is a colour puzzle")
     partial = read_state(state, puzzle) if state is not None else None
     if engine in ("native", "auto"):
         announce_compile()
@@ -123,6 +125,22 @@ def solve_command(
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
         print_json(result.to_json(puzzle, name))
+    elif puzzle.is_colour:
+        from rich.console import Console
+
+        from nonosat.render.colour_text import render_colour_text
+
+        console = Console(highlight=False, soft_wrap=True)
+        for k, sol in enumerate(result.solutions, start=1):
+            if len(result.solutions) > 1:
+                console.print(f"solution {k}:")
+            console.print(render_colour_text(puzzle, sol))
+            console.print("")
+        console.print(
+            f"{puzzle.describe()}: {_VERDICT[result.status]} "
+            f"[{result.engine}, {result.time_s:.3f} s]",
+            markup=False,
+        )
     else:
         for line in report_lines(puzzle, result, limit):
             typer.echo(line)

@@ -158,6 +158,13 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
+    if puzzle.is_colour:
+        from nonosat.errors import EngineError
+
+        raise EngineError(
+            "verify judges black-and-white answers; for a colour puzzle use 'nonosat certify' "
+            "or 'nonosat crosscheck'"
+        )
     solutions = []
     if solution_path is not None:
         solutions.append(_read_solution(solution_path, solution_format, index, puzzle.shape))

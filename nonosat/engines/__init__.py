@@ -107,14 +107,17 @@ class SolveResult:
     def to_json(self, puzzle: Puzzle, name: str | None = None) -> dict[str, Any]:
         """The ``solve --json`` object: puzzle, width, height, status, solutions (row strings of
         ``#`` and ``.``), engine, time_s, load_s, stats."""
-        from nonosat.puzzle import grid_rows
+        from nonosat.puzzle import colour_rows, grid_rows
 
         return {
             "puzzle": name if name is not None else puzzle.describe(),
             "width": puzzle.width,
             "height": puzzle.height,
             "status": self.status.value,
-            "solutions": [grid_rows(s) for s in self.solutions],
+            "solutions": [
+                colour_rows(s, puzzle.palette) if puzzle.palette is not None else grid_rows(s)
+                for s in self.solutions
+            ],
             "engine": self.engine,
             "time_s": round(self.time_s, 6),
             "load_s": round(self.load_s, 6),
@@ -253,7 +256,13 @@ def solve(
                 f"engine {result.engine!r} returned an invalid solution #{k + 1}: "
                 f"{puzzle.line_name(line)} should be {expected} but is {actual}"
             )
-        if partial is not None:
+        if partial is not None and puzzle.is_colour:
+            if not ((np.asarray(partial, dtype=np.int64) >> sol.astype(np.int64)) & 1).all():
+                raise InvalidSolutionError(
+                    f"engine {result.engine!r} returned solution #{k + 1}, which contradicts "
+                    f"the given cells"
+                )
+        elif partial is not None:
             given = np.isin(partial, (1, 2))
             if (given & ((partial == 2) != sol)).any():
                 raise InvalidSolutionError(

@@ -17,8 +17,8 @@ import time
 import numpy as np
 
 from nonosat.engines import SolveResult, Status, get_engine
-from nonosat.puzzle import Cell, Puzzle
 from nonosat.native.search import NativeSearch
+from nonosat.puzzle import Cell, Puzzle
 
 
 class AutoEngine:
@@ -60,6 +60,8 @@ class AutoEngine:
         """See :meth:`nonosat.engines.Engine.solve`; ``stats["handoff"]`` says whether SAT took
         over, and ``stats["native"]``/``stats["sat"]`` hold each engine's counters."""
         start = time.perf_counter()
+        if puzzle.is_colour:
+            return self._solve_colour(puzzle, partial, limit, timeout, start)
         search = NativeSearch(puzzle, partial, limit=limit)
         budget = self.budget_s if timeout is None else min(self.budget_s, timeout)
         outcome = search.run(budget)
@@ -82,3 +84,30 @@ class AutoEngine:
         stats.update(handoff=True, sat=sat.stats, root_known=int(np.isin(root, (1, 2)).sum()))
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
                            stats, trace)
+
+    def _solve_colour(
+        self, puzzle: Puzzle, partial: np.ndarray | None, limit: int, timeout: float | None,
+        start: float,
+    ) -> SolveResult:
+        """A colour puzzle: the native colour search for :data:`COLOUR_NATIVE_BUDGET_S` seconds
+        (colour picture puzzles are mostly decided at the root), then SAT given the root grid."""
+        from nonosat.native.colour import colour_search
+
+        budget = COLOUR_NATIVE_BUDGET_S if timeout is None else min(COLOUR_NATIVE_BUDGET_S, timeout)
+        outcome = colour_search(puzzle, partial, limit=limit, timeout=budget)
+        stats: dict = {"handoff": False, "native": outcome.stats}
+        if outcome.finished or len(outcome.solutions) >= limit or outcome.root is None:
+            status = Status.from_search(len(outcome.solutions), limit, outcome.finished)
+            return SolveResult(status, outcome.solutions, "native", time.perf_counter() - start,
+                               stats, outcome.root)
+        remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
+        sat = get_engine("sat", solver=self.sat_solver).solve(
+            puzzle, partial=outcome.root, limit=limit, timeout=remaining
+        )
+        stats.update(handoff=True, sat=sat.stats)
+        return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
+                           stats, outcome.root)
+
+
+#: Seconds of native colour search before the auto engine hands a colour puzzle to SAT.
+COLOUR_NATIVE_BUDGET_S = 1.0

@@ -27,8 +27,15 @@ class _Collector(cp_model.CpSolverSolutionCallback):
         self._cells = cells
         self._limit = limit
         self.solutions: list[np.ndarray] = []
+        self.colour = False  # set for a colour puzzle: solutions are colour indices (int8)
 
     def on_solution_callback(self) -> None:
+        if self.colour:
+            values = [self.value(var) for var in self._cells.flat]
+            self.solutions.append(np.array(values, dtype=np.int8).reshape(self._cells.shape))
+            if len(self.solutions) >= self._limit:
+                self.stop_search()
+            return
         values = [self.boolean_value(var) for var in self._cells.flat]
         self.solutions.append(np.array(values, dtype=bool).reshape(self._cells.shape))
         if len(self.solutions) >= self._limit:
@@ -73,6 +80,7 @@ class CpSatEngine:
         solver = cp_model.CpSolver()
         solver_parameters(solver, timeout)
         collector = _Collector(built.cells, limit)
+        collector.colour = puzzle.is_colour
         status = solver.solve(built.model, collector)
         if status == cp_model.MODEL_INVALID:
             raise EngineError(f"CP-SAT rejected the model: {built.model.validate()}")

@@ -8,8 +8,8 @@ import time
 import numpy as np
 
 from nonosat.engines import SolveResult, Status
-from nonosat.puzzle import Puzzle
 from nonosat.native.search import NativeSearch
+from nonosat.puzzle import Puzzle
 
 
 class NativeEngine:
@@ -37,6 +37,8 @@ class NativeEngine:
         """See :meth:`nonosat.engines.Engine.solve`.  ``result.trace`` is the root deduction
         trace (:class:`nonosat.native.search.Trace`)."""
         start = time.perf_counter()
+        if puzzle.is_colour:
+            return self._solve_colour(puzzle, partial, limit, timeout, start)
         search = NativeSearch(puzzle, partial, limit=limit, probing=self.probing)
         outcome = search.run(timeout)
         status = Status.from_search(len(outcome.solutions), limit, outcome.finished)
@@ -47,4 +49,28 @@ class NativeEngine:
             time_s=time.perf_counter() - start,
             stats=dict(outcome.stats),
             trace=outcome.trace,
+        )
+
+    def _solve_colour(
+        self,
+        puzzle: Puzzle,
+        partial: np.ndarray | None,
+        limit: int,
+        timeout: float | None,
+        start: float,
+    ) -> SolveResult:
+        """A colour puzzle: :func:`nonosat.native.colour.colour_search` (``partial`` holds colour
+        bit masks); ``result.trace`` is the root grid state (int32 colour masks)."""
+        from nonosat.native.colour import colour_search
+
+        outcome = colour_search(
+            puzzle, partial, limit=limit, probing=self.probing, timeout=timeout
+        )
+        return SolveResult(
+            status=Status.from_search(len(outcome.solutions), limit, outcome.finished),
+            solutions=outcome.solutions,
+            engine=self.name,
+            time_s=time.perf_counter() - start,
+            stats=dict(outcome.stats),
+            trace=outcome.root,
         )

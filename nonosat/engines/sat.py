@@ -88,6 +88,8 @@ class SatEngine:
         """Find up to ``limit`` solutions; see :meth:`nonosat.engines.Engine.solve`."""
         start = time.perf_counter()
         deadline = start + timeout if timeout is not None else None
+        if puzzle.is_colour:
+            return self._solve_colour(puzzle, partial, limit, deadline, start)
         enc = encode(puzzle, self.encoding, partial)
         clauses = enc.clauses
         if self.implications:
@@ -124,6 +126,48 @@ class SatEngine:
             variables=enc.nvars,
             clauses=nclauses,
             implications=len(self.implications),
+            encode_time_s=round(encoded - start, 6),
+        )
+        return SolveResult(
+            status=Status.from_search(len(solutions), limit, complete),
+            solutions=solutions,
+            engine=self.name,
+            time_s=time.perf_counter() - start,
+            stats=stats,
+        )
+
+    def _solve_colour(
+        self,
+        puzzle: Puzzle,
+        partial: np.ndarray | None,
+        limit: int,
+        deadline: float | None,
+        start: float,
+    ) -> SolveResult:
+        """A colour puzzle: the encoding of :mod:`nonosat.encodings.cnf_colour` (``partial``
+        holds colour bit masks), enumerated with blocking clauses."""
+        from nonosat.encodings.cnf_colour import encode_colour
+
+        enc = encode_colour(puzzle, partial)
+        encoded = time.perf_counter()
+        solutions: list[np.ndarray] = []
+        complete = True
+        with SatRun(enc.clauses, self.solver) as run:
+            while len(solutions) < limit:
+                answer = run.solve(deadline)
+                if answer is None:
+                    complete = False
+                    break
+                if not answer:
+                    break
+                solution = enc.solution(run.model())
+                solutions.append(solution)
+                run.add_clause(enc.blocking_clause(solution))
+            stats = run.stats()
+        stats.update(
+            encoding="colour-starts",
+            variables=enc.nvars,
+            clauses=len(enc.clauses),
             encode_time_s=round(encoded - start, 6),
         )
         return SolveResult(

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nonosat.errors import FormatError, NonosatError
+from nonosat.limits import check_memory, size_limits
+from nonosat.safe_io import atomic_write, read_bounded
 
 if TYPE_CHECKING:  # the model (numpy) is imported by the readers, not by `--help`
     from nonosat.puzzle import Puzzle
@@ -41,9 +43,6 @@ FORMAT_MODULES: tuple[str, ...] = (
     "nonosat.formats.png",
     "nonosat.formats.picture",  # last: the loosest sniffing
 )
-
-#: Files larger than this are refused before reading (no puzzle file is anywhere near it).
-MAX_FILE_BYTES = 64 * 1024 * 1024
 
 Reader = Callable[[bytes, str], "list[Puzzle]"]
 Writer = Callable[["Puzzle"], bytes]
@@ -73,6 +72,9 @@ class Format:
     stores_picture : bool
         Whether the format stores the picture rather than the clues (text grids, PBM, PNG): its
         writer needs the puzzle's ``goal``.
+    colour : bool
+        Whether the writer can hold colour puzzles; writing a colour puzzle to a format without
+        it is refused with a clear error.
     """
 
     name: str
@@ -84,6 +86,7 @@ class Format:
     sniff: Sniffer | None = None
     multi: bool = False
     stores_picture: bool = False
+    colour: bool = False
 
 
 _REGISTRY: dict[str, Format] | None = None
@@ -123,13 +126,16 @@ def get_format(name: str) -> Format:
 
 
 def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> Format:
-    """Choose the format of ``path`` by suffix, then by sniffing ``head`` (its first bytes).
+    """Choose the format of ``path`` by suffix, then by sniffing ``head`` (its first bytes,
+    after a UTF-8 byte order mark).
 
     Raises
     ------
     FormatError
         Neither the suffix nor the content identify a known format.
     """
+    if head is not None:
+        head = head.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark says nothing
     suffix = Path(path).suffix.lower()
     claimed = [f for f in formats().values() if suffix in f.suffixes and f.read is not None]
     if len(claimed) == 1:
@@ -148,34 +154,29 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> Fo
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """Read a puzzle file, refusing missing files, directories and files over
-    :data:`MAX_FILE_BYTES`.
+    """Read a puzzle file, refusing missing files, directories, FIFOs, devices and files over
+    the size limit (:func:`nonosat.limits.size_limits`), without ever blocking
+    (:func:`nonosat.safe_io.read_bounded`).
 
     Raises
     ------
     FormatError
     """
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-        if p.is_dir():
-            raise FormatError(str(p), None, "is a directory, not a puzzle file")
-        if size > MAX_FILE_BYTES:
-            raise FormatError(
-                str(p), None, f"file is {size / 2**20:.0f} MiB; puzzle files are far smaller"
-            )
-        return p.read_bytes()
-    except OSError as exc:
-        raise FormatError(str(p), None, exc.strerror or str(exc)) from None
+    return read_bounded(path, size_limits().max_file_bytes, "puzzle file")
 
 
 def read_puzzles(path: str | os.PathLike[str], format: str | None = None) -> list[Puzzle]:
     """Every puzzle in the file at ``path``.
 
+    Each puzzle is checked against the size limit and the memory estimate
+    (:mod:`nonosat.limits`); the readers check the size limit themselves while parsing, before
+    they allocate.
+
     Raises
     ------
     FormatError
-        Missing, unreadable, unrecognised or malformed file (message names file and line).
+        Missing, unreadable, non-regular, too large, unrecognised or malformed file (message
+        names file and line); a puzzle over the limits.
     PuzzleError
         Clues that cannot describe a puzzle (re-raised as FormatError naming the file).
     """
@@ -189,8 +190,22 @@ def read_puzzles(path: str | os.PathLike[str], format: str | None = None) -> lis
         raise
     except NonosatError as exc:
         raise FormatError(str(path), None, str(exc)) from None
+    except RecursionError:
+        raise FormatError(str(path), None, f"nested too deeply for a {fmt.name} file") from None
+    except MemoryError:
+        raise FormatError(str(path), None, "too large to read (out of memory)") from None
+    except (ValueError, LookupError, OverflowError, TypeError) as exc:
+        # A reader met input it did not foresee: still one line naming the file, never a
+        # traceback (the fuzzing tests look for these).
+        raise FormatError(
+            str(path), None, f"malformed {fmt.name} file ({type(exc).__name__}: {exc})"
+        ) from None
     if not puzzles:
         raise FormatError(str(path), None, "the file holds no puzzle")
+    limits = size_limits()
+    for puzzle in puzzles:
+        limits.check_cells(puzzle.width, puzzle.height, str(path))
+        check_memory(puzzle, str(path))
     return puzzles
 
 
@@ -281,6 +296,16 @@ def encode_puzzles(puzzles: list[Puzzle], fmt: Format, path: str = "<output>") -
         A puzzle the format cannot hold (unknown clues, no picture, ...), or several puzzles
         for a single-puzzle format; the message names ``path``.
     """
+    for puzzle in puzzles:
+        if puzzle.is_colour and not fmt.colour:
+            able = ", ".join(f.name for f in formats().values() if f.colour and f.write)
+            raise FormatError(
+                path,
+                None,
+                f"{puzzle.describe()} is a colour puzzle ({len(puzzle.palette or ()) - 1} colours) "
+                f"and the {fmt.name} format holds black-and-white puzzles only; write one of "
+                f"{able}",
+            )
     try:
         if len(puzzles) == 1 or fmt.write_many is None:
             if len(puzzles) != 1 or fmt.write is None:
@@ -322,13 +347,7 @@ def write_puzzles(
     if p.exists() and not force:
         raise FormatError(str(p), None, "already exists; use --force to overwrite it")
     data = encode_puzzles(puzzles, fmt, str(p))
-    tmp = p.with_name(f".{p.name}.nonosat-tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, p)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise FormatError(str(p), None, exc.strerror or str(exc)) from None
+    atomic_write(p, data, force)
     return fmt
 
 

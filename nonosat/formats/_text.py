@@ -11,13 +11,12 @@ import re
 from collections.abc import Sequence
 
 from nonosat.errors import FormatError, PuzzleError
+from nonosat.limits import size_limits
 from nonosat.puzzle import Clue, Puzzle, clue_min_length, clue_text
 
 #: No clue line of a real puzzle is anywhere near this long (a 10000-wide line of 1s is 20000).
 MAX_CLUE_LINE_CHARS = 200_000
 
-#: Largest width or height accepted from a file header (cauldron.non, the biggest known, is 512).
-MAX_SIDE = 20_000
 
 _CONTROL_OK = {9, 10, 12, 13}  # TAB, LF, FF, CR
 _PLAIN_NUMBERS = re.compile(r"[ \t\r\f\v]*(?:[0-9]{1,9}[ \t\r\f\v]*)*")
@@ -30,11 +29,13 @@ def decode_text(data: bytes, path: str) -> str:
     Raises
     ------
     FormatError
-        An empty file, or binary data (NUL or other control bytes, invalid UTF-8 with control
-        bytes); the message gives the line of the first bad byte.
+        An empty file, binary data (NUL or other control bytes, invalid UTF-8 with control
+        bytes; the message gives the line of the first bad byte), or more lines than the size
+        limit allows (:mod:`nonosat.limits`, checked before the text is split).
     """
     if not data.strip():
         raise FormatError(path, None, "the file is empty; expected a puzzle")
+    size_limits().check_lines(data.count(b"\n"), path)
     nul = data.find(b"\x00")
     if nul >= 0:
         raise FormatError(
@@ -103,13 +104,11 @@ def parse_size(value: int, path: str, line: int, what: str) -> int:
     Raises
     ------
     FormatError
-        Zero, or larger than :data:`MAX_SIDE`.
+        Zero, or larger than the size limit (:meth:`nonosat.limits.SizeLimits.check_side`).
     """
     if value < 1:
         raise FormatError(path, line, f"{what} must be at least 1, found {value}")
-    if value > MAX_SIDE:
-        raise FormatError(path, line, f"{what} {value} is too large (at most {MAX_SIDE})")
-    return value
+    return size_limits().check_side(value, path, line, what)
 
 
 def make_puzzle(
@@ -136,9 +135,11 @@ def make_puzzle(
     Raises
     ------
     FormatError
-        A clue that does not fit its line, totals that disagree, a goal of the wrong shape.
+        A clue that does not fit its line, totals that disagree, a goal of the wrong shape, a
+        puzzle over the size limit (:mod:`nonosat.limits`).
     """
     height, width = len(rows), len(cols)
+    size_limits().check_cells(width, height, path)
     for kind, clues, where, length in (
         ("row", rows, row_lines, width),
         ("column", cols, col_lines, height),

@@ -22,9 +22,11 @@ Layout (keys in any order, except that ``width``/``height`` come before ``rows``
 
 Each of the ``height`` lines after ``rows`` (``width`` after ``columns``) is one clue: block
 lengths separated by commas, ``0`` or an empty line for an empty line.  Strings are quoted and
-may contain HTML entities.  A block may carry a colour letter (``3a,1b``); a puzzle using more
-than one colour is refused (colour puzzles are not supported yet).  ``.nonpack`` bundles several
-puzzles separated by ``====`` lines.
+may contain HTML entities.  A block may carry a colour letter (``3a,1b``): a puzzle using more
+than one colour is a colour puzzle, whose letters are declared by ``color a #rrggbb [name]`` lines
+(``color 0 ...`` sets the background, white by default; a plain number is colour ``1``, black
+unless declared) and whose goal holds one character per cell (``0`` = background).  ``.nonpack``
+bundles several puzzles separated by ``====`` lines.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import numpy as np
 
 from nonosat.errors import FormatError
 from nonosat.formats import Format
+from nonosat.formats._colour import make_colour_puzzle, make_palette, parse_rgb, writer_chars
 from nonosat.formats._text import (
     clue_string,
     decode_text,
@@ -56,6 +59,8 @@ _STRING_KEYS = {
 }
 _BLOCK = re.compile(r"(\d+)([^\d\s,]?)")
 _KEYWORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+#: Keys that may appear once per puzzle (a second ``width`` is an error, not a silent override).
+_ONCE = frozenset({"width", "height", "rows", "columns", "goal"})
 
 
 def read_non(data: bytes, path: str) -> list[Puzzle]:
@@ -92,6 +97,8 @@ def _read_one(lines: list[str], start: int, stop: int, path: str) -> Puzzle:
     sections: dict[str, tuple[list[tuple[str, int]], int]] = {}
     goal: tuple[str, int] | None = None
     colours: dict[str, str] = {}
+    seen: dict[str, int] = {}  # key of _ONCE -> its line
+    colour_lines: dict[str, int] = {}
     k = start
     while k < stop:
         raw = lines[k]
@@ -116,6 +123,12 @@ def _read_one(lines: list[str], start: int, stop: int, path: str) -> Puzzle:
             )
         key = m.group(0).lower()
         value = text[m.end() :].strip()
+        if key in _ONCE:
+            if key in seen:
+                raise FormatError(
+                    path, lineno, f"a second '{key}' line (the first is line {seen[key]})"
+                )
+            seen[key] = lineno
         if key in _STRING_KEYS:
             fields[_STRING_KEYS[key]] = _unquote(value)
         elif key in ("width", "height"):
@@ -159,28 +172,121 @@ def _read_one(lines: list[str], start: int, stop: int, path: str) -> Puzzle:
         elif key in ("color", "colour"):
             parts = value.split()
             if parts:
-                colours[parts[0]] = parts[1] if len(parts) > 1 else "?"
+                colours[parts[0]] = " ".join(parts[1:]) if len(parts) > 1 else "?"
+                colour_lines[parts[0]] = lineno
         # Any other line is ignored, as FORMAT.md requires.
     for key in ("width", "height", "rows", "columns"):
         if key not in size and key not in sections:
             raise FormatError(
                 path, None, f"no '{key}' line; a .non file needs width, height, rows and columns"
             )
-    used: set[str] = set()
+    used: dict[str, int] = {}  # colour letter -> first line using it
     rows, row_lines = _clues(sections["rows"][0], path, used)
     cols, col_lines = _clues(sections["columns"][0], path, used)
+    meta = {"catalogue": fields.pop("catalogue")} if "catalogue" in fields else {}
+    if len({c or "1" for c in used} - {"0"}) > 1:
+        return _colour_puzzle(path, sections, colours, colour_lines, goal, size, fields, meta)
     picture = None
     if goal is not None:
         picture = _goal(goal, size["height"][0], size["width"][0], path, used)
-    if len(used) > 1:
-        names = ", ".join(f"{c} ({colours[c]})" if c in colours else c for c in sorted(used))
-        raise FormatError(
-            path,
-            None,
-            f"colour puzzle (colours {names}); only black-and-white puzzles are supported",
-        )
-    meta = {"catalogue": fields.pop("catalogue")} if "catalogue" in fields else {}
+    for colour, line in used.items():
+        if colour and colour not in colours:
+            raise FormatError(
+                path,
+                line,
+                f"colour {colour!r} is not defined (no 'color {colour} ...' line); "
+                "expected block lengths like 2,1",
+            )
     return make_puzzle(path, rows, cols, row_lines, col_lines, goal=picture, meta=meta, **fields)
+
+
+def _colour_puzzle(path, sections, colours, colour_lines, goal, size, fields, meta) -> Puzzle:
+    """The colour puzzle of a ``.non`` file whose blocks use several colours."""
+    parsed: dict[str, list] = {}
+    used: dict[str, int] = {}
+    for key in ("rows", "columns"):
+        blocks, cols, numbers = [], [], []
+        for text, lineno in sections[key][0]:
+            pairs = []
+            for token in text.strip().split(","):
+                token = token.strip()
+                if not token:
+                    continue
+                m = _BLOCK.fullmatch(token)
+                ch = (m.group(2) or "1") if m else "1"
+                length = int(m.group(1)) if m else 0
+                if length and ch != "0":
+                    if ch not in colours and ch != "1":
+                        raise FormatError(
+                            path,
+                            lineno,
+                            f"block {token!r} uses colour {ch!r}, which no 'color {ch} #rrggbb' "
+                            "line declares",
+                        )
+                    used.setdefault(ch, lineno)
+                    pairs.append((length, ch))
+            blocks.append(tuple(b for b, _ in pairs))
+            cols.append(tuple(c for _, c in pairs))
+            numbers.append(lineno)
+        parsed[key] = [blocks, cols, numbers]
+    order = [ch for ch in colours if ch in used] + (
+        ["1"] if "1" in used and "1" not in colours else []
+    )
+    entries = []
+    for ch in order:
+        parts = colours.get(ch, "#000000 black").split()
+        rgb = parse_rgb(parts[0])
+        if rgb is None:
+            raise FormatError(
+                path, colour_lines.get(ch), f"colour {ch!r}: {parts[0]!r} is not a colour"
+            )
+        name = (
+            " ".join(parts[1:])
+            if len(parts) > 1
+            else (parts[0] if not parts[0].startswith("#") else ch)
+        )
+        entries.append((name, rgb, ch))
+    bg_parts = colours.get("0", "#ffffff background").split()
+    bg_rgb = parse_rgb(bg_parts[0]) or (255, 255, 255)
+    bg_name = " ".join(bg_parts[1:]) or "background"
+    names = {bg_name}
+    unique = []
+    for name, rgb, ch in entries:
+        label = name if name not in names else f"{name}-{ch}"
+        names.add(label)
+        unique.append((label, rgb, ch))
+    palette = make_palette((bg_name, bg_rgb, "0"), unique, path)
+    index = {ch: k for k, ch in enumerate(["0", *order])}
+    for key in ("rows", "columns"):
+        parsed[key][1] = [tuple(index[c] for c in line) for line in parsed[key][1]]
+    picture = None
+    if goal is not None:
+        text, lineno = goal
+        text = "".join(text.split())
+        height, width = size["height"][0], size["width"][0]
+        if len(text) != height * width:
+            raise FormatError(
+                path,
+                lineno,
+                f"goal has {len(text)} cells; expected width x height = {width * height}",
+            )
+        bad = sorted(set(text) - set(index))
+        if bad:
+            raise FormatError(path, lineno, f"goal uses colour {bad[0]!r}, which the clues do not")
+        picture = np.array([index[ch] for ch in text], dtype=np.int8).reshape(height, width)
+    return make_colour_puzzle(
+        path,
+        parsed["rows"][0],
+        parsed["rows"][1],
+        parsed["columns"][0],
+        parsed["columns"][1],
+        palette,
+        parsed["rows"][2],
+        parsed["columns"][2],
+        goal=picture,
+        meta=meta,
+        **fields,
+    )
 
 
 def _unquote(value: str) -> str:
@@ -189,7 +295,7 @@ def _unquote(value: str) -> str:
     return html.unescape(value)
 
 
-def _clues(block: list[tuple[str, int]], path: str, used: set[str]):
+def _clues(block: list[tuple[str, int]], path: str, used: dict[str, int]):
     clues, numbers = [], []
     for text, lineno in block:
         clue = []
@@ -208,25 +314,38 @@ def _clues(block: list[tuple[str, int]], path: str, used: set[str]):
             if len(m.group(1)) > 9:
                 raise FormatError(path, lineno, f"block length {m.group(1)[:12]}... is too large")
             length = int(m.group(1))
-            if m.group(2) and length:
-                used.add(m.group(2))
+            if length:
+                used.setdefault(m.group(2), lineno)
             clue.append(length)
         clues.append(tuple(clue))
         numbers.append(lineno)
     return clues, numbers
 
 
-def _goal(goal: tuple[str, int], height: int, width: int, path: str, used: set[str]) -> np.ndarray:
+def _goal(
+    goal: tuple[str, int], height: int, width: int, path: str, used: dict[str, int]
+) -> np.ndarray:
     text, lineno = goal
     text = "".join(text.split())
+    bad = re.search(r"[^0-9A-Za-z]", text)
+    if bad:
+        raise FormatError(
+            path,
+            lineno,
+            f"goal: expected cells '0' (empty) and '1' (filled), found {bad.group(0)!r} at cell "
+            f"{bad.start() + 1}",
+        )
     if len(text) != height * width:
         raise FormatError(
             path, lineno, f"goal has {len(text)} cells; expected width x height = {width * height}"
         )
-    chars = set(text) - {"0"}
-    colour_chars = chars - {"1"}
+    colour_chars = set(text) - {"0", "1"}
     if colour_chars:
-        used.update(colour_chars)
+        raise FormatError(
+            path,
+            lineno,
+            f"goal uses colour {sorted(colour_chars)[0]!r} but the clues use one colour",
+        )
     arr = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32) != ord("0")
     return arr.reshape(height, width)
 
@@ -256,7 +375,23 @@ def write_non(puzzle: Puzzle) -> bytes:
         out.append(
             f"license {lic}" if re.fullmatch(r"[A-Za-z0-9.+-]+", lic) else f"license {_quote(lic)}"
         )
-    out += [f"width {puzzle.width}", f"height {puzzle.height}", "", "rows"]
+    out += [f"width {puzzle.width}", f"height {puzzle.height}", ""]
+    if puzzle.palette is not None:
+        chars = writer_chars(puzzle.palette, "0")
+        for ch, colour in zip(chars, puzzle.palette.colours, strict=True):
+            out.append(f"color {ch} {colour.hex} {colour.name}")
+        colours = puzzle.line_colours
+        out += ["", "rows"]
+        for i, clue in enumerate(puzzle.lines):
+            if i == puzzle.height:
+                out += ["", "columns"]
+            pairs = zip(clue or (), colours[i] or (), strict=True)
+            out.append(",".join(f"{b}{chars[c]}" for b, c in pairs) or "0")
+        if puzzle.goal is not None:
+            cells = "".join(chars[int(v)] for v in puzzle.goal.ravel())
+            out += ["", f'goal "{cells}"']
+        return ("\n".join(out) + "\n").encode()
+    out += ["rows"]
     out += [clue_string(c, ",") for c in puzzle.rows]
     out += ["", "columns"]
     out += [clue_string(c, ",") for c in puzzle.cols]
@@ -298,4 +433,5 @@ FORMAT = Format(
     write_many=write_nonpack,
     sniff=_sniff,
     multi=True,
+    colour=True,
 )

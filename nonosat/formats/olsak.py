@@ -14,8 +14,11 @@ Layout::
 
 Lines before the first ``:`` that are not palette entries are comments; so is everything after
 the second section.  A block is a number, optionally followed by its colour character (plain
-numbers are black).  The size is the number of lines in each section, so every line there counts,
-blank ones included.  Triddlers (``#t``) and puzzles using more than one colour are refused.
+numbers are colour ``1``, black unless the palette says otherwise).  The size is the number of
+lines in each section, so every line there counts, blank ones included.  A puzzle whose blocks use
+more than one colour besides the background is a colour puzzle (colour values are ``#rrggbb`` or
+names; Olšák's split "triangle" colours such as ``black/orange`` are read as plain colours, drawn
+in their first part).  Triddlers (``#t``) are refused.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import re
 
 from nonosat.errors import FormatError
 from nonosat.formats import Format
+from nonosat.formats._colour import make_colour_puzzle, make_palette, parse_rgb, writer_chars
 from nonosat.formats._text import (
     MAX_CLUE_LINE_CHARS,
     clue_string,
@@ -49,6 +53,7 @@ def read_olsak(data: bytes, path: str) -> list[Puzzle]:
     """
     lines = split_lines(decode_text(data, path))
     palette: dict[str, str] = {}
+    names: dict[str, str] = {}
     sections: list[list[tuple[str, int]]] = []
     in_palette = False
     for k, raw in enumerate(lines, start=1):
@@ -72,6 +77,7 @@ def read_olsak(data: bytes, path: str) -> list[Puzzle]:
                         f"expected a palette line like 'a:a #000000 black', found {text[:30]!r}",
                     )
                 palette[m.group(1)] = m.group(3)
+                names[m.group(1)] = (m.group(4) or "").strip()
             continue
         if len(sections) <= 2:
             sections[-1].append((raw, k))
@@ -82,11 +88,13 @@ def read_olsak(data: bytes, path: str) -> list[Puzzle]:
     }
     used: dict[str, int] = {}
     clues: list[list[tuple[int, ...]]] = [[], []]
+    block_colours: list[list[tuple[str, ...]]] = [[], []]
     for d, section in enumerate(sections[:2]):
         for raw, k in section:
             if len(raw) > MAX_CLUE_LINE_CHARS:
                 raise FormatError(path, k, "clue line too long")
             blocks = []
+            chars = []
             for token in raw.split():
                 m = _BLOCK.fullmatch(token)
                 if not m:
@@ -103,14 +111,11 @@ def read_olsak(data: bytes, path: str) -> list[Puzzle]:
                 if int(m.group(1)) and colour not in background:
                     used.setdefault(colour, k)
                 blocks.append(int(m.group(1)))
+                chars.append(colour)
             clues[d].append(tuple(blocks))
+            block_colours[d].append(tuple(chars))
     if len(used) > 1:
-        names = ", ".join(f"{c} ({palette.get(c, 'black')})" for c in sorted(used))
-        raise FormatError(
-            path,
-            sorted(used.values())[1],
-            f"colour puzzle (colours {names}); only black-and-white puzzles are supported",
-        )
+        return [_colour_puzzle(path, sections, clues, block_colours, palette, names, background)]
     rows, cols = clues
     return [
         make_puzzle(
@@ -123,8 +128,73 @@ def read_olsak(data: bytes, path: str) -> list[Puzzle]:
     ]
 
 
+def _colour_puzzle(path, sections, clues, block_colours, palette, names, background) -> Puzzle:
+    """The colour puzzle of a ``.g`` file whose blocks use several colours."""
+    used = {
+        ch
+        for d in (0, 1)
+        for cl, co in zip(clues[d], block_colours[d], strict=True)
+        for b, ch in zip(cl, co, strict=True)
+        if b and ch not in background
+    }
+    order = [ch for ch in palette if ch in used]
+    if "1" in used and "1" not in palette:
+        order.append("1")
+    index: dict[str, int] = {}
+    entries = []
+    for ch in order:
+        value = palette.get(ch, "black")
+        rgb = parse_rgb(value)
+        if rgb is None:
+            raise FormatError(
+                path, None, f"colour {ch!r} has a value {value!r} that is not a colour"
+            )
+        index[ch] = len(entries) + 1
+        name = value if not value.startswith("#") else (names.get(ch) or ch).strip()
+        entries.append((name, rgb, ch))
+    bg_char = next(iter(background), "0")
+    bg_rgb = parse_rgb(palette.get(bg_char, "#ffffff")) or (255, 255, 255)
+    # unique names (two declarations may share a colour name)
+    seen: set[str] = set()
+    unique = []
+    for name, rgb, ch in entries:
+        label = name if name not in seen and name != "background" else f"{name}-{ch}"
+        seen.add(label)
+        unique.append((label, rgb, ch))
+    pal = make_palette(("background", bg_rgb, "."), unique, path)
+    colours = [
+        [
+            tuple(index[ch] if b and ch in index else 0 for b, ch in zip(cl, co, strict=True))
+            for cl, co in zip(clues[d], block_colours[d], strict=True)
+        ]
+        for d in (0, 1)
+    ]
+    # blocks of the background colour carry no information: drop them
+    rows = [
+        tuple(b for b, c in zip(cl, co, strict=True) if c)
+        for cl, co in zip(clues[0], colours[0], strict=True)
+    ]
+    rcol = [tuple(c for c in co if c) for co in colours[0]]
+    cols = [
+        tuple(b for b, c in zip(cl, co, strict=True) if c)
+        for cl, co in zip(clues[1], colours[1], strict=True)
+    ]
+    ccol = [tuple(c for c in co if c) for co in colours[1]]
+    return make_colour_puzzle(
+        path,
+        rows,
+        rcol,
+        cols,
+        ccol,
+        pal,
+        [k for _, k in sections[0]],
+        [k for _, k in sections[1]],
+    )
+
+
 def write_olsak(puzzle: Puzzle) -> bytes:
-    """The ``.g`` text of ``puzzle``: plain numbers (black), an empty line for an empty clue.
+    """The ``.g`` text of ``puzzle``: plain numbers (black), an empty line for an empty clue; a
+    colour puzzle gets its palette (``#d`` section, ``#rrggbb`` values) and blocks like ``3a``.
 
     Raises
     ------
@@ -132,6 +202,19 @@ def write_olsak(puzzle: Puzzle) -> bytes:
         Unknown clues.
     """
     require_known(puzzle, "olsak")
+    if puzzle.palette is not None:
+        chars = writer_chars(puzzle.palette, "0")
+        out = ["#d", f"   0:   {puzzle.palette.colours[0].hex}   {puzzle.palette.colours[0].name}"]
+        for ch, colour in zip(chars[1:], puzzle.palette.colours[1:], strict=True):
+            out.append(f"   {ch}:{ch}  {colour.hex}   {colour.name}")
+        out.append(": rows")
+        for clue, colours in zip(puzzle.lines, puzzle.line_colours, strict=True):
+            if len(out) == len(puzzle.palette) + 2 + puzzle.height:
+                out.append(": columns")
+            out.append(
+                " ".join(f"{b}{chars[c]}" for b, c in zip(clue or (), colours or (), strict=True))
+            )
+        return ("\n".join(out) + "\n").encode()
     out = ["#d", "   0:   #FFFFFF   white", "   1:1  #000000   black", ": rows"]
     out += [clue_string(c, empty="") for c in puzzle.rows]
     out.append(": columns")
@@ -150,4 +233,5 @@ FORMAT = Format(
     read=read_olsak,
     write=write_olsak,
     sniff=_sniff,
+    colour=True,
 )

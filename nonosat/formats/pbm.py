@@ -27,7 +27,7 @@ def read_pbm(data: bytes, path: str) -> list[Puzzle]:
     """
     if data.lstrip()[:2] not in (b"P1", b"P4"):
         raise FormatError(path, 1, "expected a PBM image (starting with P1 or P4)")
-    return read_image(data, path)
+    return read_image(data, path, ("PPM",))
 
 
 def write_pbm(puzzle: Puzzle) -> bytes:

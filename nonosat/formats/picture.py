@@ -16,14 +16,13 @@ import numpy as np
 
 from nonosat.errors import FormatError, PuzzleError
 from nonosat.formats import Format
-from nonosat.formats._text import MAX_SIDE, decode_text, split_lines
+from nonosat.formats._text import decode_text, split_lines
+from nonosat.limits import size_limits
 from nonosat.puzzle import Puzzle
 
 FILLED = frozenset("#Xx1█")
 EMPTY = frozenset(".0- ")
 
-#: Largest picture (cells) turned into a puzzle; larger images are almost surely not puzzles.
-MAX_PICTURE_CELLS = 1 << 22
 
 
 def picture_puzzle(picture: np.ndarray, path: str, **fields: object) -> Puzzle:
@@ -32,15 +31,10 @@ def picture_puzzle(picture: np.ndarray, path: str, **fields: object) -> Puzzle:
     Raises
     ------
     FormatError
-        An empty picture, or one larger than :data:`MAX_PICTURE_CELLS`.
+        An empty picture, or one larger than the size limit (:mod:`nonosat.limits`).
     """
-    if picture.size > MAX_PICTURE_CELLS or max(picture.shape) > MAX_SIDE:
-        raise FormatError(
-            path,
-            None,
-            f"picture is {picture.shape[1]}x{picture.shape[0]}; at most "
-            f"{MAX_PICTURE_CELLS} cells are turned into a puzzle",
-        )
+    if picture.ndim == 2:
+        size_limits().check_cells(picture.shape[1], picture.shape[0], path)
     try:
         return Puzzle.from_picture(picture, **fields)  # type: ignore[arg-type]
     except PuzzleError as exc:
@@ -83,8 +77,7 @@ def read_grid(data: bytes, path: str) -> list[Puzzle]:
     if not numbered:
         raise FormatError(path, None, "the file is empty; expected a picture")
     width = max(len(text) for _, text in numbered)
-    if len(numbered) * width > MAX_PICTURE_CELLS:
-        raise FormatError(path, None, f"picture is {width}x{len(numbered)}; too large")
+    size_limits().check_cells(width, len(numbered), path)
     picture = np.zeros((len(numbered), width), dtype=bool)
     for i, (k, text) in enumerate(numbered):
         for j, ch in enumerate(text):

@@ -14,47 +14,56 @@ import numpy as np
 
 from nonosat.errors import FormatError
 from nonosat.formats import Format
-from nonosat.formats.picture import MAX_PICTURE_CELLS, picture_puzzle, require_goal
+from nonosat.formats.picture import picture_puzzle, require_goal
+from nonosat.limits import size_limits
 from nonosat.puzzle import Puzzle
 
 #: Grey level (0-255) below which a pixel counts as filled.
 THRESHOLD = 128
 
+#: The pillow formats nonosat reads (``formats=`` of :func:`PIL.Image.open`); no other decoder is
+#: ever tried on a file, whatever its name.
+IMAGE_FORMATS = ("PNG", "GIF", "BMP")
 
-def read_image(data: bytes, path: str) -> list[Puzzle]:
+
+def read_image(
+    data: bytes, path: str, formats: tuple[str, ...] = ("PNG", "GIF", "BMP")
+) -> list[Puzzle]:
     """Parse an image with pillow, one pixel per cell.
+
+    ``formats`` are the pillow format names tried (:data:`IMAGE_FORMATS`; ``("PPM",)`` for PBM).
 
     Raises
     ------
     FormatError
-        Not an image pillow can read, a truncated image, an image larger than
-        :data:`~nonosat.formats.picture.MAX_PICTURE_CELLS` pixels (checked before decoding).
+        Not a PNG, GIF or BMP image (pillow is restricted to these: a file named ``.png``
+        holding PostScript or any other format is refused, never handed to Ghostscript or
+        another decoder), a truncated image, an image over the size limit
+        (:mod:`nonosat.limits`, checked from the header before decoding).
     """
     from PIL import Image, UnidentifiedImageError
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data))
+            image = Image.open(io.BytesIO(data), formats=list(formats))
             width, height = image.size
-            if width * height > MAX_PICTURE_CELLS:
-                raise FormatError(
-                    path,
-                    None,
-                    f"image is {width}x{height} pixels; at most {MAX_PICTURE_CELLS} "
-                    "pixels are turned into a puzzle (one pixel per cell)",
-                )
+            size_limits().check_cells(width, height, path)
             image.load()
     except FormatError:
         raise
     except UnidentifiedImageError:
-        raise FormatError(path, None, "not an image that pillow can read") from None
+        raise FormatError(
+            path, None, f"not a {'/'.join(formats)} image (the images nonosat reads)"
+        ) from None
     except (
         OSError,
         ValueError,
         SyntaxError,
         Image.DecompressionBombError,
         Image.DecompressionBombWarning,
+        MemoryError,
+        EOFError,
     ) as exc:
         raise FormatError(path, None, f"unreadable image: {exc}") from None
     if image.mode == "1":

@@ -205,7 +205,7 @@ def write_tournament_set(puzzles: list[Puzzle]) -> bytes:
 
 
 def _sniff(head: bytes) -> bool:
-    return bool(re.match(rb"\s*\$\d+\s*\r?\n", head))
+    return bool(re.match(rb"\s*\$\d+\s*\r?\n", head.removeprefix(b"\xef\xbb\xbf")))
 
 
 FORMAT = Format(

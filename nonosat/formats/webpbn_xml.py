@@ -13,9 +13,10 @@ Layout::
       </puzzle>
     </puzzleset>
 
-``<line></line>`` is an empty line.  A ``<count>`` may name a colour (``color="red"``); puzzles
-whose clues use more than one colour besides the background are refused (naming the colours),
-as are non-grid puzzles (triddlers).  Parsed with :mod:`defusedxml` (entity expansion and external
+``<line></line>`` is an empty line.  A ``<count>`` may name a colour (``color="red"``); a puzzle
+whose clues use more than one colour besides the background is a colour puzzle (palette from its
+``<color>`` elements, goal image in their characters).  Non-grid puzzles (triddlers) are
+refused.  Parsed with :mod:`defusedxml` (entity expansion and external
 declarations refused, external DTDs never fetched) through its SAX interface, so that every element knows its line.
 """
 
@@ -29,7 +30,9 @@ import numpy as np
 
 from nonosat.errors import FormatError
 from nonosat.formats import Format
+from nonosat.formats._colour import make_colour_puzzle, make_palette, parse_rgb, writer_chars
 from nonosat.formats._text import decode_text, make_puzzle, require_known
+from nonosat.limits import size_limits
 from nonosat.puzzle import Clue, Puzzle
 
 
@@ -90,6 +93,7 @@ def _parse(data: bytes, path: str) -> _Node:
     import defusedxml.sax
 
     decode_text(data, path)  # refuse empty files and binary junk with a clear message
+    size_limits().check_lines(data.count(b"<"), path, "XML tags")  # before building the tree
     builder = _TreeBuilder()
     try:
         # webpbn files name their DTD (<!DOCTYPE pbn SYSTEM "http://webpbn.com/...">); the SAX
@@ -102,6 +106,12 @@ def _parse(data: bytes, path: str) -> _Node:
         raise FormatError(path, exc.getLineNumber(), f"invalid XML: {exc.getMessage()}") from None
     except defusedxml.DefusedXmlException as exc:
         raise FormatError(path, None, f"refused XML: {exc}") from None
+    except LookupError as exc:  # encoding="ebcdic-xx": an encoding Python does not know
+        raise FormatError(path, 1, f"invalid XML: unknown encoding ({exc})") from None
+    except (ValueError, UnicodeError) as exc:
+        raise FormatError(path, None, f"invalid XML: {exc}") from None
+    except RecursionError:
+        raise FormatError(path, None, "invalid XML: nested too deeply") from None
     if builder.root is None:
         raise FormatError(path, None, "no XML element; expected <puzzleset>")
     return builder.root
@@ -146,6 +156,7 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
     values = {c.attrib.get("name", ""): c.text.strip() for c in node.findall("color")}
     used: dict[str, int] = {}
     clues: dict[str, tuple[list[Clue], list[int]]] = {}
+    block_names: dict[str, list[tuple[str, ...]]] = {}
     for clue_node in node.findall("clues"):
         kind = clue_node.attrib.get("type", "")
         if kind not in ("rows", "columns"):
@@ -158,31 +169,46 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
             raise FormatError(path, clue_node.line, f'a second <clues type="{kind}">')
         lines: list[Clue] = []
         numbers: list[int] = []
+        names: list[tuple[str, ...]] = []
         for line_node in clue_node.findall("line"):
             blocks = []
+            line_names = []
             for count in line_node.findall("count"):
                 text = count.text.strip()
                 if not (text.isascii() and text.isdigit() and len(text) <= 9):
                     raise FormatError(
                         path, count.line, f"expected a whole number in <count>, found {text[:20]!r}"
                     )
+                colour = count.attrib.get("color", default)
                 if int(text):
-                    colour = count.attrib.get("color", default)
                     used.setdefault(colour, count.line)
                 blocks.append(int(text))
+                line_names.append(colour)
             lines.append(tuple(blocks))
             numbers.append(line_node.line)
+            names.append(tuple(line_names))
         clues[kind] = (lines, numbers)
+        block_names[kind] = names
     for kind in ("rows", "columns"):
         if kind not in clues:
             raise FormatError(path, node.line, f'the puzzle has no <clues type="{kind}">')
     colours = sorted(set(used) - {background})
+    fields = {k: node.findtext(k) for k in ("title", "author", "copyright")}
+    meta = {k: v for k in ("id", "description", "authorid", "note") if (v := node.findtext(k))}
+    if source := node.findtext("source") or source:
+        meta["source"] = source
     if len(colours) > 1:
-        names = ", ".join(f"{c} (#{values[c]})" if values.get(c) else c for c in colours)
-        raise FormatError(
+        return _colour_puzzle(
+            node,
             path,
-            used[colours[1]],
-            f"colour puzzle (colours {names}); only black-and-white puzzles are supported",
+            clues,
+            block_names,
+            used,
+            background,
+            chars,
+            values,
+            meta,
+            {k: v for k, v in fields.items() if v},
         )
     rows, row_lines = clues["rows"]
     cols, col_lines = clues["columns"]
@@ -192,10 +218,6 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
         if solution.attrib.get("type", "goal") == "goal" and image is not None:
             goal = _image(image, len(rows), len(cols), chars.get(background, "."), path)
             break
-    fields = {k: node.findtext(k) for k in ("title", "author", "copyright")}
-    meta = {k: v for k in ("id", "description", "authorid", "note") if (v := node.findtext(k))}
-    if source := node.findtext("source") or source:
-        meta["source"] = source
     return make_puzzle(
         path,
         rows,
@@ -206,6 +228,78 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
         meta=meta,
         **{k: v for k, v in fields.items() if v},
     )
+
+
+def _colour_puzzle(node, path, clues, block_names, used, background, chars, values, meta, fields):
+    """The colour puzzle of a ``<puzzle>`` whose clues use several colours."""
+    declared = [c.attrib.get("name", "") for c in node.findall("color")]
+    order = [name for name in declared if name in used and name != background]
+    order += sorted(name for name in used if name not in order and name != background)
+    entries = []
+    for name in order:
+        value = values.get(name)
+        rgb = parse_rgb(value) if value else parse_rgb(name)
+        if rgb is None:
+            raise FormatError(path, used[name], f"colour {name!r} has no RGB value")
+        entries.append((name, rgb, chars.get(name) or name[:1]))
+    bg_rgb = parse_rgb(values.get(background, "")) or parse_rgb(background) or (255, 255, 255)
+    palette = make_palette((background, bg_rgb, chars.get(background) or "."), entries, path)
+    index = {name: k for k, name in enumerate([background, *order])}
+    parts = {}
+    for kind in ("rows", "columns"):
+        lines, numbers = clues[kind]
+        blocks, colours = [], []
+        for clue, names in zip(lines, block_names[kind], strict=True):
+            pairs = [(b, index[n]) for b, n in zip(clue or (), names, strict=True) if b]
+            blocks.append(tuple(b for b, _ in pairs))
+            colours.append(tuple(c for _, c in pairs))
+        parts[kind] = (blocks, colours, numbers)
+    goal = None
+    height, width = len(parts["rows"][0]), len(parts["columns"][0])
+    char_index = {chars.get(name, ""): k for name, k in index.items() if chars.get(name)}
+    for solution in node.findall("solution"):
+        image = solution.find("image")
+        if solution.attrib.get("type", "goal") == "goal" and image is not None:
+            goal = _colour_image(image, height, width, char_index, path)
+            break
+    return make_colour_puzzle(
+        path,
+        parts["rows"][0],
+        parts["rows"][1],
+        parts["columns"][0],
+        parts["columns"][1],
+        palette,
+        parts["rows"][2],
+        parts["columns"][2],
+        goal=goal,
+        meta=meta,
+        **fields,
+    )
+
+
+def _colour_image(node: _Node, height: int, width: int, index: dict[str, int], path: str):
+    rows = []
+    for k, raw in enumerate(node.text.split("\n")):
+        text = raw.strip()
+        if not text:
+            continue
+        line = node.line + k
+        if len(text) < 2 or text[0] != "|" or text[-1] != "|":
+            raise FormatError(path, line, f"expected a goal row like |..XX.|, found {text[:30]!r}")
+        cells = text[1:-1]
+        if len(cells) != width:
+            raise FormatError(path, line, f"goal row has {len(cells)} cells; expected {width}")
+        row = []
+        for j, ch in enumerate(cells):
+            if ch not in index:
+                raise FormatError(
+                    path, line, f"goal cell {j + 1} is {ch!r}, which no <color> has as its char"
+                )
+            row.append(index[ch])
+        rows.append(row)
+    if len(rows) != height:
+        raise FormatError(path, node.line, f"goal image has {len(rows)} rows; expected {height}")
+    return np.array(rows, dtype=np.int8)
 
 
 def _image(node: _Node, height: int, width: int, background: str, path: str) -> np.ndarray:
@@ -239,7 +333,8 @@ def write_webpbn(puzzle: Puzzle) -> bytes:
 
 def write_webpbn_set(puzzles: list[Puzzle]) -> bytes:
     """webpbn XML of several puzzles: one ``<puzzleset>`` with a ``<puzzle>`` for each, in order
-    (read back as puzzles 1, 2, ...; ``--index N`` picks one).
+    (read back as puzzles 1, 2, ...; ``--index N`` picks one); colour puzzles carry their
+    ``<color>`` table.
 
     Raises
     ------
@@ -249,7 +344,10 @@ def write_webpbn_set(puzzles: list[Puzzle]) -> bytes:
     root = ET.Element("puzzleset")
     for puzzle in puzzles:
         require_known(puzzle, "webpbn")
-        _add_puzzle(root, puzzle)
+        if puzzle.palette is not None:
+            _add_colour_puzzle(root, puzzle)
+        else:
+            _add_puzzle(root, puzzle)
     ET.indent(root, space="")
     for line in root.iter("line"):  # keep each clue on one line, as webpbn writes it
         for count in line:
@@ -283,6 +381,39 @@ def _add_puzzle(root: ET.Element, puzzle: Puzzle) -> None:
         )
 
 
+def _add_colour_puzzle(root: ET.Element, puzzle: Puzzle) -> None:
+    """webpbn XML of a colour puzzle: one ``<color>`` per palette colour, ``color=`` on every
+    ``<count>``, the goal image in the colours' characters."""
+    palette = puzzle.palette
+    assert palette is not None
+    chars = writer_chars(palette)
+    names = [c.name for c in palette.colours]
+    node = ET.SubElement(
+        root, "puzzle", type="grid", defaultcolor=names[1], backgroundcolor=names[0]
+    )
+    for key in ("title", "author", "copyright"):
+        if getattr(puzzle, key):
+            ET.SubElement(node, key).text = getattr(puzzle, key)
+    for key in ("id", "description"):
+        if isinstance(puzzle.meta.get(key), str):
+            ET.SubElement(node, key).text = puzzle.meta[key]
+    for colour, ch in zip(palette.colours, chars, strict=True):
+        ET.SubElement(node, "color", name=colour.name, char=ch).text = colour.hex[1:].upper()
+    colours = puzzle.line_colours
+    for kind, lines, offset in (("columns", puzzle.cols, puzzle.height), ("rows", puzzle.rows, 0)):
+        clues = ET.SubElement(node, "clues", type=kind)
+        for i, clue in enumerate(lines):
+            line = ET.SubElement(clues, "line")
+            for block, c in zip(clue or (), colours[offset + i] or (), strict=True):
+                ET.SubElement(line, "count", color=names[c]).text = str(block)
+    if puzzle.goal is not None:
+        solution = ET.SubElement(node, "solution", type="goal")
+        image = ET.SubElement(solution, "image")
+        image.text = "\n" + "".join(
+            "|" + "".join(chars[int(v)] for v in row) + "|\n" for row in puzzle.goal
+        )
+
+
 def _sniff(head: bytes) -> bool:
     text = head.lstrip()
     return text.startswith(b"<") and (b"<puzzleset" in head or b"<puzzle" in head)
@@ -297,4 +428,5 @@ FORMAT = Format(
     write_many=write_webpbn_set,
     sniff=_sniff,
     multi=True,
+    colour=True,
 )

@@ -6,6 +6,11 @@ The picture has the title on top (when there is one), the column clues stacked a
 five cells.  Filled cells are black, empty ones white, unknown ones light grey, and cells on which
 several solutions disagree are drawn with a grey checkerboard (as the dsmiller95 nonogram designer
 shows ambiguous cells).
+
+A colour puzzle is drawn in its own palette: cells in their colour, clue numbers in their block's
+colour (on a dark backing when the colour is too light to read on white); its cell array (from
+:func:`cell_states`) holds colour indices, :data:`COLOUR_UNKNOWN`, :data:`COLOUR_DIFFERS` or
+:data:`COLOUR_CONFLICT`.
 """
 
 from __future__ import annotations
@@ -18,6 +23,10 @@ from nonosat.puzzle import Cell, Clue, Puzzle
 
 #: Cell value used only here: the solutions disagree on this cell.
 DIFFERS = 4
+#: Colour cell values (colour puzzles; colour indices are 0..C-1): still undecided, a conflict.
+COLOUR_UNKNOWN = -1
+COLOUR_DIFFERS = -2
+COLOUR_CONFLICT = -3
 
 INK = "#000000"
 PAPER = "#ffffff"
@@ -88,6 +97,8 @@ def cell_states(
         Several solutions: cells on which they all agree are drawn as such, the others as
         :data:`DIFFERS`.  Takes precedence over ``grid``.
     """
+    if puzzle.is_colour:
+        return _colour_cells(puzzle, grid, solutions)
     if solutions:
         stack = np.asarray(solutions, dtype=bool)
         cells = np.where(stack[0], np.int8(Cell.FILLED), np.int8(Cell.EMPTY)).astype(np.int8)
@@ -99,6 +110,36 @@ def cell_states(
     if g.dtype == bool:
         return np.where(g, np.int8(Cell.FILLED), np.int8(Cell.EMPTY)).astype(np.int8)
     return g.astype(np.int8)
+
+
+def _colour_cells(
+    puzzle: Puzzle, grid: np.ndarray | None, solutions: list[np.ndarray] | None
+) -> np.ndarray:
+    """Cells of a colour puzzle: ``int16`` colour indices, :data:`COLOUR_UNKNOWN`,
+    :data:`COLOUR_DIFFERS` or :data:`COLOUR_CONFLICT`.  ``grid`` is a solution (``int8`` colour
+    indices) or a grid state of colour bit masks (``int32``/``int64``)."""
+    if solutions:
+        stack = np.asarray(solutions, dtype=np.int16)
+        cells = stack[0].copy()
+        cells[(stack != stack[0]).any(axis=0)] = COLOUR_DIFFERS
+        return cells
+    if grid is None:
+        return np.zeros(puzzle.shape, dtype=np.int16)
+    g = np.asarray(grid)
+    if g.dtype.itemsize >= 4:  # bit masks
+        g = g.astype(np.int64)
+        single = (g > 0) & ((g & (g - 1)) == 0)
+        idx = np.log2(np.maximum(g, 1)).round().astype(np.int16)
+        cells = np.where(single, idx, np.int16(COLOUR_UNKNOWN)).astype(np.int16)
+        cells[g == 0] = COLOUR_CONFLICT
+        return cells
+    return g.astype(np.int16)
+
+
+def _light(hex_colour: str) -> bool:
+    """Whether a ``#rrggbb`` colour is too light to read as text on white."""
+    r, g, b = (int(hex_colour[k : k + 2], 16) for k in (1, 3, 5))
+    return 0.299 * r + 0.587 * g + 0.114 * b > 200
 
 
 def _clue_numbers(clue: Clue) -> list[str]:
@@ -138,6 +179,12 @@ def scene(puzzle: Puzzle, cells: np.ndarray, cell: int | None = None) -> Scene:
     font = 0.62 * c
     row_numbers = [_clue_numbers(clue) for clue in puzzle.rows]
     col_numbers = [_clue_numbers(clue) for clue in puzzle.cols]
+    palette = puzzle.palette
+    inks: list[list[str]] = [[CLUE_INK] * len(nums) for nums in row_numbers + col_numbers]
+    if palette is not None:
+        for n, colours in enumerate(puzzle.line_colours):
+            if colours:
+                inks[n] = [palette.colours[k].hex for k in colours]
     left = max(sum(_slot(t, c) for t in nums) for nums in row_numbers) + 0.3 * c
     depth = max(len(nums) for nums in col_numbers)
     margin = MARGIN_CELLS * c
@@ -155,19 +202,30 @@ def scene(puzzle: Puzzle, cells: np.ndarray, cell: int | None = None) -> Scene:
         shapes.append(Text(out.width / 2, margin + 0.7 * c, puzzle.title, title_size, INK, True))
 
     # Column clues, bottom-aligned above each column; row clues, right-aligned left of each row.
+    def clue(x: float, y: float, text: str, size: float, ink: str, slot: float) -> None:
+        if ink != CLUE_INK and _light(ink):  # a light colour: on a dark backing
+            shapes.append(Rect(x - slot / 2 + 1, y - c / 2 + 1, slot - 2, c - 2, "#505050"))
+        shapes.append(Text(x, y, text, size, ink, ink != CLUE_INK))
+
     for j, nums in enumerate(col_numbers):
         x = x0 + (j + 0.5) * c
         for k, text in enumerate(nums):
             y = y0 - 0.2 * c - (len(nums) - k - 0.5) * c
             size = min(font, 1.7 * c / max(len(text), 1))
-            shapes.append(Text(x, y, text, size))
+            clue(x, y, text, size, inks[h + j][k], c)
     for i, nums in enumerate(row_numbers):
         y = y0 + (i + 0.5) * c
         x = x0 - 0.3 * c
-        for text in reversed(nums):
+        for k in range(len(nums) - 1, -1, -1):
+            text = nums[k]
             slot = _slot(text, c)
-            shapes.append(Text(x - slot / 2, y, text, font))
+            clue(x - slot / 2, y, text, font, inks[i][k], slot)
             x -= slot
+
+    if palette is not None:
+        _colour_grid(shapes, cells, palette, x0, y0, c)
+        _grid_lines(shapes, h, w, x0, y0, c)
+        return out
 
     # Cells: unknown background, runs of filled cells, checkerboards where solutions differ.
     unknown = cells == Cell.UNKNOWN
@@ -188,6 +246,36 @@ def scene(puzzle: Puzzle, cells: np.ndarray, cell: int | None = None) -> Scene:
     for i, j in np.argwhere(cells == Cell.CONFLICT):
         shapes.append(Rect(x0 + j * c, y0 + i * c, c, c, "#d62728"))
 
+    _grid_lines(shapes, h, w, x0, y0, c)
+    return out
+
+
+def _colour_grid(shapes: list, cells: np.ndarray, palette, x0: float, y0: float, c: float) -> None:
+    """Cells of a colour puzzle: runs of each colour, unknown grey, checkerboards where the
+    solutions differ, red conflicts."""
+    h, w = cells.shape
+    for k, colour in enumerate(palette.colours):
+        mask = cells == k
+        if k == 0 or not mask.any():  # the background is drawn as paper
+            continue
+        for i in range(h):
+            for j0, j1 in _runs(mask[i]):
+                shapes.append(Rect(x0 + j0 * c, y0 + i * c, (j1 - j0) * c, c, colour.hex))
+    unknown = cells == COLOUR_UNKNOWN
+    for i in range(h):
+        for j0, j1 in _runs(unknown[i]):
+            shapes.append(Rect(x0 + j0 * c, y0 + i * c, (j1 - j0) * c, c, UNKNOWN_FILL))
+    half = c / 2
+    for i, j in np.argwhere(cells == COLOUR_DIFFERS):
+        x, y = x0 + j * c, y0 + i * c
+        shapes.append(Rect(x, y, c, c, CHECKER_LIGHT))
+        shapes.append(Rect(x, y, half, half, CHECKER_DARK))
+        shapes.append(Rect(x + half, y + half, half, half, CHECKER_DARK))
+    for i, j in np.argwhere(cells == COLOUR_CONFLICT):
+        shapes.append(Rect(x0 + j * c, y0 + i * c, c, c, "#d62728"))
+
+
+def _grid_lines(shapes: list, h: int, w: int, x0: float, y0: float, c: float) -> None:
     # Grid lines: thin between cells, thick every five cells and around the grid.
     thin, thick = max(1.0, c / 20), max(2.0, c / 8)
     for j in range(w + 1):
@@ -198,7 +286,6 @@ def scene(puzzle: Puzzle, cells: np.ndarray, cell: int | None = None) -> Scene:
         bold = i % 5 == 0 or i == h
         y = y0 + i * c
         shapes.append(Line(x0, y, x0 + w * c, y, thick if bold else thin, INK if bold else GRID))
-    return out
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:

@@ -1,0 +1,397 @@
+"""Uniqueness certificates of colour puzzles: the CNF of :mod:`nonosat.encodings.cnf_colour`
+plus the blocking clause of the solution found, refuted by a DRAT proof that a proof checker
+accepts before anything is called certified.
+
+The certificate directory holds ``puzzle.json`` (the clues and palette, self-contained),
+``puzzle.cnf`` (DIMACS: the encoding, then the blocking clause), ``proof.drat`` (text DRAT),
+``solution.txt`` (rows of palette characters) and ``certificate.json`` (``"kind": "colour"``,
+fingerprint, verdict, checks, SHA-256 of every file).  :func:`verify_colour_certificate` trusts
+only ``puzzle.json``: it re-derives the CNF and the blocking clause, compares them with
+``puzzle.cnf``, checks the solution against the clues, and checks the proof against the
+re-derived formula.
+
+The proof checkers are those of black-and-white certificates
+(:func:`nonosat.encodings.certificate.check_proof`: dratify in-process, drat-trim when on PATH).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nonosat.encodings.cnf_colour import ColourCnf, encode_colour
+from nonosat.encodings.satsolver import DEFAULT_SOLVER, SatRun, proof_solver_name
+from nonosat.errors import FormatError, PuzzleError
+from nonosat.puzzle import Colour, Palette, Puzzle, colour_rows
+
+#: ``certificate.json``'s ``kind`` for colour certificates.
+KIND = "colour"
+FILES = ("puzzle.json", "puzzle.cnf", "proof.drat", "solution.txt", "certificate.json")
+
+
+@dataclass
+class ColourCertificate:
+    """Outcome of :func:`certify_colour`.
+
+    Attributes
+    ----------
+    puzzle : Puzzle
+    verdict : str
+        ``"unique"``, ``"multiple"``, ``"none"`` or ``"unknown"`` (time limit).
+    solutions : list of ndarray of int8
+        The solution (unique), two solutions (multiple) or none.
+    formula : list of list of int, or None
+        The refuted formula (encoding, plus the blocking clause when unique).
+    nvars : int
+    proof : str or None
+        Text DRAT proof that ``formula`` is unsatisfiable.
+    checks : list of ProofCheck
+    times : dict of str to float
+        Seconds: ``encode``, ``solve``, ``prove``, ``check``, ``total``.
+    """
+
+    puzzle: Puzzle
+    verdict: str
+    solutions: list[np.ndarray]
+    solver: str
+    formula: list[list[int]] | None = None
+    nvars: int = 0
+    proof: str | None = None
+    checks: list[Any] = field(default_factory=list)
+    times: dict[str, float] = field(default_factory=dict)
+    encoded: int = 0  # clauses of the encoding (the rest of ``formula`` is the blocking clause)
+
+    @property
+    def proved(self) -> bool:
+        """Whether the verdict is unique/none and every checker that ran (one at least)
+        accepted the proof."""
+        return self.verdict in ("unique", "none") and bool(self.checks) and all(
+            c.ok for c in self.checks
+        )
+
+
+def certify_colour(
+    puzzle: Puzzle,
+    *,
+    solver: str = DEFAULT_SOLVER,
+    checkers: tuple[str, ...] | list[str] = ("dratify",),
+    timeout: float | None = None,
+) -> ColourCertificate:
+    """Decide uniqueness of a colour puzzle and prove it: solve the CNF, add the blocking clause
+    of the solution, and refute that formula with a proof-logging SAT solver; then check the
+    proof with every checker in ``checkers``.
+
+    Raises
+    ------
+    EngineError
+        A solver that cannot log proofs, or an unknown checker.
+    """
+    from nonosat.encodings.certificate import check_proof
+
+    solver = proof_solver_name(solver)
+    start = time.perf_counter()
+    deadline = None if timeout is None else start + timeout
+    enc = encode_colour(puzzle)
+    cert = ColourCertificate(puzzle, "unknown", [], solver, nvars=enc.nvars,
+                             encoded=len(enc.clauses))
+    cert.times["encode"] = time.perf_counter() - start
+    t = time.perf_counter()
+    with SatRun(enc.clauses, solver) as run:
+        answer = run.solve(deadline)
+        first = enc.solution(run.model()) if answer else None
+        if first is not None:
+            run.add_clause(enc.blocking_clause(first))
+            again = run.solve(deadline)
+            if again:
+                cert.verdict = "multiple"
+                cert.solutions = [first, enc.solution(run.model())]
+            elif again is None:
+                answer = None
+    cert.times["solve"] = time.perf_counter() - t
+    if answer is None or cert.verdict == "multiple":
+        cert.times["total"] = time.perf_counter() - start
+        return cert
+    formula = list(enc.clauses)
+    if first is not None:
+        formula.append(enc.blocking_clause(first))
+        cert.solutions = [first]
+    t = time.perf_counter()
+    with SatRun(formula, solver, with_proof=True) as run:
+        answer = run.solve(deadline)
+        if answer is False:
+            lines = list(run.proof())
+            if not lines or lines[-1].strip() != "0":
+                lines.append("0")
+            cert.proof = "\n".join(lines) + "\n"
+    cert.times["prove"] = time.perf_counter() - t
+    if cert.proof is None:  # time ran out (a model here would contradict the first call)
+        cert.times["total"] = time.perf_counter() - start
+        return cert
+    cert.verdict = "unique" if first is not None else "none"
+    cert.formula = formula
+    t = time.perf_counter()
+    for checker in checkers:
+        cert.checks.append(check_proof(formula, enc.nvars, cert.proof, checker))
+    cert.times["check"] = time.perf_counter() - t
+    cert.times["total"] = time.perf_counter() - start
+    return cert
+
+
+# -- files ---------------------------------------------------------------------------------
+def colour_puzzle_json(puzzle: Puzzle) -> str:
+    """``puzzle.json`` of a colour certificate: palette (name, ``#rrggbb``, char; background
+    first), and every line's blocks as ``[length, colour index]`` pairs."""
+    assert puzzle.palette is not None
+    colours = puzzle.line_colours
+
+    def blocks(i: int) -> list[list[int]] | None:
+        clue = puzzle.lines[i]
+        if clue is None:
+            return None
+        return [[b, c] for b, c in zip(clue, colours[i] or (), strict=True)]
+
+    obj = {
+        "palette": [
+            {"name": c.name, "rgb": c.hex, "char": c.char} for c in puzzle.palette.colours
+        ],
+        "rows": [blocks(i) for i in range(puzzle.height)],
+        "cols": [blocks(puzzle.height + j) for j in range(puzzle.width)],
+        "title": puzzle.title,
+    }
+    return json.dumps(obj, ensure_ascii=False) + "\n"
+
+
+def read_colour_puzzle_json(text: str, path: str) -> Puzzle:
+    """The puzzle of a colour certificate's ``puzzle.json``.
+
+    Raises
+    ------
+    FormatError
+        Not the expected JSON object or clues the model refuses (names ``path``).
+    """
+    try:
+        obj = json.loads(text)
+        palette = Palette(
+            tuple(
+                Colour(str(c["name"]), _rgb(c["rgb"]), str(c.get("char", "?"))[:1] or "?")
+                for c in obj["palette"]
+            )
+        )
+
+        def split(lines: list) -> tuple[list, list]:
+            clues = [None if b is None else tuple(int(x[0]) for x in b) for b in lines]
+            cols = [None if b is None else tuple(int(x[1]) for x in b) for b in lines]
+            return clues, cols
+
+        rows, row_colours = split(obj["rows"])
+        cols, col_colours = split(obj["cols"])
+        return Puzzle(
+            tuple(rows), tuple(cols), title=obj.get("title"), palette=palette,
+            row_colours=tuple(row_colours), col_colours=tuple(col_colours),
+        )
+    except (ValueError, KeyError, TypeError, IndexError, PuzzleError) as exc:
+        raise FormatError(path, None, f"not a colour certificate puzzle: {exc}") from None
+
+
+def _rgb(text: str) -> tuple[int, int, int]:
+    h = text.lstrip("#")
+    if len(h) != 6:
+        raise ValueError(f"colour {text!r} is not #rrggbb")
+    return (int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))
+
+
+def _dimacs(formula: list[list[int]], nvars: int, comments: list[str]) -> str:
+    head = [f"c {c}" for c in comments] + [f"p cnf {nvars} {len(formula)}"]
+    return "\n".join(head + [" ".join(map(str, c)) + " 0" for c in formula]) + "\n"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def colour_certificate_files(cert: ColourCertificate) -> dict[str, bytes]:
+    """The files of the certificate directory (name -> bytes), ``certificate.json`` last."""
+    puzzle = cert.puzzle
+    assert puzzle.palette is not None
+    files: dict[str, bytes] = {"puzzle.json": colour_puzzle_json(puzzle).encode()}
+    if cert.formula is not None:
+        comments = ["nonosat colour CNF: cell colour variables 1..h*w*C, then block starts"]
+        if cert.verdict == "unique":
+            comments.append("the last clause is the blocking clause of solution.txt")
+        files["puzzle.cnf"] = _dimacs(cert.formula, cert.nvars, comments).encode()
+    if cert.proof is not None:
+        files["proof.drat"] = cert.proof.encode()
+    if cert.solutions:
+        files["solution.txt"] = "\n\n".join(
+            "\n".join(colour_rows(s, puzzle.palette)) for s in cert.solutions
+        ).encode() + b"\n"
+    record = {
+        "format": "nonosat-certificate",
+        "kind": KIND,
+        "puzzle": {
+            "sha256": puzzle.fingerprint(),
+            "title": puzzle.title,
+            "width": puzzle.width,
+            "height": puzzle.height,
+            "colours": len(puzzle.palette),
+        },
+        "verdict": cert.verdict,
+        "certified": cert.proved,
+        "encoding": {"name": "colour-starts", "version": 1},
+        "solver": cert.solver,
+        "checkers": [c.to_json() for c in cert.checks],
+        "cnf": {"variables": cert.nvars, "clauses": len(cert.formula)}
+        if cert.formula is not None
+        else None,
+        "times_s": {k: round(v, 6) for k, v in cert.times.items()},
+        "files": {name: _sha256(data) for name, data in files.items()},
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    files["certificate.json"] = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
+    return files
+
+
+def write_colour_certificate(cert: ColourCertificate, out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write the certificate directory (created if needed; the caller checks overwriting).
+
+    Raises
+    ------
+    FormatError
+        A file cannot be written.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = colour_certificate_files(cert)
+    for name in FILES:
+        if name not in files:
+            (out / name).unlink(missing_ok=True)
+    written = []
+    for name, data in files.items():
+        try:
+            (out / name).write_bytes(data)
+        except OSError as exc:
+            raise FormatError(str(out / name), None, exc.strerror or str(exc)) from None
+        written.append(out / name)
+    return written
+
+
+@dataclass
+class ColourVerification:
+    """Outcome of :func:`verify_colour_certificate`: ``verdict`` as recorded, ``ok`` when
+    every check passed, ``problems`` (one line each), ``checks`` (proof checks)."""
+
+    verdict: str | None
+    ok: bool
+    problems: list[str]
+    checks: list[Any] = field(default_factory=list)
+
+
+def is_colour_certificate(directory: str | os.PathLike[str]) -> bool:
+    """Whether ``directory/certificate.json`` says ``"kind": "colour"``."""
+    try:
+        record = json.loads((Path(directory) / "certificate.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and record.get("kind") == KIND
+
+
+def verify_colour_certificate(
+    directory: str | os.PathLike[str], checkers: tuple[str, ...] | list[str] = ("dratify",)
+) -> ColourVerification:
+    """Re-check a colour certificate directory, trusting only its ``puzzle.json`` (module
+    docstring).  Every problem found is listed; ``ok`` is ``False`` if there is any.
+
+    Raises
+    ------
+    FormatError
+        ``certificate.json`` or ``puzzle.json`` missing or unreadable.
+    """
+    from nonosat.encodings.certificate import check_proof
+
+    root = Path(directory)
+    try:
+        record = json.loads((root / "certificate.json").read_text())
+        puzzle = read_colour_puzzle_json(
+            (root / "puzzle.json").read_text(), str(root / "puzzle.json")
+        )
+    except OSError as exc:
+        raise FormatError(str(root), None, f"not a certificate directory: {exc}") from None
+    except ValueError as exc:
+        raise FormatError(str(root / "certificate.json"), None, f"invalid JSON: {exc}") from None
+    problems: list[str] = []
+    verdict = record.get("verdict")
+    for name, digest in (record.get("files") or {}).items():
+        if name == "certificate.json":
+            continue
+        path = root / name
+        if not path.exists():
+            problems.append(f"{name} is missing")
+        elif _sha256(path.read_bytes()) != digest:
+            problems.append(f"{name} does not match the SHA-256 recorded in certificate.json")
+    if record.get("puzzle", {}).get("sha256") != puzzle.fingerprint():
+        problems.append("puzzle.json's fingerprint differs from certificate.json's")
+    checks = []
+    if verdict in ("unique", "none"):
+        enc: ColourCnf = encode_colour(puzzle)
+        formula = list(enc.clauses)
+        if verdict == "unique":
+            solution = _read_solution(root / "solution.txt", puzzle, problems)
+            if solution is not None:
+                formula.append(enc.blocking_clause(solution))
+        _compare_cnf(root / "puzzle.cnf", formula, enc.nvars, problems)
+        proof_path = root / "proof.drat"
+        if not proof_path.exists():
+            problems.append("proof.drat is missing")
+        else:
+            for checker in checkers:
+                check = check_proof(formula, enc.nvars, proof_path.read_text(), checker)
+                checks.append(check)
+                if not check.ok:
+                    problems.append(f"{checker} rejects proof.drat: {check.reason}")
+    else:
+        problems.append(f"verdict {verdict!r} carries no proof")
+    return ColourVerification(verdict, not problems, problems, checks)
+
+
+def _read_solution(path: Path, puzzle: Puzzle, problems: list[str]) -> np.ndarray | None:
+    assert puzzle.palette is not None
+    chars = {ch: k for k, ch in enumerate(puzzle.palette.chars)}
+    try:
+        rows = [r for r in path.read_text().splitlines() if r.strip()]
+        sol = np.array([[chars[ch] for ch in r] for r in rows], dtype=np.int8)
+    except (OSError, KeyError, ValueError):
+        problems.append("solution.txt is not a grid of the palette's characters")
+        return None
+    if sol.shape != puzzle.shape or puzzle.line_errors(sol):
+        problems.append("solution.txt does not satisfy the clues")
+        return None
+    return sol
+
+
+def _compare_cnf(path: Path, formula: list[list[int]], nvars: int, problems: list[str]) -> None:
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        problems.append("puzzle.cnf is missing")
+        return
+    clauses = []
+    for line in lines:
+        if not line.strip() or line.startswith(("c", "p")):
+            continue
+        lits = [int(v) for v in line.split()]
+        clauses.append(lits[:-1])
+    if clauses != formula:
+        diff = next(
+            (k for k, (a, b) in enumerate(zip(clauses, formula, strict=False)) if a != b),
+            min(len(clauses), len(formula)),
+        )
+        problems.append(
+            f"puzzle.cnf differs from the CNF re-derived from puzzle.json (clause {diff + 1})"
+        )

@@ -1,0 +1,134 @@
+"""What the colour-capable readers and writers share: colour values, palettes built from a
+file's colour declarations, and a colour :class:`~nonosat.puzzle.Puzzle` whose validation errors
+name the file line.  Private to :mod:`nonosat.formats`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from nonosat.errors import FormatError, PuzzleError
+from nonosat.puzzle import (
+    Colour,
+    Palette,
+    Puzzle,
+    clue_min_length_colour,
+    colour_clue_text,
+)
+
+_HEX = re.compile(r"#?([0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})")
+
+#: Characters a writer may give colours that have none (the background is ``.``).
+SPARE_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def parse_rgb(value: str) -> tuple[int, int, int] | None:
+    """``(r, g, b)`` of ``"#rrggbb"``, ``"rrggbb"``, ``"#rgb"`` or a CSS colour name (``"red"``;
+    of ``"black/orange"``, a split cell of Olšák's triangles, the first part); ``None`` if it is
+    none of those."""
+    text = value.strip()
+    m = _HEX.fullmatch(text)
+    if m:
+        h = m.group(1)
+        if len(h) == 3:
+            h = "".join(ch * 2 for ch in h)
+        return (int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))
+    name = re.split(r"[/\\]", text)[0].strip().lower()
+    if not name:
+        return None
+    from PIL import ImageColor
+
+    try:
+        rgb = ImageColor.getrgb(name)
+    except ValueError:
+        return None
+    return (int(rgb[0]), int(rgb[1]), int(rgb[2]))
+
+
+def make_palette(
+    background: tuple[str, tuple[int, int, int], str],
+    colours: Sequence[tuple[str, tuple[int, int, int], str]],
+    path: str,
+) -> Palette:
+    """A :class:`Palette` of ``(name, rgb, char)`` entries, the background first.
+
+    Raises
+    ------
+    FormatError
+        Too many colours or repeated names (names ``path``).
+    """
+    try:
+        return Palette(tuple(Colour(n, rgb, ch) for n, rgb, ch in (background, *colours)))
+    except PuzzleError as exc:
+        raise FormatError(path, None, str(exc)) from None
+
+
+def make_colour_puzzle(
+    path: str,
+    rows: Sequence[tuple[int, ...]],
+    row_colours: Sequence[tuple[int, ...]],
+    cols: Sequence[tuple[int, ...]],
+    col_colours: Sequence[tuple[int, ...]],
+    palette: Palette,
+    row_lines: Sequence[int | None] | None = None,
+    col_lines: Sequence[int | None] | None = None,
+    **fields: object,
+) -> Puzzle:
+    """A colour :class:`Puzzle`, turning every validation failure into a :class:`FormatError`
+    that names the file line of the offending clue when the reader knows it.
+
+    Blocks of length 0 are dropped (with their colour).
+
+    Raises
+    ------
+    FormatError
+        A clue that does not fit its line (same-colour blocks need a gap), colour totals that
+        disagree, a goal of the wrong shape or colours.
+    """
+    clean: dict[str, tuple[list, list]] = {}
+    for kind, clues, colours, where, length in (
+        ("row", rows, row_colours, row_lines, len(cols)),
+        ("column", cols, col_colours, col_lines, len(rows)),
+    ):
+        out_c, out_k = [], []
+        for i, (clue, colour) in enumerate(zip(clues, colours, strict=True)):
+            pairs = [(b, c) for b, c in zip(clue, colour, strict=True) if b]
+            blocks = tuple(b for b, _ in pairs)
+            bcol = tuple(c for _, c in pairs)
+            if clue_min_length_colour(blocks, bcol) > length:
+                line = where[i] if where is not None and i < len(where) else None
+                raise FormatError(
+                    path,
+                    line,
+                    f"{kind} {i + 1}: clue {colour_clue_text(blocks, bcol, palette)} needs "
+                    f"{clue_min_length_colour(blocks, bcol)} cells but the {kind} has {length}",
+                )
+            out_c.append(blocks)
+            out_k.append(bcol)
+        clean[kind] = (out_c, out_k)
+    try:
+        return Puzzle(
+            tuple(clean["row"][0]),
+            tuple(clean["column"][0]),
+            palette=palette,
+            row_colours=tuple(clean["row"][1]),
+            col_colours=tuple(clean["column"][1]),
+            **fields,  # type: ignore[arg-type]
+        )
+    except PuzzleError as exc:
+        raise FormatError(path, None, str(exc)) from None
+
+
+def writer_chars(palette: Palette, background: str = ".") -> list[str]:
+    """One distinct character per colour for writing: the palette's own characters where they
+    are distinct, non-blank and not digits, else spare letters; ``background`` for colour 0."""
+    out = [background]
+    taken = {background}
+    for colour in palette.colours[1:]:
+        ch = colour.char
+        if len(ch) != 1 or ch in taken or ch.isspace() or ch.isdigit() or ch in ",|#":
+            ch = next(c for c in SPARE_CHARS if c not in taken)
+        out.append(ch)
+        taken.add(ch)
+    return out

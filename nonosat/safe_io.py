@@ -1,0 +1,179 @@
+"""Safe file input and output: bounded reads of regular files only, and atomic writes through a
+temporary that cannot be hijacked.
+
+* :func:`read_bounded` opens with ``O_NONBLOCK`` (so a FIFO never blocks), checks with ``fstat``
+  that the file is a regular file (FIFOs, ``/dev/zero``, ``/dev/urandom``, sockets and other
+  devices are refused, also behind a symbolic link), and reads at most ``max_bytes`` (a file that
+  grows while being read is refused too).  Every puzzle, certificate and results file nonosat
+  reads goes through it.
+* :func:`atomic_write` writes a new file beside the target with :func:`tempfile.mkstemp`
+  (``O_CREAT | O_EXCL`` under an unpredictable name: a planted symbolic link or file is never
+  followed or reused), then renames it over the target, so a failure never leaves a half-written
+  file and a link at the target is replaced, not written through.
+
+Both raise :class:`~nonosat.errors.FormatError` (one line naming the file), never ``OSError``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from nonosat.errors import FormatError
+
+#: Bytes read per ``os.read`` call.
+_CHUNK = 1 << 20
+
+#: The process umask, read once (``os.umask`` can only be read by setting it, which is not
+#: thread-safe).
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, for messages."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_bounded(path: str | os.PathLike[str], max_bytes: int, what: str = "file") -> bytes:
+    """The bytes of the regular file at ``path``, at most ``max_bytes`` of them.
+
+    Never blocks (``O_NONBLOCK``: a FIFO without a writer is refused, not waited on) and never
+    reads without bound (``/dev/zero`` is refused by ``fstat`` before any read).
+
+    Parameters
+    ----------
+    path : path-like
+    max_bytes : int
+        Largest size accepted, in bytes.
+    what : str
+        What the file should be (``"puzzle file"``, ``"certificate file"``), for messages.
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    FormatError
+        A missing or unreadable file, a directory, FIFO, device or socket, or a file larger than
+        ``max_bytes`` (checked before reading, and again while reading).
+    """
+    name = str(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.EISDIR:
+            raise FormatError(name, None, f"is a directory, not a {what}") from None
+        raise FormatError(name, None, exc.strerror or str(exc)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FormatError(
+                name,
+                None,
+                f"is {_kind(info.st_mode)}, not a {what}; nonosat reads only regular files",
+            )
+        if info.st_size > max_bytes:
+            raise FormatError(name, None, _too_large(info.st_size, max_bytes, what))
+        chunks = []
+        total = 0
+        while True:
+            chunk = os.read(fd, min(_CHUNK, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:
+                raise FormatError(name, None, _too_large(total, max_bytes, what))
+        return b"".join(chunks)
+    except OSError as exc:
+        raise FormatError(name, None, exc.strerror or str(exc)) from None
+    finally:
+        os.close(fd)
+
+
+def _too_large(size: int, max_bytes: int, what: str) -> str:
+    return (
+        f"{what} is larger than {max_bytes} bytes (found {size}"
+        f"{' or more' if size == max_bytes + 1 else ''}); raise the limit with "
+        "NONOSAT_MAX_FILE_BYTES"
+    )
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes, force: bool = False) -> None:
+    """Write ``data`` to ``path`` atomically and safely.
+
+    The bytes go to a new temporary file in the target's directory, created by
+    :func:`tempfile.mkstemp` (``O_EXCL``, unpredictable name, mode from the umask like an
+    ordinary file), flushed, then renamed over ``path``.  Without ``force`` an existing ``path``
+    (even a dangling symbolic link) is never replaced: the temporary is hard-linked to ``path``,
+    which fails if anything is there, closing the window between a check and the rename.  A
+    symbolic link at ``path`` is replaced by the file, never written through.
+
+    Raises
+    ------
+    FormatError
+        ``path`` exists and not ``force``; the directory is missing or not writable; the disk is
+        full (the temporary is removed).
+    """
+    target = Path(path)
+    if not force and (target.exists() or target.is_symlink()):
+        raise FormatError(str(target), None, "already exists; use --force to overwrite it")
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".nonosat-tmp",
+                                   dir=directory)
+    except OSError as exc:
+        raise FormatError(str(target), None, exc.strerror or str(exc)) from None
+    try:
+        try:
+            os.fchmod(fd, 0o666 & ~_UMASK)
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+        finally:
+            os.close(fd)
+        if force:
+            os.replace(tmp, target)
+        else:
+            try:
+                os.link(tmp, target, follow_symlinks=False)
+            except FileExistsError:
+                raise FormatError(
+                    str(target), None, "already exists; use --force to overwrite it"
+                ) from None
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+                    raise
+                os.replace(tmp, target)  # no hard links on this file system
+            else:
+                os.unlink(tmp)
+    except OSError as exc:
+        _remove(tmp)
+        raise FormatError(str(target), None, exc.strerror or str(exc)) from None
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def _remove(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass

@@ -1,0 +1,1 @@
+"""nonosat studio: a local web app (FastAPI) to design, check, play and step through puzzles."""

@@ -1,0 +1,406 @@
+"""The studio's JSON API (``/api/...``): a thin layer over nonosat's engines, analysis, formats,
+rendering and certificates.  Every endpoint calls the same functions as the matching CLI
+command; solves run in worker threads under a time limit (:mod:`nonosat.studio.jobs`).  The
+reference is ``docs/studio.md`` (and FastAPI's ``/docs``)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import re
+import zipfile
+from typing import Any
+
+import numpy as np
+from fastapi import APIRouter, HTTPException, Request, UploadFile
+from fastapi.responses import Response
+
+from nonosat.errors import FormatError, NonosatError
+from nonosat.puzzle import Cell, Puzzle
+from nonosat.studio.jobs import JobRunner, Superseded, clamp_timeout
+from nonosat.studio.schemas import (
+    AnalyseRequest,
+    CertifyRequest,
+    ConvertRequest,
+    ParseRequest,
+    PuzzleRequest,
+    RenderRequest,
+    SolveRequest,
+    StateRequest,
+    StepsRequest,
+    SuggestRequest,
+    cell_json,
+    puzzle_from_json,
+    puzzle_to_json,
+    state_from_json,
+)
+
+router = APIRouter(prefix="/api")
+
+#: Media types of written formats (others are ``text/plain``).
+MEDIA_TYPES = {".png": "image/png", ".xml": "application/xml", ".json": "application/json",
+               ".pbm": "image/x-portable-bitmap", ".csv": "text/csv"}
+SUPERSEDED = "superseded by a newer request"
+
+
+def _jobs(request: Request) -> JobRunner:
+    return request.app.state.jobs
+
+
+async def _run(request: Request, body: Any, func) -> Any:
+    """Run ``func(should_stop)`` in a worker thread under ``body``'s client key; 409 when a
+    newer request superseded it."""
+    try:
+        return await _jobs(request).run(func, getattr(body, "client", None),
+                                        getattr(body, "seq", None))
+    except Superseded:
+        raise HTTPException(409, SUPERSEDED) from None
+
+
+def _line_json(puzzle: Puzzle, line: int | None) -> dict[str, Any] | None:
+    if line is None:
+        return None
+    h = puzzle.height
+    return {"axis": "row", "index": line} if line < h else {"axis": "col", "index": line - h}
+
+
+# -- solving -------------------------------------------------------------------------------------
+@router.post("/analyse", summary="Verdict, whole ambiguity map, grade and make-unique suggestions")
+async def analyse(body: AnalyseRequest, request: Request) -> dict[str, Any]:
+    """The editor's call on each edit (see docs/studio.md)."""
+    from nonosat.studio.quick import Cancelled, quick_analyse
+
+    puzzle = puzzle_from_json(body.puzzle)
+    timeout = clamp_timeout(body.timeout)
+    suggest_timeout = clamp_timeout(body.suggest_timeout, default=1.0)
+
+    def work(should_stop):
+        try:
+            return quick_analyse(puzzle, timeout=timeout, suggest=body.suggest,
+                                 suggest_timeout=suggest_timeout,
+                                 should_stop=should_stop).to_json()
+        except Cancelled:
+            return None
+
+    out = await _run(request, body, work)
+    if out is None:
+        raise HTTPException(409, SUPERSEDED)
+    return out
+
+
+@router.post("/suggest", summary="Make-unique suggestions alone")
+async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
+    """``{"suggestions": [...]}`` as in ``/api/analyse`` (empty unless several solutions)."""
+    from nonosat.engines import Status
+    from nonosat.studio.quick import Cancelled, quick_grade, sat_backbone, suggestions, verdict
+
+    puzzle = puzzle_from_json(body.puzzle)
+    timeout = clamp_timeout(body.timeout, default=1.0)
+
+    def work(should_stop):
+        import time
+
+        start = time.perf_counter()
+        result = verdict(puzzle, timeout)
+        if result.status != Status.MULTIPLE:
+            return {"status": result.status.value, "suggestions": []}
+        _, _, _, root = quick_grade(puzzle, result)
+        ambiguous, _, witnesses = sat_backbone(puzzle, result.solutions, root,
+                                               deadline=start + timeout)
+        left = max(timeout - (time.perf_counter() - start), 0.05)
+        try:
+            return {"status": result.status.value,
+                    "suggestions": suggestions(puzzle, witnesses, root, ambiguous, timeout=left,
+                                               should_stop=should_stop)}
+        except Cancelled:
+            return None
+
+    out = await _run(request, body, work)
+    if out is None:
+        raise HTTPException(409, SUPERSEDED)
+    return out
+
+
+@router.post("/solve", summary="Solve: the JSON of `nonosat solve --json`")
+async def solve_endpoint(body: SolveRequest, request: Request) -> dict[str, Any]:
+    """Up to ``limit`` solutions with ``engine`` under ``timeout``."""
+    from nonosat.engines import solve
+
+    puzzle = puzzle_from_json(body.puzzle)
+    state = state_from_json(puzzle, body.state) if body.state is not None else None
+    timeout = clamp_timeout(body.timeout)
+
+    def work(should_stop):
+        return solve(puzzle, body.engine, partial=state, limit=body.limit,
+                     timeout=timeout).to_json(puzzle)
+
+    return await _run(request, body, work)
+
+
+@router.post("/hint", summary="The next human-style deduction (`nonosat hint`)")
+async def hint(body: StateRequest, request: Request) -> dict[str, Any]:
+    """``Hint.to_json`` plus ``line`` ({axis, index}) and ``cells`` ([[r, c, v]])."""
+    from nonosat.analysis.hints import find_mistakes, next_hint
+
+    puzzle = puzzle_from_json(body.puzzle)
+    grid = state_from_json(puzzle, body.state)
+
+    def work(should_stop):
+        mistakes = find_mistakes(puzzle, grid, timeout=clamp_timeout(None))
+        h = next_hint(puzzle, grid, check=mistakes != [])
+        out = h.to_json(puzzle)
+        out["kind"] = h.kind
+        out["line_name"] = out["line"]
+        out["line"] = _line_json(puzzle, h.line)
+        out["cells"] = [cell_json(r, c, v) for (r, c), v in h.cells]
+        out["done"] = h.kind == "solved"
+        return out
+
+    return await _run(request, body, work)
+
+
+@router.post("/check", summary="Mistakes in a grid state")
+async def check(body: StateRequest, request: Request) -> dict[str, Any]:
+    """``{"mistakes": [[r, c], ...], "complete": bool, "solvable": bool}``."""
+    from nonosat.analysis.hints import find_mistakes
+
+    puzzle = puzzle_from_json(body.puzzle)
+    grid = state_from_json(puzzle, body.state)
+
+    def work(should_stop):
+        found = find_mistakes(puzzle, grid, timeout=clamp_timeout(None))
+        mistakes = [[r, c] for (r, c), _ in (found or [])]
+        known = bool((grid != Cell.UNKNOWN).all())
+        complete = known and not mistakes and puzzle.is_solution(grid == Cell.FILLED)
+        return {"mistakes": mistakes, "complete": bool(complete), "solvable": found is not None}
+
+    return await _run(request, body, work)
+
+
+@router.post("/steps", summary="Step-through solve (the native solver's deductions)")
+async def steps(body: StepsRequest, request: Request) -> dict[str, Any]:
+    """``StepRun.to_json``: steps, status, solutions (see docs/studio.md)."""
+    try:
+        from nonosat.analysis.steps import solve_steps
+    except ImportError:  # pragma: no cover - until the analysis branch is merged
+        raise HTTPException(501, "step-through solving is not available in this build "
+                                 "(nonosat.analysis.steps missing)") from None
+
+    puzzle = puzzle_from_json(body.puzzle)
+    timeout = clamp_timeout(body.timeout)
+    kwargs: dict[str, Any] = {"max_solutions": body.max_solutions, "timeout": timeout}
+    if body.max_steps is not None:
+        kwargs["max_steps"] = body.max_steps
+
+    def work(should_stop):
+        return solve_steps(puzzle, **kwargs).to_json(puzzle)
+
+    return await _run(request, body, work)
+
+
+# -- files ---------------------------------------------------------------------------------------
+def _read(data: bytes, filename: str, format: str | None) -> list[Puzzle]:
+    """Puzzles of a file's bytes (as :func:`nonosat.formats.read_puzzles` does for a path)."""
+    from nonosat.formats import detect_format, get_format
+
+    fmt = get_format(format) if format else detect_format(filename, data[:4096])
+    if fmt.read is None:
+        raise FormatError(filename, None, f"format {fmt.name!r} cannot be read")
+    try:
+        puzzles = fmt.read(data, filename)
+    except FormatError:
+        raise
+    except NonosatError as exc:
+        raise FormatError(filename, None, str(exc)) from None
+    except (UnicodeError, ValueError) as exc:
+        raise FormatError(filename, None, f"cannot read the file: {exc}") from None
+    if not puzzles:
+        raise FormatError(filename, None, "the file holds no puzzle")
+    return puzzles
+
+
+def _parsed(puzzles: list[Puzzle], index: int | None, filename: str) -> dict[str, Any]:
+    from nonosat.studio.schemas import MAX_SIDE
+
+    i = index or 0
+    if i >= len(puzzles):
+        raise FormatError(filename, None, f"index {i} out of range: the file holds "
+                                          f"{len(puzzles)} puzzle{'s' if len(puzzles) != 1 else ''}")
+    puzzle = puzzles[i]
+    if puzzle.height > MAX_SIDE or puzzle.width > MAX_SIDE:
+        raise FormatError(filename, None, f"the puzzle is {puzzle.width}x{puzzle.height}; the "
+                                          f"studio takes at most {MAX_SIDE}x{MAX_SIDE} cells")
+    stem = filename.rsplit(".", 1)[0] or "puzzle"
+    names = [p.title or (stem if len(puzzles) == 1 else
+                         f"{stem} #{p.number if p.number is not None else k + 1}")
+             for k, p in enumerate(puzzles)]
+    return {"puzzle": puzzle_to_json(puzzle), "count": len(puzzles), "names": names[:10_000],
+            "index": i}
+
+
+@router.post("/parse", summary="Read a puzzle file (upload or JSON text) or a short code")
+async def parse(request: Request) -> dict[str, Any]:
+    """Multipart (field ``file``; form fields ``index``, ``format``) or JSON
+    ``{"text", "filename"?, "format"?, "index"?, "encoding"?: "text"|"base64"}``."""
+    ctype = request.headers.get("content-type", "")
+    if ctype.startswith("multipart/form-data"):
+        form = await request.form()
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile) and not hasattr(upload, "read"):
+            raise HTTPException(422, "multipart upload needs a 'file' field")
+        data = await upload.read()
+        filename = upload.filename or "upload"
+        fmt = form.get("format") or None
+        raw_index = form.get("index")
+        try:
+            index = int(raw_index) if raw_index not in (None, "") else None
+        except ValueError:
+            raise HTTPException(422, f"index: not a whole number: {raw_index!r}") from None
+    else:
+        try:
+            payload = await request.json()
+        except ValueError:
+            raise HTTPException(422, "body: not valid JSON") from None
+        try:
+            body = ParseRequest.model_validate(payload)
+        except Exception as exc:  # pydantic.ValidationError
+            from nonosat.studio.app import validation_message
+
+            raise HTTPException(422, validation_message(exc)) from None
+        filename = body.filename or ("code.short" if body.format == "short" else "text")
+        fmt, index = body.format, body.index
+        if body.encoding == "base64":
+            try:
+                data = base64.b64decode(body.text, validate=True)
+            except (binascii.Error, ValueError):
+                raise HTTPException(422, "text: not valid base64") from None
+        else:
+            data = body.text.encode()
+    filename = re.sub(r"[\\/]", "_", filename)[-200:]
+    return _parsed(_read(data, filename, fmt), index, filename)
+
+
+@router.post("/shortcode", summary="The davidje13 short code (`nonosat convert --to short`)")
+async def shortcode(body: PuzzleRequest) -> dict[str, Any]:
+    """``{"code": rules code, "image_code": picture code or null, "text": the whole .short
+    file}``; ``code`` alone opens the puzzle again through ``/api/parse``."""
+    from nonosat.formats import encode_puzzles, get_format
+
+    puzzle = puzzle_from_json(body.puzzle)
+    text = encode_puzzles([puzzle], get_format("short"), "puzzle.short").decode()
+    lines = text.split()
+    return {"code": lines[0], "image_code": lines[1] if len(lines) > 1 else None, "text": text}
+
+
+def _filename(puzzle: Puzzle, suffix: str) -> str:
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", puzzle.title or "puzzle").strip("-.")[:60]
+    return f"{stem or 'puzzle'}{suffix}"
+
+
+def _download(data: bytes, media_type: str, filename: str, **headers: str) -> Response:
+    return Response(data, media_type=media_type,
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"',
+                             **headers})
+
+
+@router.post("/convert", summary="Download the puzzle in a writable format")
+async def convert(body: ConvertRequest) -> Response:
+    """The file as ``nonosat convert --to FORMAT`` writes it."""
+    from nonosat.formats import encode_puzzles, get_format
+
+    puzzle = puzzle_from_json(body.puzzle)
+    fmt = get_format(body.to)
+    if fmt.write is None:
+        raise FormatError("<format>", None, f"format {fmt.name!r} cannot be written")
+    suffix = fmt.suffixes[0] if fmt.suffixes else ".txt"
+    name = _filename(puzzle, suffix)
+    data = encode_puzzles([puzzle], fmt, name)
+    media = MEDIA_TYPES.get(suffix, "text/plain; charset=utf-8")
+    return _download(data, media, name)
+
+
+@router.post("/render", summary="SVG or PNG picture (`nonosat render`)")
+async def render(body: RenderRequest, request: Request) -> Response:
+    """With ``solution``, the solution is drawn (ambiguous cells checkered)."""
+    puzzle = puzzle_from_json(body.puzzle)
+    timeout = clamp_timeout(body.timeout)
+
+    def work(should_stop):
+        solutions: list[np.ndarray] = []
+        if body.solution:
+            from nonosat.engines import solve
+
+            solutions = list(solve(puzzle, "auto", limit=2, timeout=timeout).solutions)
+        if body.format == "svg":
+            from nonosat.render.svg import render_svg
+
+            return render_svg(puzzle, solutions=solutions).encode()
+        from nonosat.render.png import render_png
+
+        return render_png(puzzle, solutions=solutions)
+
+    data = await _run(request, body, work)
+    media = "image/svg+xml" if body.format == "svg" else "image/png"
+    return Response(data, media_type=media, headers={
+        "Content-Disposition": f'inline; filename="{_filename(puzzle, "." + body.format)}"'})
+
+
+@router.post("/certify", summary="The `nonosat certify` bundle as a zip")
+async def certify(body: CertifyRequest, request: Request) -> Response:
+    """Headers ``X-Nonosat-Verdict`` (unique / multiple / none) and ``X-Nonosat-Certified``
+    (the proof was checked and accepted).  A verdict not reached in time: 422."""
+    from nonosat.certify import certify_puzzle
+    from nonosat.encodings.certificate import certificate_files, resolve_checkers
+
+    puzzle = puzzle_from_json(body.puzzle)
+    timeout = clamp_timeout(body.timeout, default=20.0)
+
+    def work(should_stop):
+        cert = certify_puzzle(puzzle, checkers=resolve_checkers(["auto"]), timeout=timeout)
+        if cert.verdict == "unknown":
+            return cert, b""
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name, data in certificate_files(cert).items():
+                zf.writestr(f"certificate/{name}", data)
+        return cert, buf.getvalue()
+
+    cert, data = await _run(request, body, work)
+    if cert.verdict == "unknown":
+        raise HTTPException(422, f"gave up before deciding within {timeout:g} s; no certificate")
+    proved = bool(cert.proved) and all(c.ok for c in cert.checks)
+    return _download(data, "application/zip", _filename(puzzle, "-certificate.zip"),
+                     **{"X-Nonosat-Verdict": cert.verdict,
+                        "X-Nonosat-Certified": "true" if proved else "false"})
+
+
+# -- gallery and formats -------------------------------------------------------------------------
+@router.get("/gallery", summary="Puzzles of games/ and of the PATH given to `nonosat studio`")
+async def gallery(request: Request) -> list[dict[str, Any]]:
+    """``[{"id", "name", "source", "width", "height"}]``."""
+    return [e.to_json() for e in request.app.state.gallery.entries()]
+
+
+@router.get("/gallery/{entry_id}", summary="One gallery puzzle")
+async def gallery_entry(entry_id: str, request: Request) -> dict[str, Any]:
+    """``{"puzzle", "id", "name", "source"}``; 404 for an unknown id."""
+    try:
+        entry, puzzle = request.app.state.gallery.load(entry_id)
+    except KeyError:
+        raise HTTPException(404, f"no gallery puzzle with id {entry_id!r}") from None
+    return {"puzzle": puzzle_to_json(puzzle), **entry.to_json()}
+
+
+@router.get("/formats", summary="Readable and writable formats")
+async def formats_list() -> dict[str, Any]:
+    """``{"read": [...], "write": [...]}`` with name, suffixes, description."""
+    from nonosat.formats import formats
+
+    def one(f) -> dict[str, Any]:
+        return {"name": f.name, "suffixes": list(f.suffixes), "description": f.description,
+                "stores_picture": f.stores_picture, "multi": f.multi}
+
+    fmts = list(formats().values())
+    return {"read": [one(f) for f in fmts if f.read], "write": [one(f) for f in fmts if f.write]}
+

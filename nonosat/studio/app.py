@@ -1,0 +1,225 @@
+"""The studio's ASGI application: :func:`create_app`.
+
+``GET /`` serves ``static/index.html``, ``/static/...`` the rest of that folder, ``/api/...`` the
+JSON API (:mod:`nonosat.studio.api`), ``/docs`` FastAPI's interactive documentation.  Request
+bodies over :data:`MAX_BODY_BYTES` are refused with 413 before they are parsed; nonosat's own
+errors become 4xx with a one-line ``detail``; anything unexpected is logged and answered 500
+without internals.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from nonosat.errors import FormatError, NonosatError, PuzzleError
+from nonosat.studio.gallery import Gallery
+from nonosat.studio.jobs import JobRunner
+
+#: Largest request body accepted (bytes).
+MAX_BODY_BYTES = 1_000_000
+#: The front end's folder (static HTML, CSS and JavaScript modules).
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+log = logging.getLogger("nonosat.studio")
+
+
+class BodyLimit:
+    """ASGI middleware: 413 for request bodies over ``limit`` bytes, by ``Content-Length`` before
+    anything is read, and by counting for bodies sent without it (the body is read before the
+    application sees it, so nothing is parsed from an oversized one)."""
+
+    def __init__(self, app: Any, limit: int = MAX_BODY_BYTES):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    size = int(value)
+                except ValueError:
+                    size = -1
+                if size < 0 or size > self.limit:
+                    await self._reject(send)
+                    return
+        # read the whole body first (it is at most ``limit`` bytes), counting as it comes
+        chunks: list[bytes] = []
+        seen = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.limit:
+                await self._reject(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> dict:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _reject(self, send: Any) -> None:
+        body = (b'{"detail":"request body too large: at most %d bytes"}' % self.limit)
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def validation_message(exc: Exception) -> str:
+    """One line from a pydantic/FastAPI validation error: ``"puzzle.rows.0: Input should be a
+    valid list"`` (the first problem, and how many more)."""
+    errors = exc.errors() if hasattr(exc, "errors") else []
+    if not errors:
+        return str(exc).splitlines()[0] if str(exc) else "invalid request"
+    first = errors[0]
+    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "body"
+    msg = f"{where}: {first.get('msg', 'invalid')}"
+    if len(errors) > 1:
+        msg += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    return msg
+
+
+def create_app(paths: Iterable[Path] = (), *, include_games: bool = True) -> FastAPI:
+    """The studio application.
+
+    Parameters
+    ----------
+    paths : iterable of Path
+        Puzzle files or directories listed in the gallery beside ``games/``.
+    include_games : bool
+        List the repository's ``games/`` folder (when running from a checkout).
+
+    Returns
+    -------
+    FastAPI
+        ``app.state.gallery`` (:class:`~nonosat.studio.gallery.Gallery`) and ``app.state.jobs``
+        (:class:`~nonosat.studio.jobs.JobRunner`) hold the server's state.
+    """
+    from nonosat.studio.api import router
+
+    jobs = JobRunner()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        jobs.shutdown()
+
+    app = FastAPI(
+        lifespan=lifespan,
+        title="nonosat studio",
+        description="Design, check, play and step through nonograms: nonosat's engines, "
+                    "analysis and certificates over JSON. Reference: docs/studio.md.",
+        version=_version(),
+    )
+    app.state.gallery = Gallery(paths, include_games=include_games)
+    app.state.jobs = jobs
+    app.include_router(router)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": validation_message(exc), "errors": _jsonable(exc)},
+                            status_code=422)
+
+    @app.exception_handler(PuzzleError)
+    async def _puzzle_error(request: Request, exc: PuzzleError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    @app.exception_handler(FormatError)
+    async def _format_error(request: Request, exc: FormatError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=400)
+
+    @app.exception_handler(NonosatError)
+    async def _nonosat_error(request: Request, exc: NonosatError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=400)
+
+    @app.exception_handler(ValueError)
+    async def _value_error(request: Request, exc: ValueError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc).splitlines()[0] if str(exc) else
+                             "invalid value"}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error in %s %s", request.method, request.url.path)
+        return JSONResponse({"detail": f"internal error ({type(exc).__name__}); see the "
+                                       f"server's log"}, status_code=500)
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        page = STATIC_DIR / "index.html"
+        if not page.is_file():
+            raise HTTPException(404, "the studio's page is missing from this installation")
+        return FileResponse(page, media_type="text/html")
+
+    if STATIC_DIR.is_dir():
+        app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    return app
+
+
+def _jsonable(exc: RequestValidationError) -> list[dict[str, Any]]:
+    out = []
+    for e in exc.errors()[:20]:
+        out.append({"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")),
+                    "type": str(e.get("type", ""))})
+    return out
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("nonosat")
+    except Exception:  # noqa: BLE001 - not installed (running from a checkout)
+        return "dev"
+
+
+def warm_up() -> float:
+    """Compile (or load from numba's cache) the kernels a first request would need, by solving
+    and analysing a small puzzle; returns the seconds it took."""
+    import time
+
+    import numpy as np
+
+    from nonosat.puzzle import Puzzle, line_blocks
+    from nonosat.studio.quick import quick_analyse
+
+    start = time.perf_counter()
+    rng = np.random.default_rng(0)
+    picture = rng.random((8, 8)) < 0.5
+    puzzle = Puzzle(rows=[line_blocks(r) for r in picture], cols=[line_blocks(c) for c in picture.T],
+                    goal=picture)
+    quick_analyse(puzzle, timeout=30, suggest=True, suggest_timeout=0.2)
+    from nonosat.analysis.hints import next_hint
+
+    next_hint(puzzle)
+    try:
+        from nonosat.analysis.steps import solve_steps
+
+        solve_steps(puzzle, max_steps=50)
+    except ImportError:  # pragma: no cover - before the analysis branch is merged
+        pass
+    return time.perf_counter() - start

@@ -1,0 +1,62 @@
+"""Colour certificates: a DRAT proof of uniqueness checked by the in-process checker (dratify),
+re-verified from the directory, and rejected once tampered with."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from typer.testing import CliRunner
+
+from nonosat.cli.app import app
+from nonosat.encodings.colour_certificate import certify_colour, verify_colour_certificate
+from nonosat.formats import read_puzzle
+from tests.conftest import corpus_path
+
+runner = CliRunner()
+
+
+def _rehash(directory, name):
+    """Update certificate.json's SHA-256 of ``name`` so that only the content check can fail."""
+    record = json.loads((directory / "certificate.json").read_text())
+    record["files"][name] = hashlib.sha256((directory / name).read_bytes()).hexdigest()
+    (directory / "certificate.json").write_text(json.dumps(record))
+
+
+def test_colour_certificate_is_checked_and_a_tampered_one_rejected(tmp_path):
+    shuttle = corpus_path("pbnsolve-examples", "spaceShuttle.g")
+    out = tmp_path / "cert"
+    result = runner.invoke(app, ["certify", str(shuttle), "--out", str(out), "--checker", "dratify"])
+    assert result.exit_code == 0, result.output
+    assert "unique solution, certified" in result.output
+    record = json.loads((out / "certificate.json").read_text())
+    assert record["kind"] == "colour" and record["certified"] is True
+    assert record["checkers"][0]["checker"] == "dratify" and record["checkers"][0]["ok"]
+    ok = runner.invoke(app, ["verify-certificate", str(out), "--checker", "dratify"])
+    assert ok.exit_code == 0, ok.output
+
+    # a proof cut to its first quarter (plus the empty clause) must be rejected by the checker
+    proof = (out / "proof.drat").read_text().splitlines()
+    (out / "proof.drat").write_text("\n".join(proof[: len(proof) // 4]) + "\n0\n")
+    _rehash(out, "proof.drat")
+    bad = runner.invoke(app, ["verify-certificate", str(out), "--checker", "dratify"])
+    assert bad.exit_code == 1
+    assert "dratify rejects proof.drat" in bad.output
+
+    # an unrehashed edit is caught by the hashes
+    (out / "proof.drat").write_text("\n".join(proof) + "\n")
+    (out / "solution.txt").write_text((out / "solution.txt").read_text().replace("r", "1", 1))
+    bad = verify_colour_certificate(out)
+    assert not bad.ok and any("solution.txt" in p for p in bad.problems)
+
+
+def test_in_process_certificate_of_a_colour_puzzle():
+    puzzle = read_puzzle(corpus_path("number-loom", "examples", "wolter", "webpbn-color-00047.xml"))
+    cert = certify_colour(puzzle)
+    assert cert.verdict == "unique" and cert.proved
+    assert (cert.solutions[0] == puzzle.goal).all()
+    # the formula without the blocking clause is satisfiable: the proof must not check there
+    from nonosat.encodings.certificate import check_proof
+
+    assert cert.formula is not None
+    assert not check_proof(cert.formula[:-1], cert.nvars, cert.proof).ok
