@@ -38,7 +38,8 @@ def test_every_multi_puzzle_format_is_also_written_with_several():
         assert entry["write_many"] == (formats()[name].write_many is not None)
     assert listed["webpbn"]["write_many"] and listed["non"]["write_many"]
     text = runner.invoke(app, ["formats"]).stdout
-    assert [line.split()[1] for line in text.splitlines() if line.startswith("webpbn")] == ["rwmM"]
+    (mode,) = [line.split()[1] for line in text.splitlines() if line.startswith("webpbn")]
+    assert mode.startswith("rwmM")
 
 
 @pytest.mark.parametrize(
