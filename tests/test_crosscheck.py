@@ -393,7 +393,7 @@ def test_survey_puzzles_agree_unique():
 @pytest.mark.corpus
 def test_cli_timeout_reaches_the_engine_and_exits_4():
     knotty = corpus_path("FastNonogramSolver", "puzzles", "survey", "knotty.nin")
-    result = run_cli(knotty, "-e", "cpsat", "--timeout", "0", "--json")
+    result = run_cli(knotty, "-e", "cpsat", "--timeout", "0.01", "--json")
     assert result.exit_code == 4, result.output
     obj = json.loads(result.stdout)
     assert obj["status"] == "unknown" and obj["engines"]["cpsat"]["verdict"] == "unknown"

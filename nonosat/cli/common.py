@@ -80,8 +80,10 @@ IndexOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 TimeoutOpt = Annotated[
     float | None,
-    typer.Option("--timeout", "-t", min=0.0, metavar="SECONDS", help="Give up after SECONDS (exit 4); "
-                 "default $NONOSAT_TIMEOUT or 300, 0 = no limit."),
+    typer.Option(
+        "--timeout", "-t", min=0.0, metavar="SECONDS",
+        help="Give up after SECONDS (exit 4); 0 = no limit (default: $NONOSAT_TIMEOUT or 300).",
+    ),
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
