@@ -137,7 +137,10 @@ class NonosatCommand(TyperCommand):
                     param.help = (help_text[: match.start()] + help_text[match.end():]).rstrip()
                     if not param.help.endswith("."):
                         param.help += "."
-                    param._prose_default = (match.group(1) or match.group(2)).strip()  # type: ignore[attr-defined]
+                    if param.default is None or param.default is False:  # else typer shows it
+                        param._prose_default = (  # type: ignore[attr-defined]
+                            (match.group(1) or match.group(2)).strip()
+                        )
 
     def get_help_option(self, ctx: Any) -> Any:
         """The ``-h``/``--help`` option, coerced without pydantic like the others."""
