@@ -155,3 +155,16 @@ def test_solve_defaults_to_the_portfolio(tmp_path, monkeypatch):
     result = runner.invoke(app, ["convert", str(source), str(tmp_path / "heart.pbm")])
     assert result.exit_code == 0, result.output
     assert used == ["auto"]
+
+
+def test_a_command_imports_only_its_own_module():
+    loaded_modules = subprocess.run(
+        [sys.executable, "-c",
+         "import sys\n"
+         "sys.argv = ['nonosat', 'formats']\n"
+         "from nonosat.cli.app import main\n"
+         "try:\n    main()\nexcept SystemExit:\n    pass\n"
+         "sys.stderr.write(' '.join(m for m in sys.modules if m.startswith('nonosat.cli.')))\n"],
+        capture_output=True, text=True, cwd=REPO, check=True,
+    ).stderr.split()
+    assert set(loaded_modules) == {"nonosat.cli.app", "nonosat.cli.common", "nonosat.cli.convert"}
