@@ -10,7 +10,8 @@ median wall-clock and CPU seconds (user + system of the child, from ``resource.g
 then times, each in a fresh interpreter, the steps a run goes through, cumulatively:
 
 * ``python``: the interpreter with its site packages, nothing imported;
-* ``cli``: ``import nonosat.cli.app`` (typer and the command modules: no numpy);
+* ``cli``: ``import nonosat.cli.app`` (typer and the shared CLI code; a run imports one
+  command module on top, ``--help`` all of them; no numpy);
 * ``numpy``: ``import numpy`` and the puzzle model on top;
 * ``numba``: importing the native solver (``import numba``) on top;
 * ``load native``: :func:`nonosat.engines.load_engine` of the native engine (numba initialises

@@ -131,3 +131,40 @@ def test_first_run_message_with_an_empty_numba_cache_dir(tmp_path):
                          env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
     assert out.returncode == 0, out.stderr
     assert "compiling the solver kernels" in out.stderr
+
+
+def test_solve_defaults_to_the_portfolio(tmp_path, monkeypatch):
+    """`solve` (and `convert`, when it must solve for a picture) use `auto` unless told: the JSON
+    of a puzzle the native root node leaves open names the hand-off."""
+    text = runner.invoke(app, ["solve", "-h"], env={"COLUMNS": "200"}).stdout
+    assert re.search(r"--engine NAME .*\[default: auto\]", " ".join(text.split()))
+    result = runner.invoke(app, ["solve", str(GAMES / "cross-ambiguous.non"), "--json"])
+    assert json.loads(result.stdout)["engine"] == "native+sat"
+    import nonosat.engines as engines
+
+    used = []
+    real = engines.solve
+
+    def recording(puzzle, engine="auto", **kw):
+        used.append(engine)
+        return real(puzzle, engine, **kw)
+
+    monkeypatch.setattr(engines, "solve", recording)
+    source = tmp_path / "heart.nin"  # .nin holds no goal picture: convert must solve
+    assert runner.invoke(app, ["convert", str(GAMES / "heart.non"), str(source)]).exit_code == 0
+    result = runner.invoke(app, ["convert", str(source), str(tmp_path / "heart.pbm")])
+    assert result.exit_code == 0, result.output
+    assert used == ["auto"]
+
+
+def test_a_command_imports_only_its_own_module():
+    loaded_modules = subprocess.run(
+        [sys.executable, "-c",
+         "import sys\n"
+         "sys.argv = ['nonosat', 'formats']\n"
+         "from nonosat.cli.app import main\n"
+         "try:\n    main()\nexcept SystemExit:\n    pass\n"
+         "sys.stderr.write(' '.join(m for m in sys.modules if m.startswith('nonosat.cli.')))\n"],
+        capture_output=True, text=True, cwd=REPO, check=True,
+    ).stderr.split()
+    assert set(loaded_modules) == {"nonosat.cli.app", "nonosat.cli.common", "nonosat.cli.convert"}

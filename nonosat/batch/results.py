@@ -373,11 +373,23 @@ def summarise(
         if r.get("status") in UNDECIDED
     ]
     failures += [dict(e) for e in input_errors]
-    grades: Counter[tuple[int, str]] = Counter()
-    for r in records:
+    grades: Counter[int] = Counter()
+    names: dict[int, str] = {}
+    for r in records:  # {"grade": 3, "name": "hard", ...}, or a bare 3 (colour puzzles)
         grade = r.get("grade")
-        if isinstance(grade, dict) and isinstance(grade.get("grade"), int):
-            grades[(grade["grade"], str(grade.get("name") or ""))] += 1
+        if isinstance(grade, dict) and grade.get("name"):
+            names[grade.get("grade")] = str(grade["name"])
+            grade = grade.get("grade")
+        if isinstance(grade, int) and not isinstance(grade, bool):
+            grades[grade] += 1
+    if grades:
+        try:
+            from nonosat.analysis.difficulty import GRADE_NAMES
+        except ImportError:
+            GRADE_NAMES = ()  # noqa: N806
+        for g in grades:
+            if g not in names and 0 < g < len(GRADE_NAMES):
+                names[g] = GRADE_NAMES[g]
     return Summary(
         puzzles=len(records),
         counts=dict(counts.most_common()),
@@ -393,7 +405,7 @@ def summarise(
         multiple=[str(r["id"]) for r in records if r.get("status") == "multiple"],
         none=[str(r["id"]) for r in records if r.get("status") == "none"],
         grades={
-            (f"{g} ({name})" if name else str(g)): n for (g, name), n in sorted(grades.items())
+            (f"{g} ({names[g]})" if g in names else str(g)): n for g, n in sorted(grades.items())
         },
     )
 

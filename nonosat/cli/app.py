@@ -11,25 +11,13 @@ numpy, numba, PySAT, OR-Tools, networkx and Pillow are imported inside the comma
 
 from __future__ import annotations
 
-from typing import Annotated
+import importlib
+import sys
+from typing import Annotated, Any
 
 import typer
 
 from nonosat import __version__
-from nonosat.cli import (
-    analyse,
-    batch,
-    certify,
-    convert,
-    crosscheck,
-    encode,
-    explain,
-    hint,
-    render,
-    solve,
-    studio,
-)
-from nonosat.cli import verify as verify_cli
 from nonosat.cli.common import EXIT_CODES_HELP, NonosatCommand, NonosatGroup
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -119,22 +107,24 @@ def exit_codes_epilog(command: str) -> str:
     return "\b\nExit codes:\n" + "\n".join(lines)
 
 
-app = typer.Typer(
-    name="nonosat",
-    help=(
-        "Nonogram solver and uniqueness certifier.\n\n"
-        "Solve puzzles with a native line solver + search, a CNF encoding (PySAT/CaDiCaL) or "
-        "OR-Tools CP-SAT; certify uniqueness with checked DRAT proofs; cross-check engines; "
-        "analyse difficulty.  'nonosat COMMAND -h' shows a command's options and exit codes."
-    ),
-    epilog=EXIT_CODES_HELP,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings=CONTEXT,
-    cls=NonosatGroup,
-)
+#: Command name -> (module, function, where its help is: ``None`` for the module's docstring,
+#: ``"func"`` for the function's, else an attribute of the module).
+COMMANDS: dict[str, tuple[str, str, str | None]] = {
+    "solve": ("nonosat.cli.solve", "solve_command", None),
+    "crosscheck": ("nonosat.cli.crosscheck", "crosscheck_command", None),
+    "batch": ("nonosat.cli.batch", "batch_command", None),
+    "convert": ("nonosat.cli.convert", "convert_command", None),
+    "formats": ("nonosat.cli.convert", "formats_command", "func"),
+    "render": ("nonosat.cli.render", "render_command", None),
+    "certify": ("nonosat.cli.certify", "certify_command", None),
+    "verify-certificate": ("nonosat.cli.certify", "verify_command", "VERIFY_HELP"),
+    "encode": ("nonosat.cli.encode", "encode_command", None),
+    "verify": ("nonosat.cli.verify", "verify_command", None),
+    "analyse": ("nonosat.cli.analyse", "analyse_command", None),
+    "hint": ("nonosat.cli.hint", "hint_command", None),
+    "explain": ("nonosat.cli.explain", "explain_command", None),
+    "studio": ("nonosat.cli.studio", "studio_command", None),
+}
 
 
 def _version(value: bool) -> None:
@@ -143,7 +133,6 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _main(
     version: Annotated[
         bool,
@@ -156,32 +145,68 @@ def _main(
     """Nonogram solver and uniqueness certifier."""
 
 
-def _register(name: str, func: object, help_text: str | None) -> None:
-    app.command(
-        name, help=help_text, epilog=exit_codes_epilog(name), cls=NonosatCommand,
+def build_app(only: str | None = None) -> typer.Typer:
+    """The ``nonosat`` typer application with every command of :data:`COMMANDS`, or with the
+    command ``only`` (importing only its module: ``nonosat solve`` does not import the other
+    command modules)."""
+    application = typer.Typer(
+        name="nonosat",
+        help=(
+            "Nonogram solver and uniqueness certifier.\n\n"
+            "Solve puzzles with a native line solver + search, a CNF encoding (PySAT/CaDiCaL) "
+            "or OR-Tools CP-SAT; certify uniqueness with checked DRAT proofs; cross-check "
+            "engines; analyse difficulty.  'nonosat COMMAND -h' shows a command's options and "
+            "exit codes."
+        ),
+        epilog=EXIT_CODES_HELP,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
         context_settings=CONTEXT,
-    )(func)  # type: ignore[arg-type]
+        cls=NonosatGroup,
+    )
+    application.callback()(_main)
+    for name, (module_name, function, help_at) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        module = importlib.import_module(module_name)
+        func = getattr(module, function)
+        if help_at is None:
+            help_text = module.__doc__
+        elif help_at == "func":
+            help_text = func.__doc__
+        else:
+            help_text = getattr(module, help_at)
+        application.command(
+            name, help=help_text, epilog=exit_codes_epilog(name), cls=NonosatCommand,
+            context_settings=CONTEXT,
+        )(func)
+    return application
 
 
-_register("solve", solve.solve_command, solve.__doc__)
-_register("crosscheck", crosscheck.crosscheck_command, crosscheck.__doc__)
-_register("batch", batch.batch_command, batch.__doc__)
-_register("convert", convert.convert_command, convert.__doc__)
-_register("formats", convert.formats_command, convert.formats_command.__doc__)
-_register("render", render.render_command, render.__doc__)
-_register("certify", certify.certify_command, certify.__doc__)
-_register("verify-certificate", certify.verify_command, certify.VERIFY_HELP)
-_register("encode", encode.encode_command, encode.__doc__)
-_register("verify", verify_cli.verify_command, verify_cli.__doc__)
-_register("analyse", analyse.analyse_command, analyse.__doc__)
-_register("hint", hint.hint_command, hint.__doc__)
-_register("explain", explain.explain_command, explain.__doc__)
-_register("studio", studio.studio_command, studio.__doc__)
+_APP: typer.Typer | None = None
+
+
+def __getattr__(name: str) -> Any:
+    """``nonosat.cli.app.app``: the application with every command, built on first use."""
+    global _APP
+    if name == "app":
+        if _APP is None:
+            _APP = build_app()
+        return _APP
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
-    """Console-script entry point (also ``python -m nonosat``, named ``nonosat`` in help)."""
-    app(prog_name="nonosat")
+    """Console-script entry point (also ``python -m nonosat``, named ``nonosat`` in help).
+
+    ``nonosat CMD ...`` builds the application with that command alone, so a run imports one
+    command module; anything else (``nonosat``, ``--help``, ``--version``, an unknown command)
+    gets every command."""
+    argv = sys.argv[1:]
+    only = argv[0] if argv and argv[0] in COMMANDS else None
+    build_app(only)(prog_name="nonosat")
 
 
 if __name__ == "__main__":

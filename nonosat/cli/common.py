@@ -8,6 +8,7 @@ Exit codes (documented in ``nonosat --help`` and the README):
 2     usage error or bad input (malformed file, clues that cannot fit, unknown format)
 3     no solution
 4     gave up (time or node limit) before deciding
+130   interrupted (Ctrl-C)
 ====  =========================================================
 """
 
@@ -42,7 +43,8 @@ EXIT_GAVE_UP = 4
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 unique (or success), 1 multiple solutions or a failed check, "
-    "2 usage error or bad input, 3 no solution, 4 gave up (time limit)."
+    "2 usage error or bad input, 3 no solution, 4 gave up (time limit), 130 interrupted "
+    "(Ctrl-C).  Each command's help lists the codes it returns."
 )
 
 STATUS_EXIT = {
@@ -78,8 +80,10 @@ IndexOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 TimeoutOpt = Annotated[
     float | None,
-    typer.Option("--timeout", "-t", min=0.0, metavar="SECONDS", help="Give up after SECONDS (exit 4); "
-                 "default $NONOSAT_TIMEOUT or 300, 0 = no limit."),
+    typer.Option(
+        "--timeout", "-t", min=0.0, metavar="SECONDS",
+        help="Give up after SECONDS (exit 4); 0 = no limit (default: $NONOSAT_TIMEOUT or 300).",
+    ),
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -133,7 +137,10 @@ class NonosatCommand(TyperCommand):
                     param.help = (help_text[: match.start()] + help_text[match.end():]).rstrip()
                     if not param.help.endswith("."):
                         param.help += "."
-                    param._prose_default = (match.group(1) or match.group(2)).strip()  # type: ignore[attr-defined]
+                    if param.default is None or param.default is False:  # else typer shows it
+                        param._prose_default = (  # type: ignore[attr-defined]
+                            (match.group(1) or match.group(2)).strip()
+                        )
 
     def get_help_option(self, ctx: Any) -> Any:
         """The ``-h``/``--help`` option, coerced without pydantic like the others."""

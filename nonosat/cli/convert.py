@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nonosat.cli.common import FormatOpt, IndexOpt, JsonOpt, PuzzleArg, handle_errors, print_json
+from nonosat.cli.common import (
+    FormatOpt,
+    IndexOpt,
+    JsonOpt,
+    PuzzleArg,
+    handle_errors,
+    print_json,
+    split_puzzle_ref,
+)
 
 if TYPE_CHECKING:
     from nonosat.formats import Format
@@ -66,6 +74,7 @@ def convert_command(
         target = get_format(to)
     else:
         target = writer_format(out, to)
+    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     if index is not None:
         puzzles = [read_puzzle(puzzle_path, format, index)]
     else:

@@ -14,7 +14,14 @@ from typing import Annotated
 
 import typer
 
-from nonosat.cli.common import FormatOpt, IndexOpt, PuzzleArg, handle_errors, read_state
+from nonosat.cli.common import (
+    FormatOpt,
+    IndexOpt,
+    PuzzleArg,
+    handle_errors,
+    read_state,
+    split_puzzle_ref,
+)
 
 OutOpt = Annotated[
     Path,
@@ -48,6 +55,7 @@ def encode_command(
     from nonosat.errors import FormatError
     from nonosat.formats import read_puzzle
 
+    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     if puzzle.is_colour:
         from nonosat.encodings.cnf_colour import encode_colour

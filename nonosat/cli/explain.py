@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import numpy as np
 import typer
 
 from nonosat.cli.common import (
@@ -89,6 +88,8 @@ def explain_command(
 def _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output) -> None:
     """``explain`` of a colour puzzle (:func:`nonosat.analysis.colour.colour_explain`);
     always exits."""
+    import numpy as np  # here, not at module level: `nonosat --help` must not import numpy
+
     from nonosat.analysis.colour import colour_explain
     from nonosat.puzzle import colour_rows
 

@@ -135,11 +135,7 @@ def solve_command(
                 console.print(f"solution {k}:")
             console.print(render_colour_text(puzzle, sol))
             console.print("")
-        console.print(
-            f"{puzzle.describe()}: {_VERDICT[result.status]} "
-            f"[{result.engine}, {result.time_s:.3f} s]",
-            markup=False,
-        )
+        console.print(verdict_line(puzzle, result, limit), markup=False)
     else:
         for line in report_lines(puzzle, result, limit):
             typer.echo(line)
@@ -169,16 +165,23 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int) -> list[str]:
     if several:
         lines += ["'@' filled, '.' empty: cells that differ between the solutions found", ""]
     lines += short_codes(puzzle, solutions)
-    verdict = _VERDICT[result.status]
-    if result.status is Status.MULTIPLE:
-        verdict = f"{len(solutions)} solutions found (limit {limit})"
-    timing = f"{result.engine}, {result.time_s:.3f} s"
-    if result.load_s >= LOAD_SHOWN_S:
-        timing += f"; loading the engine's kernels and libraries: {result.load_s:.1f} s"
-    lines.append(f"{puzzle.describe()}: {verdict} [{timing}]")
+    lines.append(verdict_line(puzzle, result, limit))
     # CLASSIFICATION (issue 15): one line from nonosat.analysis.classify (being written by the
     # analysis work) goes here once it is on main, e.g. "needs probing (depth 1)".
     return lines
+
+
+def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int) -> str:
+    """``NAME (WxH): VERDICT [ENGINE, TIME s]``; several solutions are counted ("48 solutions
+    found (limit 100)"), and a load of the engine of :data:`LOAD_SHOWN_S` or more is said apart
+    from the engine's time."""
+    verdict = _VERDICT[result.status]
+    if result.status is Status.MULTIPLE:
+        verdict = f"{len(result.solutions)} solutions found (limit {limit})"
+    timing = f"{result.engine}, {result.time_s:.3f} s"
+    if result.load_s >= LOAD_SHOWN_S:
+        timing += f"; loading the engine's kernels and libraries: {result.load_s:.1f} s"
+    return f"{puzzle.describe()}: {verdict} [{timing}]"
 
 
 def mark_differences(text: str, puzzle: Puzzle, solution: np.ndarray,

@@ -154,6 +154,9 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
     claimed = parse_claim(claim) if claim is not None else None
     if claim is not None and claimed is None:
         raise fail(f"--claim {claim} is no verdict to judge; use unique, multiple, none or solved")
+    from nonosat.cli.common import split_puzzle_ref
+
+    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     solutions = []
     if solution_path is not None:
