@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 
 from nonosat.cli.common import (
@@ -76,6 +75,8 @@ def hint_command(
 def _colour_hint(puzzle, grid, json_output) -> None:
     """``hint`` of a colour puzzle from ``grid`` (colour masks; the empty grid when ``None``)
     (:mod:`nonosat.analysis.colour`); always exits."""
+    import numpy as np
+
     from nonosat.analysis.colour import colour_hint
 
     announce_compile(colour=True)
