@@ -44,17 +44,23 @@ def test_the_readme_shows_commands():
     assert any("--json" in c for c, _ in COMMANDS) and any("batch" in c for c, _ in COMMANDS)
 
 
-def _argument(arg: str) -> str:
+def _argument(arg: str) -> list[str]:
+    """The argument as the shell would pass it: paths anchored, globs expanded."""
     if arg == "games" or arg.startswith("games/"):
-        return str(REPO / arg)
+        return [str(REPO / arg)]
     if arg.startswith("../shared/corpus/"):
-        return str(corpus_path(*arg.removeprefix("../shared/corpus/").split("/")))
-    return arg
+        parts = arg.removeprefix("../shared/corpus/").split("/")
+        if "*" in parts[-1]:
+            found = sorted(str(p) for p in corpus_path(*parts[:-1]).glob(parts[-1]))
+            assert found, f"{arg} matches nothing"
+            return found
+        return [str(corpus_path(*parts))]
+    return [arg]
 
 
 @pytest.mark.parametrize(("command", "comment"), COMMANDS, ids=[c for c, _ in COMMANDS])
 def test_readme_command(command, comment, tmp_path):
-    args = [_argument(a) for a in shlex.split(command)[1:]]
+    args = [x for a in shlex.split(command)[1:] for x in _argument(a)]
     out = subprocess.run([sys.executable, "-m", "nonosat", *args], capture_output=True,
                          text=True, cwd=tmp_path, timeout=600)
     match = re.search(r"\bexit (\d+)", comment)
@@ -70,7 +76,9 @@ def test_readme_command(command, comment, tmp_path):
             assert obj["status"] in ("unique", "multiple", "none", "solved", "unknown")
     if "--help" in args or "-h" in args:
         assert out.stdout.startswith("Usage: nonosat")
-    if "--out" in args:
+    if "--out" in args and args[0] != "batch":
+        assert (tmp_path / args[args.index("--out") + 1]).exists(), (command, "nothing written")
+    elif "--out" in args:
         rows = [json.loads(line) for line in (tmp_path / args[args.index("--out") + 1])
                 .read_text().splitlines()]
         assert rows and all({"id", "status", "time_s"} <= set(r) for r in rows)
