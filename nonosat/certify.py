@@ -89,7 +89,7 @@ def certify_puzzle(
     solver : str
         PySAT solver for the SAT part.
     checkers : sequence of str
-        Proof checkers (``"dratify"``, ``"drat-trim"``); empty to skip checking.
+        Proof checkers (``"dratify"``, ``"drat-trim"``, ``"cake_lpr"``); empty to skip checking.
     timeout : float, optional
         Seconds for the solving steps (the native root node cannot be interrupted).
     line_units : bool

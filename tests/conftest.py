@@ -32,3 +32,57 @@ def corpus_path(*parts: str) -> Path:
 def corpus() -> Path:
     """The shared corpus root (``../shared/corpus``)."""
     return corpus_path()
+
+
+THIRD_PARTY = Path(os.environ.get("NONOSAT_THIRD_PARTY", REPO.parent / "shared" / "third_party"))
+
+
+def _missing(reason: str) -> None:
+    """Skip with ``reason`` on a user's machine; fail under CI (``CI=true``) or
+    ``NONOSAT_REQUIRE_CORPUS=1``, where the independent checkers must run."""
+    if os.environ.get("CI") == "true" or os.environ.get("NONOSAT_REQUIRE_CORPUS") == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def proof_checkers() -> Path:
+    """A directory holding ``drat-trim`` and ``cake_lpr`` built from ``../shared/third_party``
+    with ``cc`` (once per source version, cached under ``~/.cache/nonosat-checkers``; safe
+    under pytest-xdist: each build goes to a temporary name, then is renamed into place)."""
+    import hashlib
+    import shutil
+    import subprocess
+    import tempfile
+
+    sources = {
+        "drat-trim": [THIRD_PARTY / "drat-trim" / "drat-trim.c"],
+        "cake_lpr": [THIRD_PARTY / "cake_lpr" / "basis_ffi.c", THIRD_PARTY / "cake_lpr" / "cake_lpr.S"],
+    }
+    flags = {"drat-trim": ["-O2"], "cake_lpr": ["-O2", "-std=c99"]}
+    for files in sources.values():
+        for f in files:
+            if not f.exists():
+                _missing(f"checker source {f} not found (clone ../shared beside the repo)")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        _missing("no C compiler (cc) to build drat-trim and cake_lpr")
+    digest = hashlib.sha256()
+    for files in sources.values():
+        for f in files:
+            digest.update(f.read_bytes())
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    out = cache / "nonosat-checkers" / digest.hexdigest()[:16]
+    out.mkdir(parents=True, exist_ok=True)
+    for name, files in sources.items():
+        target = out / name
+        if target.exists():
+            continue
+        with tempfile.TemporaryDirectory(dir=out) as tmp:
+            built = Path(tmp) / name
+            done = subprocess.run([cc, *flags[name], "-o", str(built), *map(str, files)],
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                _missing(f"building {name} failed: {done.stderr.strip()[-300:]}")
+            os.replace(built, target)
+    return out

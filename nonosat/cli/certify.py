@@ -68,10 +68,42 @@ CheckerOpt = Annotated[
     typer.Option(
         "--checker",
         metavar="NAME",
-        help="Proof checker: dratify, drat-trim, auto (dratify + drat-trim when on PATH), all. "
-        "Repeatable. Default: auto.",
+        help="Proof checker: dratify (in-process), drat-trim (DRAT), cake_lpr (the formally "
+        "verified CakeML checker, on the LRAT proof), auto (dratify + each external one found), "
+        "all (all three, each required). Repeatable. Default: auto.",
     ),
 ]
+CheckerPathOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--checker-path",
+        metavar="DIR",
+        help="Directory holding drat-trim / cake_lpr executables, searched before PATH "
+        "(also $NONOSAT_CHECKER_PATH). Repeatable.",
+    ),
+]
+ExpectedOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--puzzle",
+        metavar="FILE",
+        help="The puzzle file the certificate must be about: its clues are compared with the "
+        "certified ones.",
+    ),
+]
+
+
+def use_checker_path(dirs: list[Path] | None) -> None:
+    """Put ``--checker-path`` directories first in ``$NONOSAT_CHECKER_PATH`` (read by
+    :func:`nonosat.encodings.certificate.checker_executable`)."""
+    if dirs:
+        import os
+
+        from nonosat.encodings.certificate import CHECKER_PATH_ENV
+
+        old = os.environ.get(CHECKER_PATH_ENV)
+        parts = [str(d) for d in dirs] + ([old] if old else [])
+        os.environ[CHECKER_PATH_ENV] = os.pathsep.join(parts)
 ProverOpt = Annotated[
     str,
     typer.Option(
@@ -95,6 +127,7 @@ def certify_command(
     prover: ProverOpt = "auto",
     sat_solver: SatSolverOpt = None,
     checker: CheckerOpt = None,
+    checker_path: CheckerPathOpt = None,
     timeout: TimeoutOpt = None,
     force: ForceOpt = False,
     json_output: JsonOpt = False,
@@ -112,6 +145,7 @@ def certify_command(
     from nonosat.formats import read_puzzle
 
     check_prover(prover)
+    use_checker_path(checker_path)
     puzzle = read_puzzle(puzzle_path, format, index)
     ensure_writable_dir(out, force)
     if puzzle.is_colour:
@@ -183,11 +217,17 @@ def certify_command(
 def verify_command(
     cert_dir: DirArg,
     checker: CheckerOpt = None,
+    checker_path: CheckerPathOpt = None,
+    puzzle_file: ExpectedOpt = None,
     timeout: TimeoutOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
     """Check a certificate directory written by nonosat certify."""
     from nonosat.encodings.certificate import verify_certificate
+    from nonosat.formats import read_puzzle
+
+    use_checker_path(checker_path)
+    expected = read_puzzle(puzzle_file) if puzzle_file is not None else None
     from nonosat.encodings.colour_certificate import (
         is_colour_certificate,
         verify_colour_certificate,
@@ -210,7 +250,7 @@ def verify_command(
             for problem in colour.problems:
                 typer.echo(f"  {problem}", err=True)
         raise typer.Exit(code)
-    result = verify_certificate(cert_dir, checker or ["auto"], timeout)
+    result = verify_certificate(cert_dir, checker or ["auto"], timeout, expected=expected)
     code = _EXIT.get(result.verdict or "", EXIT_FAILED) if result.ok else EXIT_FAILED
     if json_output:
         print_json({"directory": str(cert_dir), **result.to_json()})
@@ -219,7 +259,11 @@ def verify_command(
         claim = {"unique": "unique solution", "none": "no solution",
                  "multiple": "several solutions (witness)"}[result.verdict or "unique"]
         checks = ", ".join(f"{c.checker} {c.time_s:.3f} s" for c in result.checks)
-        typer.echo(f"{cert_dir}: verified: {claim}" + (f" [{checks}]" if checks else ""))
+        about = result.puzzle.describe() if result.puzzle is not None else "?"
+        fingerprint = result.puzzle.fingerprint()[:12] if result.puzzle is not None else "?"
+        matched = f", the clues of {puzzle_file}" if expected is not None else ""
+        typer.echo(f"{cert_dir}: verified: {claim} of {about} (clues sha256 {fingerprint}..."
+                   f"{matched})" + (f" [{checks}]" if checks else ""))
     else:
         typer.echo(f"{cert_dir}: NOT verified", err=True)
         for problem in result.problems:

@@ -30,7 +30,17 @@ Proof checkers
     lemmas a second on unit-heavy proofs) unless a native engine is installed
     (``cdclkit-native``), which it then uses.
 ``drat-trim``
-    Heule's backward checker, run as ``drat-trim CNF PROOF`` when the executable is on ``PATH``.
+    Heule's backward checker (github.com/marijnheule/drat-trim), run as ``drat-trim CNF PROOF``.
+``cake_lpr``
+    the CakeML LRAT/LPR checker (github.com/tanyongkiam/cake_lpr), whose correctness is proved
+    in HOL4 (Tan, Heule, Myreen, "cake_lpr: Verified Propagation Redundancy Checking in
+    CakeML", TACAS 2021).  It checks the LRAT form of the proof (``proof.lrat``), which
+    drat-trim writes from the DRAT proof (``drat-trim CNF PROOF -L LRAT``): every lemma with the
+    IDs of the clauses that derive it by unit propagation, so the verified checker needs no
+    search of its own.
+
+The external checkers are looked up in the directories of ``NONOSAT_CHECKER_PATH`` (what
+``--checker-path`` sets), then on ``PATH`` (:func:`checker_executable`).
 
 Proof prefix (for other provers)
 --------------------------------
@@ -86,13 +96,21 @@ CERTIFICATE_FORMAT = 1
 PUZZLE_FILE = "puzzle.json"
 CNF_FILE = "puzzle.cnf"
 PROOF_FILE = "proof.drat"
+LRAT_FILE = "proof.lrat"
 SOLUTION_FILE = "solution.txt"
 CERTIFICATE_FILE = "certificate.json"
 #: Every file a certificate directory may hold, in the order they are written.
-CERTIFICATE_FILES = (PUZZLE_FILE, CNF_FILE, PROOF_FILE, SOLUTION_FILE, CERTIFICATE_FILE)
+CERTIFICATE_FILES = (
+    PUZZLE_FILE, CNF_FILE, PROOF_FILE, LRAT_FILE, SOLUTION_FILE, CERTIFICATE_FILE
+)
 
 #: Proof checkers :func:`check_proof` knows.
-CHECKERS = ("dratify", "drat-trim")
+CHECKERS = ("dratify", "drat-trim", "cake_lpr")
+#: The checkers that run as programs, found by :func:`checker_executable`.
+EXTERNAL_CHECKERS = ("drat-trim", "cake_lpr")
+#: Environment variable: directories (``os.pathsep``-separated) searched for external checkers
+#: before ``PATH`` (set by ``--checker-path``).
+CHECKER_PATH_ENV = "NONOSAT_CHECKER_PATH"
 
 #: A line holding the empty clause, which every refutation must add.
 _EMPTY_CLAUSE = re.compile(r"^[ \t]*0[ \t]*\r?$", re.MULTILINE)
@@ -130,19 +148,37 @@ class ProofCheck:
                 "time_s": round(self.time_s, 6)}
 
 
+def checker_executable(name: str) -> str | None:
+    """Path of the external checker ``name`` (``"drat-trim"`` or ``"cake_lpr"``): the first
+    found in the directories of ``$NONOSAT_CHECKER_PATH``, then on ``PATH``; ``None`` when
+    neither has it."""
+    dirs = os.environ.get(CHECKER_PATH_ENV)
+    if dirs:
+        found = shutil.which(name, path=dirs)
+        if found:
+            return found
+    return shutil.which(name)
+
+
 def available_checkers() -> list[str]:
-    """The checkers that can run here: ``dratify`` always, ``drat-trim`` when on ``PATH``."""
-    return [c for c in CHECKERS if c == "dratify" or shutil.which(c)]
+    """The checkers that can run here: ``dratify`` always, drat-trim and cake_lpr when found
+    (:func:`checker_executable`; cake_lpr also needs drat-trim, which writes its LRAT input)."""
+    out = ["dratify"]
+    if checker_executable("drat-trim"):
+        out.append("drat-trim")
+        if checker_executable("cake_lpr"):
+            out.append("cake_lpr")
+    return out
 
 
 def resolve_checkers(names: Sequence[str]) -> list[str]:
-    """Expand checker names: ``"auto"`` = dratify plus drat-trim when on ``PATH``, ``"all"`` =
-    both (drat-trim required).
+    """Expand checker names: ``"auto"`` = every checker that can run here
+    (:func:`available_checkers`), ``"all"`` = all three (each required).
 
     Raises
     ------
     EngineError
-        Unknown checker, or drat-trim asked for but not on ``PATH``.
+        Unknown checker, or an external checker asked for but not found.
     """
     out: list[str] = []
     for name in names:
@@ -157,11 +193,21 @@ def resolve_checkers(names: Sequence[str]) -> list[str]:
                 f"unknown proof checker {name!r}; choose one of {', '.join(CHECKERS)}, auto, all"
             )
         for checker in wanted:
-            if checker == "drat-trim" and not shutil.which("drat-trim"):
-                raise EngineError("drat-trim is not on PATH (install it or use --checker dratify)")
+            if checker in EXTERNAL_CHECKERS:
+                _require(checker)
             if checker not in out:
                 out.append(checker)
     return out
+
+
+def _require(name: str) -> str:
+    exe = checker_executable(name)
+    if exe is None:
+        raise EngineError(
+            f"{name} not found (looked in --checker-path / ${CHECKER_PATH_ENV}, then PATH); "
+            "build it from its sources or use --checker dratify"
+        )
+    return exe
 
 
 def check_proof(
@@ -170,6 +216,7 @@ def check_proof(
     proof: str,
     checker: str = "dratify",
     timeout: float | None = None,
+    lrat: str | None = None,
 ) -> ProofCheck:
     """Check that the text DRAT ``proof`` refutes ``clauses``.
 
@@ -184,9 +231,13 @@ def check_proof(
         Text DRAT.  It must add the empty clause (a line ``0``), even where unit propagation on
         the formula alone finds the conflict and the checkers would not look at the proof.
     checker : str
-        ``"dratify"`` (in-process) or ``"drat-trim"`` (subprocess; must be on ``PATH``).
+        ``"dratify"`` (in-process), ``"drat-trim"`` or ``"cake_lpr"`` (subprocesses; see
+        :func:`checker_executable`).  cake_lpr checks ``lrat``, or, when it is not given, the
+        LRAT that drat-trim writes from ``proof`` (:func:`drat_to_lrat`).
     timeout : float, optional
         Seconds, for drat-trim (its ``-t``); dratify cannot be interrupted.
+    lrat : str, optional
+        Text LRAT form of the proof, for cake_lpr.
 
     Returns
     -------
@@ -195,7 +246,7 @@ def check_proof(
     Raises
     ------
     EngineError
-        Unknown checker, or drat-trim not on ``PATH``.
+        Unknown checker, or an external checker not found.
     """
     start = time.perf_counter()
     if checker not in CHECKERS:
@@ -206,8 +257,13 @@ def check_proof(
         ok, reason = False, "the proof never adds the empty clause"
     elif checker == "dratify":
         ok, reason = _check_dratify(clauses, nvars, proof)
-    else:
+    elif checker == "drat-trim":
         ok, reason = _check_drat_trim(clauses, nvars, proof, timeout)
+    else:
+        if lrat is None:
+            lrat = drat_to_lrat(clauses, nvars, proof, timeout)
+        ok, reason = _check_cake_lpr(clauses, nvars, lrat) if lrat is not None else (
+            False, "drat-trim could not turn the proof into LRAT (it does not verify)")
     return ProofCheck(checker, ok, reason, time.perf_counter() - start)
 
 
@@ -240,26 +296,70 @@ def _check_dratify(clauses: Sequence[Sequence[int]], nvars: int, proof: str) -> 
 
 def _check_drat_trim(clauses: Sequence[Sequence[int]], nvars: int, proof: str,
                      timeout: float | None) -> tuple[bool, str]:
-    exe = shutil.which("drat-trim")
-    if exe is None:
-        raise EngineError("drat-trim is not on PATH (install it or use --checker dratify)")
+    ok, reason, _ = _run_drat_trim(clauses, nvars, proof, timeout, lrat=False)
+    return ok, reason
+
+
+def _run_drat_trim(clauses: Sequence[Sequence[int]], nvars: int, proof: str,
+                   timeout: float | None, lrat: bool) -> tuple[bool, str, str | None]:
+    """drat-trim on the formula and the proof; with ``lrat``, also the LRAT it writes
+    (``None`` when it does not verify)."""
+    exe = _require("drat-trim")
     with tempfile.TemporaryDirectory(prefix="nonosat-drat-") as tmp:
         cnf_path = Path(tmp, "formula.cnf")
         proof_path = Path(tmp, "proof.drat")
+        lrat_path = Path(tmp, "proof.lrat")
         cnf_path.write_text(_dimacs_body(clauses, nvars))
         proof_path.write_text(proof)
         cmd = [exe, str(cnf_path), str(proof_path)]
         if timeout is not None:
             cmd += ["-t", str(max(1, int(timeout + 0.999)))]
+        if lrat:
+            cmd += ["-L", str(lrat_path)]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         except OSError as exc:
             raise EngineError(f"cannot run drat-trim: {exc}") from None
-    lines = [line.strip() for line in done.stdout.splitlines()]
-    if "s VERIFIED" in lines:
-        return True, "s VERIFIED"
+        lines = [line.strip() for line in done.stdout.splitlines()]
+        if "s VERIFIED" in lines:
+            text = lrat_path.read_text() if lrat and lrat_path.exists() else None
+            return True, "s VERIFIED", text
     tail = [line for line in lines if line][-3:]
-    return False, " | ".join(tail) or f"drat-trim exited with {done.returncode} and no verdict"
+    return False, " | ".join(tail) or f"drat-trim exited with {done.returncode} and no verdict", None
+
+
+def drat_to_lrat(clauses: Sequence[Sequence[int]], nvars: int, proof: str,
+                 timeout: float | None = None) -> str | None:
+    """The LRAT form of the DRAT ``proof`` of ``clauses``, as drat-trim writes it
+    (``drat-trim CNF PROOF -L LRAT``): each lemma with the IDs of the clauses whose unit
+    propagation derives it; clause IDs 1..m are the formula's clauses in order.  ``None`` when
+    drat-trim does not verify the proof (no LRAT then).
+
+    Raises
+    ------
+    EngineError
+        drat-trim not found (:func:`checker_executable`).
+    """
+    ok, _, text = _run_drat_trim(clauses, nvars, proof, timeout, lrat=True)
+    return text if ok else None
+
+
+def _check_cake_lpr(clauses: Sequence[Sequence[int]], nvars: int, lrat: str) -> tuple[bool, str]:
+    exe = _require("cake_lpr")
+    with tempfile.TemporaryDirectory(prefix="nonosat-lrat-") as tmp:
+        cnf_path = Path(tmp, "formula.cnf")
+        lrat_path = Path(tmp, "proof.lrat")
+        cnf_path.write_text(_dimacs_body(clauses, nvars))
+        lrat_path.write_text(lrat)
+        try:
+            done = subprocess.run([exe, str(cnf_path), str(lrat_path)], capture_output=True,
+                                  text=True, check=False)
+        except OSError as exc:
+            raise EngineError(f"cannot run cake_lpr: {exc}") from None
+    lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    if "s VERIFIED UNSAT" in lines:
+        return True, "s VERIFIED UNSAT"
+    return False, " | ".join(lines[-3:]) or f"cake_lpr exited with {done.returncode}"
 
 
 def _dimacs_body(clauses: Sequence[Sequence[int]], nvars: int) -> str:
@@ -300,6 +400,9 @@ class Certificate:
         Who wrote the proof: ``"sat"`` (the SAT solver), ``"native"`` (the prover hook's steps
         alone, e.g. the native solver's deductions) or ``"native+sat"`` (those steps, then the
         SAT solver).
+    lrat : str or None
+        The LRAT form of the proof (written by drat-trim from the DRAT proof, see
+        :func:`drat_to_lrat`), when drat-trim was found; ``None`` otherwise.
     """
 
     puzzle: Puzzle
@@ -316,6 +419,7 @@ class Certificate:
     stats: dict[str, Any] = field(default_factory=dict)
     cnf: PuzzleCnf | None = field(default=None, repr=False)
     prover: str = "sat"
+    lrat: str | None = field(default=None, repr=False)
 
     @property
     def proved(self) -> bool:
@@ -360,8 +464,10 @@ def certify(
     solver : str
         PySAT solver able to log proofs (CaDiCaL, Glucose, Lingeling, MapleSAT families).
     checkers : sequence of str
-        ``"dratify"`` and/or ``"drat-trim"``; empty to skip checking (the certificate is then
-        not :attr:`Certificate.proved`).
+        ``"dratify"``, ``"drat-trim"``, ``"cake_lpr"``; empty to skip checking (the
+        certificate is then not :attr:`Certificate.proved`).  Whenever drat-trim is found
+        (:func:`checker_executable`), the LRAT form of the proof is made too
+        (:attr:`Certificate.lrat`, ``proof.lrat``), and cake_lpr checks it.
     timeout : float, optional
         Seconds for the solving steps; verdict ``unknown`` when they run out.  Proof checking is
         not bounded (drat-trim gets the time that is left).
@@ -436,8 +542,13 @@ def certify(
     if cert.proof is not None and cert.formula is not None:
         t = time.perf_counter()
         remaining = None if deadline is None else max(1.0, deadline - time.perf_counter())
-        for checker in resolve_checkers(checkers):
-            cert.checks.append(check_proof(cert.formula, enc.nvars, cert.proof, checker, remaining))
+        names = resolve_checkers(checkers)
+        if checker_executable("drat-trim") is not None:
+            cert.lrat = drat_to_lrat(cert.formula, enc.nvars, cert.proof, remaining)
+            times["lrat"] = time.perf_counter() - t
+        for checker in names:
+            cert.checks.append(check_proof(cert.formula, enc.nvars, cert.proof, checker,
+                                           remaining, lrat=cert.lrat))
         times["check"] = time.perf_counter() - t
     return _finish(cert, start)
 
@@ -535,12 +646,14 @@ def read_puzzle_json(path: Path) -> Puzzle:
         whole numbers or ``null``, clues that cannot describe a puzzle.
     """
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        obj = json.loads(_read(path).decode("utf-8"))
     except OSError as exc:
         raise FormatError(str(path), None, exc.strerror or str(exc)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         line = getattr(exc, "lineno", None)
         raise FormatError(str(path), line, f"invalid JSON: {exc}") from None
+    except (RecursionError, ValueError) as exc:  # nesting too deep, a giant integer
+        raise FormatError(str(path), None, f"invalid JSON: {str(exc)[:80]}") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("rows"), list) or not isinstance(
         obj.get("cols"), list
     ):
@@ -574,7 +687,7 @@ def read_solutions(path: Path, shape: tuple[int, int]) -> list[np.ndarray]:
         Unreadable file, unknown characters, undecided cells or grids of the wrong shape.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise FormatError(str(path), None, getattr(exc, "strerror", None) or str(exc)) from None
     blocks: list[list[str]] = [[]]
@@ -606,6 +719,8 @@ def certificate_files(cert: Certificate) -> dict[str, bytes]:
         files[CNF_FILE] = enc.dimacs(extra, enc_comments).encode()
     if cert.proof is not None:
         files[PROOF_FILE] = cert.proof.encode()
+    if cert.lrat is not None:
+        files[LRAT_FILE] = cert.lrat.encode()
     if cert.solutions:
         files[SOLUTION_FILE] = solutions_text(cert.solutions).encode()
     files[CERTIFICATE_FILE] = (
@@ -643,9 +758,11 @@ def certificate_record(cert: Certificate, files: dict[str, bytes]) -> dict[str, 
         "solver": {"name": cert.solver, "pysat": package_version("python-sat")},
         "checkers": [
             {**c.to_json(), "version": _dratify_version() if c.checker == "dratify"
-             else shutil.which("drat-trim")}
+             else checker_executable(c.checker)}
             for c in cert.checks
         ],
+        "lrat": {"file": LRAT_FILE, "made_by": "drat-trim -L (from proof.drat)",
+                 "lines": cert.lrat.count("\n")} if cert.lrat is not None else None,
         "proof": {k: cert.stats[k] for k in ("lemmas", "deletions", "prefix_lemmas",
                                               "proof_bytes") if k in cert.stats}
         if cert.proof is not None else None,
@@ -744,6 +861,8 @@ class Verification:
             "problems": self.problems,
             "checks": [c.to_json() for c in self.checks],
             "puzzle": self.puzzle.fingerprint() if self.puzzle else None,
+            "title": self.puzzle.describe() if self.puzzle else None,
+            "checkers_accepted": [c.checker for c in self.checks if c.ok],
             "time_s": round(self.time_s, 6),
         }
 
@@ -752,6 +871,7 @@ def verify_certificate(
     cert_dir: str | os.PathLike[str],
     checkers: Sequence[str] = ("dratify",),
     timeout: float | None = None,
+    expected: Puzzle | None = None,
 ) -> Verification:
     """Check a certificate directory without trusting anything in it but the clues.
 
@@ -761,7 +881,14 @@ def verify_certificate(
        the solution's blocking clause and must equal ``puzzle.cnf`` clause for clause; the proof
        must refute the *re-derived* formula.  None: the same without solution.  Multiple: the
        two solutions must satisfy the clues and differ.
-    3. Every file must have the SHA-256 recorded in ``certificate.json``.
+    3. Every file must have the SHA-256 recorded in ``certificate.json``, and the record must
+       list every file the verdict needs (an empty or partial list is refused).
+    4. With ``expected`` (the puzzle the user holds, e.g. ``--puzzle FILE``), the certified
+       clues must be its clues: a certificate of another puzzle does not verify.
+
+    cake_lpr checks the bundle's ``proof.lrat`` when there is one (else the LRAT drat-trim
+    writes from ``proof.drat``), against the *re-derived* formula.  Files are read with a size
+    cap and only when they are regular files (:func:`nonosat.safe_io.read_bounded`).
 
     Parameters
     ----------
@@ -770,6 +897,8 @@ def verify_certificate(
         Proof checkers (see :func:`resolve_checkers`).
     timeout : float, optional
         Seconds for drat-trim.
+    expected : Puzzle, optional
+        The puzzle the certificate must be about.
 
     Returns
     -------
@@ -798,10 +927,13 @@ def verify_certificate(
         return Verification(ok, verdict, problems, checks, puzzle, time.perf_counter() - start)
 
     try:
-        record = json.loads((root / CERTIFICATE_FILE).read_text(encoding="utf-8"))
+        record = json.loads(_read(root / CERTIFICATE_FILE).decode("utf-8"))
         if not isinstance(record, dict) or record.get("format") != "nonosat-certificate":
             raise ValueError("not a nonosat certificate")
-    except (OSError, ValueError) as exc:
+    except RecursionError:
+        problems.append(f"{CERTIFICATE_FILE}: cannot be read: nested too deeply")
+        return done(None, None)
+    except (OSError, ValueError, NonosatError) as exc:
         problems.append(f"{CERTIFICATE_FILE}: cannot be read: {exc}")
         return done(None, None)
     verdict = record.get("verdict")
@@ -816,8 +948,13 @@ def verify_certificate(
         return done(verdict, None)
     if puzzle.fingerprint() != _get(record, "puzzle", "sha256"):
         problems.append(f"{PUZZLE_FILE}: clues differ from the certified puzzle (fingerprint)")
+    if expected is not None and expected.fingerprint() != puzzle.fingerprint():
+        problems.append(
+            f"the certificate is about another puzzle: its clues ({PUZZLE_FILE}) are not those "
+            f"of {expected.describe()}"
+        )
 
-    _check_hashes(root, record, problems)
+    _check_hashes(root, record, problems, _required_files(verdict))
 
     solutions: list[np.ndarray] = []
     if verdict in ("unique", "multiple"):
@@ -863,12 +1000,15 @@ def verify_certificate(
     _compare_cnf(root / CNF_FILE, formula, enc.nvars, problems)
 
     try:
-        proof = (root / PROOF_FILE).read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as exc:
+        proof = _read(root / PROOF_FILE).decode("ascii")
+        lrat = _read(root / LRAT_FILE).decode("ascii") if (root / LRAT_FILE).exists() else None
+    except (OSError, UnicodeDecodeError, NonosatError) as exc:
         problems.append(f"{PROOF_FILE}: cannot be read: {exc}")
         return done(verdict, puzzle)
+    if lrat is not None and LRAT_FILE not in (record.get("files") or {}):
+        problems.append(f"{LRAT_FILE}: not listed in {CERTIFICATE_FILE}")
     for checker in names:
-        check = check_proof(formula, enc.nvars, proof, checker, timeout)
+        check = check_proof(formula, enc.nvars, proof, checker, timeout, lrat=lrat)
         checks.append(check)
         if not check.ok:
             problems.append(f"{PROOF_FILE}: rejected by {checker}: {check.reason}")
@@ -882,18 +1022,48 @@ def _get(record: dict[str, Any], *keys: str) -> Any:
     return value
 
 
-def _check_hashes(root: Path, record: dict[str, Any], problems: list[str]) -> None:
+def _required_files(verdict: str) -> tuple[str, ...]:
+    """The files whose hashes a certificate of ``verdict`` must record."""
+    if verdict == "multiple":
+        return (PUZZLE_FILE, SOLUTION_FILE)
+    if verdict == "none":
+        return (PUZZLE_FILE, CNF_FILE, PROOF_FILE)
+    return (PUZZLE_FILE, CNF_FILE, PROOF_FILE, SOLUTION_FILE)
+
+
+#: Largest certificate file read (a proof of a 100x100 puzzle is a few MB).
+MAX_CERTIFICATE_FILE_BYTES = 1 << 30
+
+
+def _read(path: Path) -> bytes:
+    """A certificate file's bytes: regular files only, at most
+    :data:`MAX_CERTIFICATE_FILE_BYTES` (never blocks on a FIFO or reads ``/dev/zero``).
+
+    Raises
+    ------
+    FormatError
+    """
+    from nonosat.safe_io import read_bounded
+
+    return read_bounded(path, MAX_CERTIFICATE_FILE_BYTES, path.name)
+
+
+def _check_hashes(root: Path, record: dict[str, Any], problems: list[str],
+                  required: Sequence[str]) -> None:
     recorded = record.get("files")
-    if not isinstance(recorded, dict):
+    if not isinstance(recorded, dict) or not recorded:
         problems.append(f"{CERTIFICATE_FILE}: no file hashes")
         return
+    for name in required:
+        if name not in recorded:
+            problems.append(f"{CERTIFICATE_FILE}: no hash of {name}")
     for name, digest in recorded.items():
         if name == CERTIFICATE_FILE or name not in CERTIFICATE_FILES:
             continue
         try:
-            actual = _sha256((root / name).read_bytes())
-        except OSError:
-            problems.append(f"{name}: missing")
+            actual = _sha256(_read(root / name))
+        except (OSError, NonosatError):
+            problems.append(f"{name}: missing or unreadable")
             continue
         if actual != digest:
             problems.append(f"{name}: differs from the certified file (SHA-256)")
@@ -903,9 +1073,9 @@ def _compare_cnf(path: Path, formula: list[Clause], nvars: int, problems: list[s
     from pysat.formula import CNF
 
     try:
-        text = path.read_text(encoding="ascii")
+        text = _read(path).decode("ascii")
         clauses = CNF(from_string=text).clauses
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, NonosatError) as exc:
         problems.append(f"{CNF_FILE}: cannot be read: {exc}")
         return
     header = re.search(r"^p\s+cnf\s+(\d+)\s+(\d+)\s*$", text, re.MULTILINE)
