@@ -290,23 +290,36 @@ def test_missing_or_invalid_directory(tmp_path):
 
 
 # -- proof failure, prefixes, checkers -----------------------------------------------------------
+def test_no_vacuous_lemmas_when_propagation_refutes():
+    """Line-solvable puzzles: the CNF plus the blocking clause is refuted by unit propagation,
+    so the proof is the empty clause alone and the prover is never asked (issue 18)."""
+    calls = []
+
+    def line_solver(enc, formula):
+        calls.append(1)
+        return [[]]
+
+    for encoding in ("regular", "order"):
+        cert = certify(HEART, encoding=encoding, prover=line_solver)
+        assert cert.proved and cert.proof == "0\n" and cert.prover == "propagation"
+        assert cert.stats["prove"]["method"] == "unit propagation"
+    assert not calls
+
+
+@pytest.mark.corpus
 def test_proof_prefix_from_another_prover():
-    enc_cells = [[(r * HEART.width + c + 1) * (1 if v else -1) for c, v in enumerate(row)]
-                 for r, row in enumerate(HEART.goal)]
-    units = [[lit] for row in enc_cells for lit in row]
-
-    def line_solver(enc, formula):  # every cell is RUP under the propagation-complete encoding
-        return units + [[]]
-
-    cert = certify(HEART, encoding="regular", prover=line_solver)
-    assert cert.proved and cert.stats["prefix_lemmas"] == len(units) + 1
-    assert cert.proof.splitlines()[: len(units)] == [f"{u[0]} 0" for u in units]
+    """A prover's lemmas come first in the proof and the SAT solver goes on from them (on Merka,
+    which unit propagation does not refute; the lemmas are copies of formula clauses, so they
+    are RUP whatever the order)."""
+    merka = read_survey("webpbn-01611.nin")
 
     def partial(enc, formula):  # a prefix without the empty clause: the SAT solver goes on
-        return units[:5]
+        return [list(c) for c in formula[:5]]
 
-    cert = certify(HEART, encoding="order", prover=partial)
-    assert cert.proved and cert.proof.startswith(f"{units[0][0]} 0\n")
+    cert = certify(merka, encoding="order", prover=partial)
+    assert cert.proved and cert.prover == "native+sat" and cert.stats["prefix_lemmas"] == 5
+    first = [list(c) for c in encode(merka, "order").clauses[:5]]
+    assert cert.proof.splitlines()[:5] == [" ".join(map(str, c)) + " 0" for c in first]
 
     # a false lemma (the opposite of a solution cell) on a puzzle that propagation alone does
     # not refute

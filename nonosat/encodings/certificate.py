@@ -397,9 +397,10 @@ class Certificate:
         Proof size (``lemmas``, ``deletions``, ``prefix_lemmas``, ``proof_bytes``) and solver
         statistics.
     prover : str
-        Who wrote the proof: ``"sat"`` (the SAT solver), ``"native"`` (the prover hook's steps
-        alone, e.g. the native solver's deductions) or ``"native+sat"`` (those steps, then the
-        SAT solver).
+        Who wrote the proof: ``"propagation"`` (nobody: unit propagation refutes the formula,
+        the proof is the empty clause alone), ``"sat"`` (the SAT solver), ``"native"`` (the
+        prover hook's steps alone, e.g. the native solver's deductions) or ``"native+sat"``
+        (those steps, then the SAT solver).
     lrat : str or None
         The LRAT form of the proof (written by drat-trim from the DRAT proof, see
         :func:`drat_to_lrat`), when drat-trim was found; ``None`` otherwise.
@@ -558,8 +559,19 @@ def _prove(cert: Certificate, enc: PuzzleCnf, formula: list[Clause], solver: str
     """Refute ``formula``: the prover's lemmas, then the empty clause if unit propagation
     already refutes the formula and the lemmas, else a fresh SAT solver's DRAT proof.  Sets
     ``cert.proof``; returns a model's solution if the formula is satisfiable after all (and
-    ``None`` with ``cert.proof`` unset when the deadline passed)."""
+    ``None`` with ``cert.proof`` unset when the deadline passed).
+
+    No vacuous work: when unit propagation alone refutes ``formula`` (most line-solvable
+    puzzles under the order encoding), the proof is the empty clause alone, the prover is not
+    asked for lemmas, and :attr:`Certificate.prover` says ``"propagation"``."""
     t = time.perf_counter()
+    if refuted_by_propagation(formula):
+        cert.stats["prove"] = {"method": "unit propagation"}
+        cert.proof = "0\n"
+        cert.prover = "propagation"
+        cert.times["prove"] = time.perf_counter() - t
+        cert.stats.update(_proof_size(cert.proof, 0))
+        return None
     steps = [s if isinstance(s, Deletion) else list(s) for s in prover(enc, formula)] \
         if prover is not None else []
     live: dict[tuple[int, ...], list[Clause]] = {}  # the lemmas not deleted again
