@@ -35,7 +35,7 @@ from nonosat.encodings.certificate import Certificate, certify
 from nonosat.encodings.cnf import DEFAULT_ENCODING, PuzzleCnf
 from nonosat.encodings.native_proof import NativeProof, Step, native_lemmas
 from nonosat.encodings.satsolver import DEFAULT_SOLVER
-from nonosat.errors import EngineError
+from nonosat.errors import EngineError, ProverRefusedError
 from nonosat.puzzle import Cell, Puzzle
 
 #: Provers :func:`certify_puzzle` knows.
@@ -137,7 +137,7 @@ def certify_puzzle(
         solution = search.root_grid() == Cell.FILLED
     elif prover == "native" and not trace.contradiction:
         known = len(trace.deductions)
-        raise EngineError(
+        raise ProverRefusedError(
             f"the native solver needs search on this puzzle (propagation and probing fix "
             f"{known} of {puzzle.height * puzzle.width} cells), so its deductions cannot prove "
             "uniqueness alone; use --prover auto or sat"

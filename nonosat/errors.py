@@ -49,6 +49,11 @@ class EngineError(NonosatError, RuntimeError):
     """An engine could not run (unknown name, missing optional dependency, internal failure)."""
 
 
+class ProverRefusedError(EngineError):
+    """The prover asked for cannot prove this puzzle alone (``--prover native`` on a puzzle the
+    native solver decides only by search).  Not bad input: ``certify`` exits 5 for it."""
+
+
 class InvalidSolutionError(EngineError):
     """An engine returned a grid that breaks the clues: an engine bug, never a verdict.  The
     message names the engine and the first failing line."""

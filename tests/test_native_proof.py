@@ -22,7 +22,7 @@ from nonosat.cli.app import app
 from nonosat.encodings.certificate import check_proof, verify_certificate
 from nonosat.encodings.cnf import blocking_clause, encode
 from nonosat.encodings.native_proof import Deletion, native_lemmas, proof_lines
-from nonosat.errors import EngineError, PuzzleError
+from nonosat.errors import EngineError, ProverRefusedError, PuzzleError
 from nonosat.formats import read_puzzle
 from nonosat.native.search import NativeSearch
 from nonosat.puzzle import Cell, Puzzle
@@ -217,7 +217,7 @@ def test_provers_agree_on_verdicts():
             cert = certify_puzzle(puzzle, prover=prover)
             assert cert.verdict == verdict, (puzzle.title, prover)
             assert verdict == "multiple" or cert.proved
-    with pytest.raises(EngineError, match="needs search"):
+    with pytest.raises(ProverRefusedError, match="needs search"):
         certify_puzzle(Puzzle([(1,), (1,)], [(1,), (1,)]), prover="native")
     with pytest.raises(EngineError, match="unknown prover"):
         certify_puzzle(Puzzle([(1,)], [(1,)]), prover="magic")
@@ -236,9 +236,10 @@ def test_cli_native_prover_writes_a_certificate_that_verifies(tmp_path):
 
 
 def test_cli_native_prover_refuses_a_puzzle_that_needs_search(tmp_path):
+    """Not bad input (exit 2) but a prover that cannot prove this puzzle: its own exit code."""
     result = runner.invoke(app, ["certify", str(corpus_path(*SURVEY, "webpbn-06574.nin")),
                                  "--out", str(tmp_path / "c"), "--prover", "native"])
-    assert result.exit_code == 2
+    assert result.exit_code == 5
     assert "needs search" in result.output
     assert not (tmp_path / "c").exists()
 

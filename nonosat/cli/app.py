@@ -65,6 +65,7 @@ EXIT_CODES: dict[str, dict[int, str]] = {
         **_BAD,
         3: "no solution (proof of unsatisfiability checked)",
         4: "gave up before deciding (time limit)",
+        5: "--prover native on a puzzle the native solver decides only by search",
         **_INTERRUPTED,
     },
     "verify-certificate": {

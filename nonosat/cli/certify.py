@@ -116,6 +116,9 @@ ProverOpt = Annotated[
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite the files of a non-empty DIR.")]
 
+#: Exit code of ``certify --prover native`` on a puzzle the native solver needs search for.
+EXIT_PROVER_REFUSED = 5
+
 _EXIT = {"unique": EXIT_OK, "multiple": EXIT_MULTIPLE, "none": EXIT_NONE, "unknown": EXIT_GAVE_UP}
 
 
@@ -142,6 +145,7 @@ def certify_command(
         write_certificate,
     )
     from nonosat.encodings.satsolver import DEFAULT_SOLVER
+    from nonosat.errors import ProverRefusedError
     from nonosat.formats import read_puzzle
 
     check_prover(prover)
@@ -153,14 +157,23 @@ def certify_command(
     if prover != "sat":
         announce_compile()
     checkers = resolve_checkers(checker or ["auto"])
-    cert = certify_puzzle(
-        puzzle,
-        prover=prover,
-        encoding=encoding,
-        solver=sat_solver or DEFAULT_SOLVER,
-        checkers=checkers,
-        timeout=timeout,
-    )
+    try:
+        cert = certify_puzzle(
+            puzzle,
+            prover=prover,
+            encoding=encoding,
+            solver=sat_solver or DEFAULT_SOLVER,
+            checkers=checkers,
+            timeout=timeout,
+        )
+    except ProverRefusedError as exc:
+        # not bad input: the puzzle is fine, the chosen prover cannot prove it (exit 5)
+        if json_output:
+            print_json({"puzzle": puzzle.describe(), "verdict": "unknown", "certified": False,
+                        "prover": prover, "refused": str(exc)})
+        else:
+            typer.echo(f"nonosat: {exc}", err=True)
+        raise typer.Exit(EXIT_PROVER_REFUSED) from None
     written = [] if cert.verdict == "unknown" else write_certificate(cert, out, force)
     rejected = [c for c in cert.checks if not c.ok]
     code = EXIT_FAILED if rejected else _EXIT[cert.verdict]
