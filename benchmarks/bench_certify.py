@@ -1,0 +1,162 @@
+"""Uniqueness certificates over the corpus, checked by dratify, drat-trim and cake_lpr (issue 18).
+
+For every unique black-and-white puzzle of the chosen sets (the everyday set, the webpbn survey,
+the unique puzzles of a tournament set), in one process:
+
+* the plain uniqueness check (``engines.solve(puzzle, "auto", limit=2)``), CPU seconds;
+* in-process certify (solve + prove, no external check: ``certify_puzzle(..., checkers=())``),
+  CPU seconds, its prover, lemmas and lemmas per cell;
+* the LRAT conversion (``drat-trim -L``) and each checker's own time on the proof (dratify
+  in-process; drat-trim and cake_lpr as processes, wall seconds).
+
+drat-trim and cake_lpr are built from ``../shared/third_party`` into a temporary directory
+(``cc``), as the tests do.  Prints a table per puzzle and a summary against the targets:
+zero rejections; certify <= 2x the plain check on the median puzzle; drat-trim and cake_lpr
+<= 0.2 s per survey puzzle.
+
+Usage::
+
+    python benchmarks/bench_certify.py                       # everyday + survey + taai2011
+    python benchmarks/bench_certify.py --sets survey --limit 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from run import CORPUS, everyday, survey  # noqa: E402
+
+from nonosat.certify import certify_puzzle  # noqa: E402
+from nonosat.encodings.certificate import CHECKER_PATH_ENV, check_proof, drat_to_lrat  # noqa: E402
+from nonosat.engines import solve  # noqa: E402
+from nonosat.formats import read_puzzle  # noqa: E402
+
+THIRD_PARTY = Path(__file__).resolve().parents[2] / "shared" / "third_party"
+
+
+def build_checkers(dest: Path) -> None:
+    """drat-trim and cake_lpr from ``../shared/third_party`` into ``dest``."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        sys.exit("bench_certify: no C compiler to build drat-trim and cake_lpr")
+    subprocess.run([cc, "-O2", "-o", str(dest / "drat-trim"),
+                    str(THIRD_PARTY / "drat-trim" / "drat-trim.c")], check=True,
+                   capture_output=True)
+    subprocess.run([cc, "-O2", "-std=c99", "-o", str(dest / "cake_lpr"),
+                    str(THIRD_PARTY / "cake_lpr" / "basis_ffi.c"),
+                    str(THIRD_PARTY / "cake_lpr" / "cake_lpr.S")], check=True,
+                   capture_output=True)
+
+
+def taai_unique(path: Path) -> list[tuple[str, str, int | None]]:
+    """The puzzles of a tournament set (:func:`measure` keeps the unique ones)."""
+    from nonosat.formats import read_puzzles
+
+    return [(f"{path.stem}#{p.number}", str(path), p.number) for p in read_puzzles(path)]
+
+
+def cpu() -> float:
+    return time.process_time()
+
+
+def measure(pid: str, path: str, index: int | None, timeout: float) -> dict | None:
+    puzzle = read_puzzle(path, None, index)
+    if puzzle.is_colour:
+        return None
+    t = cpu()
+    plain = solve(puzzle, "auto", limit=2, timeout=timeout)
+    plain_s = cpu() - t
+    if plain.status.value != "unique":
+        return None
+    t = cpu()
+    cert = certify_puzzle(puzzle, checkers=(), timeout=timeout)
+    certify_s = cpu() - t
+    row = {"id": pid, "cells": puzzle.width * puzzle.height, "prover": cert.prover,
+           "lemmas": cert.stats.get("lemmas", 0), "plain_s": plain_s, "certify_s": certify_s,
+           "verdict": cert.verdict}
+    if cert.proof is None or cert.formula is None:
+        row["rejected"] = ["no proof"]
+        return row
+    row["per_cell"] = row["lemmas"] / row["cells"]
+    t = time.perf_counter()
+    lrat = drat_to_lrat(cert.formula, cert.nvars, cert.proof)
+    row["lrat_s"] = time.perf_counter() - t
+    rejected = []
+    for checker in ("dratify", "drat-trim", "cake_lpr"):
+        check = check_proof(cert.formula, cert.nvars, cert.proof, checker, lrat=lrat)
+        row[checker] = check.time_s
+        if not check.ok:
+            rejected.append(f"{checker}: {check.reason}")
+    row["rejected"] = rejected
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", default="everyday,survey,taai2011")
+    ap.add_argument("--limit", type=int, default=None, help="at most N puzzles per set")
+    ap.add_argument("--timeout", type=float, default=120.0)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="nonosat-checkers-") as tmp:
+        build_checkers(Path(tmp))
+        os.environ[CHECKER_PATH_ENV] = tmp
+        rows_by_set: dict[str, list[dict]] = {}
+        for name in args.sets.split(","):
+            if name == "everyday":
+                specs = everyday()
+            elif name == "survey":
+                specs = survey()
+            else:
+                specs = taai_unique(CORPUS / "NonogramRecord" / "question" / f"{name}.txt")
+            specs = specs[: args.limit] if args.limit else specs
+            rows = []
+            for pid, path, index in specs:
+                row = measure(pid, path, index, args.timeout)
+                if row is not None:
+                    rows.append(row)
+            rows_by_set[name] = rows
+        report(rows_by_set)
+
+
+def report(rows_by_set: dict[str, list[dict]]) -> None:
+    head = (f"{'puzzle':<34} {'prover':<11} {'lemmas':>7} {'/cell':>6} {'plain':>7} "
+            f"{'certify':>8} {'ratio':>6} {'lrat':>6} {'dratify':>8} {'drat-trim':>9} "
+            f"{'cake_lpr':>8}")
+    for name, rows in rows_by_set.items():
+        print(f"\n## {name}: {len(rows)} unique puzzles (CPU s for plain/certify, wall s for checks)")
+        print(head)
+        for r in rows:
+            ratio = r["certify_s"] / r["plain_s"] if r["plain_s"] > 0 else float("nan")
+            print(f"{r['id'][-34:]:<34} {r['prover']:<11} {r['lemmas']:>7} "
+                  f"{r.get('per_cell', 0):>6.2f} {r['plain_s']:>7.3f} {r['certify_s']:>8.3f} "
+                  f"{ratio:>6.2f} {r.get('lrat_s', 0):>6.3f} {r.get('dratify', 0):>8.3f} "
+                  f"{r.get('drat-trim', 0):>9.3f} {r.get('cake_lpr', 0):>8.3f}"
+                  + (f"  REJECTED {r['rejected']}" if r["rejected"] else ""))
+    rows = [r for rs in rows_by_set.values() for r in rs]
+    if not rows:
+        return
+    ratios = [r["certify_s"] / r["plain_s"] for r in rows if r["plain_s"] > 0]
+    rejected = [r for r in rows if r["rejected"]]
+    print(f"\npuzzles certified: {len(rows)}; rejections: {len(rejected)} (target 0)")
+    print(f"certify / plain check, median puzzle: {statistics.median(ratios):.2f}x (target <= 2x)")
+    surv = rows_by_set.get("survey", [])
+    for checker in ("drat-trim", "cake_lpr"):
+        if surv:
+            worst = max(surv, key=lambda r: r.get(checker, 0))
+            print(f"{checker} on survey puzzles: max {worst.get(checker, 0):.3f} s ({worst['id']}),"
+                  f" median {statistics.median(r.get(checker, 0) for r in surv):.3f} s"
+                  " (target <= 0.2 s each)")
+
+
+if __name__ == "__main__":
+    main()
