@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from run import CORPUS, everyday, survey  # noqa: E402
 
+from nonosat.certificates import CHECKER_PATH_ENV, check_proof, drat_to_lrat  # noqa: E402
 from nonosat.certify import certify_puzzle  # noqa: E402
-from nonosat.encodings.certificate import CHECKER_PATH_ENV, check_proof, drat_to_lrat  # noqa: E402
 from nonosat.engines import solve  # noqa: E402
 from nonosat.formats import read_puzzle  # noqa: E402
 

@@ -58,8 +58,8 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
+from nonosat.certificates import check_proof
 from nonosat.certify import certify_puzzle
-from nonosat.encodings.certificate import check_proof
 from nonosat.engines import solve
 from nonosat.errors import NonosatError
 from nonosat.formats import iter_puzzles, read_puzzle, read_puzzles

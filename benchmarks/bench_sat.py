@@ -4,7 +4,7 @@ For every puzzle and encoding (``order``, ``regular``, ``dfa``) it measures:
 
 * **solve**: ``SatEngine(encoding=...).solve(puzzle, limit=2)``, the plain uniqueness check
   (encode + CaDiCaL 1.9.5 + blocking clause + second call), wall seconds;
-* **certify**: :func:`nonosat.encodings.certificate.certify` without checking (encode, find,
+* **certify**: :func:`nonosat.certificates.certify` without checking (encode, find,
   refute the formula plus blocking clause with a fresh solver logging DRAT), wall seconds, and
   how the refutation was obtained (``up``: unit propagation alone, proof = the empty clause;
   ``sat``: the solver's proof);
@@ -38,7 +38,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from nonosat.encodings.certificate import certify, check_proof
+from nonosat.certificates import certify, check_proof
 from nonosat.encodings.cnf import ENCODING_VERSIONS
 from nonosat.engines.sat import SatEngine
 from nonosat.formats import iter_puzzles, read_puzzle

@@ -1,10 +1,10 @@
 """Uniqueness certificates written by the native solver, the SAT solver, or both.
 
-:func:`nonosat.encodings.certificate.certify` refutes *CNF + blocking clause* with a SAT solver's
+:func:`nonosat.certificates.certify` refutes *CNF + blocking clause* with a SAT solver's
 DRAT proof, and accepts a prefix of lemmas from another prover.  This module is that other
 prover's driver: it runs the native solver's root node (propagation and probing,
 :class:`nonosat.native.search.NativeSearch`), hands its deduction trace to
-:func:`nonosat.encodings.native_proof.native_lemmas`, and the certificate writer puts the lemmas
+:func:`nonosat.certificates.native_proof.native_lemmas`, and the certificate writer puts the lemmas
 first.  It sits above both the native solver and the encodings, which never import each other.
 
 =========  ==========================================================================
@@ -19,8 +19,8 @@ prover     proof
            proof after them (``native+sat``)
 =========  ==========================================================================
 
-Whatever wrote it, the proof is checked the same way (:func:`~nonosat.encodings.certificate.\
-check_proof`) and :attr:`~nonosat.encodings.certificate.Certificate.prover` records who wrote
+Whatever wrote it, the proof is checked the same way (:func:`~nonosat.certificates.\
+check_proof`) and :attr:`~nonosat.certificates.Certificate.prover` records who wrote
 it (``certificate.json``: ``"prover"``).
 """
 
@@ -31,9 +31,9 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from nonosat.encodings.certificate import Certificate, certify
+from nonosat.certificates import Certificate, certify
+from nonosat.certificates.native_proof import NativeProof, Step, native_lemmas
 from nonosat.encodings.cnf import DEFAULT_ENCODING, PuzzleCnf
-from nonosat.encodings.native_proof import NativeProof, Step, native_lemmas
 from nonosat.encodings.satsolver import DEFAULT_SOLVER
 from nonosat.errors import EngineError, ProverRefusedError
 from nonosat.puzzle import Cell, Puzzle
@@ -85,7 +85,7 @@ def certify_puzzle(
         lemmas are RUP by construction on a propagation-complete encoding (``regular``); on
         the others each one is checked by propagation and the few that propagation does not
         derive are derived by a small SAT refutation
-        (:func:`~nonosat.encodings.native_proof.native_lemmas`).
+        (:func:`~nonosat.certificates.native_proof.native_lemmas`).
     solver : str
         PySAT solver for the SAT part.
     checkers : sequence of str
@@ -94,7 +94,7 @@ def certify_puzzle(
         Seconds for the solving steps (the native root node cannot be interrupted).
     line_units : bool
         Write a lemma for each line deduction (see
-        :func:`~nonosat.encodings.native_proof.native_lemmas`).
+        :func:`~nonosat.certificates.native_proof.native_lemmas`).
 
     Returns
     -------
@@ -102,7 +102,7 @@ def certify_puzzle(
         ``cert.prover`` is ``"native"``, ``"sat"`` or ``"native+sat"``; ``cert.times["native"]``
         the seconds of the native root node (also counted in ``"total"``);
         ``cert.stats["native"]`` the native lemmas' counters
-        (:meth:`~nonosat.encodings.native_proof.NativeProof.stats`) and the root's solver
+        (:meth:`~nonosat.certificates.native_proof.NativeProof.stats`) and the root's solver
         counters.
 
     Raises
@@ -116,7 +116,7 @@ def certify_puzzle(
     check_prover(prover)
     if puzzle.is_colour:
         raise EngineError(
-            "colour puzzles are certified by nonosat.encodings.colour_certificate.certify_colour "
+            "colour puzzles are certified by nonosat.certificates.colour.certify_colour "
             "(what 'nonosat certify' runs for them)"
         )
     encoding = encoding or (DEFAULT_ENCODING if prover == "sat" else NATIVE_ENCODING)

@@ -17,7 +17,7 @@ a solution             every line matches its clue           the lines that brea
 ``solved``             a valid solution                      proof of unsatisfiability
 =====================  ====================================  ====================================
 
-Certificates and proofs come from :func:`nonosat.encodings.certificate.certify` (CNF encoding,
+Certificates and proofs come from :func:`nonosat.certificates.certify` (CNF encoding,
 SAT solver with DRAT logging, proof checked by dratify / drat-trim); every solution used as
 evidence is checked against the clues here, line by line, independently of the encoding.
 
@@ -370,10 +370,10 @@ class Judgement:
 
     def witness_files(self) -> dict[str, bytes]:
         """The witness directory's files (relative path -> content); see the module docstring."""
-        from nonosat.encodings.certificate import certificate_files
+        from nonosat.certificates import certificate_files
 
         if self.puzzle.is_colour:
-            from nonosat.encodings.colour_certificate import (
+            from nonosat.certificates.colour import (
                 colour_certificate_files as certificate_files,
             )
         files: dict[str, bytes] = {}
@@ -423,7 +423,7 @@ def verify(
     1. Each submitted solution is checked against every clue.
     2. The claim is judged from the submitted solutions when they suffice (two distinct valid
        solutions decide ``multiple``; one decides ``solved`` and refutes ``none``), otherwise
-       with :func:`nonosat.encodings.certificate.certify`: a DRAT proof of uniqueness or of
+       with :func:`nonosat.certificates.certify`: a DRAT proof of uniqueness or of
        unsatisfiability (checked before it counts), or two solutions.  Every solution used as
        evidence is re-checked against the clues here.
 
@@ -438,7 +438,7 @@ def verify(
         Seconds for finding solutions and proofs; the claim is ``undecided`` when they run out.
         Proof checking is not bounded.
     checkers : sequence of str
-        Proof checkers for :func:`~nonosat.encodings.certificate.certify` (``dratify``,
+        Proof checkers for :func:`~nonosat.certificates.certify` (``dratify``,
         ``drat-trim``, ``auto``).
 
     Returns
@@ -555,11 +555,11 @@ def _certify(puzzle: Puzzle, valid: list[np.ndarray], timeout: float | None,
     """:func:`certify`, with every solution it returns checked against the clues and against
     the submitted valid solution."""
     if puzzle.is_colour:
-        from nonosat.encodings.colour_certificate import certify_colour
+        from nonosat.certificates.colour import certify_colour
 
         cert = certify_colour(puzzle, timeout=timeout, checkers=list(checkers))
     else:
-        from nonosat.encodings.certificate import certify
+        from nonosat.certificates import certify
 
         cert = certify(puzzle, timeout=timeout, checkers=checkers)
     for k, sol in enumerate(cert.solutions, start=1):
@@ -587,7 +587,7 @@ def write_witness(judgement: Judgement, out_dir: str | os.PathLike[str],
         ``out_dir`` is a file, or a non-empty directory without ``force``; a file that cannot
         be written.
     """
-    from nonosat.encodings.certificate import ensure_writable_dir
+    from nonosat.certificates import ensure_writable_dir
 
     out = Path(out_dir)
     ensure_writable_dir(out, force)
@@ -603,7 +603,7 @@ def write_files(files: dict[str, bytes], out: Path) -> list[Path]:
     FormatError
         A file that cannot be written.
     """
-    from nonosat.encodings.certificate import CERTIFICATE_FILES
+    from nonosat.certificates import CERTIFICATE_FILES
 
     written = []
     try:
@@ -824,7 +824,7 @@ def verify_batch_job() -> Any:
     from nonosat.batch.jobs import Job
 
     return Job("verify", f"{__name__}:verify_job", f"{__name__}:warm_verify",
-               ("nonosat.encodings.certificate",),
+               ("nonosat.certificates",),
                "judge another solver's answers", default_engine="", time_factor=3.0)
 
 

@@ -283,7 +283,7 @@ def test_check_job_verdicts_agree_with_cp_sat(tmp_path):
 
 
 def test_certify_job_writes_certificates_that_verify(tmp_path):
-    certificate = pytest.importorskip("nonosat.encodings.certificate")
+    certificate = pytest.importorskip("nonosat.certificates")
     unique = Puzzle.from_picture(np.array([[1, 1, 1], [1, 0, 0], [1, 0, 1]], dtype=bool))
     several = Puzzle.from_picture(np.eye(3, dtype=bool))
     assert solve(unique, "cpsat").status.value == "unique"

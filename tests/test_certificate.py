@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from nonosat.cli.app import app
-from nonosat.encodings.certificate import (
+from nonosat.certificates import (
     CERTIFICATE_FILE,
     CNF_FILE,
     PROOF_FILE,
@@ -24,6 +23,7 @@ from nonosat.encodings.certificate import (
     verify_certificate,
     write_certificate,
 )
+from nonosat.cli.app import app
 from nonosat.encodings.cnf import blocking_clause, encode
 from nonosat.errors import FormatError
 from nonosat.puzzle import Puzzle, grid_rows
@@ -335,7 +335,7 @@ def test_proof_prefix_from_another_prover():
 
 
 def test_rejected_proof_exits_1_and_keeps_the_files(tmp_path, monkeypatch):
-    import nonosat.encodings.certificate as certificate
+    import nonosat.certificates.prove as certificate
 
     # a proof cut down to the empty clause, on a puzzle that propagation alone does not refute
     monkeypatch.setattr(certificate, "_proof_text", lambda lemmas, lines: "0\n")

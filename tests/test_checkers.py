@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nonosat.certify import certify_puzzle
-from nonosat.encodings.certificate import (
+from nonosat.certificates import (
     CHECKER_PATH_ENV,
     LRAT_FILE,
     PROOF_FILE,
@@ -21,6 +20,7 @@ from nonosat.encodings.certificate import (
     verify_certificate,
     write_certificate,
 )
+from nonosat.certify import certify_puzzle
 from nonosat.formats import read_puzzle
 from tests.conftest import GAMES, corpus_path
 

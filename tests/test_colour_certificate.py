@@ -9,8 +9,8 @@ import json
 import numpy as np
 from typer.testing import CliRunner
 
+from nonosat.certificates.colour import certify_colour, verify_colour_certificate
 from nonosat.cli.app import app
-from nonosat.encodings.colour_certificate import certify_colour, verify_colour_certificate
 from nonosat.formats import read_puzzle
 from tests.conftest import corpus_path
 
@@ -57,7 +57,7 @@ def test_in_process_certificate_of_a_colour_puzzle():
     assert cert.verdict == "unique" and cert.proved
     assert (cert.solutions[0] == puzzle.goal).all()
     # the formula without the blocking clause is satisfiable: the proof must not check there
-    from nonosat.encodings.certificate import check_proof
+    from nonosat.certificates import check_proof
 
     assert cert.formula is not None
     assert not check_proof(cert.formula[:-1], cert.nvars, cert.proof).ok

@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from nonosat.certificates import check_proof, verify_certificate
+from nonosat.certificates.native_proof import Deletion, native_lemmas, proof_lines
 from nonosat.certify import certify_puzzle
 from nonosat.cli.app import app
-from nonosat.encodings.certificate import check_proof, verify_certificate
 from nonosat.encodings.cnf import blocking_clause, encode
-from nonosat.encodings.native_proof import Deletion, native_lemmas, proof_lines
 from nonosat.errors import EngineError, ProverRefusedError, PuzzleError
 from nonosat.formats import read_puzzle
 from nonosat.native.search import NativeSearch
@@ -167,7 +167,7 @@ def test_tuples_and_bad_deductions():
 
 
 def test_encodings_do_not_import_the_native_solver():
-    code = ("import sys, nonosat.encodings.native_proof, nonosat.encodings.certificate\n"
+    code = ("import sys, nonosat.certificates.native_proof, nonosat.certificates\n"
             "print(' '.join(m for m in sys.modules if m.startswith('nonosat')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()

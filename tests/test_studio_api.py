@@ -347,7 +347,7 @@ def test_render_svg_and_png(client):
 
 
 def test_certify_bundle_verifies(client, tmp_path):
-    from nonosat.encodings.certificate import verify_certificate
+    from nonosat.certificates import verify_certificate
 
     puzzle = read_puzzle(GAMES / "heart.non")
     r = client.post("/api/certify", json={"puzzle": pj(puzzle)})

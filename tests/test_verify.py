@@ -16,8 +16,8 @@ import pytest
 from conftest import corpus_path
 from typer.testing import CliRunner
 
+from nonosat.certificates import verify_certificate
 from nonosat.cli.app import app
-from nonosat.encodings.certificate import verify_certificate
 from nonosat.errors import PuzzleError
 from nonosat.formats import read_puzzle, read_puzzles
 from nonosat.formats.tournament import read_solutions
@@ -204,7 +204,7 @@ def test_a_solution_of_the_wrong_size_is_bad_input():
 
 
 def test_undecided_when_the_certifier_runs_out_of_time(monkeypatch):
-    import nonosat.encodings.certificate as certificate
+    import nonosat.certificates as certificate
 
     def out_of_time(puzzle, **kwargs):
         return certificate.Certificate(puzzle, "unknown", [], "order", 1, "cadical195")
@@ -215,7 +215,7 @@ def test_undecided_when_the_certifier_runs_out_of_time(monkeypatch):
 
 
 def test_a_rejected_proof_is_undecided_never_confirmed(monkeypatch):
-    import nonosat.encodings.certificate as certificate
+    import nonosat.certificates as certificate
 
     real = certificate.certify
 
@@ -298,7 +298,7 @@ def test_cli_two_solutions_shown_when_unique_is_refuted(tmp_path):
 
 
 def test_cli_undecided_exits_4(tmp_path, monkeypatch):
-    import nonosat.encodings.certificate as certificate
+    import nonosat.certificates as certificate
 
     monkeypatch.setattr(certificate, "certify", lambda puzzle, **kw: certificate.Certificate(
         puzzle, "unknown", [], "order", 1, "cadical195"))

@@ -105,7 +105,7 @@ JOBS: dict[str, Job] = {
         "certify",
         f"{_HERE}:certify_job",
         None,
-        ("nonosat.encodings.certificate",),
+        ("nonosat.certificates",),
         "uniqueness certificate (checked DRAT proof), written under --cert-dir",
     ),
     "crosscheck": Job(
@@ -265,8 +265,8 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     """
     if puzzle.is_colour:
         return _certify_colour_job(puzzle, options)
+    from nonosat.certificates import certificate_files
     from nonosat.certify import certify_puzzle
-    from nonosat.encodings.certificate import certificate_files
     from nonosat.puzzle import grid_rows
 
     cert = certify_puzzle(puzzle, timeout=options.timeout)
@@ -294,8 +294,8 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
 
 def _certify_colour_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     """:func:`certify_job` of a colour puzzle
-    (:func:`nonosat.encodings.colour_certificate.certify_colour`)."""
-    from nonosat.encodings.colour_certificate import certify_colour, colour_certificate_files
+    (:func:`nonosat.certificates.colour.certify_colour`)."""
+    from nonosat.certificates.colour import certify_colour, colour_certificate_files
     from nonosat.puzzle import colour_rows
 
     assert puzzle.palette is not None

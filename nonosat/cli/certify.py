@@ -95,11 +95,11 @@ ExpectedOpt = Annotated[
 
 def use_checker_path(dirs: list[Path] | None) -> None:
     """Put ``--checker-path`` directories first in ``$NONOSAT_CHECKER_PATH`` (read by
-    :func:`nonosat.encodings.certificate.checker_executable`)."""
+    :func:`nonosat.certificates.checker_executable`)."""
     if dirs:
         import os
 
-        from nonosat.encodings.certificate import CHECKER_PATH_ENV
+        from nonosat.certificates import CHECKER_PATH_ENV
 
         old = os.environ.get(CHECKER_PATH_ENV)
         parts = [str(d) for d in dirs] + ([old] if old else [])
@@ -138,12 +138,12 @@ def certify_command(
     index: IndexOpt = None,
 ) -> None:
     """Certify a puzzle's unique solution with a checked DRAT proof."""
-    from nonosat.certify import certify_puzzle, check_prover
-    from nonosat.encodings.certificate import (
+    from nonosat.certificates import (
         ensure_writable_dir,
         resolve_checkers,
         write_certificate,
     )
+    from nonosat.certify import certify_puzzle, check_prover
     from nonosat.encodings.satsolver import DEFAULT_SOLVER
     from nonosat.errors import ProverRefusedError
     from nonosat.formats import read_puzzle
@@ -236,18 +236,18 @@ def verify_command(
     json_output: JsonOpt = False,
 ) -> None:
     """Check a certificate directory written by nonosat certify."""
-    from nonosat.encodings.certificate import verify_certificate
+    from nonosat.certificates import verify_certificate
     from nonosat.formats import read_puzzle
 
     use_checker_path(checker_path)
     expected = read_puzzle(puzzle_file) if puzzle_file is not None else None
-    from nonosat.encodings.colour_certificate import (
+    from nonosat.certificates.colour import (
         is_colour_certificate,
         verify_colour_certificate,
     )
 
     if is_colour_certificate(cert_dir):
-        from nonosat.encodings.certificate import resolve_checkers
+        from nonosat.certificates import resolve_checkers
 
         colour = verify_colour_certificate(cert_dir, resolve_checkers(checker or ["auto"]))
         code = _EXIT.get(colour.verdict or "", EXIT_FAILED) if colour.ok else EXIT_FAILED
@@ -285,10 +285,10 @@ def verify_command(
 
 
 def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output) -> None:
-    """``certify`` of a colour puzzle (:mod:`nonosat.encodings.colour_certificate`): the SAT
+    """``certify`` of a colour puzzle (:mod:`nonosat.certificates.colour`): the SAT
     solver's DRAT proof of the colour CNF plus blocking clause; always exits."""
-    from nonosat.encodings.certificate import resolve_checkers
-    from nonosat.encodings.colour_certificate import certify_colour, write_colour_certificate
+    from nonosat.certificates import resolve_checkers
+    from nonosat.certificates.colour import certify_colour, write_colour_certificate
     from nonosat.encodings.satsolver import DEFAULT_SOLVER
 
     cert = certify_colour(puzzle, solver=sat_solver or DEFAULT_SOLVER,

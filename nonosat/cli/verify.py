@@ -122,7 +122,7 @@ def verify_command(
     all_witnesses: AllWitnessesOpt = False,
 ) -> None:
     """Judge another solver's solution and verdict (or a whole results file) with evidence."""
-    from nonosat.encodings.certificate import resolve_checkers
+    from nonosat.certificates import resolve_checkers
 
     checkers = resolve_checkers(checker or ["auto"])
     if results is not None:
@@ -147,7 +147,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
                 out: Path | None, timeout: float | None, index: int | None, json_output: bool,
                 format: str | None, solution_format: str | None, checkers: list[str],
                 force: bool) -> None:
-    from nonosat.encodings.certificate import ensure_writable_dir
+    from nonosat.certificates import ensure_writable_dir
     from nonosat.formats import read_puzzle
     from nonosat.verify import parse_claim, verify, write_witness
 

@@ -56,7 +56,7 @@ for regular and 213 s for dfa (median 0.10 / 0.26 / 1.96 s, maximum 4.0 / 13 / 2
 
 :data:`DEFAULT_ENCODING` is therefore ``order``.  ``regular`` is the encoding on which every line
 deduction of the native solver is a RUP lemma by construction; the native prover
-(:mod:`nonosat.encodings.native_proof`) nevertheless defaults to ``order`` too, checking each
+(:mod:`nonosat.certificates.native_proof`) nevertheless defaults to ``order`` too, checking each
 step by propagation and deriving the few that propagation misses, because its proofs are the
 same size and dratify checks them 3-15x faster (``benchmarks/RESULTS.md``).
 

@@ -1,7 +1,7 @@
 """Running a PySAT solver on a CNF: solver names, time limits, enumeration, DRAT proofs.
 
 Shared by the SAT engine (:mod:`nonosat.engines.sat`) and the certificates
-(:mod:`nonosat.encodings.certificate`), so that both run solvers the same way.  The formula comes
+(:mod:`nonosat.certificates`), so that both run solvers the same way.  The formula comes
 from :mod:`nonosat.encodings.cnf`; nothing here knows about puzzles.
 
 Time limits

@@ -353,8 +353,8 @@ async def render(body: RenderRequest, request: Request) -> Response:
 async def certify(body: CertifyRequest, request: Request) -> Response:
     """Headers ``X-Nonosat-Verdict`` (unique / multiple / none) and ``X-Nonosat-Certified``
     (the proof was checked and accepted).  A verdict not reached in time: 422."""
+    from nonosat.certificates import certificate_files, resolve_checkers
     from nonosat.certify import certify_puzzle
-    from nonosat.encodings.certificate import certificate_files, resolve_checkers
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout, default=20.0)

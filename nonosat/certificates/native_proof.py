@@ -34,7 +34,7 @@ such steps is reported (:attr:`NativeProof.filled`).
 When the trace fixes every cell and the formula ends with the blocking clause of that grid (a
 uniqueness certificate), the units falsify the blocking clause and the proof ends with the
 empty clause.  Otherwise the lemmas are a prefix: a SAT solver given the formula plus these
-lemmas continues the proof (:func:`nonosat.encodings.certificate.certify`).
+lemmas continues the proof (:func:`nonosat.certificates.certify`).
 
 This module reads traces by duck typing and never imports the native solver (the encodings and
 the solver are independent; the engines sit above both).

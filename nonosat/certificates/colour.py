@@ -11,7 +11,7 @@ only ``puzzle.json``: it re-derives the CNF and the blocking clause, compares th
 re-derived formula.
 
 The proof checkers are those of black-and-white certificates
-(:func:`nonosat.encodings.certificate.check_proof`: dratify in-process, drat-trim when on PATH).
+(:func:`nonosat.certificates.check_proof`: dratify in-process, drat-trim when on PATH).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def certify_colour(
     EngineError
         A solver that cannot log proofs, or an unknown checker.
     """
-    from nonosat.encodings.certificate import check_proof
+    from nonosat.certificates import check_proof
 
     solver = proof_solver_name(solver)
     start = time.perf_counter()
@@ -313,7 +313,7 @@ def verify_colour_certificate(
     FormatError
         ``certificate.json`` or ``puzzle.json`` missing or unreadable.
     """
-    from nonosat.encodings.certificate import check_proof
+    from nonosat.certificates import check_proof
 
     root = Path(directory)
     try:

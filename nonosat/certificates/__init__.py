@@ -1,0 +1,98 @@
+"""Uniqueness certificates: a CNF, a DRAT (and LRAT) proof, and the checks anyone can repeat.
+
+A solver's word that a puzzle has one solution is not a certificate; a checked proof is.  For a
+puzzle with solution ``S``, the certificate is the CNF encoding of the clues plus the *blocking
+clause* of ``S`` (at least one cell differs from ``S``), and a DRAT proof that this formula is
+unsatisfiable.  Anyone can re-derive the CNF from the clues, check that ``S`` satisfies the
+clues, and check the proof with a DRAT checker.
+
+Certificate directory
+---------------------
+=================  ===========================================================================
+``puzzle.json``    the clues (``{"rows": [[3, 1], [], null], "cols": [...]}``, davidje13-style
+                   JSON, so the directory is self-contained) and the puzzle's metadata
+``puzzle.cnf``     DIMACS: the encoding, then the blocking clause (as a clause, not an
+                   assumption); comments map cells to variables
+``proof.drat``     text DRAT proof of the unsatisfiability of ``puzzle.cnf``
+``solution.txt``   the solution, one row per line, ``#`` filled and ``.`` empty
+``certificate.json``  puzzle fingerprint, verdict, solution, encoding name and version, solver,
+                   checkers and their verdicts, times, proof size, SHA-256 of every file
+=================  ===========================================================================
+
+A puzzle without solution gets ``puzzle.cnf`` (the encoding alone) and a proof of its
+unsatisfiability, and no ``solution.txt``.  A puzzle with several solutions gets no proof: its
+``solution.txt`` holds two distinct solutions, separated by a blank line, as the witness.
+
+Proof checkers
+--------------
+``dratify``
+    forward DRAT checker from PyPI, in-process; checks every lemma.  Pure Python (about 40,000
+    lemmas a second on unit-heavy proofs) unless a native engine is installed
+    (``cdclkit-native``), which it then uses.
+``drat-trim``
+    Heule's backward checker (github.com/marijnheule/drat-trim), run as ``drat-trim CNF PROOF``.
+``cake_lpr``
+    the CakeML LRAT/LPR checker (github.com/tanyongkiam/cake_lpr), whose correctness is proved
+    in HOL4 (Tan, Heule, Myreen, "cake_lpr: Verified Propagation Redundancy Checking in
+    CakeML", TACAS 2021).  It checks the LRAT form of the proof (``proof.lrat``), which
+    drat-trim writes from the DRAT proof (``drat-trim CNF PROOF -L LRAT``): every lemma with the
+    IDs of the clauses that derive it by unit propagation, so the verified checker needs no
+    search of its own.
+
+The external checkers are looked up in the directories of ``NONOSAT_CHECKER_PATH`` (what
+``--checker-path`` sets), then on ``PATH`` (:func:`checker_executable`).
+
+Proof prefix (for other provers)
+--------------------------------
+:func:`certify` takes an optional ``prover``: a callable that receives the encoding and the
+formula to refute and returns DRAT steps: lemma clauses (e.g. a propagation solver's deductions,
+each RUP with respect to the formula and the earlier lemmas) and
+:class:`~nonosat.certificates.native_proof.Deletion` steps for lemmas no longer needed.  The steps
+are written first in the proof and the lemmas still present are given to the SAT solver as
+clauses, so that its own proof continues from them; when they end with the empty clause the SAT
+solver is not run at all.  :mod:`nonosat.certificates.native_proof` writes such steps from the
+native solver's deduction trace; :attr:`Certificate.prover` records who wrote the proof.
+
+Modules
+-------
+:mod:`~nonosat.certificates.prove` builds the proof (:func:`certify`);
+:mod:`~nonosat.certificates.native_proof` turns the native solver's deduction trace (data) into
+proof lemmas; :mod:`~nonosat.certificates.checkers` runs dratify, drat-trim and cake_lpr;
+:mod:`~nonosat.certificates.bundle` writes and reads the certificate directory (files, hashes);
+:mod:`~nonosat.certificates.verify` checks a directory without trusting it;
+:mod:`~nonosat.certificates.colour` does the same for colour puzzles.  The package builds on
+:mod:`nonosat.encodings` (the CNF) and the model, never on :mod:`nonosat.native`.
+"""
+
+from nonosat.certificates.bundle import (
+    CERTIFICATE_FILE,
+    CERTIFICATE_FILES,
+    CNF_FILE,
+    LRAT_FILE,
+    PROOF_FILE,
+    PUZZLE_FILE,
+    SOLUTION_FILE,
+    certificate_files,
+    ensure_writable_dir,
+    read_puzzle_json,
+    write_certificate,
+)
+from nonosat.certificates.checkers import (
+    CHECKER_PATH_ENV,
+    CHECKERS,
+    ProofCheck,
+    check_proof,
+    checker_executable,
+    drat_to_lrat,
+    resolve_checkers,
+)
+from nonosat.certificates.prove import Certificate, certify
+from nonosat.certificates.verify import Verification, verify_certificate
+
+__all__ = [
+    "CERTIFICATE_FILE", "CERTIFICATE_FILES", "CHECKERS", "CHECKER_PATH_ENV", "CNF_FILE",
+    "Certificate", "LRAT_FILE", "PROOF_FILE", "PUZZLE_FILE", "ProofCheck", "SOLUTION_FILE",
+    "Verification", "certificate_files", "certify", "check_proof", "checker_executable",
+    "drat_to_lrat", "ensure_writable_dir", "read_puzzle_json", "resolve_checkers", "verify_certificate",
+    "write_certificate",
+]

@@ -1,0 +1,307 @@
+"""Building a uniqueness certificate: decide, then refute the encoding plus the blocking clause.
+
+See :mod:`nonosat.certificates` for the certificate's contents and the prover hook.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nonosat.certificates.checkers import (
+    ProofCheck,
+    check_proof,
+    checker_executable,
+    drat_to_lrat,
+    resolve_checkers,
+)
+from nonosat.certificates.native_proof import Deletion, Step, proof_lines
+from nonosat.encodings.cnf import (
+    DEFAULT_ENCODING,
+    PuzzleCnf,
+    blocking_clause,
+    check_encoding,
+    encode,
+)
+from nonosat.encodings.satsolver import (
+    DEFAULT_SOLVER,
+    SatRun,
+    proof_solver_name,
+    refuted_by_propagation,
+)
+from nonosat.errors import PuzzleError
+from nonosat.puzzle import Puzzle
+
+Clause = list[int]
+#: A prover hook: ``prover(encoding, formula) -> steps`` (see the module docstring).
+Prover = Callable[[PuzzleCnf, list[Clause]], Sequence[Step]]
+
+
+
+# -- certifying ----------------------------------------------------------------------------------
+@dataclass
+class Certificate:
+    """Outcome of :func:`certify`.
+
+    Attributes
+    ----------
+    puzzle : Puzzle
+    verdict : str
+        ``"unique"``, ``"multiple"``, ``"none"`` or ``"unknown"`` (time limit).
+    solutions : list of ndarray of bool, shape (height, width)
+        The solution (unique), two solutions (multiple: the witness) or none.
+    encoding : str
+    encoding_version : int
+    solver : str
+        PySAT name of the SAT solver.
+    formula : list of list of int, or None
+        The refuted formula (encoding, plus the blocking clause when unique); ``None`` for
+        multiple and unknown verdicts.
+    nvars : int
+    proof : str or None
+        Text DRAT proof of the formula's unsatisfiability.
+    checks : list of ProofCheck
+    times : dict of str to float
+        Seconds: ``encode``, ``solve`` (finding the solution), ``prove`` (refuting the formula,
+        proof logged), ``check`` (all checkers), ``total``.
+    stats : dict
+        Proof size (``lemmas``, ``deletions``, ``prefix_lemmas``, ``proof_bytes``) and solver
+        statistics.
+    prover : str
+        Who wrote the proof: ``"propagation"`` (nobody: unit propagation refutes the formula,
+        the proof is the empty clause alone), ``"sat"`` (the SAT solver), ``"native"`` (the
+        prover hook's steps alone, e.g. the native solver's deductions) or ``"native+sat"``
+        (those steps, then the SAT solver).
+    lrat : str or None
+        The LRAT form of the proof (written by drat-trim from the DRAT proof, see
+        :func:`drat_to_lrat`), when drat-trim was found; ``None`` otherwise.
+    """
+
+    puzzle: Puzzle
+    verdict: str
+    solutions: list[np.ndarray]
+    encoding: str
+    encoding_version: int
+    solver: str
+    formula: list[Clause] | None = None
+    nvars: int = 0
+    proof: str | None = None
+    checks: list[ProofCheck] = field(default_factory=list)
+    times: dict[str, float] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+    cnf: PuzzleCnf | None = field(default=None, repr=False)
+    prover: str = "sat"
+    lrat: str | None = field(default=None, repr=False)
+
+    @property
+    def proved(self) -> bool:
+        """Whether the verdict is backed by a proof (unique or none) that every checker that ran
+        accepted (at least one ran)."""
+        return (
+            self.verdict in ("unique", "none")
+            and bool(self.checks)
+            and all(c.ok for c in self.checks)
+        )
+
+
+def certify(
+    puzzle: Puzzle,
+    *,
+    encoding: str = DEFAULT_ENCODING,
+    solver: str = DEFAULT_SOLVER,
+    checkers: Sequence[str] = ("dratify",),
+    timeout: float | None = None,
+    prover: Prover | None = None,
+    solution: np.ndarray | None = None,
+) -> Certificate:
+    """Decide whether ``puzzle`` has exactly one solution and prove it.
+
+    1. Decide uniqueness as the SAT engine does, without a proof: solve the encoding, add the
+       solution's blocking clause, solve again (the solver keeps what it learnt).  A second
+       solution: verdict ``multiple``, the two solutions are the witness, no proof.
+    2. Otherwise refute the encoding plus the blocking clause (or the encoding alone when it
+       has no solution): when unit propagation alone refutes it (line-solvable puzzles), the
+       proof is just the empty clause; otherwise a fresh SAT solver logs a DRAT proof of this
+       exact formula.  Verdict ``unique`` (or ``none``).
+    3. Check the proof with each of ``checkers``.
+
+    With a ``solution`` given, step 1 is skipped and step 2 decides (a model of the formula
+    found there makes the verdict ``multiple``).
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    encoding : str
+        CNF line encoding (:mod:`nonosat.encodings.cnf`).
+    solver : str
+        PySAT solver able to log proofs (CaDiCaL, Glucose, Lingeling, MapleSAT families).
+    checkers : sequence of str
+        ``"dratify"``, ``"drat-trim"``, ``"cake_lpr"``; empty to skip checking (the
+        certificate is then not :attr:`Certificate.proved`).  Whenever drat-trim is found
+        (:func:`checker_executable`), the LRAT form of the proof is made too
+        (:attr:`Certificate.lrat`, ``proof.lrat``), and cake_lpr checks it.
+    timeout : float, optional
+        Seconds for the solving steps; verdict ``unknown`` when they run out.  Proof checking is
+        not bounded (drat-trim gets the time that is left).
+    prover : callable, optional
+        ``prover(encoding, formula) -> steps``: DRAT steps put before the SAT solver's proof
+        (module docstring).
+    solution : ndarray of bool, shape (height, width), optional
+        A solution found by another engine; step 1 then only checks it against the clues
+        instead of running the SAT solver.
+
+    Returns
+    -------
+    Certificate
+
+    Raises
+    ------
+    EngineError
+        Unknown solver or checker, or a solver that cannot log proofs.
+    PuzzleError
+        Unknown encoding, or a ``solution`` that does not satisfy the clues.
+    """
+    check_encoding(encoding)
+    solver = proof_solver_name(solver)
+    start = time.perf_counter()
+    deadline = start + timeout if timeout is not None else None
+    enc = encode(puzzle, encoding)
+    times = {"encode": time.perf_counter() - start}
+    cert = Certificate(puzzle, "unknown", [], encoding, enc.version, solver, nvars=enc.nvars,
+                       times=times, cnf=enc)
+
+    t = time.perf_counter()
+    first: np.ndarray | None
+    if solution is not None:
+        first = np.asarray(solution, dtype=bool)
+        if first.shape != puzzle.shape or puzzle.line_errors(first):
+            raise PuzzleError("the solution given to certify does not satisfy the clues")
+        answer: bool | None = True
+    else:
+        with SatRun(enc.clauses, solver) as run:
+            answer = run.solve(deadline)
+            first = enc.solution(run.model()) if answer else None
+            if first is not None:
+                run.add_clause(blocking_clause(first))
+                again = run.solve(deadline)
+                if again:
+                    cert.verdict = "multiple"
+                    cert.solutions = [first, enc.solution(run.model())]
+                elif again is None:
+                    answer = None
+            cert.stats["find"] = run.stats()
+    times["solve"] = time.perf_counter() - t
+    if answer is None or cert.verdict == "multiple":
+        return _finish(cert, start)
+    if first is None:
+        _prove(cert, enc, list(enc.clauses), solver, deadline, prover)
+        if cert.proof is None:
+            return _finish(cert, start)
+        cert.verdict = "none"
+        cert.formula = list(enc.clauses)
+    else:
+        cert.solutions = [first]
+        formula = list(enc.clauses) + [blocking_clause(first)]
+        second = _prove(cert, enc, formula, solver, deadline, prover)
+        if second is not None:
+            cert.verdict = "multiple"
+            cert.solutions.append(second)
+        elif cert.proof is not None:
+            cert.verdict = "unique"
+            cert.formula = formula
+        else:
+            return _finish(cert, start)
+    if cert.proof is not None and cert.formula is not None:
+        t = time.perf_counter()
+        remaining = None if deadline is None else max(1.0, deadline - time.perf_counter())
+        names = resolve_checkers(checkers)
+        if checker_executable("drat-trim") is not None:
+            cert.lrat = drat_to_lrat(cert.formula, enc.nvars, cert.proof, remaining)
+            times["lrat"] = time.perf_counter() - t
+        for checker in names:
+            cert.checks.append(check_proof(cert.formula, enc.nvars, cert.proof, checker,
+                                           remaining, lrat=cert.lrat))
+        times["check"] = time.perf_counter() - t
+    return _finish(cert, start)
+
+
+def _prove(cert: Certificate, enc: PuzzleCnf, formula: list[Clause], solver: str,
+           deadline: float | None, prover: Prover | None) -> np.ndarray | None:
+    """Refute ``formula``: the prover's lemmas, then the empty clause if unit propagation
+    already refutes the formula and the lemmas, else a fresh SAT solver's DRAT proof.  Sets
+    ``cert.proof``; returns a model's solution if the formula is satisfiable after all (and
+    ``None`` with ``cert.proof`` unset when the deadline passed).
+
+    No vacuous work: when unit propagation alone refutes ``formula`` (most line-solvable
+    puzzles under the order encoding), the proof is the empty clause alone, the prover is not
+    asked for lemmas, and :attr:`Certificate.prover` says ``"propagation"``."""
+    t = time.perf_counter()
+    if refuted_by_propagation(formula):
+        cert.stats["prove"] = {"method": "unit propagation"}
+        cert.proof = "0\n"
+        cert.prover = "propagation"
+        cert.times["prove"] = time.perf_counter() - t
+        cert.stats.update(_proof_size(cert.proof, 0))
+        return None
+    steps = [s if isinstance(s, Deletion) else list(s) for s in prover(enc, formula)] \
+        if prover is not None else []
+    live: dict[tuple[int, ...], list[Clause]] = {}  # the lemmas not deleted again
+    for step in steps:
+        if isinstance(step, Deletion):
+            same = live.get(tuple(sorted(step.clause)))
+            if same:
+                same.pop()
+        else:
+            live.setdefault(tuple(sorted(step)), []).append(step)
+    lemmas = [c for same in live.values() for c in same]
+    added = sum(1 for s in steps if not isinstance(s, Deletion))
+    try:
+        if steps and steps[-1] == []:
+            cert.stats["prove"] = {"method": "prover"}
+            cert.proof = _proof_text(steps, [])
+            cert.prover = "native"
+            return None
+        if refuted_by_propagation(formula + lemmas):
+            cert.stats["prove"] = {"method": "unit propagation"}
+            cert.proof = _proof_text(steps, [])
+            cert.prover = "native" if steps else "sat"
+            return None
+        with SatRun(formula + lemmas, solver, with_proof=True) as run:
+            answer = run.solve(deadline)
+            cert.stats["prove"] = {"method": "sat", **run.stats()}
+            if answer is None:
+                return None
+            if answer:
+                return enc.solution(run.model())
+            cert.proof = _proof_text(steps, run.proof())
+            cert.prover = "native+sat" if steps else "sat"
+            return None
+    finally:
+        cert.times["prove"] = time.perf_counter() - t
+        if cert.proof is not None:
+            cert.stats.update(_proof_size(cert.proof, added))
+
+
+def _proof_text(steps: Sequence[Step], solver_lines: Sequence[str]) -> str:
+    """Text DRAT: the prefix steps, then the solver's lines, ending with the empty clause."""
+    lines = proof_lines(steps)
+    lines.extend(solver_lines)
+    if not lines or lines[-1].strip() != "0":
+        lines.append("0")  # the empty clause; a checker still has to derive it
+    return "\n".join(lines) + "\n"
+
+
+def _proof_size(proof: str, prefix: int) -> dict[str, int]:
+    deletions = proof.count("\nd ") + proof.startswith("d ")
+    lines = proof.count("\n")
+    return {"lemmas": lines - deletions, "deletions": deletions, "prefix_lemmas": prefix,
+            "proof_bytes": len(proof.encode())}
+
+
+def _finish(cert: Certificate, start: float) -> Certificate:
+    cert.times["total"] = time.perf_counter() - start
+    return cert
