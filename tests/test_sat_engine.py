@@ -199,7 +199,7 @@ def test_partial_units_one_unit_per_known_cell_in_row_major_order():
     from nonosat.encodings.cnf import partial_units
     from nonosat.puzzle import Cell, Puzzle
 
-    puzzle = Puzzle([(1,)] * 3, [(1,)] * 4)  # 3 rows, 4 columns
+    puzzle = Puzzle([(1,)] * 3, [(1,), (1,), (1,), ()])  # 3 rows, 4 columns
     rng = np.random.default_rng(7)
     for _ in range(20):
         grid = rng.integers(0, 4, size=(3, 4)).astype(np.int8)
