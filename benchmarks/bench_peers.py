@@ -183,8 +183,8 @@ def run_hugi(s: dict, limit: int, args, tmp: Path) -> dict | None:
     if s["kind"] == "tournament":  # Hugi reads .nin/.non only: one .nin per puzzle
         from nonosat.formats import read_puzzle, write_puzzle
 
-        folder = tmp / "hugi"
-        folder.mkdir(exist_ok=True)
+        folder = tmp / "hugi" / s["name"]  # one folder per set: numbers repeat across sets
+        folder.mkdir(parents=True, exist_ok=True)
         paths = []
         for pid, path, index in s["puzzles"]:
             nin = folder / f"{pid[1:]}.nin"
