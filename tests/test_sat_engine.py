@@ -186,7 +186,11 @@ def test_first_solution_mode_configures_cadical_and_still_solves():
     result = solve(puzzle, "sat", limit=1)  # checks the solution against the clues
     assert result.status is Status.SOLVED
     assert result.stats["options"] == FIRST_SOLUTION_OPTIONS["cadical195"]
-    assert solve(puzzle, "sat", limit=2).stats["options"] == {}
+    from nonosat.engines.sat import UNIQUENESS_OPTIONS
+
+    unique = solve(puzzle, "sat", limit=2)  # uniqueness: stable-only, no elimination
+    assert unique.stats["options"] == UNIQUENESS_OPTIONS["cadical195"]
+    assert unique.status is solve(puzzle, "cpsat", limit=2).status  # an independent engine
     with pytest.raises(EngineError, match="takes no options"):
         SatRun([[1, 2]], "minisat22", options={"stabilizeonly": 1})
 
