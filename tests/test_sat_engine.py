@@ -191,6 +191,8 @@ def test_first_solution_mode_configures_cadical_and_still_solves():
     unique = solve(puzzle, "sat", limit=2)  # uniqueness: stable-only, no elimination
     assert unique.stats["options"] == UNIQUENESS_OPTIONS["cadical195"]
     assert unique.status is solve(puzzle, "cpsat", limit=2).status  # an independent engine
+    big = Puzzle.from_picture(np.random.default_rng(8).random((40, 30)) < 0.5)  # > 1024 cells
+    assert solve(big, "sat", limit=2, timeout=60).stats["options"] == {}
     with pytest.raises(EngineError, match="takes no options"):
         SatRun([[1, 2]], "minisat22", options={"stabilizeonly": 1})
 
