@@ -186,6 +186,37 @@ def test_first_solution_mode_configures_cadical_and_still_solves():
     result = solve(puzzle, "sat", limit=1)  # checks the solution against the clues
     assert result.status is Status.SOLVED
     assert result.stats["options"] == FIRST_SOLUTION_OPTIONS["cadical195"]
-    assert solve(puzzle, "sat", limit=2).stats["options"] == {}
+    from nonosat.engines.sat import UNIQUENESS_OPTIONS
+
+    unique = solve(puzzle, "sat", limit=2)  # uniqueness: stable-only, no elimination
+    assert unique.stats["options"] == UNIQUENESS_OPTIONS["cadical195"]
+    assert unique.status is solve(puzzle, "cpsat", limit=2).status  # an independent engine
+    big = Puzzle.from_picture(np.random.default_rng(8).random((40, 30)) < 0.5)  # > 1024 cells
+    assert solve(big, "sat", limit=2, timeout=60).stats["options"] == {}
     with pytest.raises(EngineError, match="takes no options"):
         SatRun([[1, 2]], "minisat22", options={"stabilizeonly": 1})
+
+
+def test_partial_units_one_unit_per_known_cell_in_row_major_order():
+    """Every FILLED cell gives its variable, every EMPTY cell its negation, a CONFLICT cell both,
+    an UNKNOWN cell nothing; row-major order (checked cell by cell against the definition)."""
+    import numpy as np
+
+    from nonosat.encodings.cnf import partial_units
+    from nonosat.puzzle import Cell, Puzzle
+
+    puzzle = Puzzle([(1,)] * 3, [(1,), (1,), (1,), ()])  # 3 rows, 4 columns
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        grid = rng.integers(0, 4, size=(3, 4)).astype(np.int8)
+        expected = []
+        for r in range(3):
+            for c in range(4):
+                v = r * 4 + c + 1
+                if grid[r, c] == Cell.FILLED:
+                    expected.append([v])
+                elif grid[r, c] == Cell.EMPTY:
+                    expected.append([-v])
+                elif grid[r, c] == Cell.CONFLICT:
+                    expected += [[v], [-v]]
+        assert partial_units(puzzle, grid) == expected

@@ -614,14 +614,16 @@ def partial_units(puzzle: Puzzle, partial: np.ndarray) -> list[Clause]:
             f"but the puzzle is {puzzle.width}x{puzzle.height}"
         )
     units: list[Clause] = []
-    w = puzzle.width
-    for (r, c), value in np.ndenumerate(grid):
-        v = cell_var(w, r, c)
-        if value == Cell.FILLED:
+    filled, empty, conflict = int(Cell.FILLED), int(Cell.EMPTY), int(Cell.CONFLICT)
+    flat = grid.ravel()
+    known = np.flatnonzero(np.isin(flat, (filled, empty, conflict)))
+    # only the known cells, in row-major order; variable of flat index i is i + 1 (cell_var)
+    for v, value in zip((known + 1).tolist(), flat[known].tolist(), strict=True):
+        if value == filled:
             units.append([v])
-        elif value == Cell.EMPTY:
+        elif value == empty:
             units.append([-v])
-        elif value == Cell.CONFLICT:
+        else:
             units.extend([[v], [-v]])
     return units
 

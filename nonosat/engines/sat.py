@@ -29,9 +29,19 @@ from nonosat.puzzle import Puzzle
 #: satisfiable whenever the puzzle has a solution, and CaDiCaL's stable mode alone (its "sat"
 #: configuration) finds models sooner.  All 1000 taai2011 puzzles, given the native root grid and
 #: implications as ``auto`` does, CPU: 62.0 s against 79.8 s with the defaults (uniqueness mode:
-#: 60.9 s against 91.8 s, but there the last call is unsatisfiable for unique puzzles, where
-#: stable-only search is the weaker choice, so defaults are kept for ``limit >= 2``).
+#: 60.9 s against 91.8 s; see :data:`UNIQUENESS_OPTIONS`).
 FIRST_SOLUTION_OPTIONS: dict[str, dict[str, int]] = {"cadical195": {"stabilizeonly": 1}}
+
+#: Solver options for a uniqueness check (``limit >= 2``): stable mode alone and no bounded
+#: variable elimination.  Measured in one run each (issue 16), SAT stage of ``auto`` (root grid and
+#: implications given), 100 puzzles, CPU, same verdicts: taai2011 3.86 s stable-only against
+#: 7.98 s defaults; tcga2016 (with unique puzzles) and icga2023: stable-only 0.88x and 0.70x,
+#: stable-only without elimination 0.55x and 0.59x of the defaults.  (For ``limit=1``
+#: elimination off measured 0.97x, noise, so first-solution options are unchanged.)
+#: They are used only up to :data:`UNIQUENESS_OPTIONS_MAX_CELLS` cells: on Faase (80x95) ``auto``
+#: took 59.2 s against 24.8 s with the defaults (one run, side by side).
+UNIQUENESS_OPTIONS: dict[str, dict[str, int]] = {"cadical195": {"stabilizeonly": 1, "elim": 0}}
+UNIQUENESS_OPTIONS_MAX_CELLS = 1024
 
 
 class SatEngine:
@@ -55,7 +65,9 @@ class SatEngine:
 
     Notes
     -----
-    With ``limit=1`` CaDiCaL runs with :data:`FIRST_SOLUTION_OPTIONS`.
+    With ``limit=1`` CaDiCaL runs with :data:`FIRST_SOLUTION_OPTIONS`, otherwise with
+    :data:`UNIQUENESS_OPTIONS` on puzzles of at most :data:`UNIQUENESS_OPTIONS_MAX_CELLS` cells
+    and its defaults on larger ones.
 
     Statistics: ``solver``, ``encoding``, ``options``, ``variables``, ``clauses``, ``conflicts``,
     ``decisions``, ``propagations``, ``restarts`` (cumulated over the enumeration, as the solver
@@ -103,7 +115,12 @@ class SatEngine:
         solutions: list[np.ndarray] = []
         complete = True
         nclauses = len(clauses)
-        options = FIRST_SOLUTION_OPTIONS.get(self.solver) if limit == 1 else None
+        if limit == 1:
+            options = FIRST_SOLUTION_OPTIONS.get(self.solver)
+        elif puzzle.height * puzzle.width <= UNIQUENESS_OPTIONS_MAX_CELLS:
+            options = UNIQUENESS_OPTIONS.get(self.solver)
+        else:
+            options = None
         with SatRun(clauses, self.solver, options=options) as run:
             # the solver holds its own copy: free the Python clause lists (about 150 bytes a
             # clause; 48 MB on Faase, 80x95) before the search grows the solver's memory

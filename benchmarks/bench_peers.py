@@ -1,0 +1,300 @@
+"""nonosat against nonosolve (and Hugi) on the same puzzles, one process at a time (issue 16).
+
+Every figure is CPU seconds (user + sys).  For each set and mode (``2`` = uniqueness, stop after two
+solutions; ``1`` = first solution, tournament rules) the script runs, one after the other:
+
+* **nonosat** — one child process (``python bench_peers.py --worker``) that imports nonosat, loads
+  the kernels on a 2x2 puzzle, then solves every puzzle in turn in-process and times each with
+  ``time.process_time``.  *process CPU* is the whole child (``RUSAGE_CHILDREN``: start-up, import
+  and kernel loading included); *puzzles CPU* is the sum of the per-puzzle times.
+* **nonosolve** (``../shared/peers/nonosolve``, hyouv/FastNonogramSolver) — a tournament set as one
+  process (``--taai SET -n N -o SOL --log LOG``; per-puzzle times from its log, its own clock);
+  other sets one process per puzzle (per-puzzle CPU from ``RUSAGE_CHILDREN``).
+* **hugi** (``--hugi``; meros/hugi, ``--threads 1``) — one process per puzzle, uniqueness mode only
+  (Hugi has no first-solution mode).
+
+The ratio printed is nonosat's over nonosolve's, for the whole-process CPU and for the median.
+Verdicts are compared per puzzle; any decided verdict that differs from nonosolve's is listed as a
+disagreement (a bug to find, not a figure).  Puzzles given to the peers are written as ``.nin``
+files (a tournament set as the set file itself), so every solver reads the same clues.
+
+Sets: tournament files by stem (``taai2011``, ``tcga2016``, ``icga2018``, ``icga2023`` …, from
+``NonogramRecord/question``), ``survey`` (webpbn survey with Knotty and Faase; give ``--timeout
+600``) and ``everyday`` (the set of ``run.py``).  Usage::
+
+    python benchmarks/bench_peers.py --sets taai2011 --sample 100 --modes 2,1
+    python benchmarks/bench_peers.py --sets taai2011,tcga2016,icga2018,icga2023 --modes 2,1
+    python benchmarks/bench_peers.py --sets survey --timeout 600 --hugi
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus"
+QUESTIONS = CORPUS / "NonogramRecord" / "question"
+PEERS = SHARED / "peers"
+NONOSOLVE = PEERS / "nonosolve"
+HUGI = PEERS / "hugi"
+
+_NONOSOLVE_VERDICT = {"UNIQUE": "unique", "MULTIPLE": "multiple", "FOUND": "solved",
+                      "NONE": "none", "NO_SOLUTION": "none", "INFEASIBLE": "none",
+                      "UNSAT": "none", "CONTRADICTION": "none"}
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + sys) of every waited-for child process so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+# --------------------------------------------------------------------------------------- sets
+def tournament_set(stem: str, sample: int | None, tmp: Path) -> dict:
+    """A tournament set (optionally every k-th puzzle) as a set file nonosolve reads."""
+    path = QUESTIONS / f"{stem}.txt"
+    if not path.exists():
+        raise SystemExit(f"bench_peers: no tournament set {path}")
+    text = path.read_text()
+    chunks = [c for c in re.split(r"(?m)^(?=\$)", text) if c.strip().startswith("$")]
+    if sample:
+        step = max(len(chunks) // sample, 1)
+        chunks = chunks[::step][:sample]
+    file = tmp / f"{stem}.txt"
+    file.write_text("".join(c if c.endswith("\n") else c + "\n" for c in chunks))
+    numbers = [int(c.split()[0][1:]) for c in chunks]
+    return {"name": stem, "kind": "tournament", "file": str(file),
+            "puzzles": [(f"#{n}", str(file), n) for n in numbers]}
+
+
+def file_set(name: str, specs: list[tuple[str, str, int | None]], tmp: Path) -> dict:
+    """Puzzles given by (id, path, index), each also written as a ``.nin`` file for the peers."""
+    from nonosat.formats import read_puzzle, write_puzzle
+
+    puzzles = []
+    folder = tmp / name
+    folder.mkdir(exist_ok=True)
+    for k, (pid, path, index) in enumerate(specs):
+        nin = folder / f"{k:04d}.nin"
+        write_puzzle(read_puzzle(path, index=index), nin, format="nin")
+        puzzles.append((pid, str(nin), None))
+    return {"name": name, "kind": "files", "puzzles": puzzles}
+
+
+def load_sets(names: list[str], sample: int | None, tmp: Path) -> list[dict]:
+    sys.path.insert(0, str(HERE))
+    import run  # the set definitions of benchmarks/run.py
+
+    out = []
+    for name in names:
+        if name == "survey":
+            out.append(file_set("survey", run.survey(), tmp))
+        elif name == "everyday":
+            specs = run.everyday()
+            if sample:
+                specs = specs[:: max(len(specs) // sample, 1)][:sample]
+            out.append(file_set("everyday", specs, tmp))
+        else:
+            out.append(tournament_set(name, sample, tmp))
+    return out
+
+
+# ------------------------------------------------------------------------------------ solvers
+def worker(spec_path: str, out_path: str) -> None:
+    """Child process: solve every puzzle of the spec in-process; write per-puzzle rows."""
+    spec = json.loads(Path(spec_path).read_text())
+    from nonosat.engines import solve
+    from nonosat.formats import read_puzzle
+    from nonosat.puzzle import Puzzle
+
+    solve(Puzzle([(1,), ()], [(1,), ()]), spec["engine"], limit=2)  # load the kernels
+    rows = []
+    for pid, path, index in spec["puzzles"]:
+        puzzle = read_puzzle(path, index=index)
+        c0 = time.process_time()
+        try:
+            status = solve(puzzle, spec["engine"], limit=spec["limit"],
+                           timeout=spec["timeout"]).status.value
+        except Exception as exc:  # an engine failure is a row, not the end of the run
+            status = f"error: {exc}"
+        rows.append({"id": pid, "status": status, "cpu_s": time.process_time() - c0})
+        if spec.get("progress"):
+            print(f"  nonosat {pid}: {status} {rows[-1]['cpu_s']:.3f}s", file=sys.stderr,
+                  flush=True)
+    Path(out_path).write_text(json.dumps(rows))
+
+
+def run_nonosat(s: dict, limit: int, args, tmp: Path) -> dict:
+    spec = tmp / "spec.json"
+    out = tmp / "rows.json"
+    spec.write_text(json.dumps({"engine": args.engine, "limit": limit, "timeout": args.timeout,
+                                "puzzles": s["puzzles"], "progress": args.progress}))
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    c0 = children_cpu()
+    subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", str(spec),
+                    str(out)], check=True, env=env)
+    return {"process_s": children_cpu() - c0, "rows": json.loads(out.read_text())}
+
+
+def run_nonosolve(s: dict, limit: int, args, tmp: Path) -> dict:
+    if s["kind"] == "tournament":
+        log = tmp / "nonosolve.log"
+        c0 = children_cpu()
+        subprocess.run([str(NONOSOLVE), "--taai", s["file"], "-n", str(limit), "-o",
+                        str(tmp / "sol.txt"), "--log", str(log), "--timeout", str(args.timeout)],
+                       check=True, stdout=subprocess.DEVNULL)
+        process = children_cpu() - c0
+        rows = []
+        for line in log.read_text().splitlines():
+            f = line.split("\t")
+            if len(f) >= 3 and f[0].startswith("#"):
+                rows.append({"id": f[0], "cpu_s": float(f[1]),
+                             "status": _NONOSOLVE_VERDICT.get(f[2], f[2].lower())})
+        return {"process_s": process, "rows": rows}
+    rows = []
+    for pid, path, _ in s["puzzles"]:
+        c0 = children_cpu()
+        p = subprocess.run([str(NONOSOLVE), "-q", "-n", str(limit), "--timeout",
+                            str(args.timeout), path], capture_output=True, text=True)
+        words = p.stdout.split()
+        verdict = next((w for w in words if w in _NONOSOLVE_VERDICT or w.isupper()), "?")
+        rows.append({"id": pid, "cpu_s": children_cpu() - c0,
+                     "status": _NONOSOLVE_VERDICT.get(verdict, verdict.lower())})
+    return {"process_s": sum(r["cpu_s"] for r in rows), "rows": rows}
+
+
+def run_hugi(s: dict, limit: int, args, tmp: Path) -> dict | None:
+    if limit != 2 or not HUGI.exists():
+        return None
+    rows = []
+    paths = s["puzzles"]
+    if s["kind"] == "tournament":  # Hugi reads .nin/.non only: one .nin per puzzle
+        from nonosat.formats import read_puzzle, write_puzzle
+
+        folder = tmp / "hugi" / s["name"]  # one folder per set: numbers repeat across sets
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for pid, path, index in s["puzzles"]:
+            nin = folder / f"{pid[1:]}.nin"
+            if not nin.exists():
+                write_puzzle(read_puzzle(path, index=index), nin, format="nin")
+            paths.append((pid, str(nin), None))
+    for pid, path, _ in paths:
+        c0 = children_cpu()
+        try:
+            p = subprocess.run([str(HUGI), path, "--threads", "1"], capture_output=True,
+                               text=True, timeout=args.timeout)
+            text = (p.stdout + p.stderr).lower()
+            status = ("multiple" if "not unique" in text or "several" in text else
+                      "unique" if "unique solution" in text else
+                      "none" if "no solution" in text or "contradiction" in text else "unknown")
+        except subprocess.TimeoutExpired:
+            status = "unknown"
+        rows.append({"id": pid, "cpu_s": children_cpu() - c0, "status": status})
+    return {"process_s": sum(r["cpu_s"] for r in rows), "rows": rows}
+
+
+# ------------------------------------------------------------------------------------ summary
+def summary(solver: str, result: dict) -> dict:
+    rows = result["rows"]
+    times = sorted(r["cpu_s"] for r in rows)
+
+    def pct(p: float) -> float:
+        return times[min(len(times) - 1, int(p * len(times)))] if times else float("nan")
+
+    counts: dict[str, int] = {}
+    for r in rows:
+        key = r["status"] if not r["status"].startswith("error") else "error"
+        counts[key] = counts.get(key, 0) + 1
+    return {"solver": solver, "n": len(rows), "process_s": result["process_s"],
+            "puzzles_s": sum(times), "median_ms": 1000 * statistics.median(times) if times else 0,
+            "p90_ms": 1000 * pct(0.9), "p99_ms": 1000 * pct(0.99), "max_s": times[-1] if times
+            else 0, "verdicts": " ".join(f"{k} {v}" for k, v in sorted(counts.items()))}
+
+
+def disagreements(a: dict, b: dict) -> list[str]:
+    """Puzzles where both decided and the verdicts differ."""
+    decided = {"unique", "multiple", "none", "solved"}
+    theirs = {r["id"]: r["status"] for r in b["rows"]}
+    out = []
+    for r in a["rows"]:
+        t = theirs.get(r["id"])
+        if t is None:
+            out.append(f"{r['id']} (missing from nonosolve's log)")
+        elif r["status"] in decided and t in decided and r["status"] != t:
+            out.append(f"{r['id']} ({r['status']} vs {t})")
+        elif r["status"].startswith("error"):
+            out.append(f"{r['id']} ({r['status']})")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sets", default="taai2011,tcga2016,icga2018,icga2023")
+    ap.add_argument("--modes", default="2,1", help="solution limits: 2 uniqueness, 1 first")
+    ap.add_argument("--sample", type=int, help="every k-th puzzle, N puzzles per set")
+    ap.add_argument("--engine", default="auto", help="nonosat engine")
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per puzzle")
+    ap.add_argument("--hugi", action="store_true", help="also run hugi --threads 1 (limit 2)")
+    ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--json", type=Path, help="write every per-puzzle row here")
+    ap.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        worker(*args.worker)
+        return
+    if not NONOSOLVE.exists():
+        raise SystemExit(f"bench_peers: {NONOSOLVE} is missing (see ../shared/peers/README.md)")
+    sys.path.insert(0, str(ROOT))
+    dump = []
+    with tempfile.TemporaryDirectory(prefix="bench_peers_") as t:
+        tmp = Path(t)
+        sets = load_sets(args.sets.split(","), args.sample, tmp)
+        print(f"CPU seconds (user+sys), one process at a time; nonosat engine {args.engine}; "
+              f"timeout {args.timeout:g} s; load average {os.getloadavg()[0]:.2f}")
+        print()
+        print("| set | limit | solver | puzzles | process CPU s | puzzles CPU s | median ms | "
+              "p90 ms | p99 ms | max s | verdicts | x nonosolve (process) | x median |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for s in sets:
+            for limit in (int(m) for m in args.modes.split(",")):
+                results = {"nonosolve": run_nonosolve(s, limit, args, tmp),
+                           "nonosat": run_nonosat(s, limit, args, tmp)}
+                if args.hugi:
+                    h = run_hugi(s, limit, args, tmp)
+                    if h:
+                        results["hugi"] = h
+                ref = summary("nonosolve", results["nonosolve"])
+                for solver, res in results.items():
+                    m = summary(solver, res)
+                    ratio = m["process_s"] / ref["process_s"] if ref["process_s"] else 0
+                    mratio = m["median_ms"] / ref["median_ms"] if ref["median_ms"] else 0
+                    print(f"| {s['name']} | {limit} | {solver} | {m['n']} | {m['process_s']:.2f}"
+                          f" | {m['puzzles_s']:.2f} | {m['median_ms']:.1f} | {m['p90_ms']:.1f} | "
+                          f"{m['p99_ms']:.1f} | {m['max_s']:.2f} | {m['verdicts']} | "
+                          f"{ratio:.2f} | {mratio:.2f} |", flush=True)
+                    dump.append({"set": s["name"], "limit": limit, "solver": solver, **res})
+                bad = disagreements(results["nonosat"], results["nonosolve"])
+                if "hugi" in results:
+                    bad += [f"hugi {d}" for d in disagreements(results["hugi"],
+                                                               results["nonosolve"])]
+                print(f"| {s['name']} | {limit} | disagreements with nonosolve: {len(bad)} "
+                      f"{'; '.join(bad[:10])} |||||||||||", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(dump))
+
+
+if __name__ == "__main__":
+    main()
