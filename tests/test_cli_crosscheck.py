@@ -48,6 +48,15 @@ def test_directory_is_searched_recursively(tmp_path):
     assert sorted(ids_of(result)) == sorted([str(tmp_path / "a.nin"), str(tmp_path / "sub" / "b.nin")])
 
 
+def test_unreadable_file_in_a_directory_is_reported_and_the_rest_checked(tmp_path):
+    write_nin(tmp_path / "a.nin", UNIQUE)
+    (tmp_path / "broken.nin").write_text("2 2\n1\nx\n")
+    result = run(tmp_path, "-e", "native,cpsat", "--json")
+    assert ids_of(result) == [str(tmp_path / "a.nin")]
+    assert f"not checked: {tmp_path / 'broken.nin'}" in result.stderr
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
 def test_empty_directory_is_bad_input(tmp_path):
     (tmp_path / "empty").mkdir()
     result = run(tmp_path / "empty", "-e", "cpsat")

@@ -38,7 +38,8 @@ EXIT_CODES: dict[str, dict[int, str]] = {
     "crosscheck": {
         0: "every engine agrees on every puzzle",
         1: "a disagreement, an invalid solution or a solution contradicting the file's goal",
-        **_BAD,
+        2: "usage error or bad input (also: a file in a directory could not be read; the "
+           "others are checked)",
         4: "an engine gave up (time limit) and the others agree",
         130: "interrupted (Ctrl-C): the table so far is printed; 1 instead if it has findings",
     },

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from nonosat.cli.common import (
+    EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_GAVE_UP,
     EXIT_OK,
@@ -78,7 +79,10 @@ def crosscheck_command(
         raise EngineError("--engines names no engine")
     for name in names:
         get_engine(name)  # unknown or unavailable engines are bad input, before any work
-    puzzles = collect(puzzle_paths, format, index)
+    skipped: list[tuple[str, str]] = []
+    puzzles = collect(puzzle_paths, format, index, skipped=skipped)
+    for name, why in skipped:
+        typer.echo(f"nonosat: not checked: {name}: {why}", err=True)
     reports: list[CrossCheck] = []
     interrupted = False
     with _Progress(len(puzzles)) as progress:
@@ -103,12 +107,20 @@ def crosscheck_command(
         raise typer.Exit(EXIT_FAILED)
     if interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
+    if skipped:
+        typer.echo(f"nonosat: {len(skipped)} file{'s' if len(skipped) > 1 else ''} in the "
+                   "directories could not be read (listed above)", err=True)
+        raise typer.Exit(EXIT_BAD_INPUT)
     raise typer.Exit(EXIT_GAVE_UP if any(r.gave_up for r in reports) else EXIT_OK)
 
 
-def collect(paths: list[Path], format: str | None, index: int | None) -> list[tuple[str, Puzzle]]:
+def collect(paths: list[Path], format: str | None, index: int | None,
+            skipped: list[tuple[str, str]] | None = None) -> list[tuple[str, Puzzle]]:
     """``(id, puzzle)`` for every puzzle the arguments name: files (each puzzle of a multi-puzzle
     file, or puzzle ``index`` of it), ``FILE#N`` names and directories (searched recursively).
+
+    Files found in a directory that cannot be read are appended to ``skipped`` as ``(name,
+    reason)`` and the rest is checked; without a ``skipped`` list the first one is an error.
 
     Raises
     ------
@@ -126,9 +138,11 @@ def collect(paths: list[Path], format: str | None, index: int | None) -> list[tu
             from nonosat.batch.inputs import collect_puzzles
 
             found = collect_puzzles([file], format)
-            if found.errors:
+            if found.errors and (skipped is None or not found.puzzles):
                 first = found.errors[0]
                 raise FormatError(str(first["id"]), None, str(first["error"]).split(": ", 1)[-1])
+            for error in found.errors:
+                skipped.append((str(error["id"]), str(error["error"]).split(": ", 1)[-1]))
             if not found.puzzles:
                 raise FormatError(str(file), None, "no puzzle files in this directory")
             puzzles += found.puzzles
