@@ -1,0 +1,338 @@
+// Editor: paint a picture (clues derived live) or type clues; as you edit, the verdict, the
+// whole ambiguity map (checkered), the difficulty and make-unique suggestions.
+// Givens (from a `give` suggestion) are kept as a set of cells; with givens the verdict is
+// re-asked from /api/solve with them as the grid `state`, so it is the verdict of the puzzle
+// with its givens (/api/analyse takes no state).
+
+import { post, say, shown } from "./api.js";
+import { cluesOf, gridRows, longestClue, makeGrid } from "./grid.js";
+
+const $ = (id) => document.getElementById(id);
+const DEBOUNCE_MS = 150;
+const VERDICT = { unique: "unique solution", multiple: "several solutions",
+  none: "no solution", unknown: "undecided (time limit)" };
+
+function parseClues(text) {
+  return text.replace(/\s+$/, "").split("\n").map((line, i) => {
+    const t = line.trim();
+    if (t === "?") return null;
+    if (t === "" || t === "0" || t === "-") return [];
+    const nums = t.split(/[\s,]+/).map(Number);
+    if (nums.some((n) => !Number.isInteger(n) || n < 0)) throw new Error(`line ${i + 1}: "${t}" is not a clue`);
+    return nums.filter((n) => n > 0);
+  });
+}
+
+const clueLine = (clue) => (clue === null ? "?" : clue.join(" "));
+
+export class Editor {
+  constructor(app) {
+    this.app = app;
+    this.kind = "picture";
+    this.picture = makeGrid(10, 10, ".");
+    this.clues = cluesOf(this.picture);
+    this.givens = new Map(); // "r,c" -> "#" | "."
+    this.name = null;
+    this.version = 0;
+    this.last = null; // the last analysis shown
+    this.timer = null;
+    this.wire();
+  }
+
+  wire() {
+    $("edit-resize").onclick = () => this.resize(+$("edit-height").value, +$("edit-width").value);
+    $("edit-clear").onclick = () => this.transform((g) => g.map((row) => row.map(() => ".")));
+    $("edit-invert").onclick = () => this.transform((g) => g.map((row) => row.map((v) => (v === "#" ? "." : "#"))));
+    const shift = (dr, dc) => this.transform((g) => g.map((row, r) => row.map((_, c) => {
+      const sr = r - dr; const sc = c - dc;
+      return sr >= 0 && sr < g.length && sc >= 0 && sc < row.length ? g[sr][sc] : ".";
+    })));
+    $("shift-left").onclick = () => shift(0, -1);
+    $("shift-right").onclick = () => shift(0, 1);
+    $("shift-up").onclick = () => shift(-1, 0);
+    $("shift-down").onclick = () => shift(1, 0);
+    $("kind-picture").onchange = () => this.setKind("picture");
+    $("kind-clues").onchange = () => this.setKind("clues");
+    $("clue-apply").onclick = () => this.applyClues();
+    $("to-picture").onclick = () => this.solutionToPicture();
+    $("givens-clear").onclick = () => { this.givens.clear(); this.changed(); };
+  }
+
+  /** The puzzle as the API takes it. */
+  puzzle() {
+    const out = this.kind === "picture"
+      ? { ...cluesOf(this.picture), goal: gridRows(this.picture) }
+      : { rows: this.clues.rows, cols: this.clues.cols };
+    if (this.name) out.name = this.name;
+    return out;
+  }
+
+  get height() { return this.kind === "picture" ? this.picture.length : this.clues.rows.length; }
+
+  get width() { return this.kind === "picture" ? this.picture[0].length : this.clues.cols.length; }
+
+  /** Open a puzzle (from a file, the gallery or a URL): its picture when it has one. */
+  load(puzzle) {
+    this.name = puzzle.name || null;
+    this.givens.clear();
+    if (puzzle.goal && puzzle.goal.length) {
+      this.picture = puzzle.goal.map((row) => Array.from(row));
+      this.setKindQuiet("picture");
+    } else {
+      this.clues = { rows: puzzle.rows, cols: puzzle.cols };
+      this.setKindQuiet("clues");
+    }
+    this.last = null;
+    this.version += 1;
+  }
+
+  setKindQuiet(kind) {
+    this.kind = kind;
+    $(kind === "picture" ? "kind-picture" : "kind-clues").checked = true;
+    $("clue-editor").hidden = kind !== "clues";
+    for (const id of ["edit-clear", "edit-invert", "shift-left", "shift-right", "shift-up", "shift-down"]) {
+      $(id).disabled = kind !== "picture";
+    }
+    if (kind === "clues") {
+      $("clue-rows").value = this.clues.rows.map(clueLine).join("\n");
+      $("clue-cols").value = this.clues.cols.map(clueLine).join("\n");
+    }
+  }
+
+  setKind(kind) {
+    if (kind === this.kind) return;
+    if (kind === "clues") {
+      this.clues = cluesOf(this.picture);
+    } else {
+      const sol = this.last && this.last.solutions && this.last.solutions[0];
+      this.picture = sol ? sol.map((row) => Array.from(row)) : makeGrid(this.clues.rows.length, this.clues.cols.length, ".");
+      if (!sol) say("no solution known: the picture starts empty");
+    }
+    this.setKindQuiet(kind);
+    this.changed();
+  }
+
+  solutionToPicture() {
+    const sol = this.last && this.last.status === "unique" && this.last.solutions[0];
+    if (!sol) return;
+    this.picture = sol.map((row) => Array.from(row));
+    this.setKindQuiet("picture");
+    this.changed();
+  }
+
+  applyClues() {
+    try {
+      const rows = parseClues($("clue-rows").value);
+      const cols = parseClues($("clue-cols").value);
+      if (!rows.length || !cols.length || rows.length > 100 || cols.length > 100) {
+        throw new Error("give 1 to 100 rows and columns");
+      }
+      this.clues = { rows, cols };
+      this.givens.clear();
+      say("");
+      this.changed();
+    } catch (err) {
+      say(`clues: ${err.message}`, true);
+    }
+  }
+
+  resize(h, w) {
+    if (!(h >= 1 && h <= 100 && w >= 1 && w <= 100)) { say("the size must be 1 to 100", true); return; }
+    if (this.kind === "picture") {
+      this.picture = Array.from({ length: h }, (_, r) => Array.from({ length: w }, (_, c) => (this.picture[r] && this.picture[r][c]) || "."));
+    } else {
+      const fit = (list, n) => Array.from({ length: n }, (_, i) => (i < list.length ? list[i] : []));
+      this.clues = { rows: fit(this.clues.rows, h), cols: fit(this.clues.cols, w) };
+      this.setKindQuiet("clues");
+    }
+    this.givens.clear();
+    this.changed();
+  }
+
+  transform(fn) {
+    this.picture = fn(this.picture);
+    this.givens.clear();
+    this.changed();
+  }
+
+  /** Draw everything on the board (entering the mode, or after a change of size). */
+  show() {
+    const grid = this.app.grid;
+    const puzzle = this.puzzle();
+    $("edit-height").value = this.height;
+    $("edit-width").value = this.width;
+    grid.build(this.height, this.width, longestClue(puzzle));
+    grid.clearMarks();
+    grid.setClues(puzzle.rows, puzzle.cols);
+    this.showCells();
+    if (this.last) this.showAnalysis(this.last);
+    else this.schedule();
+  }
+
+  showCells() {
+    const grid = this.app.grid;
+    if (this.kind === "picture") grid.setAll(this.picture);
+    else {
+      const sol = this.last && this.last.solutions && this.last.solutions[0];
+      grid.setAll(sol || makeGrid(this.height, this.width, "?"));
+    }
+    grid.mark("given", Array.from(this.givens.keys(), (k) => k.split(",").map(Number)));
+  }
+
+  /** Painting (GridView callback). */
+  paint({ r, c, phase, button }) {
+    if (phase === "end" || this.kind !== "picture") return;
+    if (phase === "start") this.value = button === 2 || this.picture[r][c] === "#" ? "." : "#";
+    if (this.picture[r][c] === this.value) return;
+    this.picture[r][c] = this.value;
+    if (this.givens.has(`${r},${c}`)) this.givens.set(`${r},${c}`, this.value);
+    this.app.grid.set(r, c, this.value);
+    const { rows, cols } = cluesOf(this.picture);
+    this.app.grid.setClues(rows, cols);
+    this.changed(true);
+  }
+
+  /** Something changed: redraw (unless `drawn` already), re-analyse soon. */
+  changed(drawn = false) {
+    this.version += 1;
+    this.last = null;
+    $("verdict").dataset.busy = "true";
+    if (this.app.mode === "edit") {
+      if (!drawn) this.show();
+      else this.schedule();
+    }
+    this.app.puzzleChanged();
+  }
+
+  schedule() {
+    $("verdict").dataset.busy = "true";
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.analyse(), DEBOUNCE_MS);
+  }
+
+  givenState() {
+    const grid = makeGrid(this.height, this.width, "?");
+    for (const [key, v] of this.givens) {
+      const [r, c] = key.split(",").map(Number);
+      if (grid[r]) grid[r][c] = v;
+    }
+    return gridRows(grid);
+  }
+
+  async analyse() {
+    const version = this.version;
+    const puzzle = this.puzzle();
+    const current = () => version === this.version;
+    $("verdict").dataset.busy = "true";
+    try {
+      const out = await post("analyse", { puzzle, suggest: false }, "analyse");
+      if (!out || !current()) return;
+      out.withGivens = false;
+      if (this.givens.size && out.status === "multiple") {
+        const solved = await post("solve", { puzzle, state: this.givenState(), limit: 2 }, "solve");
+        if (!solved || !current()) return;
+        out.withGivens = true;
+        out.status = solved.status;
+        out.solve_time_s = solved.time_s;
+        out.solutions = solved.solutions;
+        out.ambiguous = differing(solved.solutions);
+        out.classification = `with ${this.givens.size} given cells: ${VERDICT[solved.status]}`;
+      }
+      this.last = out;
+      this.showAnalysis(out);
+      $("verdict").dataset.busy = "false";
+      if (out.status === "multiple") this.suggest(puzzle, version);
+    } catch (err) {
+      if (!current()) return;
+      $("verdict").dataset.busy = "false";
+      $("verdict").dataset.status = "error";
+      $("verdict").textContent = "—";
+      $("verdict-detail").textContent = shown(err) ? err.message : String(err);
+    }
+  }
+
+  showAnalysis(out) {
+    const verdict = $("verdict");
+    verdict.dataset.status = out.status;
+    verdict.textContent = VERDICT[out.status] || out.status;
+    const ms = (s) => (s < 0.1 ? `${(s * 1000).toFixed(1)} ms` : `${s.toFixed(2)} s`);
+    $("verdict-detail").textContent = `${out.classification} · engine ${out.engine}, `
+      + `${ms(out.solve_time_s ?? out.time_s)} (analysis ${ms(out.time_s)})`
+      + (out.backbone_complete === false ? " · ambiguity map incomplete (time limit)" : "");
+    $("givens-line").hidden = this.givens.size === 0;
+    $("givens-count").textContent = `${this.givens.size} given cell${this.givens.size === 1 ? "" : "s"}`;
+    const g = out.grade;
+    $("grade").textContent = g ? `${g.level} · ${g.name} (score ${g.score})${g.exact === false ? " ≈" : ""}` : "—";
+    const tech = Object.entries(out.techniques || {}).map(([k, n]) => `${k} ${n}`).join(", ");
+    $("techniques").textContent = (g && g.reason ? g.reason + ". " : "")
+      + (tech ? `Steps: ${tech}. ` : "") + `Guesses: ${out.guesses ?? 0}.`;
+    $("to-picture").hidden = !(this.kind === "clues" && out.status === "unique");
+    if (this.app.mode === "edit") {
+      if (this.kind === "clues") this.showCells();
+      this.app.grid.mark("ambiguous", out.ambiguous || []);
+    }
+    if (out.status !== "multiple") this.showSuggestions([], "");
+    else if (out.suggestions && out.suggestions.length) this.showSuggestions(out.suggestions, "");
+    else this.showSuggestions([], "looking for suggestions…");
+  }
+
+  async suggest(puzzle, version) {
+    try {
+      const out = await post("suggest", { puzzle }, "suggest");
+      if (!out || version !== this.version) return;
+      if (this.last) this.last.suggestions = out.suggestions;
+      this.showSuggestions(out.suggestions, out.suggestions.length ? "" : "no suggestion found in time");
+    } catch {
+      if (version === this.version) this.showSuggestions([], "");
+    }
+  }
+
+  showSuggestions(list, note) {
+    const ul = $("suggestions");
+    ul.textContent = "";
+    if (note) {
+      const li = document.createElement("li");
+      li.className = "note";
+      li.textContent = note;
+      ul.append(li);
+    }
+    for (const s of list) {
+      const li = document.createElement("li");
+      li.className = "suggestion";
+      li.dataset.kind = s.kind;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = s.kind === "give" ? "Give" : "Edit";
+      button.title = s.kind === "give" ? "Fix these cells as givens" : "Change this cell of the picture";
+      button.onclick = () => this.apply(s);
+      const text = document.createElement("span");
+      text.textContent = s.text;
+      li.append(button, text);
+      ul.append(li);
+    }
+  }
+
+  /** Apply a make-unique suggestion. */
+  apply(s) {
+    if (s.kind === "edit") {
+      const [r, c] = s.cell;
+      if (this.kind !== "picture") return;
+      this.picture[r][c] = s.value;
+      if (this.givens.has(`${r},${c}`)) this.givens.set(`${r},${c}`, s.value);
+    } else {
+      for (const [r, c, v] of s.cells) this.givens.set(`${r},${c}`, v);
+    }
+    this.changed();
+  }
+}
+
+/** Cells on which the solutions differ. */
+function differing(solutions) {
+  if (!solutions || solutions.length < 2) return [];
+  const out = [];
+  const [a, ...rest] = solutions;
+  for (let r = 0; r < a.length; r++) {
+    for (let c = 0; c < a[r].length; c++) if (rest.some((s) => s[r][c] !== a[r][c])) out.push([r, c]);
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+// Sharing: the URL carries the mode and the puzzle as a davidje13 short code
+// (/?mode=play&p=<rules code>; in the editor with a picture also &i=<image code>), or as JSON
+// (&j=...) when a clue is unknown (the short format cannot hold those). Kept up to date with
+// history.replaceState as you edit, and read back at start-up.
+
+import { ApiError, post } from "./api.js";
+
+const DEBOUNCE_MS = 300;
+const cache = new Map(); // puzzle JSON -> {code, image_code} | null
+let timer = null;
+
+async function quietPost(path, body) {
+  try {
+    return await fetch(`/api/${path}`, { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body) });
+  } catch {
+    return null;
+  }
+}
+
+/** The short codes of `puzzle` ({code, image_code}), or null when it has an unknown clue. */
+export async function codes(puzzle) {
+  const key = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.goal || null]);
+  if (cache.has(key)) return cache.get(key);
+  let out = null;
+  if (!puzzle.rows.includes(null) && !puzzle.cols.includes(null)) {
+    // not through api.js: a failure here is not the user's business (the JSON form is used)
+    const response = await quietPost("shortcode", { puzzle: { rows: puzzle.rows, cols: puzzle.cols, goal: puzzle.goal } });
+    if (response && response.ok) out = await response.json();
+  }
+  cache.set(key, out);
+  return out;
+}
+
+/** The localStorage key of a game: the puzzle's short code (its clues as JSON without one). */
+export async function storageKey(puzzle) {
+  const c = await codes({ rows: puzzle.rows, cols: puzzle.cols });
+  return c ? c.code : "j:" + JSON.stringify([puzzle.rows, puzzle.cols]);
+}
+
+/** The page's address for `puzzle` in `mode`. */
+export async function urlFor(mode, puzzle) {
+  const c = await codes(puzzle);
+  const parts = [`mode=${encodeURIComponent(mode)}`];
+  if (c) {
+    parts.push(`p=${encodeURIComponent(c.code)}`);
+    if (mode === "edit" && c.image_code) parts.push(`i=${encodeURIComponent(c.image_code)}`);
+  } else {
+    parts.push(`j=${encodeURIComponent(JSON.stringify({ rows: puzzle.rows, cols: puzzle.cols }))}`);
+  }
+  if (puzzle.name) parts.push(`t=${encodeURIComponent(puzzle.name)}`);
+  return `${location.pathname}?${parts.join("&")}`;
+}
+
+/** Update the address bar soon (debounced). `current()` gives {mode, puzzle}. */
+export function scheduleUrl(current) {
+  clearTimeout(timer);
+  timer = setTimeout(async () => {
+    const { mode, puzzle } = current();
+    const url = await urlFor(mode, puzzle);
+    const now = current();
+    if (now.mode === mode && JSON.stringify(now.puzzle) === JSON.stringify(puzzle)) history.replaceState(null, "", url);
+  }, DEBOUNCE_MS);
+}
+
+/**
+ * The puzzle and mode of the page's address: {puzzle, mode, open} (open = a gallery id);
+ * puzzle is null when the address holds none. Throws ApiError for a bad code.
+ */
+export async function fromUrl() {
+  const params = new URLSearchParams(location.search);
+  const mode = ["edit", "play", "steps"].includes(params.get("mode")) ? params.get("mode") : null;
+  let puzzle = null;
+  const image = params.get("i");
+  const rules = params.get("p");
+  if (image || rules) {
+    const out = await post("parse", { text: image || rules, format: "short" }, "parse-url");
+    puzzle = out && out.puzzle;
+  } else if (params.get("j")) {
+    try {
+      const data = JSON.parse(params.get("j"));
+      puzzle = { rows: data.rows, cols: data.cols };
+    } catch {
+      throw new ApiError(400, "the address holds a damaged puzzle (j=...)");
+    }
+  }
+  if (puzzle && params.get("t")) puzzle.name = params.get("t");
+  return { puzzle, mode, open: params.get("open") };
+}
