@@ -79,6 +79,7 @@ export class GridView {
     const cell = this.cellAt(e.target);
     if (!cell) return;
     e.preventDefault();
+    this.el.focus({ preventScroll: true }); // the keys go to the board
     this.dragging = true;
     this.last = cell;
     this.button = e.button;

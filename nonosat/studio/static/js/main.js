@@ -66,8 +66,10 @@ function paint(event) {
 }
 
 function keydown(e) {
-  const tag = e.target && e.target.tagName;
-  if (["INPUT", "TEXTAREA", "SELECT"].includes(tag) && e.target.type !== "radio") return;
+  const t = e.target;
+  const typing = t && (t.tagName === "TEXTAREA" || t.tagName === "SELECT"
+    || (t.tagName === "INPUT" && !["radio", "checkbox", "file", "button", "range"].includes(t.type)));
+  if (typing) return;
   let used = false;
   if (app.mode === "play") used = app.player.key(e);
   else if (app.mode === "steps") used = app.stepper.key(e);

@@ -19,7 +19,7 @@ export class Player {
   constructor(app) {
     this.app = app;
     this.puzzle = null;
-    this.key = null;
+    this.storeKey = null;
     this.state = [];
     this.undoStack = [];
     this.redoStack = [];
@@ -44,7 +44,7 @@ export class Player {
     this.stopClock();
     if (this.puzzle) this.save();
     this.puzzle = puzzle;
-    this.key = key;
+    this.storeKey = key;
     const h = puzzle.rows.length;
     const w = puzzle.cols.length;
     this.state = makeGrid(h, w, "?");
@@ -64,9 +64,9 @@ export class Player {
   }
 
   save() {
-    if (!this.key) return;
+    if (!this.storeKey) return;
     try {
-      localStorage.setItem(STORE + this.key, JSON.stringify({
+      localStorage.setItem(STORE + this.storeKey, JSON.stringify({
         state: gridRows(this.state), elapsed: this.time(), done: this.done, saved: Date.now() }));
     } catch { /* storage full or disabled: the game goes on */ }
   }

@@ -55,11 +55,16 @@ export async function urlFor(mode, puzzle) {
 /** Update the address bar soon (debounced). `current()` gives {mode, puzzle}. */
 export function scheduleUrl(current) {
   clearTimeout(timer);
+  document.body.dataset.shared = "pending"; // "true" once the address matches the page
+
   timer = setTimeout(async () => {
     const { mode, puzzle } = current();
     const url = await urlFor(mode, puzzle);
     const now = current();
-    if (now.mode === mode && JSON.stringify(now.puzzle) === JSON.stringify(puzzle)) history.replaceState(null, "", url);
+    if (now.mode === mode && JSON.stringify(now.puzzle) === JSON.stringify(puzzle)) {
+      history.replaceState(null, "", url);
+      document.body.dataset.shared = "true";
+    }
   }, DEBOUNCE_MS);
 }
 

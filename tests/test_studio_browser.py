@@ -1,0 +1,480 @@
+"""The studio's page in a real headless Chromium (Selenium), against `nonosat studio` run as a
+process.
+
+What the page shows is checked against engines independent of the server's code paths: the
+ambiguity map against CP-SAT's enumeration of every solution, finished grids against the SAT
+engine's solution.  Needs /usr/bin/chromium, chromedriver and selenium: without them the tests
+skip with the reason on a user's machine and fail under CI (``CI=true``), never skipping
+silently there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nonosat.engines import Status, solve
+from nonosat.formats import read_puzzle, read_puzzles
+from nonosat.puzzle import Puzzle, line_blocks
+from tests.conftest import GAMES, REPO, _missing, corpus_path
+
+CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+               "--disable-quic", "--no-first-run", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync"]
+WAIT_S = 20
+
+
+# -- server and browser (also used by benchmarks/studio_screenshots.py) --------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(*paths: Path) -> tuple[subprocess.Popen, str]:
+    """`nonosat studio --no-browser` on a free port; returns the process and the base URL."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    cmd = [sys.executable, "-c", "from nonosat.cli.app import main; main()", "studio",
+           "--no-browser", "--port", str(port), *map(str, paths)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env=env)
+    line = proc.stdout.readline()  # the URL, once the server listens
+    if f"http://127.0.0.1:{port}/" not in line:
+        proc.kill()
+        raise RuntimeError(f"nonosat studio did not start: {line!r}")
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def stop_server(proc: subprocess.Popen) -> int:
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
+
+
+def browser_missing() -> str | None:
+    """Why a headless Chromium cannot be driven here (None when it can)."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install 'nonosat[dev]')"
+    if not (Path("/usr/bin/chromium").exists() or shutil.which("chromium")):
+        return "chromium not found (apt-get install chromium)"
+    if not shutil.which("chromedriver"):
+        return "chromedriver not found (apt-get install chromium-driver)"
+    return None
+
+
+def chrome(profile: Path, size: str = "1400,1000"):
+    """A headless Chromium driver; the driver path is always given, so Selenium Manager never
+    downloads anything."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    binary = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
+    options.binary_location = binary
+    for arg in [*CHROME_ARGS, f"--window-size={size}", f"--user-data-dir={profile}"]:
+        options.add_argument(arg)
+    return webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
+
+
+# -- page helpers ---------------------------------------------------------------------------------
+def wait(driver, condition, timeout: float = WAIT_S, message: str = ""):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
+        lambda d: condition(d), message)
+
+
+def open_page(driver, base: str, query: str = "") -> None:
+    driver.get(f"{base}/{query}")
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"),
+         message="the page did not start")
+
+
+def el(driver, css: str):
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.CSS_SELECTOR, css)
+
+
+def cell(driver, r: int, c: int):
+    return el(driver, f'#board .cell[data-r="{r}"][data-c="{c}"]')
+
+
+def grid(driver) -> list[str]:
+    """The board as row strings over '#' (filled), '.' (empty), '?' (unknown)."""
+    return driver.execute_script("""
+        const ch = {filled: '#', empty: '.', unknown: '?'};
+        const rows = [];
+        for (const c of document.querySelectorAll('#board .cell')) {
+          const r = +c.dataset.r;
+          rows[r] = (rows[r] || '') + ch[c.dataset.state];
+        }
+        return rows;""")
+
+
+def marked(driver, cls: str) -> set[tuple[int, int]]:
+    pairs = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#board .cell.' + arguments[0]),"
+        " c => [+c.dataset.r, +c.dataset.c]);", cls)
+    return {(r, c) for r, c in pairs}
+
+
+def clues(driver) -> tuple[list[str], list[str]]:
+    return tuple(driver.execute_script(
+        "return [Array.from(document.querySelectorAll('#board .row-clue'), e => e.dataset.clue),"
+        " Array.from(document.querySelectorAll('#board .col-clue'), e => e.dataset.clue)];"))
+
+
+def verdict(driver) -> str:
+    """The editor's verdict once no request is in flight (data-status)."""
+    wait(driver, lambda d: el(d, "#verdict").get_attribute("data-busy") == "false",
+         message="the verdict stayed busy")
+    return el(driver, "#verdict").get_attribute("data-status")
+
+
+def shared(driver) -> None:
+    """Wait until the address bar holds the page's current puzzle and mode."""
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.shared") == "true",
+         message="the address was not updated")
+
+
+def draw(driver, *strokes: list[tuple[int, int]]) -> None:
+    """Paint with the mouse: each stroke is pressed on its first cell, dragged over the rest."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    for stroke in strokes:
+        chain = ActionChains(driver).click_and_hold(cell(driver, *stroke[0]))
+        for rc in stroke[1:]:
+            chain = chain.move_to_element(cell(driver, *rc))
+        chain.release().perform()
+
+
+def resize(driver, h: int, w: int) -> None:
+    for name, value in (("edit-height", h), ("edit-width", w)):
+        box = el(driver, f"#{name}")
+        box.clear()
+        box.send_keys(str(value))
+    el(driver, "#edit-resize").click()
+    wait(driver, lambda d: len(grid(d)) == h and len(grid(d)[0]) == w)
+
+
+def set_mode(driver, mode: str) -> None:
+    el(driver, f"#mode-{mode}").click()
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == mode)
+
+
+def open_file(driver, path: Path) -> None:
+    """Open a file through the page's file input, as the file picker does."""
+    el(driver, "#file-input").send_keys(str(path))
+
+
+def picture_puzzle(rows: list[str]) -> Puzzle:
+    picture = np.array([[ch == "#" for ch in row] for row in rows], dtype=bool)
+    return Puzzle(rows=[line_blocks(r) for r in picture], cols=[line_blocks(c) for c in picture.T],
+                  goal=picture)
+
+
+def ambiguity_truth(puzzle: Puzzle) -> set[tuple[int, int]]:
+    """Cells that differ across every solution, enumerated by CP-SAT."""
+    result = solve(puzzle, "cpsat", limit=5000)
+    assert result.status != Status.UNKNOWN and len(result.solutions) < 5000
+    sols = result.solutions
+    diff = np.zeros(puzzle.shape, dtype=bool)
+    for s in sols[1:]:
+        diff |= s != sols[0]
+    return {(int(r), int(c)) for r, c in zip(*np.nonzero(diff), strict=True)}
+
+
+def filled(rows: list[str]) -> set[tuple[int, int]]:
+    return {(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "#"}
+
+
+def solution_cells(puzzle: Puzzle) -> set[tuple[int, int]]:
+    result = solve(puzzle, "sat")
+    assert result.status == Status.UNIQUE
+    return {(int(r), int(c)) for r, c in zip(*np.nonzero(result.solutions[0]), strict=True)}
+
+
+# -- fixtures -------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    proc, base = start_server()
+    try:
+        yield base
+    finally:
+        assert stop_server(proc) == 0
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    reason = browser_missing()
+    if reason:
+        _missing(reason)
+    drv = chrome(tmp_path_factory.mktemp("chromium-profile"))
+    try:
+        yield drv
+    finally:
+        drv.quit()
+
+
+@pytest.fixture
+def shot(driver, tmp_path_factory, request):
+    """Call at the end of a test: a screenshot in a tmp directory (named after the test)."""
+    folder = tmp_path_factory.mktemp("screenshots")
+
+    def take(name: str = "") -> Path:
+        path = folder / f"{request.node.name}{name}.png"
+        driver.save_screenshot(str(path))
+        return path
+
+    return take
+
+
+# -- tests ----------------------------------------------------------------------------------------
+def test_editor_verdict_and_checkered_ambiguity_follow_the_drawing(driver, server, shot):
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 6, 6)
+    draw(driver, [(0, 0), (0, 1), (0, 2)], [(2, 0)], [(3, 1)])
+    assert grid(driver)[:4] == ["###...", "......", "#.....", ".#...."]
+    assert verdict(driver) == "multiple"
+    assert "several" in el(driver, "#verdict").text
+    truth = ambiguity_truth(picture_puzzle(grid(driver)))
+    assert len(truth) >= 4
+    assert marked(driver, "ambiguous") == truth
+    assert el(driver, "#grade").text.strip() not in ("", "—")
+    shot("-ambiguous")
+    # one more cell makes the picture the only solution: the checkered cells go
+    draw(driver, [(2, 1)])
+    assert verdict(driver) == "unique"
+    assert ambiguity_truth(picture_puzzle(grid(driver))) == set()
+    assert marked(driver, "ambiguous") == set()
+    assert "unique" in el(driver, "#verdict").text
+    # the clues are derived from the picture
+    rows, cols = clues(driver)
+    assert rows == ["3", "", "2", "1", "", ""] and cols[:3] == ["1 1", "1 2", "1"]
+    shot()
+
+
+def test_make_unique_suggestions_apply_with_one_click(driver, server, shot):
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 5, 5)
+    draw(driver, [(1, 1)], [(2, 2)])
+    assert verdict(driver) == "multiple"
+    picture = grid(driver)
+    # a `give`: those cells become givens and the verdict (with them) is unique
+    give = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="give"] button'),
+                message="no give suggestion")
+    give.click()
+    assert verdict(driver) == "unique"
+    assert marked(driver, "given")
+    assert grid(driver) == picture  # givens do not change the drawing
+    shot("-give")
+    # without the givens it is ambiguous again; an `edit` changes one cell of the picture
+    el(driver, "#givens-clear").click()
+    assert verdict(driver) == "multiple"
+    assert marked(driver, "given") == set()
+    edit = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="edit"] button'),
+                message="no edit suggestion")
+    edit.click()
+    assert verdict(driver) == "unique"
+    after = grid(driver)
+    assert sum(a != b for x, y in zip(after, picture, strict=True)
+               for a, b in zip(x, y, strict=True)) == 1
+    assert solve(picture_puzzle(after), "cpsat", limit=2).status == Status.UNIQUE
+    shot()
+
+
+def test_play_football_to_completion_with_hints(driver, server, shot):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    path = corpus_path("Nonogram", "games", "football.json")
+    puzzle = read_puzzle(path)
+    open_page(driver, server, "?mode=play")
+    open_file(driver, path)
+    wait(driver, lambda d: clues(d)[0] == [" ".join(map(str, c)) for c in puzzle.rows],
+         message="football did not open")
+    assert len(grid(driver)) == 20
+    el(driver, "#restart").click()
+    # mouse and keyboard: click fills, X crosses, Ctrl-Z / Ctrl-Y undo and redo
+    cell(driver, 0, 0).click()
+    assert grid(driver)[0][0] == "#"
+    ActionChains(driver).send_keys(Keys.ARROW_RIGHT, "x").perform()
+    assert grid(driver)[0][:2] == "#."
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+    assert grid(driver)[0][:2] == "#?"
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys("y").key_up(Keys.CONTROL).perform()
+    assert grid(driver)[0][:2] == "#."
+    ActionChains(driver).send_keys(Keys.DELETE, Keys.ARROW_LEFT, Keys.BACK_SPACE).perform()
+    assert grid(driver)[0][:2] == "??"
+    # hints to the end: each highlights its cells and line, "apply hint" writes them; the
+    # first ones by keyboard (H, A) and mouse, the rest by clicking the buttons from a script
+    # (one round trip per hint instead of a dozen)
+    hint_text = el(driver, "#hint-text")
+    for n in range(3):
+        ActionChains(driver).send_keys("h").perform()
+        wait(driver, lambda d, n=n: int(hint_text.get_attribute("data-n")) > n)
+        assert hint_text.get_attribute("data-kind") == "deduction" and hint_text.text
+        assert marked(driver, "hint")
+        if n == 2:
+            shot("-hint")
+        ActionChains(driver).send_keys("a").perform()
+        assert not marked(driver, "hint")
+    step = """
+        const done = arguments[arguments.length - 1];
+        const text = document.getElementById('hint-text');
+        if (document.getElementById('play-status').dataset.complete === 'true') return done(null);
+        const n = +text.dataset.n;
+        document.getElementById('hint').click();
+        const poll = () => {
+          if (+text.dataset.n === n) return setTimeout(poll, 10);
+          const cells = document.querySelectorAll('#board .cell.hint').length;
+          const kind = text.dataset.kind;
+          const words = text.textContent;
+          document.getElementById('apply-hint').click();
+          done([kind, words, cells]);
+        };
+        poll();"""
+    driver.set_script_timeout(WAIT_S)
+    for _ in range(400):
+        got = driver.execute_async_script(step)
+        if got is None:
+            break
+        kind, words, cells = got
+        assert kind == "deduction" and words and cells > 0, got
+    status = el(driver, "#play-status")
+    assert status.get_attribute("data-complete") == "true"
+    assert "Solved" in status.text
+    assert filled(grid(driver)) == solution_cells(puzzle)
+    # the timer stopped (asserting that nothing changes takes a little time)
+    stopped = el(driver, "#timer").text
+    time.sleep(1.2)
+    assert el(driver, "#timer").text == stopped
+    shot()
+
+
+def test_step_through_to_the_end(driver, server, shot):
+    from selenium.webdriver.support.ui import Select
+
+    open_page(driver, server, "?mode=steps")
+    gallery = Select(el(driver, "#gallery"))
+    wait(driver, lambda d: len(gallery.options) > 1)
+    heart = next(o for o in gallery.options if o.text.startswith("Heart"))
+    gallery.select_by_value(heart.get_attribute("value"))
+    counter = el(driver, "#step-counter")
+    wait(driver, lambda d: int(counter.get_attribute("data-total") or 0) > 0
+         and len(grid(d)) == 11)
+    total = int(counter.get_attribute("data-total"))
+    assert set("".join(grid(driver))) == {"?"}
+    el(driver, "#step-forward").click()
+    el(driver, "#step-forward").click()
+    assert counter.get_attribute("data-index") == "2"
+    assert el(driver, "#step-text").text
+    assert marked(driver, "line") and marked(driver, "hint")
+    known = sum(ch != "?" for ch in "".join(grid(driver)))
+    el(driver, "#step-back").click()
+    assert counter.get_attribute("data-index") == "1"
+    assert sum(ch != "?" for ch in "".join(grid(driver))) < known
+    # play at full speed to the end
+    driver.execute_script("const s = document.getElementById('step-speed');"
+                          "s.value = s.max; s.dispatchEvent(new Event('input'));")
+    el(driver, "#step-play").click()
+    wait(driver, lambda d: counter.get_attribute("data-index") == str(total),
+         message="playing did not reach the end")
+    assert el(driver, "#step-verdict").get_attribute("data-status") == "unique"
+    assert "unique" in el(driver, "#step-verdict").text
+    final = grid(driver)
+    assert "?" not in "".join(final)
+    assert filled(final) == solution_cells(read_puzzle(GAMES / "heart.non"))
+    shot()
+    # several solutions: the steps walk to each; the grid at the end is a solution
+    cross = next(o for o in gallery.options if o.text.startswith("Cross"))
+    gallery.select_by_value(cross.get_attribute("value"))
+    wait(driver, lambda d: len(grid(d)) == 5 and counter.get_attribute("data-index") == "0")
+    el(driver, "#step-last").click()
+    wait(driver, lambda d: el(d, "#step-verdict").get_attribute("data-status") == "multiple")
+    puzzle = read_puzzle(GAMES / "cross-ambiguous.non")
+    end = np.array([[ch == "#" for ch in row] for row in grid(driver)])
+    assert puzzle.is_solution(end)
+
+
+def test_shared_url_restores_puzzle_and_mode(driver, server, shot):
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 7, 8)
+    draw(driver, [(0, 0), (1, 1), (2, 2), (3, 3)], [(6, 7), (6, 6)], [(4, 1)])
+    picture = grid(driver)
+    wanted = clues(driver)
+    verdict(driver)
+    shared(driver)
+    assert "p=" in driver.current_url and "i=" in driver.current_url
+    assert "mode=edit" in driver.current_url
+    url = driver.current_url
+    driver.switch_to.new_window("tab")
+    try:
+        open_page(driver, server, url.split("/", 3)[3])
+        assert driver.execute_script("return document.body.dataset.mode") == "edit"
+        assert clues(driver) == wanted
+        assert grid(driver) == picture  # the picture comes back too
+        shot("-edit")
+        set_mode(driver, "play")
+        shared(driver)
+        assert "mode=play" in driver.current_url
+        play_url = driver.current_url
+        open_page(driver, server, "")
+        open_page(driver, server, play_url.split("/", 3)[3])
+        assert driver.execute_script("return document.body.dataset.mode") == "play"
+        assert el(driver, "#mode-play").get_attribute("aria-pressed") == "true"
+        assert clues(driver) == wanted
+        shot()
+    finally:
+        driver.close()
+        driver.switch_to.window(driver.window_handles[0])
+
+
+def test_player_state_survives_a_reload(driver, server, shot):
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 6, 6)
+    draw(driver, [(0, 0), (0, 1), (0, 2), (0, 3)], [(2, 2), (3, 2), (4, 2)])
+    set_mode(driver, "play")
+    el(driver, "#restart").click()
+    draw(driver, [(0, 0), (0, 1), (0, 2)])
+    el(driver, "#tool-cross").click()
+    draw(driver, [(5, 0), (5, 1)])
+    state = grid(driver)
+    assert state[0] == "###???" and state[5] == "..????"
+    shared(driver)
+    assert "mode=play" in driver.current_url
+    driver.refresh()
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+    assert driver.execute_script("return document.body.dataset.mode") == "play"
+    assert grid(driver) == state
+    # undo history is per page, but the game goes on from where it was
+    cell(driver, 0, 3).click()
+    assert el(driver, "#play-status").get_attribute("data-complete") == "false"
+    shot()
+
+
+def test_colour_puzzles_are_refused_with_the_message(driver, server, shot):
+    colour = next(p for p in sorted(GAMES.iterdir()) if read_puzzles(p)[0].is_colour)
+    open_page(driver, server, "?mode=edit")
+    open_file(driver, colour)
+    status = el(driver, "#status")
+    wait(driver, lambda d: "colour" in status.text, message="no message for a colour puzzle")
+    assert "error" in status.get_attribute("class")
+    shot()
