@@ -20,6 +20,7 @@ from nonosat.certificates.prove import Certificate
 from nonosat.encodings.cnf import encode
 from nonosat.errors import FormatError, PuzzleError
 from nonosat.puzzle import Puzzle, grid_from_rows, grid_rows, grid_to_solution
+from nonosat.safe_io import atomic_write
 
 CERTIFICATE_FORMAT = 1
 
@@ -212,20 +213,19 @@ def write_certificate(cert: Certificate, out_dir: str | os.PathLike[str],
     out = Path(out_dir)
     ensure_writable_dir(out, force)
     files = certificate_files(cert)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FormatError(str(out), None, exc.strerror or str(exc)) from None
     for name in CERTIFICATE_FILES:
         if name not in files:
             (out / name).unlink(missing_ok=True)
     written = []
     for name, data in files.items():
         path = out / name
-        tmp = out / f".{name}.nonosat-tmp"
-        try:
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise FormatError(str(path), None, exc.strerror or str(exc)) from None
+        # a fresh temporary (mkstemp, O_EXCL) renamed over the file: a symbolic link planted
+        # in the directory is replaced, never written through
+        atomic_write(path, data, force=True)
         written.append(path)
     return written
 

@@ -196,8 +196,10 @@ def read_colour_puzzle_json(text: str, path: str) -> Puzzle:
             tuple(rows), tuple(cols), title=obj.get("title"), palette=palette,
             row_colours=tuple(row_colours), col_colours=tuple(col_colours),
         )
-    except (ValueError, KeyError, TypeError, IndexError, PuzzleError) as exc:
-        raise FormatError(path, None, f"not a colour certificate puzzle: {exc}") from None
+    except RecursionError:
+        raise FormatError(path, None, "not a colour certificate puzzle: nested too deeply") from None
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, PuzzleError) as exc:
+        raise FormatError(path, None, f"not a colour certificate puzzle: {str(exc)[:160]}") from None
 
 
 def _rgb(text: str) -> tuple[int, int, int]:
@@ -261,23 +263,28 @@ def colour_certificate_files(cert: ColourCertificate) -> dict[str, bytes]:
 def write_colour_certificate(cert: ColourCertificate, out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write the certificate directory (created if needed; the caller checks overwriting).
 
+    Every file goes through :func:`nonosat.safe_io.atomic_write` (a fresh temporary renamed
+    into place), so a symbolic link planted in the directory is replaced, never written through.
+
     Raises
     ------
     FormatError
         A file cannot be written.
     """
+    from nonosat.safe_io import atomic_write
+
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FormatError(str(out), None, exc.strerror or str(exc)) from None
     files = colour_certificate_files(cert)
     for name in FILES:
         if name not in files:
             (out / name).unlink(missing_ok=True)
     written = []
     for name, data in files.items():
-        try:
-            (out / name).write_bytes(data)
-        except OSError as exc:
-            raise FormatError(str(out / name), None, exc.strerror or str(exc)) from None
+        atomic_write(out / name, data, force=True)
         written.append(out / name)
     return written
 
@@ -285,108 +292,208 @@ def write_colour_certificate(cert: ColourCertificate, out_dir: str | os.PathLike
 @dataclass
 class ColourVerification:
     """Outcome of :func:`verify_colour_certificate`: ``verdict`` as recorded, ``ok`` when
-    every check passed, ``problems`` (one line each), ``checks`` (proof checks)."""
+    every check passed, ``problems`` (one line each), ``checks`` (proof checks), ``puzzle``
+    (the certified clues, when they could be read)."""
 
     verdict: str | None
     ok: bool
     problems: list[str]
     checks: list[Any] = field(default_factory=list)
+    puzzle: Puzzle | None = None
 
 
-def is_colour_certificate(directory: str | os.PathLike[str]) -> bool:
-    """Whether ``directory/certificate.json`` says ``"kind": "colour"``."""
-    try:
-        record = json.loads((Path(directory) / "certificate.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(record, dict) and record.get("kind") == KIND
-
-
-def verify_colour_certificate(
-    directory: str | os.PathLike[str], checkers: tuple[str, ...] | list[str] = ("dratify",)
-) -> ColourVerification:
-    """Re-check a colour certificate directory, trusting only its ``puzzle.json`` (module
-    docstring).  Every problem found is listed; ``ok`` is ``False`` if there is any.
+def _read_file(root: Path, name: str) -> bytes:
+    """A certificate file's bytes, bounded and from a regular file only
+    (:func:`nonosat.certificates.bundle.read_certificate_file`).
 
     Raises
     ------
     FormatError
-        ``certificate.json`` or ``puzzle.json`` missing or unreadable.
+    """
+    from nonosat.certificates.bundle import read_certificate_file
+
+    return read_certificate_file(root / name)
+
+
+def _read_record(root: Path) -> dict[str, Any]:
+    """``certificate.json`` as a dict.
+
+    Raises
+    ------
+    FormatError
+        Unreadable, not a regular file, too large, not JSON (a giant number, nesting too deep)
+        or not an object.
+    """
+    path = root / "certificate.json"
+    try:
+        record = json.loads(_read_file(root, "certificate.json").decode("utf-8"))
+    except RecursionError:
+        raise FormatError(str(path), None, "invalid JSON: nested too deeply") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise FormatError(str(path), None, f"invalid JSON: {str(exc)[:120]}") from None
+    if not isinstance(record, dict):
+        raise FormatError(str(path), None, "not a certificate record (a JSON object)")
+    return record
+
+
+def is_colour_certificate(directory: str | os.PathLike[str]) -> bool:
+    """Whether ``directory/certificate.json`` says ``"kind": "colour"`` (``False`` when it
+    cannot be read: the black-and-white verifier then reports why)."""
+    from nonosat.errors import NonosatError
+
+    try:
+        record = _read_record(Path(directory))
+    except (OSError, NonosatError):
+        return False
+    return record.get("kind") == KIND
+
+
+#: The files whose hashes a colour certificate of each verdict must record.
+_REQUIRED = {
+    "unique": ("puzzle.json", "puzzle.cnf", "proof.drat", "solution.txt"),
+    "none": ("puzzle.json", "puzzle.cnf", "proof.drat"),
+}
+
+
+def verify_colour_certificate(
+    directory: str | os.PathLike[str],
+    checkers: tuple[str, ...] | list[str] = ("dratify",),
+    expected: Puzzle | None = None,
+) -> ColourVerification:
+    """Re-check a colour certificate directory, trusting only its ``puzzle.json`` (module
+    docstring).  Every problem found is listed; ``ok`` is ``False`` if there is any.
+
+    Files are read bounded and only when regular (never blocks on a FIFO or reads
+    ``/dev/zero``); the SHA-256 list must name every file the verdict needs (an empty or
+    missing list is a problem); with ``expected`` (``--puzzle FILE``) the certified clues must
+    be that puzzle's.
+
+    Raises
+    ------
+    FormatError
+        ``directory`` is not a directory.
     """
     from nonosat.certificates import check_proof
+    from nonosat.errors import NonosatError
+    from nonosat.limits import check_memory, size_limits
 
     root = Path(directory)
-    try:
-        record = json.loads((root / "certificate.json").read_text())
-        puzzle = read_colour_puzzle_json(
-            (root / "puzzle.json").read_text(), str(root / "puzzle.json")
-        )
-    except OSError as exc:
-        raise FormatError(str(root), None, f"not a certificate directory: {exc}") from None
-    except ValueError as exc:
-        raise FormatError(str(root / "certificate.json"), None, f"invalid JSON: {exc}") from None
+    if not root.is_dir():
+        raise FormatError(str(root), None, "not a certificate directory")
     problems: list[str] = []
+    try:
+        record = _read_record(root)
+    except NonosatError as exc:
+        return ColourVerification(None, False, [f"certificate.json: cannot be read: {exc}"])
     verdict = record.get("verdict")
-    for name, digest in (record.get("files") or {}).items():
-        if name == "certificate.json":
+    if verdict not in _REQUIRED:
+        return ColourVerification(
+            None, False, [f"certificate.json: verdict {str(verdict)[:40]!r} carries no proof"]
+        )
+    verdict = str(verdict)
+    try:
+        puzzle_path = root / "puzzle.json"
+        try:
+            text = _read_file(root, "puzzle.json").decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FormatError(str(puzzle_path), None, f"not UTF-8: {exc}") from None
+        puzzle = read_colour_puzzle_json(text, str(puzzle_path))
+        size_limits().check_cells(puzzle.width, puzzle.height, str(puzzle_path))
+        check_memory(puzzle, str(puzzle_path), "certify")
+    except NonosatError as exc:
+        return ColourVerification(verdict, False, [str(exc)])
+    recorded = record.get("files")
+    if not isinstance(recorded, dict) or not recorded:
+        problems.append("certificate.json: no file hashes")
+        recorded = {}
+    for name in _REQUIRED[verdict]:
+        if recorded and name not in recorded:
+            problems.append(f"certificate.json: no hash of {name}")
+    for name, digest in recorded.items():
+        if name == "certificate.json" or name not in FILES:
             continue
-        path = root / name
-        if not path.exists():
-            problems.append(f"{name} is missing")
-        elif _sha256(path.read_bytes()) != digest:
+        try:
+            actual = _sha256(_read_file(root, name))
+        except (OSError, NonosatError):
+            problems.append(f"{name}: missing or unreadable")
+            continue
+        if actual != digest:
             problems.append(f"{name} does not match the SHA-256 recorded in certificate.json")
-    if record.get("puzzle", {}).get("sha256") != puzzle.fingerprint():
+    certified = record.get("puzzle")
+    if not isinstance(certified, dict) or certified.get("sha256") != puzzle.fingerprint():
         problems.append("puzzle.json's fingerprint differs from certificate.json's")
+    if expected is not None and expected.fingerprint() != puzzle.fingerprint():
+        problems.append(
+            "the certificate is about another puzzle: its clues (puzzle.json) are not those "
+            f"of {expected.describe()}"
+        )
     checks = []
-    if verdict in ("unique", "none"):
-        enc: ColourCnf = encode_colour(puzzle)
-        formula = list(enc.clauses)
-        if verdict == "unique":
-            solution = _read_solution(root / "solution.txt", puzzle, problems)
-            if solution is not None:
-                formula.append(enc.blocking_clause(solution))
-        _compare_cnf(root / "puzzle.cnf", formula, enc.nvars, problems)
-        proof_path = root / "proof.drat"
-        if not proof_path.exists():
-            problems.append("proof.drat is missing")
-        else:
-            for checker in checkers:
-                check = check_proof(formula, enc.nvars, proof_path.read_text(), checker)
-                checks.append(check)
-                if not check.ok:
-                    problems.append(f"{checker} rejects proof.drat: {check.reason}")
-    else:
-        problems.append(f"verdict {verdict!r} carries no proof")
-    return ColourVerification(verdict, not problems, problems, checks)
+    enc: ColourCnf = encode_colour(puzzle)
+    formula = list(enc.clauses)
+    if verdict == "unique":
+        solution = _read_solution(root, puzzle, problems)
+        if solution is None:
+            return ColourVerification(verdict, False, problems, checks, puzzle)
+        formula.append(enc.blocking_clause(solution))
+    _compare_cnf(root, formula, enc.nvars, problems)
+    try:
+        proof = _read_file(root, "proof.drat").decode("ascii")
+    except (OSError, UnicodeDecodeError, NonosatError) as exc:
+        problems.append(f"proof.drat: cannot be read: {exc}")
+        return ColourVerification(verdict, False, problems, checks, puzzle)
+    for checker in checkers:
+        check = check_proof(formula, enc.nvars, proof, checker)
+        checks.append(check)
+        if not check.ok:
+            problems.append(f"{checker} rejects proof.drat: {check.reason}")
+    if not checks and not problems:
+        problems.append("no proof checker ran")
+    return ColourVerification(verdict, not problems, problems, checks, puzzle)
 
 
-def _read_solution(path: Path, puzzle: Puzzle, problems: list[str]) -> np.ndarray | None:
+def _read_solution(root: Path, puzzle: Puzzle, problems: list[str]) -> np.ndarray | None:
+    from nonosat.errors import NonosatError
+
     assert puzzle.palette is not None
     chars = {ch: k for k, ch in enumerate(puzzle.palette.chars)}
     try:
-        rows = [r for r in path.read_text().splitlines() if r.strip()]
-        sol = np.array([[chars[ch] for ch in r] for r in rows], dtype=np.int8)
-    except (OSError, KeyError, ValueError):
-        problems.append("solution.txt is not a grid of the palette's characters")
+        text = _read_file(root, "solution.txt").decode("utf-8")
+    except (OSError, UnicodeDecodeError, NonosatError) as exc:
+        problems.append(f"solution.txt: cannot be read: {exc}")
         return None
-    if sol.shape != puzzle.shape or puzzle.line_errors(sol):
+    try:
+        rows = [r for r in text.splitlines() if r.strip()]
+        if len(rows) != puzzle.height or any(len(r) != puzzle.width for r in rows):
+            raise ValueError("wrong shape")
+        sol = np.array([[chars[ch] for ch in r] for r in rows], dtype=np.int8)
+    except (KeyError, ValueError):
+        problems.append("solution.txt is not a grid of the palette's characters of the "
+                        "puzzle's size")
+        return None
+    if puzzle.line_errors(sol):
         problems.append("solution.txt does not satisfy the clues")
         return None
     return sol
 
 
-def _compare_cnf(path: Path, formula: list[list[int]], nvars: int, problems: list[str]) -> None:
+def _compare_cnf(root: Path, formula: list[list[int]], nvars: int, problems: list[str]) -> None:
+    from nonosat.errors import NonosatError
+
     try:
-        lines = path.read_text().splitlines()
-    except OSError:
-        problems.append("puzzle.cnf is missing")
+        lines = _read_file(root, "puzzle.cnf").decode("ascii").splitlines()
+    except (OSError, UnicodeDecodeError, NonosatError) as exc:
+        problems.append(f"puzzle.cnf: cannot be read: {exc}")
         return
     clauses = []
-    for line in lines:
-        if not line.strip() or line.startswith(("c", "p")):
-            continue
-        lits = [int(v) for v in line.split()]
-        clauses.append(lits[:-1])
+    try:
+        for line in lines:
+            if not line.strip() or line.startswith(("c", "p")):
+                continue
+            lits = [int(v) for v in line.split()]
+            clauses.append(lits[:-1])
+    except ValueError:
+        problems.append("puzzle.cnf: not a DIMACS CNF (a clause is not whole numbers)")
+        return
     if clauses != formula:
         diff = next(
             (k for k, (a, b) in enumerate(zip(clauses, formula, strict=False)) if a != b),

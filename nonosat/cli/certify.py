@@ -249,15 +249,24 @@ def verify_command(
     if is_colour_certificate(cert_dir):
         from nonosat.certificates import resolve_checkers
 
-        colour = verify_colour_certificate(cert_dir, resolve_checkers(checker or ["auto"]))
+        colour = verify_colour_certificate(cert_dir, resolve_checkers(checker or ["auto"]),
+                                           expected=expected)
         code = _EXIT.get(colour.verdict or "", EXIT_FAILED) if colour.ok else EXIT_FAILED
+        about = colour.puzzle.describe() if colour.puzzle is not None else "?"
+        fingerprint = colour.puzzle.fingerprint()[:12] if colour.puzzle is not None else "?"
         if json_output:
             print_json({"directory": str(cert_dir), "kind": "colour", "ok": colour.ok,
                         "verdict": colour.verdict, "problems": colour.problems,
-                        "checks": [c.to_json() for c in colour.checks]})
+                        "checks": [c.to_json() for c in colour.checks],
+                        "puzzle": colour.puzzle.fingerprint() if colour.puzzle else None,
+                        "title": colour.puzzle.describe() if colour.puzzle else None})
         elif colour.ok:
             checks = ", ".join(f"{c.checker} {c.time_s:.3f} s" for c in colour.checks)
-            typer.echo(f"{cert_dir}: verified: {colour.verdict} (colour) [{checks}]")
+            claim = {"unique": "unique solution", "none": "no solution"}.get(
+                colour.verdict or "", str(colour.verdict))
+            matched = f", the clues of {puzzle_file}" if expected is not None else ""
+            typer.echo(f"{cert_dir}: verified: {claim} of {about} (colour; clues sha256 "
+                       f"{fingerprint}...{matched}) [{checks}]")
         else:
             typer.echo(f"{cert_dir}: NOT verified", err=True)
             for problem in colour.problems:
