@@ -102,13 +102,17 @@ export class GridView {
   }
 
   /** (Re)build an h x w board (nothing happens when the size is unchanged). */
-  build(h, w, longestClue = 3) {
+  build(h, w, longest = { rows: 3, cols: 3 }) {
+    // the largest cell that fits the window beside the sidebar, clues included
+    const sidebar = window.innerWidth > 900 ? 380 : 40;
+    const fitH = (window.innerHeight - 150) / (h + 0.7 * longest.cols);
+    const fitW = (window.innerWidth - sidebar - 60) / (w + 0.8 * longest.rows);
+    const cs = Math.max(8, Math.min(30, Math.floor(Math.min(fitH, fitW))));
+    this.el.style.setProperty("--cs", `${cs}px`);
     if (h === this.h && w === this.w && this.cells.length) return;
     this.h = h;
     this.w = w;
     this.marked.clear();
-    const cs = Math.max(8, Math.min(30, Math.floor(640 / (Math.max(h, w) + longestClue))));
-    this.el.style.setProperty("--cs", `${cs}px`);
     const parts = [];
     for (let r = 0; r < h; r++) {
       for (let c = 0; c < w; c++) {
@@ -197,8 +201,8 @@ export class GridView {
   }
 }
 
-/** The longest clue (in numbers) of a puzzle, to size the board. */
+/** The longest row and column clues (in numbers) of a puzzle, to size the board. */
 export function longestClue(puzzle) {
   const len = (clue) => clueText(clue).length;
-  return Math.max(1, ...puzzle.rows.map(len), ...puzzle.cols.map(len));
+  return { rows: Math.max(1, ...puzzle.rows.map(len)), cols: Math.max(1, ...puzzle.cols.map(len)) };
 }
