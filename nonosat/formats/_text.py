@@ -19,7 +19,7 @@ MAX_CLUE_LINE_CHARS = 200_000
 
 
 _CONTROL_OK = {9, 10, 12, 13}  # TAB, LF, FF, CR
-_PLAIN_NUMBERS = re.compile(r"[ \t\r\f\v]*(?:[0-9]{1,9}[ \t\r\f\v]*)*")
+_PLAIN_NUMBERS = re.compile(r"[ \t\r\f\v]*(?:[0-9]{1,9}(?:[ \t\r\f\v]+|\Z))*")
 
 
 def decode_text(data: bytes, path: str) -> str:

@@ -57,6 +57,14 @@ class _Node:
         return node.text.strip() if node is not None else None
 
 
+#: Deepest element nesting accepted (a webpbn file has puzzleset > puzzle > clues > line > count).
+MAX_XML_DEPTH = 64
+
+
+class _TooDeep(Exception):
+    """Raised by :class:`_TreeBuilder` past :data:`MAX_XML_DEPTH`; ``args[0]`` is the line."""
+
+
 class _TreeBuilder(xml.sax.handler.ContentHandler):
     """Build :class:`_Node` trees from SAX events, recording each element's line."""
 
@@ -71,6 +79,8 @@ class _TreeBuilder(xml.sax.handler.ContentHandler):
 
     def startElement(self, name: str, attrs: xml.sax.xmlreader.AttributesImpl) -> None:  # noqa: N802
         line = (self._locator.getLineNumber() or 0) if self._locator else 0
+        if len(self._stack) >= MAX_XML_DEPTH:  # webpbn needs 5 levels; deep trees cost time
+            raise _TooDeep(line)
         node = _Node(name, dict(attrs), line)
         if self._stack:
             self._stack[-1].children.append(node)
@@ -102,6 +112,10 @@ def _parse(data: bytes, path: str) -> _Node:
         defusedxml.sax.parseString(
             data, builder, forbid_dtd=False, forbid_entities=True, forbid_external=False
         )
+    except _TooDeep as exc:
+        raise FormatError(
+            path, exc.args[0] or None, f"invalid XML: elements nested more than {MAX_XML_DEPTH} deep"
+        ) from None
     except xml.sax.SAXParseException as exc:
         raise FormatError(path, exc.getLineNumber(), f"invalid XML: {exc.getMessage()}") from None
     except defusedxml.DefusedXmlException as exc:
