@@ -118,6 +118,27 @@ def test_positions_text():
     assert positions_text([6], "row") == "row 7"
 
 
+def test_range_wording():
+    from nonosat.analysis.wording import cell_set_text, cells_text, range_text, wrap
+
+    assert range_text([0, 1, 2, 4], "column") == "columns 1–3 and 5"
+    assert range_text([4, 2, 3, 2], "row") == "rows 3–5"
+    assert range_text(range(13), "column") == "columns 1–13"
+    assert range_text([1, 5, 6, 7, 9], "row") == "rows 2, 6–8 and 10"
+    puzzle = Puzzle([None] * 10, [None] * 10)
+    assert cells_text(puzzle, [(4, c, 2) for c in range(2, 7)]) == "columns 3–7 of row 5 filled"
+    assert cells_text(puzzle, [(r, 3, 1) for r in range(10)] + [(0, 0, 2)]) == (
+        "row 1 of column 1 filled; rows 1–10 of column 4 empty")
+    assert cells_text(puzzle, [(1, 1, 2)]) == "R2C2 filled"
+    assert cells_text(puzzle, [(r, r, 2) for r in range(6)], limit=2) == (
+        "column 1 of row 1 filled; column 2 of row 2 filled and 4 more cells")
+    assert cell_set_text(puzzle, [(1, 0), (1, 1), (1, 2), (4, 6)]) == (
+        "columns 1–3 of row 2; column 7 of row 5")
+    text = wrap("word " * 60, "  7. [line] ", indent=4)
+    assert all(len(line) <= 100 for line in text.splitlines())
+    assert text.splitlines()[1].startswith("    word")
+
+
 def test_full_line_solving_comes_after_overlap():
     # clue 1 1 on ??#??: every block could still reach every cell (no overlap), but either
     # block on column 3 leaves columns 2 and 4 empty
@@ -150,7 +171,9 @@ def test_a_consistent_state_of_a_multi_solution_puzzle_is_no_mistake():
     state[0, 1] = Cell.FILLED
     hint = next_hint(puzzle, state)
     assert hint.kind == "deduction" and hint.technique == "overlap"
-    assert next_hint(puzzle).kind == "guess"
+    stuck = next_hint(puzzle)
+    assert stuck.kind == "guess" and stuck.verdict == "multiple"
+    assert "several solutions" in stuck.text
 
 
 def test_solved_and_no_solution():
@@ -226,6 +249,43 @@ def test_hint_cli_from_empty_grid_and_json(tmp_path):
     data = json.loads(out.stdout)
     assert data["status"] == "deduction" and data["technique"] == "overlap"
     assert data["cells"] and all(set(c) == {"row", "col", "value"} for c in data["cells"])
+
+
+def test_hint_cli_names_ranges():
+    out = runner.invoke(app, ["hint", "games/heart.non"])
+    assert out.exit_code == 0, out.output
+    assert "fixes: columns 1–13 of row 3 filled" in out.stdout
+    assert "R3C1" not in out.stdout
+
+
+def test_hint_cli_says_several_solutions():
+    out = runner.invoke(app, ["hint", "games/cross-ambiguous.non"])
+    assert out.exit_code == 1, out.output
+    assert "a guess is needed: the puzzle has several solutions" in out.stdout.lower()
+    out = runner.invoke(app, ["hint", "games/cross-ambiguous.non", "--json"])
+    data = __import__("json").loads(out.stdout)
+    assert data["status"] == "guess" and data["verdict"] == "multiple"
+
+
+def test_hint_cli_says_unique_but_needs_a_guess(tmp_path):
+    # taai2011 #66 is unique; from where a person's deductions stop, only a guess goes on
+    from nonosat.formats import read_puzzle
+    from nonosat.puzzle import grid_rows
+
+    path = corpus_path("NonogramRecord", "question", "taai2011.txt")
+    puzzle = read_puzzle(path, None, 66)
+    stuck = explain(puzzle).grid
+    state = tmp_path / "state.txt"
+    state.write_text("\n".join(grid_rows(stuck)) + "\n")
+    out = runner.invoke(app, ["hint", str(path), "--index", "66", "--state", str(state)])
+    assert out.exit_code == 0, out.output
+    assert "No simple deduction: the puzzle is unique, but it needs a guess" in out.stdout
+    assert "several" not in out.stdout
+    assert all(len(line) <= 100 for line in out.stdout.splitlines())
+    hint = next_hint(puzzle, stuck)
+    assert hint.kind == "guess" and hint.verdict == "unique"
+    assert hint.to_json(puzzle)["verdict"] == "unique"
+    assert next_hint(puzzle, stuck, verdict=False).verdict is None
 
 
 def test_hint_cli_reports_mistakes(tmp_path):

@@ -21,6 +21,7 @@ needed.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,8 +29,11 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from nonosat.analysis import wording
 from nonosat.analysis.overlap import overlap
 from nonosat.analysis.staged import probe_pass
+from nonosat.analysis.steps import SolveStep
+from nonosat.engines import Status
 from nonosat.native.implications import (
     ForcedLiteral,
     Literal,
@@ -72,6 +76,11 @@ class Hint:
         See :data:`TECHNIQUE_STAGE`.
     line : int or None
         The line the deduction is about (overlap and line techniques), rows first.
+    verdict : str or None
+        On a ``"guess"`` hint from :func:`next_hint` / :func:`stuck_hint`: what the engine says
+        of the solutions that agree with the state -- ``"multiple"`` (the puzzle has several
+        solutions), ``"unique"`` (one solution, but reaching it needs a guess), ``"unknown"``
+        (not decided within the time limit); ``None`` when not asked.
     """
 
     kind: str
@@ -79,6 +88,7 @@ class Hint:
     cells: tuple[tuple[tuple[int, int], Cell], ...] = ()
     technique: str | None = None
     line: int | None = None
+    verdict: str | None = None
 
     @property
     def stage(self) -> str | None:
@@ -86,7 +96,7 @@ class Hint:
         return TECHNIQUE_STAGE.get(self.technique) if self.technique else None
 
     def to_json(self, puzzle: Puzzle) -> dict[str, Any]:
-        """JSON-serialisable dict; cells 1-based."""
+        """JSON-serialisable dict; cells 1-based; ``verdict`` as the attribute."""
         return {
             "status": self.kind,
             "technique": self.technique,
@@ -97,6 +107,7 @@ class Hint:
                 {"row": r + 1, "col": c + 1, "value": "filled" if v == Cell.FILLED else "empty"}
                 for (r, c), v in self.cells
             ],
+            "verdict": self.verdict,
         }
 
 
@@ -111,30 +122,10 @@ def literal_text(lit: Literal) -> str:
     return f"{cell_name(lit.cell)} {'filled' if lit.filled else 'empty'}"
 
 
-def _spans(positions: list[int]) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
-    for p in sorted(positions):
-        if spans and p == spans[-1][1] + 1:
-            spans[-1] = (spans[-1][0], p)
-        else:
-            spans.append((p, p))
-    return spans
-
-
 def positions_text(positions: list[int], noun: str) -> str:
-    """``"columns 1–2, 5 and 9"`` for 0-based ``[0, 1, 4, 8]`` and ``noun="column"``."""
-    spans = _spans(positions)
-    parts = [f"{a + 1}" if a == b else f"{a + 1}–{b + 1}" for a, b in spans]
-    plural = len(positions) > 1
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"{noun}{'s' if plural else ''} {listed}"
-
-
-def _cells_text(cells: list[tuple[tuple[int, int], Cell]], limit: int = 6) -> str:
-    names = [f"{cell_name(c)} {'filled' if v == Cell.FILLED else 'empty'}" for c, v in cells]
-    if len(names) > limit:
-        return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    """``"columns 1–2, 5 and 9"`` for 0-based ``[0, 1, 4, 8]`` and ``noun="column"``
+    (:func:`nonosat.analysis.wording.range_text`)."""
+    return wording.range_text(positions, noun)
 
 
 def _block_name(clue: tuple[int, ...], j: int) -> str:
@@ -377,7 +368,7 @@ class HintFinder:
         assert step.premise is not None
         y = cell_name(step.premise.cell)
         text = (f"Whether {y} is filled or empty, solving the lines one after another gives "
-                f"{_cells_text(list(step.cells))} both ways — so "
+                f"{wording.pair_cells_text(self.puzzle, step.cells)} both ways — so "
                 f"{'it is' if len(step.cells) == 1 else 'they are'}.")
         return Hint("deduction", text, step.cells, "probe-both")
 
@@ -436,13 +427,66 @@ def find_mistakes(
             for r, c in zip(*np.nonzero(bad), strict=True)]
 
 
+def stuck_hint(
+    puzzle: Puzzle,
+    state: np.ndarray,
+    *,
+    engine: str = "auto",
+    timeout: float | None = None,
+    forced: bool = False,
+) -> Hint:
+    """The hint for a state where no deduction applies: asks ``engine`` (the portfolio by
+    default) whether the solutions that agree with ``state`` are one or several, so that a
+    player can tell a puzzle with several solutions from a unique but hard one.
+
+    ``forced`` says every known cell of ``state`` follows from the clues (e.g. the grid
+    :func:`explain` reached), so the solutions that agree with it are all the puzzle's.
+
+    Returns
+    -------
+    Hint
+        ``"guess"`` with ``verdict`` ``"multiple"``, ``"unique"`` or ``"unknown"`` (time limit),
+        or ``"no-solution"`` when no solution agrees with ``state``.
+    """
+    from nonosat.engines import solve
+
+    grid = np.asarray(state, dtype=np.int8)
+    open_cells = int((grid == Cell.UNKNOWN).sum())
+    given = bool((grid != Cell.UNKNOWN).any()) and not forced  # forced cells change nothing
+    result = solve(puzzle, engine, partial=grid if given else None, limit=2, timeout=timeout)
+    status = result.status
+    where = f"({open_cells} cell{'s' if open_cells != 1 else ''} open)"
+    if status == Status.NONE:
+        if given:
+            return Hint("no-solution", "No solution agrees with the cells known so far.")
+        return Hint("no-solution", "The puzzle has no solution.")
+    if status == Status.MULTIPLE:
+        return Hint("guess", f"A guess is needed: the puzzle has several solutions, and no line, "
+                    f"implication chain or probe can choose between them here {where}.",
+                    verdict="multiple")
+    if status == Status.UNIQUE:
+        whole = solve(puzzle, engine, limit=2, timeout=timeout).status if given else status
+        if whole == Status.MULTIPLE:
+            return Hint("guess", f"A guess is needed: the puzzle has several solutions; only one "
+                        f"agrees with the cells known so far, but no line, implication chain or "
+                        f"probe reaches it {where}.", verdict="multiple")
+        if whole == Status.UNIQUE:
+            return Hint("guess", f"No simple deduction: the puzzle is unique, but it needs a guess "
+                        f"(or deeper probing) here {where}.", verdict="unique")
+    return Hint("guess", f"No line, implication chain or probe fixes another cell: a guess is "
+                f"needed {where}; whether the puzzle has one solution or several was not decided "
+                f"within the time limit.", verdict="unknown")
+
+
 def next_hint(
     puzzle: Puzzle,
     state: np.ndarray | None = None,
     *,
     check: bool = True,
-    engine: str = "native",
+    engine: str = "auto",
     depth: int | None = None,
+    timeout: float | None = None,
+    verdict: bool = True,
 ) -> Hint:
     """The next hint from ``state`` (all unknown when omitted).
 
@@ -453,8 +497,14 @@ def next_hint(
     check : bool
         First look for mistakes in ``state`` (solves the puzzle with ``engine``).
     engine : str
+        Engine for the mistake check and the verdict (default: the portfolio ``auto``).
     depth : int, optional
         Implication graph traversal depth.
+    timeout : float, optional
+        Seconds for each engine call.
+    verdict : bool
+        When no deduction applies, ask ``engine`` whether the puzzle has several solutions or
+        one that needs a guess (:func:`stuck_hint`).
 
     Returns
     -------
@@ -462,17 +512,21 @@ def next_hint(
     """
     grid = unknown_grid(puzzle) if state is None else np.asarray(state, dtype=np.int8)
     if check:
-        mistakes = find_mistakes(puzzle, grid, engine=engine)
+        mistakes = find_mistakes(puzzle, grid, engine=engine, timeout=timeout)
         if mistakes is None:
             return Hint("no-solution", "The puzzle has no solution.")
         if mistakes:
-            names = ", ".join(cell_name(c) for c, _ in mistakes[:10])
-            more = f" and {len(mistakes) - 10} more" if len(mistakes) > 10 else ""
+            n = len(mistakes)
+            them = "them" if n != 1 else "it"
             return Hint("mistake",
-                        f"{len(mistakes)} cell{'s are' if len(mistakes) != 1 else ' is'} wrong: "
-                        f"{names}{more} (no solution agrees with {'them' if len(mistakes) != 1 else 'it'}).",
-                        tuple(mistakes))
-    return HintFinder(puzzle, depth).next(grid)
+                        f"{n} cell{'s are' if n != 1 else ' is'} wrong: "
+                        f"{wording.cell_set_text(puzzle, [c for c, _ in mistakes])} "
+                        f"(no solution agrees with {them}).", tuple(mistakes))
+    hint = HintFinder(puzzle, depth).next(grid)
+    if hint.kind == "guess" and verdict:
+        return stuck_hint(puzzle, grid, engine=engine,
+                          timeout=timeout if timeout is not None else 30.0)
+    return hint
 
 
 @dataclass
@@ -499,9 +553,12 @@ def explain(
     *,
     depth: int | None = None,
     max_steps: int | None = None,
+    deadline: float | None = None,
 ) -> Explanation:
     """Replay hints from ``state`` (the empty grid when omitted) until the puzzle is solved, a
-    guess is needed or ``max_steps`` steps were made.
+    guess is needed, ``max_steps`` steps were made or ``deadline`` (a
+    :func:`time.perf_counter` value, checked between hints) passed; ``final`` is ``None`` when
+    one of the last two stopped it.
 
     Returns
     -------
@@ -511,6 +568,8 @@ def explain(
     finder = HintFinder(puzzle, depth)
     out = Explanation()
     while max_steps is None or len(out.steps) < max_steps:
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
         hint = finder.next(grid)
         if hint.kind != "deduction":
             out.final = hint
@@ -519,3 +578,165 @@ def explain(
         grid = apply_hint(grid, hint)
     out.grid = grid
     return out
+
+
+#: Kind of a walk-through step for each hint technique (the other kinds are
+#: :data:`nonosat.analysis.steps.STEP_KINDS`).
+TECHNIQUE_KIND = {
+    "overlap": "line",
+    "line": "line",
+    "contradiction": "implication",
+    "tautology": "implication",
+    "failed-literal": "probe",
+    "probe-both": "probe",
+}
+
+
+def hint_step(hint: Hint) -> SolveStep:
+    """A deduction hint as a :class:`~nonosat.analysis.steps.SolveStep` (depth 0, the technique
+    kept)."""
+    assert hint.technique is not None
+    cells = [(r, c, int(v)) for (r, c), v in hint.cells]
+    return SolveStep(TECHNIQUE_KIND[hint.technique], hint.text, hint.line, cells, 0,
+                     technique=hint.technique)
+
+
+@dataclass
+class Walkthrough:
+    """A whole solve for a reader: person-style deductions while they last, then the native
+    search's guesses, contradictions and rewinds to the solution (or to each of the first two
+    solutions, or to the end of the search when there is none).
+
+    Attributes
+    ----------
+    steps : list of SolveStep
+        In order; replaying their cells on an all-unknown grid (:func:`replay`) gives each
+        solution at its ``solution`` step.
+    stages : list of (str, int, int)
+        ``(name, first, end)`` step index ranges: ``"logic"`` (deductions without guessing),
+        ``"search"`` (from the first guess on).
+    status : Status
+        The verdict: ``UNIQUE``, ``MULTIPLE``, ``NONE`` or ``UNKNOWN`` (time limit before the
+        verdict).
+    solutions : list of ndarray of bool
+        The solutions reached (one, two for ``MULTIPLE``, none).
+    stuck : Hint or None
+        Where logic stopped, with the engine's verdict (:func:`stuck_hint`); ``None`` when
+        logic solved the puzzle, found it contradictory, or ran out of time or steps.
+    end : str
+        Why the walk ended: ``"solved"`` (every solution wanted reached), ``"no-solution"``,
+        ``"timeout"`` or ``"max-steps"``.
+    guesses : int
+        Search decisions made.
+    """
+
+    steps: list[SolveStep]
+    stages: list[tuple[str, int, int]]
+    status: Status
+    solutions: list[np.ndarray]
+    stuck: Hint | None
+    end: str
+    guesses: int = 0
+    final_text: str = ""
+
+    @property
+    def complete(self) -> bool:
+        """The walk reached what it set out to (each solution wanted, or the proof that there
+        is none)."""
+        return self.end in ("solved", "no-solution")
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Per stage (``"logic"``, ``"search"``): steps per technique (logic) or kind."""
+        out: dict[str, dict[str, int]] = {}
+        for name, first, end in self.stages:
+            counts = out.setdefault(name, {})
+            for step in self.steps[first:end]:
+                key = step.technique or step.kind
+                counts[key] = counts.get(key, 0) + 1
+        return out
+
+
+def walkthrough(
+    puzzle: Puzzle,
+    *,
+    engine: str = "auto",
+    timeout: float | None = None,
+    depth: int | None = None,
+    max_steps: int | None = None,
+) -> Walkthrough:
+    """Explain a whole solve: hints (:func:`explain`) while a deduction applies; when none does,
+    the verdict of ``engine`` (:func:`stuck_hint`: several solutions, unique but needs a guess,
+    or none), then the step-through search (:func:`nonosat.analysis.steps.solve_steps`, started
+    from the grid logic reached) to the solution, to each of the first two solutions when there
+    are several, or through every contradiction when there is none.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    engine : str
+        Engine asked for the verdict when logic is stuck (default: the portfolio).
+    timeout : float, optional
+        Seconds for the whole walk; when it runs out, ``end`` is ``"timeout"``.
+    depth : int, optional
+        Implication graph traversal depth for the hints.
+    max_steps : int, optional
+        Stop after this many steps (``end`` is then ``"max-steps"``).
+
+    Returns
+    -------
+    Walkthrough
+    """
+    from nonosat.analysis.steps import solve_steps
+
+    deadline = None if timeout is None else time.perf_counter() + timeout
+
+    def remaining() -> float | None:
+        return None if deadline is None else max(deadline - time.perf_counter(), 0.001)
+
+    logic = explain(puzzle, depth=depth, max_steps=max_steps, deadline=deadline)
+    steps = [hint_step(h) for h in logic.steps]
+    stages = [("logic", 0, len(steps))]
+    grid = logic.grid
+    assert grid is not None
+    final = logic.final
+    if final is None:
+        end = "max-steps" if max_steps is not None and len(steps) >= max_steps else "timeout"
+        return Walkthrough(steps, stages, Status.UNKNOWN, [], None, end)
+    if final.kind == "solved":
+        steps.append(SolveStep("solution", "Every cell is known: the puzzle is solved by logic "
+                               "alone, so its solution is unique.", None, [], 0))
+        stages[0] = ("logic", 0, len(steps))
+        return Walkthrough(steps, stages, Status.UNIQUE, [grid == Cell.FILLED], None, "solved",
+                           final_text=final.text)
+    if final.kind == "no-solution":
+        line = final.line
+        steps.append(SolveStep("contradiction", final.text, line, [], 0))
+        stages[0] = ("logic", 0, len(steps))
+        return Walkthrough(steps, stages, Status.NONE, [], None, "no-solution",
+                           final_text="The puzzle has no solution.")
+    stuck = stuck_hint(puzzle, grid, engine=engine, timeout=remaining(), forced=True)
+    if stuck.kind == "no-solution":
+        status, wanted = Status.NONE, 1
+    elif stuck.verdict == "multiple":
+        status, wanted = Status.MULTIPLE, 2
+    elif stuck.verdict == "unique":
+        status, wanted = Status.UNIQUE, 1
+    else:
+        return Walkthrough(steps, stages, Status.UNKNOWN, [], stuck, "timeout")
+    left = None if max_steps is None else max_steps - len(steps)
+    if left is not None and left < 1:
+        return Walkthrough(steps, stages, status, [], stuck, "max-steps")
+    run = solve_steps(puzzle, max_solutions=wanted, max_steps=left or 1_000_000,
+                      timeout=remaining(), start=grid)
+    first = len(steps)
+    steps.extend(run.steps)
+    stages.append(("search", first, len(steps)))
+    if run.complete:
+        end = "solved" if run.solutions else "no-solution"
+        if len(run.solutions) != (0 if status == Status.NONE else wanted):  # pragma: no cover
+            raise AssertionError("the step-through search disagrees with the engine's verdict")
+    elif left is not None and len(run.steps) >= left:
+        end = "max-steps"
+    else:
+        end = "timeout"
+    return Walkthrough(steps, stages, status, run.solutions, stuck, end, run.guesses)

@@ -36,6 +36,14 @@ from typing import Any
 
 import numpy as np
 
+from nonosat.analysis.wording import (  # noqa: F401 - re-exported, the names steps had
+    cell_name,
+    cells_text,
+    line_cells_text,
+    range_text,
+    spans,
+    value_word,
+)
 from nonosat.engines import Status
 from nonosat.native.line import solve_line
 from nonosat.native.probe import best_branch, new_probe_scratch, probe
@@ -64,70 +72,6 @@ STEP_KINDS = ("line", "probe", "guess", "contradiction", "rewind", "solution")
 _CHAR = {Cell.FILLED: "#", Cell.EMPTY: ".", Cell.UNKNOWN: "?"}
 
 
-def cell_name(r: int, c: int) -> str:
-    """``"R3C5"`` for 0-based ``(2, 4)``."""
-    return f"R{r + 1}C{c + 1}"
-
-
-def value_word(value: int) -> str:
-    """``"filled"`` / ``"empty"`` / ``"unknown"`` for a :class:`Cell` value."""
-    return {Cell.FILLED: "filled", Cell.EMPTY: "empty"}.get(Cell(int(value)), "unknown")
-
-
-def spans(positions: list[int]) -> list[tuple[int, int]]:
-    """Runs of consecutive 0-based positions: ``[0, 1, 2, 5] -> [(0, 2), (5, 5)]``."""
-    out: list[tuple[int, int]] = []
-    for p in sorted(positions):
-        if out and p == out[-1][1] + 1:
-            out[-1] = (out[-1][0], p)
-        else:
-            out.append((p, p))
-    return out
-
-
-def range_text(positions: list[int], noun: str) -> str:
-    """Positions as 1-based ranges: ``"columns 1–13"``, ``"rows 2, 4–6 and 9"``, ``"column 3"``."""
-    parts = [f"{a + 1}" if a == b else f"{a + 1}–{b + 1}" for a, b in spans(positions)]
-    plural = len(positions) > 1
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"{noun}{'s' if plural else ''} {listed}"
-
-
-def line_cells_text(puzzle: Puzzle, line: int, cells: list[tuple[int, int, int]]) -> str:
-    """What a set of cells of one line became, by ranges: ``"columns 4–6 filled, column 9
-    empty"`` (``cells`` as ``(row, col, value)``, all on ``line``)."""
-    h = puzzle.height
-    noun = "column" if line < h else "row"
-    pos = {Cell.FILLED: [], Cell.EMPTY: []}
-    for r, c, v in cells:
-        if Cell(v) in pos:
-            pos[Cell(v)].append(c if line < h else r)
-    parts = [f"{range_text(p, noun)} {value_word(v)}" for v, p in pos.items() if p]
-    return ", ".join(parts)
-
-
-def cells_text(puzzle: Puzzle, cells: list[tuple[int, int, int]], limit: int = 4) -> str:
-    """Cells grouped by line and shown by ranges: ``"row 3: columns 4–6 filled; row 7: column 2
-    empty"`` (by rows or by columns, whichever needs fewer groups); at most ``limit`` groups,
-    then ``"and N more cells"``."""
-    h = puzzle.height
-    by_row: dict[int, list[tuple[int, int, int]]] = {}
-    by_col: dict[int, list[tuple[int, int, int]]] = {}
-    for cell in cells:
-        by_row.setdefault(cell[0], []).append(cell)
-        by_col.setdefault(h + cell[1], []).append(cell)
-    groups = by_row if len(by_row) <= len(by_col) else by_col
-    parts = []
-    shown = 0
-    for line in sorted(groups)[:limit]:
-        parts.append(f"{puzzle.line_name(line)}: {line_cells_text(puzzle, line, groups[line])}")
-        shown += len(groups[line])
-    text = "; ".join(parts)
-    if shown < len(cells):
-        text += f" and {len(cells) - shown} more cell{'s' if len(cells) - shown != 1 else ''}"
-    return text
-
-
 @dataclass
 class SolveStep:
     """One step of a step-through solve.
@@ -146,6 +90,9 @@ class SolveStep:
         sets its cells to ``Cell.UNKNOWN``; a solution or contradiction sets none.
     depth : int
         Guesses open when the step's cells are set (0 = pure logic).
+    technique : str or None
+        The hint technique of a step from :func:`nonosat.analysis.hints.walkthrough`'s logic
+        stage (``"overlap"``, ``"line"``, ...); ``None`` for the search's steps.
     """
 
     kind: str
@@ -153,22 +100,27 @@ class SolveStep:
     line: int | None
     cells: list[tuple[int, int, int]] = field(default_factory=list)
     depth: int = 0
+    technique: str | None = None
 
     def to_json(self, puzzle: Puzzle) -> dict[str, Any]:
         """``{"kind", "text", "line": {"axis": "row"|"col", "index"} | None, "cells":
-        [[row, col, "#"|"."|"?"], ...], "depth"}``; indices are 0-based."""
+        [[row, col, "#"|"."|"?"], ...], "depth"}``, plus ``"technique"`` when set; indices are
+        0-based."""
         line = None
         if self.line is not None:
             h = puzzle.height
             line = ({"axis": "row", "index": self.line} if self.line < h
                     else {"axis": "col", "index": self.line - h})
-        return {
+        out = {
             "kind": self.kind,
             "text": self.text,
             "line": line,
             "cells": [[r, c, _CHAR[Cell(v)]] for r, c, v in self.cells],
             "depth": self.depth,
         }
+        if self.technique is not None:
+            out["technique"] = self.technique
+        return out
 
 
 @dataclass
@@ -210,13 +162,15 @@ class _Stepper:
     """The search loop of :func:`nonosat.native.search.search_kernel`, in Python, emitting
     steps from the trail after each compiled call."""
 
-    def __init__(self, puzzle: Puzzle, max_solutions: int, branch_mode: int = 2):
+    def __init__(self, puzzle: Puzzle, max_solutions: int, branch_mode: int = 2,
+                 start: np.ndarray | None = None):
         self.puzzle = puzzle
         h, w = puzzle.shape
         self.packed = pack_clues(puzzle)
         self.problem = problem_tuple(self.packed)
         self.cache = new_line_cache(1 << 14)
-        self.state = new_state(self.packed, unknown_grid(puzzle), cache=self.cache)
+        start = unknown_grid(puzzle) if start is None else start
+        self.state = new_state(self.packed, start, cache=self.cache)
         self.scratch = new_probe_scratch(h * w)
         self.max_solutions = max_solutions
         self.branch_mode = branch_mode
@@ -429,6 +383,7 @@ def solve_steps(
     max_solutions: int = 2,
     max_steps: int = 100_000,
     timeout: float | None = None,
+    start: np.ndarray | None = None,
 ) -> StepRun:
     """Solve ``puzzle`` step by step with the native solver's techniques, guesses included.
 
@@ -442,6 +397,10 @@ def solve_steps(
         last solution wanted).
     timeout : float, optional
         Seconds; checked between search nodes.
+    start : ndarray of int8, shape (height, width), optional
+        The grid to start from (all unknown when omitted), e.g. the point where a person's
+        deductions stop; its known cells are never rewound, and the steps set only the others
+        (replay them with ``replay(puzzle, steps, start=start)``).
 
     Returns
     -------
@@ -465,7 +424,11 @@ def solve_steps(
     if max_solutions < 1 or max_steps < 1:
         raise ValueError("max_solutions and max_steps must be at least 1")
     deadline = None if timeout is None else time.perf_counter() + timeout
-    stepper = _Stepper(puzzle, max_solutions)
+    if start is not None:
+        start = np.asarray(start, dtype=np.int8)
+        if start.shape != puzzle.shape:
+            raise ValueError(f"start grid is {start.shape}, the puzzle {puzzle.shape}")
+    stepper = _Stepper(puzzle, max_solutions, start=start)
     complete, _ = stepper.run(max_steps, deadline)
     steps = stepper.steps
     if len(steps) > max_steps:  # one compiled call can add many steps: cut at the limit
@@ -480,10 +443,11 @@ def solve_steps(
     return StepRun(steps, status, stepper.solutions, complete, stepper.guesses)
 
 
-def replay(puzzle: Puzzle, steps: list[SolveStep], upto: int | None = None) -> np.ndarray:
+def replay(puzzle: Puzzle, steps: list[SolveStep], upto: int | None = None,
+           start: np.ndarray | None = None) -> np.ndarray:
     """The grid state (int8, shape (height, width)) after the first ``upto`` steps (all when
-    omitted), replayed on an all-unknown grid."""
-    grid = unknown_grid(puzzle)
+    omitted), replayed on ``start`` (all unknown when omitted)."""
+    grid = unknown_grid(puzzle) if start is None else np.array(start, dtype=np.int8)
     for step in steps[:upto]:
         for r, c, v in step.cells:
             grid[r, c] = v

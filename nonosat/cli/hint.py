@@ -3,8 +3,13 @@
 From a partial grid (--state: a text file, one row per line, '#' filled, '.' empty, '?' unknown;
 the empty grid when omitted), prints the simplest next deduction -- overlap on one line before
 full line solving, before an implication chain, before probing -- with a sentence explaining it
-and the cells it fixes.  A wrong cell in the state is reported as a mistake (exit 1) instead.
-Exit 0 for a hint, a solved grid or when only a guess is left; 3 when the puzzle has no solution.
+and the cells it fixes, named by ranges ("columns 1–13 of row 2 filled").  When no deduction
+applies, the engine (the portfolio by default) tells which case it is: "a guess is needed: the
+puzzle has several solutions", or "no simple deduction: the puzzle is unique, but it needs a
+guess here", or no solution.  A wrong cell in the state is reported as a mistake (exit 1).
+Exit 0 for a hint, a solved grid, or a unique puzzle that needs a guess; 1 for a mistake or a
+puzzle with several solutions; 3 when the puzzle has no solution; 4 when the engine did not
+decide within --timeout.
 """
 
 from __future__ import annotations
@@ -16,12 +21,15 @@ import typer
 
 from nonosat.cli.common import (
     EXIT_FAILED,
+    EXIT_GAVE_UP,
+    EXIT_MULTIPLE,
     EXIT_NONE,
     EXIT_OK,
     FormatOpt,
     IndexOpt,
     JsonOpt,
     PuzzleArg,
+    TimeoutOpt,
     announce_compile,
     handle_errors,
     print_json,
@@ -37,38 +45,46 @@ StateOpt = Annotated[
         "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
     ),
 ]
-EngineOpt = Annotated[str, typer.Option("--engine", "-e", help="Engine for the mistake check.")]
+EngineOpt = Annotated[
+    str, typer.Option("--engine", "-e", help="Engine for the mistake check and the verdict "
+                      "when no deduction applies.")
+]
 
 
 @handle_errors
 def hint_command(
     puzzle_path: PuzzleArg,
     state: StateOpt = None,
-    engine: EngineOpt = "native",
+    engine: EngineOpt = "auto",
+    timeout: TimeoutOpt = None,
     json_output: JsonOpt = False,
     format: FormatOpt = None,
     index: IndexOpt = None,
 ) -> None:
     """Show the next deduction from a partial grid, with an explanation."""
-    from nonosat.analysis.hints import cell_name, next_hint
+    from nonosat.analysis.hints import next_hint
+    from nonosat.analysis.wording import pair_cells_text, wrap
+    from nonosat.limits import resolve_timeout
 
     puzzle = read_puzzle(puzzle_path, format, index)
     grid = read_state(state, puzzle) if state is not None else None
     if puzzle.is_colour:
         _colour_hint(puzzle, grid, json_output)
     announce_compile()
-    hint = next_hint(puzzle, grid, engine=engine)
+    hint = next_hint(puzzle, grid, engine=engine, timeout=resolve_timeout(timeout))
     if json_output:
         print_json(hint.to_json(puzzle))
     else:
         label = f"[{hint.technique}] " if hint.technique else ""
-        typer.echo(f"{label}{hint.text}")
+        typer.echo(wrap(hint.text, label, indent=2))
         if hint.cells:
             verb = "correct values" if hint.kind == "mistake" else "fixes"
-            listed = ", ".join(f"{cell_name(c)} {'filled' if v == 2 else 'empty'}"
-                               for c, v in hint.cells)
-            typer.echo(f"{verb}: {listed}")
-    code = {"mistake": EXIT_FAILED, "no-solution": EXIT_NONE}.get(hint.kind, EXIT_OK)
+            typer.echo(wrap(pair_cells_text(puzzle, hint.cells, limit=12), f"{verb}: ",
+                            indent=2))
+    if hint.kind == "guess":
+        code = {"multiple": EXIT_MULTIPLE, "unknown": EXIT_GAVE_UP}.get(hint.verdict, EXIT_OK)
+    else:
+        code = {"mistake": EXIT_FAILED, "no-solution": EXIT_NONE}.get(hint.kind, EXIT_OK)
     raise typer.Exit(code)
 
 
