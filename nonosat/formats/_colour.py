@@ -64,7 +64,11 @@ def make_palette(
     taken: set[str] = set()
     for name, rgb, ch in (background, *colours):
         if len(ch) != 1 or ch in taken or ch.isspace() or ch == "?":
-            ch = next(c for c in SPARE_CHARS if c not in taken)
+            spare = next((c for c in SPARE_CHARS if c not in taken), None)
+            if spare is None:
+                raise FormatError(path, None, f"too many colours ({len(colours) + 1} with the "
+                                  "background); no character is left to name them")
+            ch = spare
         taken.add(ch)
         entries.append(Colour(name, rgb, ch))
     try:
@@ -137,7 +141,11 @@ def writer_chars(palette: Palette, background: str = ".") -> list[str]:
     for colour in palette.colours[1:]:
         ch = colour.char
         if len(ch) != 1 or ch in taken or ch.isspace() or ch.isdigit() or ch in ",|#":
-            ch = next(c for c in SPARE_CHARS if c not in taken)
+            spare = next((c for c in SPARE_CHARS if c not in taken), None)
+            if spare is None:
+                raise FormatError("<output>", None, f"too many colours ({len(palette.colours)}"
+                                  "); no character is left to name them")
+            ch = spare
         out.append(ch)
         taken.add(ch)
     return out
