@@ -1,10 +1,19 @@
-"""Explain a whole solve, step by step, as a person would solve it.
+"""Explain a whole solve, step by step, as a person would solve it -- guesses included.
 
-Numbered steps from the empty grid, each one deduction named by its technique (overlap, line,
-contradiction, tautology, failed-literal, probe-both) with the sentence that explains it; the
-cells one line yields are one step.  Ends with the solved grid, or at the point where a guess is
-needed (the grid so far is printed, '??' for open cells).  Exit 0 when solved, 4 when a guess is
-needed, 3 when the puzzle has no solution.
+Numbered steps from the empty grid.  First the deductions a person makes without guessing, each
+named by its technique (overlap, line, contradiction, tautology, failed-literal, probe-both) with
+the sentence that explains it; the cells one line yields are one step, named by ranges ("columns
+3–7 filled").  Where no deduction applies, the portfolio engine says why: "the puzzle has several
+solutions" or "the puzzle is unique, but it needs a guess here".  Then the search goes on from
+there as a step-through solver does -- guess, line solving, contradiction, rewind to before the
+guess, the other value -- to the solution (for a puzzle with several solutions, to each of the
+first two; for one with none, through every contradiction).  The grid is shown every
+--grid-every steps and at the end of each stage ('?' open, '#' filled, '.' empty).  Lines are
+at most 100 characters.
+
+Exit 0 when explained to the unique solution, 1 when the puzzle has several solutions (the first
+two reached), 3 when it has none, 4 when --timeout or --max-steps stopped it first (the verdict,
+when known, is printed).
 """
 
 from __future__ import annotations
@@ -17,10 +26,12 @@ from nonosat.cli.common import (
     EXIT_GAVE_UP,
     EXIT_NONE,
     EXIT_OK,
+    STATUS_EXIT,
     FormatOpt,
     IndexOpt,
     JsonOpt,
     PuzzleArg,
+    TimeoutOpt,
     announce_compile,
     handle_errors,
     print_json,
@@ -28,15 +39,59 @@ from nonosat.cli.common import (
 from nonosat.formats import read_puzzle
 
 MaxStepsOpt = Annotated[
-    int | None, typer.Option("--max-steps", min=1, help="Stop after N steps.")
+    int | None, typer.Option("--max-steps", min=1, help="Stop after N steps (exit 4).")
 ]
 DepthOpt = Annotated[
     int | None,
     typer.Option("--depth", min=1, help="Implication graph traversal depth (default: unlimited)."),
 ]
 GridOpt = Annotated[
-    bool, typer.Option("--grid/--no-grid", help="Print the grid reached at the end.")
+    bool, typer.Option("--grid/--no-grid", help="Show grids (every --grid-every steps and at the "
+                       "end of each stage).")
 ]
+GridEveryOpt = Annotated[
+    int, typer.Option("--grid-every", min=0, metavar="N",
+                      help="Show the grid every N steps; 0 = only at the end of each stage.")
+]
+EngineOpt = Annotated[
+    str, typer.Option("--engine", "-e", help="Engine asked for the verdict where logic is stuck.")
+]
+
+#: Steps between grids by default.
+GRID_EVERY = 50
+
+
+def compact_grid(grid) -> list[str]:
+    """A grid state one character per cell, rows and columns numbered: the ruler gives the tens
+    and the units of each column number."""
+    h, w = grid.shape
+    chars = {2: "#", 1: ".", 3: "?"}
+    pad = len(str(h)) + 2
+    tens = "".join(str((c + 1) // 10 % 10) if (c + 1) >= 10 else " " for c in range(w))
+    units = "".join(str((c + 1) % 10) for c in range(w))
+    lines = [" " * pad + tens] if w >= 10 else []
+    lines.append(" " * pad + units)
+    for r in range(h):
+        lines.append(f"{r + 1:>{pad - 2}}  " + "".join(chars.get(int(v), "?") for v in grid[r]))
+    return lines
+
+
+def grid_lines(puzzle, grid, *, clues: bool) -> list[str]:
+    """The grid with its clues when that fits in 100 characters a line, else compact."""
+    if clues:
+        from nonosat.analysis.wording import LINE_WIDTH
+        from nonosat.render.text import render_text
+
+        text = render_text(puzzle, grid).splitlines()
+        if max(map(len, text)) <= LINE_WIDTH:
+            return text
+    return compact_grid(grid)
+
+
+_STAGE_TITLES = {
+    "logic": "Logic: deductions without guessing",
+    "search": "Search: guesses, contradictions and rewinds",
+}
 
 
 @handle_errors
@@ -45,44 +100,118 @@ def explain_command(
     max_steps: MaxStepsOpt = None,
     depth: DepthOpt = None,
     grid: GridOpt = True,
+    grid_every: GridEveryOpt = GRID_EVERY,
+    engine: EngineOpt = "auto",
+    timeout: TimeoutOpt = None,
     json_output: JsonOpt = False,
     format: FormatOpt = None,
     index: IndexOpt = None,
 ) -> None:
-    """Explain the solve as numbered human-style steps."""
-    from nonosat.analysis.hints import explain
-    from nonosat.puzzle import grid_rows
+    """Explain the solve as numbered steps, past guesses, to the solution(s)."""
+    import numpy as np
+
+    from nonosat.analysis.hints import walkthrough
+    from nonosat.analysis.wording import LINE_WIDTH, wrap
+    from nonosat.engines import Status
+    from nonosat.limits import resolve_timeout
+    from nonosat.puzzle import grid_rows, unknown_grid
 
     puzzle = read_puzzle(puzzle_path, format, index)
     announce_compile(puzzle.is_colour)
     if puzzle.is_colour:
         _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output)
-    result = explain(puzzle, depth=depth, max_steps=max_steps)
-    final = result.final
+    limit = resolve_timeout(timeout)
+    walk = walkthrough(puzzle, engine=engine, timeout=limit, depth=depth, max_steps=max_steps)
+    stage_ends = {end for _, first, end in walk.stages if end > first}
+    snapshots: list[tuple[int, np.ndarray]] = []  # (steps done, grid)
+    state = unknown_grid(puzzle)
+    for k, step in enumerate(walk.steps, start=1):
+        for r, c, v in step.cells:
+            state[r, c] = v
+        if grid and (k in stage_ends or step.kind == "solution"
+                     or (grid_every and k % grid_every == 0)):
+            snapshots.append((k, state.copy()))
+    if grid and not walk.steps:
+        snapshots.append((0, state.copy()))
+
+    if walk.end == "timeout":
+        ending = f"Stopped at the time limit ({limit:g} s) after {len(walk.steps)} steps."
+    elif walk.end == "max-steps":
+        ending = f"Stopped after {len(walk.steps)} steps (--max-steps)."
+    elif walk.status == Status.MULTIPLE:
+        a, b = walk.solutions
+        ending = (f"Several solutions: the first two are reached above; they differ in "
+                  f"{int((a != b).sum())} cells.")
+    elif walk.status == Status.NONE and walk.stuck is None:
+        ending = "No solution: the deductions reach a line that cannot hold its clue."
+    elif walk.status == Status.NONE:
+        ending = "No solution: every guess ends in a contradiction."
+    elif walk.stuck is None:
+        ending = "Unique solution: logic alone solves the puzzle, no guess needed."
+    else:
+        ending = (f"Unique solution, but it needs a guess: reached after {walk.guesses} "
+                  f"guess{'es' if walk.guesses != 1 else ''}; the {engine} engine checked "
+                  "that there is no other.")
+    if walk.end in ("timeout", "max-steps"):
+        verdict = {Status.MULTIPLE: "the puzzle has several solutions",
+                   Status.UNIQUE: "the puzzle is unique",
+                   Status.NONE: "the puzzle has no solution"}.get(walk.status)
+        ending += f" The verdict: {verdict}." if verdict else " The verdict is not known yet."
+
     if json_output:
         print_json({
             "puzzle": str(puzzle_path) + (f"#{index}" if index is not None else ""),
-            "steps": [s.to_json(puzzle) for s in result.steps],
-            "end": final.to_json(puzzle) if final is not None else None,
-            "techniques": result.technique_counts(),
-            "grid": grid_rows(result.grid) if result.grid is not None else None,
+            "width": puzzle.width,
+            "height": puzzle.height,
+            "status": walk.status.value,
+            "end": walk.end,
+            "text": ending,
+            "stuck": walk.stuck.to_json(puzzle) if walk.stuck is not None else None,
+            "stages": [{"name": n, "first": f, "end": e} for n, f, e in walk.stages],
+            "steps": [s.to_json(puzzle) for s in walk.steps],
+            "solutions": [grid_rows(s) for s in walk.solutions],
+            "guesses": walk.guesses,
+            "counts": walk.counts(),
+            "grids": [{"after": k, "rows": grid_rows(g)} for k, g in snapshots],
         })
     else:
-        width = len(str(len(result.steps)))
-        for k, step in enumerate(result.steps, start=1):
-            typer.echo(f"{k:>{width}}. [{step.technique}] {step.text}")
-        if final is not None:
-            typer.echo(final.text)
-        else:
-            typer.echo(f"stopped after {len(result.steps)} steps (--max-steps)")
-        counts = ", ".join(f"{k} {v}" for k, v in sorted(result.technique_counts().items()))
-        typer.echo(f"{len(result.steps)} steps: {counts}")
-        if grid:
-            from nonosat.render.text import render_text
-
-            typer.echo(render_text(puzzle, result.grid))
-    kind = final.kind if final is not None else "stopped"
-    raise typer.Exit({"solved": EXIT_OK, "no-solution": EXIT_NONE}.get(kind, EXIT_GAVE_UP))
+        width = len(str(max(len(walk.steps), 1)))
+        shots = dict(snapshots)
+        starts = {first: name for name, first, end in walk.stages if end > first}
+        if walk.steps and walk.stages[0][2] == 0:  # logic had nothing to say
+            typer.echo(_STAGE_TITLES["logic"])
+            typer.echo("No line, implication chain or probe fixes a cell of the empty grid.")
+        for k, step in enumerate(walk.steps, start=1):
+            if k - 1 in starts:
+                typer.echo(_STAGE_TITLES[starts[k - 1]])
+                if starts[k - 1] == "search" and walk.stuck is not None:
+                    typer.echo(wrap(walk.stuck.text))
+            label = step.technique or step.kind
+            if step.technique is None and step.depth and step.kind in ("line", "probe",
+                                                                       "contradiction"):
+                label += f", depth {step.depth}"
+            typer.echo(wrap(step.text, f"{k:>{width}}. [{label}] ", indent=width + 2))
+            if k in shots:
+                final = k == len(walk.steps) or walk.steps[k - 1].kind == "solution"
+                typer.echo(f"Grid after step {k}:")
+                typer.echo("\n".join(grid_lines(puzzle, shots[k], clues=final)))
+        if 0 in shots:
+            typer.echo("\n".join(grid_lines(puzzle, shots[0], clues=True)))
+        if walk.stuck is not None and not any(n == "search" for n, f, e in walk.stages
+                                              if e > f):
+            typer.echo(wrap(walk.stuck.text))
+        parts = []
+        for name, counts in walk.counts().items():
+            n = sum(counts.values())
+            listed = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+            parts.append(f"{name} {n}" + (f" ({listed})" if listed else ""))
+        typer.echo(wrap(f"{len(walk.steps)} steps: " + "; ".join(parts)))
+        typer.echo(wrap(ending, width=LINE_WIDTH))
+    if walk.end in ("timeout", "max-steps"):
+        raise typer.Exit(EXIT_GAVE_UP)
+    if walk.end == "no-solution":
+        raise typer.Exit(EXIT_NONE)
+    raise typer.Exit(STATUS_EXIT.get(walk.status, EXIT_OK))
 
 
 def _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output) -> None:
