@@ -116,7 +116,11 @@ def test_render_cli_marks_the_ambiguous_cells_of_a_puzzle_with_several_solutions
     puzzle = read_puzzle(katakana)
     result = solve(puzzle, "native", limit=2)
     assert result.status is Status.MULTIPLE
-    differs = result.solutions[0] != result.solutions[1]
+    # the whole ambiguity map (issue 15), not only where the two solutions found differ
+    from nonosat.analysis.ambiguity import ambiguity_map
+
+    differs = ambiguity_map(puzzle, result.solutions).ambiguous
+    assert (differs | (result.solutions[0] != result.solutions[1])).sum() == differs.sum()
     out = tmp_path / "k.png"
     cli = runner.invoke(
         app, ["render", str(katakana), "--solution", "--out", str(out), "--cell", "30"]

@@ -1,6 +1,16 @@
 """Backbone, ambiguity map and extra givens for puzzles with several solutions.
 
-* The **backbone** is the set of cells that take the same value in every solution.  A cell of a
+* The **backbone** is the set of cells that take the same value in every solution.
+  :func:`ambiguity_map` (used by ``nonosat analyse``, ``nonosat render --solution`` and the
+  studio) computes it by *chunking* over one incremental SAT solver (:func:`sat_backbone`: Janota,
+  Lynce and Marques-Silva, "Algorithms for computing backbones of propositional formulae", AI
+  Communications 28(2), 2015, the chunking variant with one chunk of every candidate): encode
+  the puzzle once with the cells fixed by logic as units, then repeatedly add the clause "some
+  candidate cell differs from the reference solution"; a model is a new witness and removes
+  every candidate it flips, unsatisfiability proves every remaining candidate backbone at once.
+  Each added clause is over a subset of the previous clause's cells, so it implies the previous
+  one and the clauses need never be retracted: typically a handful of SAT calls.
+  :func:`backbone` is the older one-solve-per-flip form, through any engine.  A cell of a
   solution ``s`` is in the backbone iff the puzzle with that cell flipped (given as the opposite
   of ``s``) has no solution; each flip that does have a solution also clears every other cell on
   which the new solution differs from ``s``, so far fewer solves than cells are needed.  Cells
@@ -8,6 +18,8 @@
 * The **ambiguity map** is the complement: the cells that differ between some two solutions.
   The solutions found while computing the backbone are *witnesses*: together they differ on
   exactly the ambiguous cells, so drawing them as several solutions draws the map.
+* **One-cell edits** of the goal picture (:func:`edit_suggestions`): flip one cell of the
+  picture, re-derive the clues, keep the edit when the new puzzle has a unique solution.
 * **Extra givens**: a greedy set of cells to reveal that makes the solution unique -- repeatedly
   give the cell (among those the two solutions found disagree on) whose value, added to the
   givens, leaves the fewest cells open after propagation and probing; then drop every given the
@@ -21,13 +33,20 @@ clues, with the engine the caller names.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from nonosat.engines import Status, solve
 from nonosat.native.probe import probe_grid
-from nonosat.puzzle import Cell, Puzzle, solution_to_grid, unknown_grid
+from nonosat.puzzle import Cell, Puzzle, line_blocks, solution_to_grid, unknown_grid
+
+#: Seconds the native engine gets per edited picture in :func:`edit_suggestions`.
+EDIT_NATIVE_BUDGET_S = 0.25
+#: At most this many make-unique edits are returned.
+MAX_EDITS = 5
 
 
 @dataclass
@@ -128,6 +147,119 @@ def backbone(
         mask &= sol == ref
     mask &= ~undecided
     return Backbone(mask, undecided, witnesses, solves)
+
+
+def sat_backbone(
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    known: np.ndarray | None = None,
+    *,
+    deadline: float | None = None,
+) -> tuple[np.ndarray, bool, list[np.ndarray]]:
+    """The ambiguity map (complement of the backbone) by chunking over one SAT solver (module
+    docstring).
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    solutions : list of ndarray of bool, shape (height, width)
+        At least one solution; the first is the reference.
+    known : ndarray of int8, shape (height, width), optional
+        Cells every solution agrees with (fixed by logic): never candidates, given as units.
+    deadline : float, optional
+        ``time.perf_counter()`` value after which to stop.
+
+    Returns
+    -------
+    (ambiguous, complete, witnesses)
+        ``ambiguous`` (bool, (h, w)): cells proven to differ between two solutions; ``complete``:
+        every other cell was proven backbone (``False`` when the deadline came first: then
+        ``ambiguous`` is a subset of the map); ``witnesses``: the solutions found.
+
+    Raises
+    ------
+    ValueError
+        ``solutions`` is empty.
+    """
+    ambiguous, open_cells, witnesses = _chunked_backbone(puzzle, solutions, known, deadline)
+    return ambiguous, not open_cells.any(), witnesses
+
+
+def _chunked_backbone(
+    puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None,
+    deadline: float | None,
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """:func:`sat_backbone`, returning the candidates left undecided instead of a flag."""
+    from nonosat.encodings.cnf import cell_var, encode
+    from nonosat.encodings.satsolver import SatRun
+
+    if not solutions:
+        raise ValueError("the backbone needs at least one solution")
+    ref = np.asarray(solutions[0], dtype=bool)
+    witnesses = [ref] + [np.asarray(s, dtype=bool) for s in solutions[1:]]
+    candidate = np.ones(puzzle.shape, dtype=bool)
+    if known is not None:
+        candidate &= np.asarray(known) == Cell.UNKNOWN
+    for sol in witnesses[1:]:
+        candidate &= sol == ref
+    w = puzzle.width
+    undecided = np.zeros(puzzle.shape, dtype=bool)
+    if candidate.any():
+        enc = encode(puzzle, partial=known)
+        with SatRun(enc.clauses) as run:
+            while candidate.any():
+                cells = [(int(r), int(c)) for r, c in zip(*np.nonzero(candidate), strict=True)]
+                # "some candidate differs from the reference"
+                run.add_clause([-cell_var(w, r, c) if ref[r, c] else cell_var(w, r, c)
+                                for r, c in cells])
+                answer = run.solve(deadline)
+                if answer is None:
+                    undecided = candidate.copy()
+                    break
+                if not answer:
+                    break
+                other = enc.solution(run.model())
+                if not puzzle.is_solution(other):  # pragma: no cover - would be an encoding bug
+                    raise AssertionError("the backbone SAT model is not a solution")
+                witnesses.append(other)
+                candidate &= other == ref
+    ambiguous = np.zeros(puzzle.shape, dtype=bool)
+    for sol in witnesses[1:]:
+        ambiguous |= sol != ref
+    return ambiguous, undecided, witnesses
+
+
+def ambiguity_map(
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    known: np.ndarray | None = None,
+    *,
+    timeout: float | None = None,
+) -> Backbone:
+    """The backbone and the whole ambiguity map of a puzzle with at least one solution, by
+    chunking over one SAT solver (:func:`sat_backbone`); the one implementation behind
+    ``nonosat analyse``, ``nonosat render --solution`` and the studio.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    solutions : list of ndarray of bool
+        Solutions known (the first is the reference); more only save SAT calls.
+    known : ndarray of int8, optional
+        Cells fixed by logic (every solution agrees with them).
+    timeout : float, optional
+        Seconds; cells neither proven backbone nor ambiguous by then are ``undecided``.
+
+    Returns
+    -------
+    Backbone
+        ``witnesses`` differ, together, on exactly :attr:`Backbone.ambiguous`; ``solves`` counts
+        the SAT calls made.
+    """
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    ambiguous, undecided, witnesses = _chunked_backbone(puzzle, solutions, known, deadline)
+    mask = ~ambiguous & ~undecided
+    return Backbone(mask, undecided, witnesses, solves=len(witnesses) - len(solutions) + 1)
 
 
 @dataclass
@@ -239,6 +371,70 @@ def uniqueness_givens(
             if result.status == Status.UNIQUE:
                 chosen = rest
     out.cells = [(cell, bool(target[cell])) for cell in chosen]
+    return out
+
+
+def picture_puzzle(puzzle: Puzzle, picture: np.ndarray) -> Puzzle:
+    """The black-and-white puzzle whose clues are derived from ``picture`` (title kept, the
+    picture as its goal)."""
+    return Puzzle(rows=[line_blocks(r) for r in picture], cols=[line_blocks(c) for c in picture.T],
+                  title=puzzle.title, goal=picture)
+
+
+def edit_suggestions(
+    puzzle: Puzzle,
+    ambiguous: np.ndarray,
+    *,
+    deadline: float,
+    should_stop: Callable[[], bool] = lambda: False,
+    max_edits: int = MAX_EDITS,
+) -> list[dict[str, Any]]:
+    """One-cell edits of the picture (``puzzle.goal``) whose re-derived clues have a unique
+    solution, nearest the ambiguous cells first, until ``deadline`` (``perf_counter``).
+
+    Candidates: the ambiguous cells, then their 8 neighbours, then the rest, each flipped.  Each
+    candidate is decided by the native engine under :data:`EDIT_NATIVE_BUDGET_S` (an edit it
+    does not decide in that time is skipped).
+
+    Returns
+    -------
+    list of dict
+        ``{"kind": "edit", "cell": [row, col] (0-based), "value": "#" or ".", "text": ...}``;
+        empty when the puzzle has no goal picture.
+    """
+    if puzzle.goal is None or np.asarray(puzzle.goal).shape != puzzle.shape or puzzle.is_colour:
+        return []
+    goal = np.asarray(puzzle.goal, dtype=bool)
+    h, w = goal.shape
+    ambiguous = np.asarray(ambiguous, dtype=bool)
+    order: list[tuple[int, int]] = [(int(r), int(c)) for r, c in zip(*np.nonzero(ambiguous),
+                                                                     strict=True)]
+    near = np.zeros_like(ambiguous)
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            near |= np.roll(np.roll(ambiguous, dr, 0), dc, 1)
+    near &= ~ambiguous
+    order += [(int(r), int(c)) for r, c in zip(*np.nonzero(near), strict=True)]
+    seen = set(order)
+    order += [(r, c) for r in range(h) for c in range(w) if (r, c) not in seen]
+    out: list[dict[str, Any]] = []
+    for r, c in order:
+        left = deadline - time.perf_counter()
+        if left <= 0 or len(out) >= max_edits or should_stop():
+            break
+        picture = goal.copy()
+        picture[r, c] = not picture[r, c]
+        try:
+            edited = picture_puzzle(puzzle, picture)
+        except Exception:  # noqa: BLE001 - an edit that breaks the model is not a suggestion
+            continue
+        res = solve(edited, "native", limit=2, timeout=min(left, EDIT_NATIVE_BUDGET_S))
+        if res.status == Status.UNIQUE:
+            value = "#" if picture[r, c] else "."
+            word = "fill" if picture[r, c] else "clear"
+            out.append({"kind": "edit", "cell": [r, c], "value": value,
+                        "text": f"{word} R{r + 1}C{c + 1} of the picture: the new clues have a "
+                                f"unique solution"})
     return out
 
 

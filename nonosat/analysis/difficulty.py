@@ -1,38 +1,58 @@
 """The analysis report of one puzzle: verdict, techniques needed, structure and difficulty grade.
 
-:func:`analyse` runs the staged solver (:mod:`nonosat.analysis.staged`), then the fork search if
-logic gets stuck, then for puzzles with several solutions the backbone, the ambiguity map and a
-greedy set of extra givens (:mod:`nonosat.analysis.ambiguity`).
+:func:`analyse` takes the **verdict** (and the solutions) from the fastest engine that decides
+the puzzle, the ``auto`` portfolio by default (:mod:`nonosat.engines.auto`: the native root
+node, then SAT given what it proved), under the caller's time limit -- the same verdict, in the
+same time, as ``nonosat solve``.  The **staged logic** (:mod:`nonosat.analysis.staged`: line
+solving, implications, probing; each bounded, no search) then says what each kind of logic
+achieves; when logic gets stuck, the **search** figures are those of the engine that decided:
+the native search's guesses when the native solver decided, CaDiCaL's conflicts when SAT did
+(:class:`nonosat.analysis.classify.SearchEffort`).  No search is run for the analysis alone.
+For puzzles with several solutions: the backbone and the whole ambiguity map
+(:func:`nonosat.analysis.ambiguity.ambiguity_map`), a greedy set of extra givens and one-cell
+edits of the picture that make the solution unique.  For every puzzle logic leaves open: the
+independent parts (:mod:`nonosat.analysis.structure`); for unique puzzles a smallest backdoor
+to line logic (:mod:`nonosat.analysis.backdoor`).
+
+Cells per stage
+---------------
+The stages' figures are fixpoints, so they add up: ``line`` = cells known at the line-solving
+fixpoint, ``implications`` / ``probing`` = cells the fixpoint with that stage knows beyond the
+previous one, ``search`` = the cells logic leaves open that the engine decided (all of them when
+the solution is unique; the backbone cells among them for several solutions, the rest being
+ambiguous).  ``line + implications + probing + search (+ ambiguous)`` is the number of cells.
 
 Difficulty grade
 ----------------
-The grade is decided by the hardest technique the puzzle needs and how much of it:
+The grade is decided by the hardest technique the puzzle needs and how much of it; the
+``score`` orders puzzles on one scale from 1 to 5:
 
-=====  ============  ==========================================================================
-grade  name          rule
-=====  ============  ==========================================================================
-1      easy          line solving alone decides every cell
-2      moderate      needs the implication graph, in at most 2 rounds (a round = one graph
-                     built after line solving got stuck, that forced at least one cell)
-3      hard          needs more implication rounds, or failed-literal probing
-4      very hard     logic gets stuck: a fork (guess) is needed, and the search decides the
-                     puzzle with fewer than 100 guesses
-5      extreme       100 guesses or more, or the search did not finish in the time limit
-=====  ============  ==========================================================================
+=====  ============  ==========================================================  ==============
+grade  name          rule                                                        score
+=====  ============  ==========================================================  ==============
+1      easy          line solving alone decides every cell                       [1, 2)
+2      moderate      needs the implication graph, in at most 2 rounds (a round   [2, 3)
+                     = one graph built after line solving got stuck, that
+                     forced at least one cell)
+3      hard          more implication rounds, or failed-literal probing          [3, 4)
+4      very hard     logic gets stuck; the engine's search decided with effort   [4, 4.5)
+                     ``e`` < 100 (native guesses, or SAT conflicts when SAT
+                     decided)
+5      extreme       search effort ``e`` >= 100                                  [4.5, 5)
+5      extreme       not decided within the time limit                           5
+=====  ============  ==========================================================  ==============
 
-Inside a grade, ``score = grade + f`` with ``0 <= f < 1`` orders puzzles:
-``f = s / (s + 100)`` for grade 1 with ``s`` the line steps (line solves that fixed a cell);
-``f = (i + 2 p) / (i + 2 p + 10)`` for grades 2-3 with ``i``/``p`` the implication/probing rounds;
-``f = g / 100`` for grade 4 and ``f = g / (g + 1000)`` for grade 5 with ``g`` the guesses.
+Scores: ``1 + s / (s + 100)`` for grade 1 with ``s`` the line steps (line solves that fixed a
+cell); ``g + (i + 2 p) / (i + 2 p + 10)`` for grades 2-3 with ``i``/``p`` the implication/probing
+rounds; ``4 + e / (e + 100)`` for a search with effort ``e`` (so grade 5 starts at 4.5).  The
+search effort is counted in the unit of the engine that decided (the ``auto`` portfolio decides
+with the native search only when its root node finishes; otherwise SAT's conflicts), and says
+which.
 
-Calibration (``benchmarks/bench_difficulty.py``, fork search limited to 10 s): the 298 picture
-puzzles of davidje13's games and Jakub Wilk's set are 87% grade 1 and 96% grade 1-2 (the four
-grade-4 ones have several solutions); the first 100 random 25x25 tournament puzzles of TAAI 2011
-are 93% grade 4 (most have several solutions; median 3 guesses, at most 16) and 7% grade 3; the
-survey's notoriously hard puzzles (Knotty, Faase, Forever) are grade 5 (over a thousand guesses
-without finishing), Mum, Petro, Light and Merka grade 3 (probing, or three implication
-rounds), Edge and Bucks grade 2, and its line-solvable warm-ups (Dancer, Cat, Knot, Skid,
-Swing) grade 1.
+Survey (``--timeout 60``, auto): Forever (webpbn #6574) is grade 4 (83 SAT conflicts); Knotty and
+Faase are not decided in 60 s (grade 5, score 5); Mum, Petro, Light and Merka need probing or
+three implication rounds (grade 3), Edge and Bucks implications (grade 2); the line-solvable
+warm-ups (Dancer, Cat, Knot, Skid, Swing) grade 1.
 """
 
 from __future__ import annotations
@@ -43,9 +63,18 @@ from typing import Any
 
 import numpy as np
 
-from nonosat.analysis.ambiguity import Backbone, UniquenessGivens, backbone, uniqueness_givens
-from nonosat.analysis.staged import ForkResult, StagedRun, fork_search, staged_solve
-from nonosat.engines import Status
+from nonosat.analysis.ambiguity import (
+    Backbone,
+    UniquenessGivens,
+    ambiguity_map,
+    edit_suggestions,
+    uniqueness_givens,
+)
+from nonosat.analysis.backdoor import Backdoor, smallest_backdoor
+from nonosat.analysis.classify import SearchEffort, classify, search_effort
+from nonosat.analysis.staged import StagedRun, staged_solve
+from nonosat.analysis.structure import Part, independent_parts, scc_summary
+from nonosat.engines import Status, solve
 from nonosat.native.implications import (
     ForcedLiteral,
     LinkedCells,
@@ -54,20 +83,24 @@ from nonosat.native.implications import (
     linked_cells,
 )
 from nonosat.native.propagate import propagate_grid
-from nonosat.puzzle import Puzzle, grid_rows, grid_to_solution
+from nonosat.puzzle import Puzzle, grid_rows
 
 #: Grade names, index = grade.
 GRADE_NAMES = ("", "easy", "moderate", "hard", "very hard", "extreme")
-#: Guesses from which a forked puzzle is "extreme".
-EXTREME_GUESSES = 100
+#: Search effort (guesses or conflicts) from which a search puzzle is "extreme".
+EXTREME_EFFORT = 100
+#: Former name of :data:`EXTREME_EFFORT`.
+EXTREME_GUESSES = EXTREME_EFFORT
 #: Solutions enumerated at most by ``count_all``.
 COUNT_CAP = 10_000
+#: Seconds for the backdoor search by default.
+BACKDOOR_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
 class Grade:
-    """A difficulty grade: ``grade`` 1-5, its ``name``, the ordering ``score`` and the
-    ``reason`` (one sentence naming the rule that applied)."""
+    """A difficulty grade: ``grade`` 1-5, its ``name``, the ordering ``score`` (in [1, 5]) and
+    the ``reason`` (one sentence naming the rule that applied)."""
 
     grade: int
     name: str
@@ -75,39 +108,49 @@ class Grade:
     reason: str
 
 
-def difficulty_grade(
-    staged: StagedRun, fork: ForkResult | None, contradiction: bool = False
-) -> Grade:
-    """Grade a puzzle from its staged run and fork search (formula in the module docstring).
+def _effort(search) -> tuple[int, str, bool]:
+    """(effort, unit, decided) of a :class:`SearchEffort` or a legacy ``ForkResult``."""
+    if isinstance(search, SearchEffort):
+        return search.amount, search.unit, search.decided
+    return int(search.guesses), "guesses", bool(search.finished)
+
+
+def difficulty_grade(staged: StagedRun, search=None, contradiction: bool = False) -> Grade:
+    """Grade a puzzle from its staged run and the search figures (rule in the module docstring).
 
     Parameters
     ----------
     staged : StagedRun
-    fork : ForkResult or None
-        The search after logic got stuck (``None`` when logic decided the puzzle).
+    search : SearchEffort or ForkResult, optional
+        The engine's search figures when logic got stuck (a
+        :class:`~nonosat.analysis.staged.ForkResult` counts its guesses).
     contradiction : bool
         Logic proved there is no solution (graded by the technique that proved it).
     """
     rounds_i = staged.invocations["implications"]
     rounds_p = staged.invocations["probing"]
     line_steps = sum(1 for s in staged.steps if s.stage == "line")
-    if fork is not None and staged.status == "stuck":
-        g = fork.guesses
-        if not fork.finished or g >= EXTREME_GUESSES:
-            why = "did not finish" if not fork.finished else f"needed {g} guesses"
-            return Grade(5, GRADE_NAMES[5], round(5 + g / (g + 1000), 3),
-                         f"logic gets stuck and the search {why}")
-        return Grade(4, GRADE_NAMES[4], round(4 + g / EXTREME_GUESSES, 3),
-                     f"logic gets stuck; the search needed {g} guess{'es' if g != 1 else ''}")
+    if search is not None and staged.status == "stuck":
+        e, unit, decided = _effort(search)
+        word = unit if e != 1 else unit[:-2] if unit == "guesses" else unit[:-1]
+        if not decided:
+            return Grade(5, GRADE_NAMES[5], 5.0,
+                         "logic gets stuck and the search did not decide within the time limit")
+        score = round(4 + e / (e + EXTREME_EFFORT), 3)
+        if e >= EXTREME_EFFORT:
+            return Grade(5, GRADE_NAMES[5], min(score, 4.999),
+                         f"logic gets stuck and the search needed {e} {word}")
+        return Grade(4, GRADE_NAMES[4], min(score, 4.499),
+                     f"logic gets stuck; the search needed {e} {word}")
     f23 = (rounds_i + 2 * rounds_p) / (rounds_i + 2 * rounds_p + 10)
     if rounds_p > 0 or rounds_i > 2:
         why = (f"needs probing ({rounds_p} round{'s' if rounds_p != 1 else ''})" if rounds_p
                else f"needs {rounds_i} rounds of implications")
-        return Grade(3, GRADE_NAMES[3], round(3 + f23, 3), why)
+        return Grade(3, GRADE_NAMES[3], min(round(3 + f23, 3), 3.999), why)
     if rounds_i > 0:
-        return Grade(2, GRADE_NAMES[2], round(2 + f23, 3),
+        return Grade(2, GRADE_NAMES[2], min(round(2 + f23, 3), 2.999),
                      f"needs implications ({rounds_i} round{'s' if rounds_i != 1 else ''})")
-    return Grade(1, GRADE_NAMES[1], round(1 + line_steps / (line_steps + 100), 3),
+    return Grade(1, GRADE_NAMES[1], min(round(1 + line_steps / (line_steps + 100), 3), 1.999),
                  "line solving alone" + (" proves there is no solution" if contradiction
                                          else " decides every cell"))
 
@@ -120,23 +163,41 @@ class Analysis:
     ----------
     puzzle : Puzzle
     status : Status
-        Verdict (unique / multiple / none / unknown; ``multiple`` means at least ``limit``).
+        Verdict (unique / multiple / none / unknown; ``multiple`` means at least ``limit``),
+        from ``engine``.
     solutions : list of ndarray of bool
         Solutions found (at most the limit used).
     counted_all : bool
         ``solutions`` is every solution (enumeration finished below its cap).
     staged : StagedRun
-    fork : ForkResult or None
+        The staged logic (line solving, implications, probing).
+    search : SearchEffort or None
+        The decisive engine's search figures, when logic gets stuck.
     grade : Grade
+    engine : str
+        The engine that gave the verdict (``native``, ``native+sat``, ``sat``, ``cpsat``).
+    solve_time_s : float
+        That engine's time.
     linked : list of LinkedCells
-        Cells that must be equal or opposite, from the implication graph at the line-solving
-        fixpoint.
+        Cells tied by the implication graph at the line-solving fixpoint (its strongly
+        connected components).
+    linked_after_logic : list of LinkedCells
+        The same at the fixpoint of all logic (when logic gets stuck).
     graph_forced : list of ForcedLiteral
         What the first implication graph forces.
+    graph_summary : dict
+        Nodes, edges and strongly connected components of that graph.
     backbone : Backbone or None
-        For puzzles with several solutions.
+        For puzzles with several solutions (the whole ambiguity map).
     givens : UniquenessGivens or None
         For puzzles with several solutions.
+    edits : list of dict
+        One-cell edits of the goal picture that make the solution unique.
+    parts : list of Part
+        Independent parts of the cells logic leaves open.
+    backdoor : Backdoor or None
+        A smallest backdoor to line logic (unique puzzles that logic does not solve alone).
+    classification : str
     time_s : float
     """
 
@@ -145,19 +206,28 @@ class Analysis:
     solutions: list[np.ndarray]
     counted_all: bool
     staged: StagedRun
-    fork: ForkResult | None
+    search: SearchEffort | None
     grade: Grade
+    engine: str = ""
+    solve_time_s: float = 0.0
     linked: list[LinkedCells] = field(default_factory=list)
+    linked_after_logic: list[LinkedCells] = field(default_factory=list)
     graph_forced: list[ForcedLiteral] = field(default_factory=list)
+    graph_summary: dict[str, Any] = field(default_factory=dict)
     backbone: Backbone | None = None
     givens: UniquenessGivens | None = None
+    edits: list[dict[str, Any]] = field(default_factory=list)
+    parts: list[Part] = field(default_factory=list)
+    backdoor: Backdoor | None = None
+    classification: str = ""
     graph: Any = None
     time_s: float = 0.0
 
     @property
     def techniques_needed(self) -> str:
-        """``"line"``, ``"implications"``, ``"probing"`` or ``"fork"``."""
-        return self.staged.hardest_stage()
+        """``"line"``, ``"implications"``, ``"probing"`` or ``"search"``."""
+        stage = self.staged.hardest_stage()
+        return "search" if stage == "fork" else stage
 
     def backbone_size(self) -> int | None:
         """Cells equal in all solutions (``None`` when unknown or there is no solution)."""
@@ -167,6 +237,26 @@ class Analysis:
             return self.backbone.size
         return None
 
+    def cells_by_stage(self) -> dict[str, int]:
+        """Cells each stage adds to what the stages before it know (module docstring):
+        ``line``, ``implications``, ``probing``, ``search``, ``ambiguous``, ``undecided``; they
+        sum to the number of cells of a puzzle with a solution."""
+        out: dict[str, int] = {**self.staged.cells_by_stage(), "search": 0, "ambiguous": 0,
+                               "undecided": 0}
+        left = self.staged.open_after["probing"]
+        if self.staged.status == "contradiction" or self.status == Status.NONE:
+            out["undecided"] = 0
+            return out
+        if self.status == Status.UNIQUE:
+            out["search"] = left
+        elif self.backbone is not None:
+            amb = int(self.backbone.ambiguous.sum())
+            und = int(self.backbone.undecided.sum())
+            out.update(search=left - amb - und, ambiguous=amb, undecided=und)
+        else:
+            out["undecided"] = left
+        return out
+
     def to_json(self, name: str | None = None) -> dict[str, Any]:
         """A JSON-serialisable dict (cells 1-based ``[row, col]``)."""
         staged = self.staged
@@ -174,43 +264,48 @@ class Analysis:
         def cells(mask: np.ndarray) -> list[list[int]]:
             return [[int(r) + 1, int(c) + 1] for r, c in zip(*np.nonzero(mask), strict=True)]
 
+        def groups(linked: list[LinkedCells]) -> list[dict[str, Any]]:
+            return [{"equal": [[r + 1, c + 1] for r, c in g.equal],
+                     "opposite": [[r + 1, c + 1] for r, c in g.opposite]} for g in linked]
+
         out: dict[str, Any] = {
             "puzzle": name if name is not None else self.puzzle.describe(),
             "width": self.puzzle.width,
             "height": self.puzzle.height,
             "status": self.status.value,
+            "classification": self.classification,
+            "engine": self.engine,
+            "solve_time_s": round(self.solve_time_s, 6),
             "solutions_found": len(self.solutions),
             "counted_all": self.counted_all,
             "techniques_needed": self.techniques_needed,
-            "deductions": {**staged.cells_by_stage(),
-                           "fork": staged.open_after["probing"] if staged.status == "stuck" else 0},
+            "cells_by_stage": self.cells_by_stage(),
+            "deductions": self.cells_by_stage(),
+            "cells_by_step": staged.cells_by_step(),
             "steps": staged.techniques(),
             "rounds": staged.invocations,
             "open_after": staged.open_after,
-            "fork": None,
+            "search": None if self.search is None else self.search.to_json(),
             "backbone_size": self.backbone_size(),
             "grade": {"grade": self.grade.grade, "name": self.grade.name,
-                      "score": self.grade.score, "reason": self.grade.reason},
-            "linked_cells": [
-                {"equal": [[r + 1, c + 1] for r, c in g.equal],
-                 "opposite": [[r + 1, c + 1] for r, c in g.opposite]}
-                for g in self.linked
-            ],
+                      "score": self.grade.score, "reason": self.grade.reason,
+                      "scale": [1, 5]},
+            "linked_cells": groups(self.linked),
+            "linked_cells_after_logic": groups(self.linked_after_logic),
+            "implication_graph": self.graph_summary,
+            "independent_parts": {"count": len(self.parts),
+                                  "sizes": [p.size for p in self.parts],
+                                  "parts": [p.to_json() for p in self.parts[:50]]},
+            "backdoor": None if self.backdoor is None else self.backdoor.to_json(),
             "stage_time_s": staged.time_s,
             "time_s": round(self.time_s, 6),
             "solutions": [grid_rows(s) for s in self.solutions[:10]],
         }
-        if self.fork is not None:
-            out["fork"] = {
-                "guesses": self.fork.guesses,
-                "max_depth": self.fork.max_depth,
-                "guesses_to_solutions": self.fork.guesses_to_solutions[:100],
-                "finished": self.fork.finished,
-            }
         if self.backbone is not None:
             out["ambiguity"] = {
                 "cells": cells(self.backbone.ambiguous),
                 "undecided": cells(self.backbone.undecided),
+                "complete": not bool(self.backbone.undecided.any()),
                 "solves": self.backbone.solves,
             }
         if self.givens is not None:
@@ -222,6 +317,10 @@ class Analysis:
                 "note": "greedy and irredundant (no single given can be dropped), not proved "
                         "minimum",
             }
+        if self.status == Status.MULTIPLE:
+            out["edits"] = [{"row": e["cell"][0] + 1, "col": e["cell"][1] + 1,
+                             "value": "filled" if e["value"] == "#" else "empty",
+                             "text": e["text"]} for e in self.edits]
         return out
 
 
@@ -232,70 +331,88 @@ def analyse(
     count_all: bool = False,
     timeout: float | None = 30.0,
     depth: int | None = None,
-    engine: str = "native",
+    engine: str = "auto",
     structure: bool = True,
     keep_graph: bool = False,
+    backdoor_timeout: float | None = BACKDOOR_TIMEOUT,
 ) -> Analysis:
-    """Analyse ``puzzle``: verdict, techniques, counts per stage, grade and, for several
-    solutions, backbone, ambiguity map and extra givens.
+    """Analyse ``puzzle`` (module docstring).
 
     Parameters
     ----------
     puzzle : Puzzle
+        Black-and-white (colour puzzles: :func:`nonosat.analysis.colour.analyse_colour`).
     limit : int
         Count solutions up to this many (2 decides uniqueness).
     count_all : bool
         Enumerate every solution, up to :data:`COUNT_CAP`.
     timeout : float, optional
-        Seconds for the fork search, and again for each of the backbone and the givens.
+        Seconds for the verdict (the engine's solve), and again for each of the ambiguity map
+        and the extra givens.
     depth : int, optional
         Implication graph traversal depth (unlimited when omitted).
     engine : str
-        Engine for the backbone and uniqueness solves.
+        Engine for the verdict, the solutions and the givens (default the ``auto`` portfolio).
     structure : bool
-        Compute the backbone, ambiguity map and givens for puzzles with several solutions.
+        Compute the ambiguity map, givens, edits, independent parts and backdoor.
     keep_graph : bool
         Keep the implication graph at the line-solving fixpoint in ``Analysis.graph`` (for
         export).
+    backdoor_timeout : float, optional
+        Seconds for the backdoor search (``0`` skips it).
 
     Returns
     -------
     Analysis
     """
     start = time.perf_counter()
+    cap = max(limit, COUNT_CAP) if count_all else limit
+    result = solve(puzzle, engine, limit=cap, timeout=timeout)
+    solutions = list(result.solutions)
+    status = result.status
+    counted_all = (status in (Status.UNIQUE, Status.NONE)
+                   or (status == Status.MULTIPLE and len(solutions) < cap))
+    if status == Status.SOLVED:
+        counted_all = False
     staged = staged_solve(puzzle, depth=depth)
+    if staged.status == "solved" and status not in (Status.UNIQUE, Status.SOLVED):
+        raise AssertionError(f"logic solved the puzzle but the engine says {status.value}")
     # the implication graph where line solving first gets stuck: linked cells and export
     line_fix = propagate_grid(puzzle)
     graph = None
     forced: list[ForcedLiteral] = []
     linked: list[LinkedCells] = []
+    summary: dict[str, Any] = {}
     if line_fix is not None:
         graph = implication_graph(puzzle, line_fix[0])
         forced = forced_literals(graph, depth)
         linked = linked_cells(graph)
-    fork = None
-    cap = max(limit, COUNT_CAP) if count_all else limit
-    if staged.status == "solved":
-        solutions = [grid_to_solution(staged.grid)]
-        status = Status.UNIQUE
-        counted_all = True
-    elif staged.status == "contradiction":
-        solutions, status, counted_all = [], Status.NONE, True
-    else:
-        fork = fork_search(puzzle, staged.grid, limit=cap, timeout=timeout)
-        solutions = fork.solutions
-        status = Status.from_search(len(solutions), cap, fork.finished)
-        counted_all = fork.finished and len(solutions) < cap
-    for sol in solutions:
-        if not puzzle.is_solution(sol):  # pragma: no cover - would be a solver bug
-            raise AssertionError("the analysis search returned an invalid solution")
-    grade = difficulty_grade(staged, fork, contradiction=staged.status == "contradiction")
-    result = Analysis(puzzle, status, solutions, counted_all, staged, fork, grade, linked,
-                      forced, graph=graph if keep_graph else None)
+        summary = scc_summary(graph)
+    search = search_effort(result) if staged.status == "stuck" else None
+    grade = difficulty_grade(staged, search, contradiction=staged.status == "contradiction")
+    out = Analysis(puzzle, status, solutions, counted_all, staged, search, grade,
+                   engine=result.engine, solve_time_s=result.time_s, linked=linked,
+                   graph_forced=forced, graph_summary=summary,
+                   graph=graph if keep_graph else None)
+    if staged.status == "stuck":
+        out.parts = independent_parts(staged.grid)
+        if structure:
+            out.linked_after_logic = linked_cells(implication_graph(puzzle, staged.grid))
     if structure and len(solutions) >= 2:
-        result.backbone = backbone(puzzle, solutions, staged.grid, engine=engine, timeout=timeout)
-        result.givens = uniqueness_givens(puzzle, solutions, staged.grid, engine=engine,
-                                          timeout=timeout)
-    result.time_s = time.perf_counter() - start
-    return result
-
+        out.backbone = ambiguity_map(puzzle, solutions, staged.grid, timeout=timeout)
+        out.givens = uniqueness_givens(puzzle, out.backbone.witnesses, staged.grid,
+                                       engine=engine, timeout=timeout)
+        if puzzle.goal is not None:
+            share = 5.0 if timeout is None else min(timeout, 5.0)
+            out.edits = edit_suggestions(puzzle, out.backbone.ambiguous,
+                                         deadline=time.perf_counter() + share)
+    if (structure and status == Status.UNIQUE and staged.status != "solved"
+            and backdoor_timeout != 0):
+        out.backdoor = smallest_backdoor(puzzle, solutions[0], logic="line",
+                                         timeout=backdoor_timeout)
+    amb = None if out.backbone is None else int(out.backbone.ambiguous.sum())
+    complete = out.backbone is None or not bool(out.backbone.undecided.any())
+    needed = out.techniques_needed if status in (Status.UNIQUE, Status.SOLVED) else None
+    out.classification = classify(status, needed, search, amb, complete)
+    out.time_s = time.perf_counter() - start
+    return out

@@ -1,15 +1,34 @@
-"""Analyse a puzzle: verdict, techniques needed, structure and difficulty grade.
+"""Analyse a puzzle: verdict, classification, techniques needed, structure, difficulty grade.
 
-Runs the staged solver (line solving -> implications -> probing -> fork) and reports the number
-of solutions (up to --limit; --count-all enumerates up to 10000), the hardest technique needed,
-the cells each stage fixed and the cells still open after it, the guesses and maximum depth of
-the fork search (and the guesses on the path to each solution), the backbone size, groups of
-cells the implication graph ties together, and a difficulty grade from 1 (easy) to 5 (extreme).
-For puzzles with several solutions it draws the ambiguity map (cells that differ between
-solutions, shown as <>) and a greedy set of extra givens that makes the solution unique.
+The verdict and the solutions come from the engine (--engine, default auto: the same portfolio
+and time limit as 'nonosat solve', so analyse decides every puzzle solve decides).  The staged
+logic (line solving, then the implication graph, then failed-literal probing; no search) says
+what each kind of logic achieves: the cells each stage adds to what the stages before it know
+(they sum to the cells of the puzzle: line + implications + probing + search + ambiguous) and
+the cells still open after it.  When logic gets stuck the search figures are the engine's: the
+native search's guesses, or SAT's conflicts when the portfolio handed over to SAT.
+
+Also printed: a one-line classification ("unique, line-solvable", "unique, needs probing (depth
+1)", "unique, needs search (N guesses|conflicts)", "several solutions (K cells ambiguous)", "no
+solution"); the backbone; the independent parts of the cells logic leaves open (they share no
+row and no column: each can be solved alone); cells tied by the implication graph (its strongly
+connected components); for unique puzzles logic does not solve, a smallest backdoor (cells whose
+values, given, make line solving finish; proved smallest, or the best found with a lower bound,
+--backdoor-timeout); for several solutions the whole ambiguity map (<>), extra givens and
+one-cell edits of the picture (when it is known) that make the solution unique.
+
+\b
+Grade (score on one scale, 1 to 5):
+  1 easy       line solving alone                     score 1 + s/(s+100), s = line steps
+  2 moderate   implications, at most 2 rounds         score 2 + r/(r+10), r = i + 2p rounds
+  3 hard       more implication rounds, or probing    score 3 + r/(r+10)
+  4 very hard  search with effort e < 100             score 4 + e/(e+100), below 4.5
+  5 extreme    search with effort e >= 100            score in [4.5, 5); 5 = not decided
+  e = the native search's guesses, or SAT's conflicts when SAT decided.
+
 --graph writes the implication graph at the line-solving fixpoint (GraphML, GEXF, or DOT with
-pydot); --map writes the ambiguity map as SVG or PNG.  The exit code is the verdict, as for
-'nonosat solve'.
+pydot; node attribute scc = strongly connected component); --map writes the ambiguity map as
+SVG or PNG.  The exit code is the verdict, as for 'nonosat solve'.
 """
 
 from __future__ import annotations
@@ -51,7 +70,13 @@ DepthOpt = Annotated[
     typer.Option("--depth", min=1, help="Implication graph traversal depth (default: unlimited)."),
 ]
 EngineOpt = Annotated[
-    str, typer.Option("--engine", "-e", help="Engine for the backbone and uniqueness solves.")
+    str, typer.Option("--engine", "-e",
+                      help="Engine for the verdict, solutions and givens (default auto, the "
+                      "portfolio, as 'nonosat solve').")
+]
+BackdoorOpt = Annotated[
+    float, typer.Option("--backdoor-timeout", min=0,
+                        help="Seconds for the smallest-backdoor search (0 skips it).")
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --graph / --map files.")]
 
@@ -68,14 +93,15 @@ def analyse_command(
     graph: GraphOpt = None,
     map_file: MapOpt = None,
     depth: DepthOpt = None,
-    engine: EngineOpt = "native",
+    engine: EngineOpt = "auto",
     timeout: TimeoutOpt = 30.0,
+    backdoor_timeout: BackdoorOpt = 10.0,
     force: ForceOpt = False,
     json_output: JsonOpt = False,
     format: FormatOpt = None,
     index: IndexOpt = None,
 ) -> None:
-    """Analyse a puzzle: techniques needed, structure and difficulty grade."""
+    """Analyse a puzzle: verdict, classification, techniques, structure and difficulty grade."""
     from nonosat.analysis.difficulty import analyse
     from nonosat.errors import FormatError
 
@@ -90,11 +116,12 @@ def analyse_command(
         raise FormatError(str(map_file), None, "--map must end in .svg or .png")
     announce_compile()
     result = analyse(puzzle, limit=limit, count_all=count_all, timeout=timeout, depth=depth,
-                     engine=engine, keep_graph=graph is not None)
+                     engine=engine, keep_graph=graph is not None,
+                     backdoor_timeout=backdoor_timeout)
     if graph is not None:
-        from nonosat.native.implications import write_graph
+        from nonosat.analysis.structure import write_graph_with_components
 
-        fmt = write_graph(result.graph, puzzle, graph, result.graph_forced)
+        fmt = write_graph_with_components(result.graph, puzzle, graph, result.graph_forced)
         typer.echo(f"wrote {graph} ({fmt}, {result.graph.number_of_nodes()} nodes, "
                    f"{result.graph.number_of_edges()} edges)", err=True)
     if map_file is not None:
@@ -111,6 +138,7 @@ def analyse_command(
 def _write_map(result, path: Path) -> None:
     from nonosat.cli.render import _write
 
+    # the witnesses of the ambiguity map differ, together, on exactly the non-backbone cells
     solutions = result.backbone.witnesses if result.backbone is not None else result.solutions
     if path.suffix.lower() == ".svg":
         from nonosat.render.svg import render_svg
@@ -132,6 +160,21 @@ _VERDICT = {
 }
 
 
+def _cells(cells, limit: int = 8) -> str:
+    out = ", ".join(f"{_cell(c)} {'filled' if v else 'empty'}" for c, v in cells[:limit])
+    return out + (f" and {len(cells) - limit} more" if len(cells) > limit else "")
+
+
+def _linked(groups) -> str:
+    biggest = groups[0]
+    desc = " = ".join(_cell(c) for c in biggest.equal[:6])
+    if len(biggest.equal) > 6:
+        desc += " ..."
+    if biggest.opposite:
+        desc += ", opposite " + " = ".join(_cell(c) for c in biggest.opposite[:6])
+    return f"{len(groups)} group{'s' if len(groups) != 1 else ''}; largest: {desc}"
+
+
 def _report(result, name: str) -> str:
     """The human-readable report."""
     from nonosat.analysis.ambiguity import render_ambiguity_text
@@ -143,15 +186,22 @@ def _report(result, name: str) -> str:
     if result.status.value == "multiple":
         verdict = (f"{len(result.solutions)} solutions" if result.counted_all
                    else f"several solutions (at least {len(result.solutions)})")
-    lines = [f"{name}: {puzzle.describe()}: {verdict}"]
+    lines = [f"{name}: {puzzle.describe()}: {verdict} [{result.engine}, "
+             f"{result.solve_time_s:.3f} s]",
+             f"classification: {result.classification}"]
     needed = result.techniques_needed
-    chain = ["line solving", "implications", "probing", "fork"]
-    upto = {"line": 1, "implications": 2, "probing": 3, "fork": 4}[needed]
+    chain = ["line solving", "implications", "probing", "search"]
+    upto = {"line": 1, "implications": 2, "probing": 3, "search": 4}[needed]
     lines.append(f"techniques needed: {needed} ({' -> '.join(chain[:upto])})")
-    cells = staged.cells_by_stage()
-    fork_cells = staged.open_after["probing"] if staged.status == "stuck" else 0
-    lines.append(f"cells fixed by stage: line {cells['line']}, implications "
-                 f"{cells['implications']}, probing {cells['probing']}, fork {fork_cells}")
+    cells = result.cells_by_stage()
+    parts = [f"line {cells['line']}", f"implications {cells['implications']}",
+             f"probing {cells['probing']}", f"search {cells['search']}"]
+    if cells["ambiguous"]:
+        parts.append(f"ambiguous {cells['ambiguous']}")
+    if cells["undecided"]:
+        parts.append(f"undecided {cells['undecided']}")
+    total = sum(cells.values())
+    lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
     oa = staged.open_after
     lines.append(f"cells open after: line {oa['line']}, implications {oa['implications']}, "
                  f"probing {oa['probing']} (of {n_cells})")
@@ -159,30 +209,42 @@ def _report(result, name: str) -> str:
     steps = staged.techniques()
     lines.append(f"rounds that made progress: line {inv['line']}, implications "
                  f"{inv['implications']}, probing {inv['probing']}; steps: "
-                 + ", ".join(f"{k} {v}" for k, v in sorted(steps.items())))
-    if result.fork is None:
-        lines.append("fork: not needed")
+                 + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
+    search = result.search
+    if search is None:
+        lines.append("search: not needed")
+    elif search.engine == "sat":
+        lines.append(f"search: decided by SAT after logic: {search.describe()}"
+                     + ("" if search.decided else " (time limit: not decided)"))
+    elif search.engine == "native":
+        lines.append(f"search: decided by the native search: {search.describe()}, max depth "
+                     f"{search.max_depth}" + ("" if search.decided else
+                                              " (time limit: not decided)"))
     else:
-        f = result.fork
-        to_sol = ", ".join(map(str, f.guesses_to_solutions[:20]))
-        more = " ..." if len(f.guesses_to_solutions) > 20 else ""
-        lines.append(f"fork: {f.guesses} guess{'es' if f.guesses != 1 else ''}, max depth "
-                     f"{f.max_depth}" + (f"; guesses to each solution: {to_sol}{more}"
-                                         if f.guesses_to_solutions else "")
-                     + ("" if f.finished else " (search did not finish)"))
+        lines.append(f"search: decided by {search.engine} (no search figures)")
     bb = result.backbone_size()
     lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
+    if result.parts:
+        sizes = [p.size for p in result.parts]
+        shown = ", ".join(map(str, sizes[:12])) + (" ..." if len(sizes) > 12 else "")
+        lines.append(f"independent parts after logic: {len(sizes)} (cells: {shown}); no row or "
+                     "column links two parts")
+    elif staged.status == "solved":
+        lines.append("independent parts after logic: none (logic solves it)")
+    gs = result.graph_summary
+    if gs:
+        lines.append(f"implication graph after line solving: {gs['nodes']} literals, "
+                     f"{gs['edges']} edges, {gs['nontrivial']} strongly connected component"
+                     f"{'s' if gs['nontrivial'] != 1 else ''} of two literals or more")
     if result.linked:
-        biggest = result.linked[0]
-        desc = " = ".join(_cell(c) for c in biggest.equal[:6])
-        if len(biggest.equal) > 6:
-            desc += " ..."
-        if biggest.opposite:
-            desc += ", opposite " + " = ".join(_cell(c) for c in biggest.opposite[:6])
-        lines.append(f"linked cells after line solving: {len(result.linked)} group"
-                     f"{'s' if len(result.linked) != 1 else ''}; largest: {desc}")
+        lines.append(f"linked cells after line solving: {_linked(result.linked)}")
+    if result.linked_after_logic:
+        lines.append(f"linked cells after logic: {_linked(result.linked_after_logic)}")
+    if result.backdoor is not None:
+        bd = result.backdoor
+        lines.append(f"smallest backdoor to line solving: {bd.describe()}: {_cells(bd.cells)}")
     g = result.grade
-    lines.append(f"grade: {g.grade} ({g.name}), score {g.score}: {g.reason}")
+    lines.append(f"grade: {g.grade} ({g.name}), score {g.score} (scale 1-5): {g.reason}")
     if result.backbone is not None:
         amb = result.backbone.ambiguous
         lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
@@ -191,10 +253,12 @@ def _report(result, name: str) -> str:
             lines.append(f"({int(result.backbone.undecided.sum())} cells undecided: time limit)")
     if result.givens is not None:
         gv = result.givens
-        listed = ", ".join(f"{_cell(c)} {'filled' if v else 'empty'}" for c, v in gv.cells)
         state = "unique" if gv.unique else "not proved unique (time limit)"
-        lines.append(f"extra givens making the solution {state}: {len(gv.cells)} ({listed}); "
-                     "greedy, no given can be dropped, but not proved minimum")
+        lines.append(f"extra givens making the solution {state}: {len(gv.cells)} "
+                     f"({_cells(gv.cells, 20)}); greedy, no given can be dropped, but not proved "
+                     "minimum")
+    for edit in result.edits:
+        lines.append(f"edit: {edit['text']}")
     lines.append(f"time: {result.time_s:.2f} s")
     return "\n".join(lines)
 

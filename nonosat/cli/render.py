@@ -1,9 +1,11 @@
 """Draw a puzzle with its clues, and optionally its solution, as SVG or PNG.
 
 Without --out, prints the clue-annotated grid in the terminal.  With --solution the puzzle is
-solved first (native solver, looking for two solutions); when it has several, the cells on which
-the two solutions disagree are drawn as a grey checkerboard (in the terminal: '??').  With
---solution the exit code is the verdict, as for 'nonosat solve'.
+solved first (--engine, default auto: the portfolio, as 'nonosat solve', looking for two
+solutions); when it has several, every cell outside the backbone -- the whole ambiguity map, the
+cells that differ between some two solutions, as 'nonosat analyse --map' finds it -- is drawn as
+a grey checkerboard (in the terminal: '??').  With --solution the exit code is the verdict, as
+for 'nonosat solve'.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --out if it e
 
 _VERDICT = {
     "unique": "unique solution",
-    "multiple": "several solutions: the cells where two of them differ are checkered",
+    "multiple": "several solutions: the cells that differ between solutions (the whole "
+                "ambiguity map) are checkered",
     "none": "no solution",
     "unknown": "gave up before deciding",
     "solved": "solved",
@@ -54,7 +57,7 @@ def render_command(
     solution: SolutionOpt = False,
     out: OutOpt = None,
     cell: CellOpt = None,
-    engine: EngineOpt = "native",
+    engine: EngineOpt = "auto",
     timeout: TimeoutOpt = None,
     force: ForceOpt = False,
     format: FormatOpt = None,
@@ -77,6 +80,8 @@ def render_command(
 
         result = solve(puzzle, engine, limit=2, timeout=timeout)
         solutions = list(result.solutions)
+        if len(solutions) >= 2 and not puzzle.is_colour:
+            solutions = ambiguity_witnesses(puzzle, solutions, timeout)
         code = STATUS_EXIT[result.status]
         verdict = _VERDICT.get(result.status.value, result.status.value)
     if out is None and puzzle.is_colour:
@@ -114,6 +119,18 @@ def render_command(
     if verdict is not None:
         typer.echo(f"{puzzle.describe()}: {verdict}", err=out is not None)
     raise typer.Exit(code)
+
+
+def ambiguity_witnesses(puzzle, solutions: list, timeout: float | None) -> list:
+    """Solutions that differ, together, on exactly the non-backbone cells (the witnesses of
+    :func:`nonosat.analysis.ambiguity.ambiguity_map`, the function behind ``analyse --map``),
+    so that drawing them as several solutions checkers the whole ambiguity map."""
+    from nonosat.analysis.ambiguity import ambiguity_map
+    from nonosat.native.probe import probe_grid
+
+    root = probe_grid(puzzle)
+    return ambiguity_map(puzzle, solutions, None if root is None else root[0],
+                         timeout=timeout).witnesses
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -3,8 +3,10 @@
 Prints the clue-annotated grid of each solution found (with several, the cells on which they
 differ are marked: '@' filled, '.' empty), the davidje13 short codes of the picture and of the
 clues, the verdict (unique / several solutions, with how many were found up to --limit / none /
-unknown) and the engine's own time (loading the compiled kernels is said apart); with --json,
-one JSON object.  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle
+unknown) and the engine's own time (loading the compiled kernels is said apart), then a one-line
+classification: "unique, line-solvable", "unique, needs probing (depth 1)", "unique, needs search
+(N guesses)" (native search) or "(N conflicts)" (SAT decided), "several solutions", "no
+solution" (no extra solving: one line-solving fixpoint).  With --json, one JSON object.  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle
 file.
 
 \b
@@ -137,17 +139,20 @@ def solve_command(
             console.print("")
         console.print(verdict_line(puzzle, result, limit), markup=False)
     else:
-        for line in report_lines(puzzle, result, limit):
+        for line in report_lines(puzzle, result, limit, partial):
             typer.echo(line)
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
-def report_lines(puzzle: Puzzle, result: SolveResult, limit: int) -> list[str]:
+def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
+                 partial: np.ndarray | None = None) -> list[str]:
     """The text report of ``nonosat solve``: the solution grids (at most :data:`SHOWN`; with
     several, the cells that differ between the solutions found marked by :func:`mark_differences`),
     the davidje13 short codes (``short image``: the solution, or with several solutions the cells
     they agree on, as davidje13's solver prints the grid "before uncertainty"; ``short rules``:
-    the clues), the verdict with the count found, and the engine's time."""
+    the clues), the verdict with the count found, and the engine's time, then the one-line
+    classification (:func:`nonosat.analysis.classify.solve_classification`: one line-solving
+    fixpoint, no further solving)."""
     from nonosat.render.text import render_text
 
     lines: list[str] = []
@@ -166,8 +171,9 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int) -> list[str]:
         lines += ["'@' filled, '.' empty: cells that differ between the solutions found", ""]
     lines += short_codes(puzzle, solutions)
     lines.append(verdict_line(puzzle, result, limit))
-    # CLASSIFICATION (issue 15): one line from nonosat.analysis.classify (being written by the
-    # analysis work) goes here once it is on main, e.g. "needs probing (depth 1)".
+    from nonosat.analysis.classify import solve_classification
+
+    lines.append(f"classification: {solve_classification(puzzle, result, partial)}")
     return lines
 
 

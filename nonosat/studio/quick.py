@@ -10,15 +10,9 @@ percentile over 5 s with the native engine).  The studio therefore uses:
   puzzles, tens of milliseconds on random 30x30), then the ``auto`` portfolio for what it does not
   decide in that budget.  Both go through :func:`nonosat.engines.solve`, which checks every
   solution against the clues.
-* **Backbone** (for several solutions) by *chunking* over one incremental SAT solver (Janota,
-  Lynce and Marques-Silva, "Algorithms for computing backbones of propositional formulae", AI
-  Communications 28(2), 2015, the chunking variant with one chunk of every candidate): encode the
-  puzzle once (:func:`nonosat.encodings.cnf.encode`) with the cells fixed by logic as units, then
-  repeatedly add the clause "some candidate cell differs from the reference solution".  A model
-  is a new witness and removes every candidate it flips; unsatisfiability proves all remaining
-  candidates backbone at once.  Each added clause is over a subset of the previous clause's
-  cells, so it implies the previous one and the clauses need never be retracted.  Typically a
-  handful of SAT calls, against one solve per cell.
+* **Backbone** (for several solutions) by *chunking* over one incremental SAT solver:
+  :func:`nonosat.analysis.ambiguity.sat_backbone`, the same function as ``nonosat analyse`` and
+  ``nonosat render --solution``.  Typically a handful of SAT calls, against one solve per cell.
 * **Grade** by the same rule as ``nonosat analyse``
   (:func:`nonosat.analysis.difficulty.difficulty_grade` on a
   :func:`nonosat.analysis.staged.staged_solve` run): the implication-graph stage (networkx) is
@@ -26,9 +20,12 @@ percentile over 5 s with the native engine).  The studio therefore uses:
   cells open; above that the stages are line solving and probing only and the grade says so
   (``exact: false``).  The guesses of a stuck puzzle are the native search's (the native engine
   and :func:`~nonosat.analysis.staged.fork_search` branch the same way).
+* **Classification**: :func:`nonosat.analysis.classify.classify`, as ``nonosat solve`` and
+  ``nonosat analyse`` print it.
 * **Suggestions** (several solutions only), under their own time budget: extra givens from
   :func:`nonosat.analysis.ambiguity.uniqueness_givens` and, when the picture (``goal``) is
-  known, one-cell edits of the picture whose re-derived clues have a unique solution.
+  known, one-cell edits of the picture whose re-derived clues have a unique solution
+  (:func:`nonosat.analysis.ambiguity.edit_suggestions`, shared with ``nonosat analyse``).
 """
 
 from __future__ import annotations
@@ -40,15 +37,17 @@ from typing import Any
 
 import numpy as np
 
+from nonosat.analysis.ambiguity import MAX_EDITS, edit_suggestions, sat_backbone
 from nonosat.engines import SolveResult, Status, solve
-from nonosat.puzzle import Cell, Puzzle, grid_rows, line_blocks
+from nonosat.puzzle import Cell, Puzzle, grid_rows
+
+__all__ = ["MAX_EDITS", "Cancelled", "QuickAnalysis", "classify", "edit_suggestions",
+           "quick_analyse", "quick_grade", "sat_backbone", "suggestions", "verdict"]
 
 #: Seconds the native engine gets before the ``auto`` portfolio takes over.
 NATIVE_BUDGET_S = 0.25
 #: The implication stage of the grade runs when line solving leaves at most this many cells open.
 IMPLICATION_OPEN_MAX = 200
-#: At most this many make-unique edits are returned.
-MAX_EDITS = 5
 
 
 class Cancelled(Exception):  # noqa: N818 - a signal, not an error
@@ -107,76 +106,6 @@ def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None) -
     return auto
 
 
-def sat_backbone(
-    puzzle: Puzzle,
-    solutions: list[np.ndarray],
-    known: np.ndarray | None = None,
-    *,
-    deadline: float | None = None,
-) -> tuple[np.ndarray, bool, list[np.ndarray]]:
-    """The ambiguity map (complement of the backbone) by chunking over one SAT solver.
-
-    Parameters
-    ----------
-    puzzle : Puzzle
-    solutions : list of ndarray of bool, shape (height, width)
-        At least one solution; the first is the reference.
-    known : ndarray of int8, shape (height, width), optional
-        Cells every solution agrees with (fixed by logic): never candidates, given as units.
-    deadline : float, optional
-        ``time.perf_counter()`` value after which to stop.
-
-    Returns
-    -------
-    (ambiguous, complete, witnesses)
-        ``ambiguous`` (bool, (h, w)): cells proven to differ between two solutions; ``complete``:
-        every other cell was proven backbone (``False`` when the deadline came first: then
-        ``ambiguous`` is a subset of the map); ``witnesses``: the solutions found.
-
-    Raises
-    ------
-    ValueError
-        ``solutions`` is empty.
-    """
-    from nonosat.encodings.cnf import cell_var, encode
-    from nonosat.encodings.satsolver import SatRun
-
-    if not solutions:
-        raise ValueError("the backbone needs at least one solution")
-    ref = np.asarray(solutions[0], dtype=bool)
-    witnesses = [ref] + [np.asarray(s, dtype=bool) for s in solutions[1:]]
-    candidate = np.ones(puzzle.shape, dtype=bool)
-    if known is not None:
-        candidate &= np.asarray(known) == Cell.UNKNOWN
-    for sol in witnesses[1:]:
-        candidate &= sol == ref
-    w = puzzle.width
-    complete = True
-    if candidate.any():
-        enc = encode(puzzle, partial=known)
-        with SatRun(enc.clauses) as run:
-            while candidate.any():
-                cells = [(int(r), int(c)) for r, c in zip(*np.nonzero(candidate), strict=True)]
-                # "some candidate differs from the reference"
-                run.add_clause([-cell_var(w, r, c) if ref[r, c] else cell_var(w, r, c)
-                                for r, c in cells])
-                answer = run.solve(deadline)
-                if answer is None:
-                    complete = False
-                    break
-                if not answer:
-                    break
-                other = enc.solution(run.model())
-                if not puzzle.is_solution(other):  # pragma: no cover - would be an encoding bug
-                    raise AssertionError("the backbone SAT model is not a solution")
-                witnesses.append(other)
-                candidate &= other == ref
-    ambiguous = np.zeros(puzzle.shape, dtype=bool)
-    for sol in witnesses[1:]:
-        ambiguous |= sol != ref
-    return ambiguous, complete, witnesses
-
-
 def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], dict[str, int],
                                                               int, np.ndarray | None]:
     """Grade, techniques (steps per technique), guesses and the logic fixpoint grid.
@@ -233,78 +162,15 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
     return out, staged.techniques(), guesses, grid
 
 
-def classify(status: Status, grade: dict[str, Any], guesses: int, ambiguous: int,
+def classify(status: Status, grade: dict[str, Any], result: SolveResult, ambiguous: int,
              complete: bool) -> str:
-    """One line in the style of pbnsolve's verdicts: ``"unique, line solvable"``, ``"unique,
-    needs probing"``, ``"unique, needs search (3 guesses)"``, ``"several solutions (33 cells
-    ambiguous)"``, ``"no solution"``, ``"undecided (time limit)"``."""
-    if status == Status.NONE:
-        return "no solution"
-    if status == Status.UNKNOWN:
-        return "undecided (time limit)"
-    if status == Status.MULTIPLE:
-        n = f"{ambiguous}{'' if complete else '+'}"
-        return f"several solutions ({n} cell{'s' if ambiguous != 1 else ''} ambiguous)"
-    level = grade["level"]
-    if level == 1:
-        return "unique, line solvable"
-    if level == 2:
-        return "unique, needs implications"
-    if level == 3:
-        return "unique, needs probing"
-    return f"unique, needs search ({guesses} guess{'es' if guesses != 1 else ''})"
+    """The one-line classification (:func:`nonosat.analysis.classify.classify`, shared with
+    ``nonosat solve`` and ``nonosat analyse``) from the quick grade and the engine's result."""
+    from nonosat.analysis.classify import classify as shared, search_effort
 
-
-def _picture_puzzle(puzzle: Puzzle, picture: np.ndarray) -> Puzzle:
-    return Puzzle(rows=[line_blocks(r) for r in picture], cols=[line_blocks(c) for c in picture.T],
-                  title=puzzle.title, goal=picture)
-
-
-def edit_suggestions(
-    puzzle: Puzzle,
-    ambiguous: np.ndarray,
-    *,
-    deadline: float,
-    should_stop: Callable[[], bool] = lambda: False,
-    max_edits: int = MAX_EDITS,
-) -> list[dict[str, Any]]:
-    """One-cell edits of the picture (``puzzle.goal``) whose re-derived clues have a unique
-    solution, nearest the ambiguous cells first, until ``deadline`` (``perf_counter``).
-
-    Candidates: the ambiguous cells, then their 8 neighbours, then the rest, each flipped.  Each
-    candidate is decided by :func:`verdict` under the time left.
-    """
-    goal = np.asarray(puzzle.goal, dtype=bool)
-    h, w = goal.shape
-    order: list[tuple[int, int]] = [(int(r), int(c)) for r, c in zip(*np.nonzero(ambiguous),
-                                                                     strict=True)]
-    near = np.zeros_like(ambiguous)
-    for dr in (-1, 0, 1):
-        for dc in (-1, 0, 1):
-            near |= np.roll(np.roll(ambiguous, dr, 0), dc, 1)
-    near &= ~ambiguous
-    order += [(int(r), int(c)) for r, c in zip(*np.nonzero(near), strict=True)]
-    seen = set(order)
-    order += [(r, c) for r in range(h) for c in range(w) if (r, c) not in seen]
-    out: list[dict[str, Any]] = []
-    for r, c in order:
-        left = deadline - time.perf_counter()
-        if left <= 0 or len(out) >= max_edits or should_stop():
-            break
-        picture = goal.copy()
-        picture[r, c] = not picture[r, c]
-        try:
-            edited = _picture_puzzle(puzzle, picture)
-        except Exception:  # noqa: BLE001 - an edit that breaks the model is not a suggestion
-            continue
-        res = solve(edited, "native", limit=2, timeout=min(left, NATIVE_BUDGET_S))
-        if res.status == Status.UNIQUE:
-            value = "#" if picture[r, c] else "."
-            word = "fill" if picture[r, c] else "clear"
-            out.append({"kind": "edit", "cell": [r, c], "value": value,
-                        "text": f"{word} R{r + 1}C{c + 1} of the picture: the new clues have a "
-                                f"unique solution"})
-    return out
+    needed = {1: "line", 2: "implications", 3: "probing"}.get(grade.get("level"), "search")
+    return shared(status, needed, search_effort(result),
+                  ambiguous if status == Status.MULTIPLE else None, complete)
 
 
 def quick_analyse(
@@ -352,7 +218,7 @@ def quick_analyse(
             puzzle, result.solutions, root, deadline=time.perf_counter() + timeout)
     check()
     out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses,
-                        classify(result.status, grade, guesses, int(ambiguous.sum()), complete))
+                        classify(result.status, grade, result, int(ambiguous.sum()), complete))
     if suggest and result.status == Status.MULTIPLE:
         out.suggestions = suggestions(puzzle, witnesses, root, ambiguous,
                                       timeout=suggest_timeout, should_stop=should_stop)

@@ -1,0 +1,272 @@
+"""A smallest backdoor: the fewest cells whose values, once given, make logic solve the rest.
+
+For a puzzle with a unique solution ``s``, a set ``B`` of cells is a *backdoor* to line logic
+when line propagation from the givens ``{(cell, s[cell]) : cell in B}`` fixes every cell
+(optionally: propagation and failed-literal probing, ``logic="probing"``).  A smallest backdoor
+measures how far a puzzle is from line-solvable: the number of cells a setter would have to
+print as givens.
+
+Algorithm: **implicit hitting sets**, as in MaxHS (Davies and Bacchus, "Solving MAXSAT by
+solving a sequence of simpler SAT instances", CP 2011; "Exploiting the power of MIP solvers in
+MaxSAT", SAT 2013) and in the search for smallest clue sets of Sudoku-like puzzles.  The closure
+``L(B)`` (the cells logic fixes from the givens ``B``) is monotone and idempotent.  So if the
+givens ``B`` leave the cells ``U(B)`` open, a backdoor ``D`` with no cell in ``U(B)`` would lie
+inside ``L(B)``, and ``L(D) <= L(L(B)) = L(B)`` would leave ``U(B)`` open: *every backdoor holds
+a cell of* ``U(B)``.  These sets are collected; a minimum hitting set ``H`` of them (exact, by
+the MaxSAT solver RC2 of PySAT: hard clauses = the sets, soft unit clauses ``not x_cell``) is a
+lower bound on the backdoor size; when ``U(H)`` is empty, ``H`` is a smallest backdoor (exact);
+otherwise ``H`` is grown, in a random order, to a maximal set of givens that still leaves cells
+open (each open cell is added unless it would solve the puzzle), and what that leaves open -- a
+small set, since adding any one of its cells solves the puzzle, and a subset of ``U(H)`` -- is
+the next set (the core-minimising "grow" of MaxHS).  Now and then ``H`` is also completed
+greedily (adding the sampled open cell that leaves fewest open) to a backdoor, made irredundant:
+an upper bound, and every set met on the way is collected too.  Candidate cells are the cells open at the root fixpoint (a cell logic fixes
+without givens adds nothing as a given).
+
+The search stops at its time limit with the best backdoor found and the lower bound proved (the
+last hitting-set optimum): the result says which (:attr:`Backdoor.exact`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nonosat.puzzle import Cell, Puzzle, solution_to_grid, unknown_grid
+
+#: Cells tried per greedy step (a sample of the open cells, spread over the grid).
+GREEDY_SAMPLE = 24
+
+
+@dataclass
+class Backdoor:
+    """Result of :func:`smallest_backdoor`.
+
+    Attributes
+    ----------
+    cells : list of ((row, col), bool)
+        The backdoor found (0-based cells, ``True`` = filled), sorted.
+    exact : bool
+        Proved smallest (``len(cells) == lower_bound``).
+    lower_bound : int
+        Every backdoor has at least this many cells.
+    logic : str
+        ``"line"`` or ``"probing"``: the logic the givens are completed by.
+    candidates : int
+        Cells open at the root fixpoint (the cells a backdoor is chosen among).
+    sets : int
+        Open-cell sets collected (hitting-set constraints).
+    iterations : int
+        Minimum hitting sets computed.
+    time_s : float
+    finished : bool
+        ``False`` when the time limit stopped the search.
+    """
+
+    cells: list[tuple[tuple[int, int], bool]] = field(default_factory=list)
+    exact: bool = False
+    lower_bound: int = 0
+    logic: str = "line"
+    candidates: int = 0
+    sets: int = 0
+    iterations: int = 0
+    time_s: float = 0.0
+    finished: bool = True
+
+    @property
+    def size(self) -> int:
+        return len(self.cells)
+
+    def describe(self) -> str:
+        """``"3 cells (smallest: proved)"`` / ``"7 cells (at least 4; time limit)"``."""
+        n = self.size
+        head = f"{n} cell{'s' if n != 1 else ''}"
+        if self.exact:
+            return f"{head} (smallest: proved)"
+        return f"{head} (best found; every backdoor has at least {self.lower_bound})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"logic": self.logic, "size": self.size, "exact": self.exact,
+                "lower_bound": self.lower_bound,
+                "cells": [{"row": r + 1, "col": c + 1, "value": "filled" if v else "empty"}
+                          for (r, c), v in self.cells],
+                "candidates": self.candidates, "sets": self.sets, "iterations": self.iterations,
+                "time_s": round(self.time_s, 6), "finished": self.finished}
+
+
+def closure(puzzle: Puzzle, grid: np.ndarray, logic: str = "line") -> np.ndarray | None:
+    """The fixpoint of ``logic`` (``"line"``: line propagation; ``"probing"``: propagation and
+    failed-literal probing) from ``grid``; ``None`` on a contradiction."""
+    if logic == "line":
+        from nonosat.native.propagate import propagate_grid
+
+        out = propagate_grid(puzzle, grid)
+    elif logic == "probing":
+        from nonosat.native.probe import probe_grid
+
+        out = probe_grid(puzzle, grid)
+    else:
+        raise ValueError(f"unknown logic {logic!r}; use 'line' or 'probing'")
+    return None if out is None else out[0]
+
+
+def smallest_backdoor(
+    puzzle: Puzzle,
+    solution: np.ndarray,
+    *,
+    logic: str = "line",
+    timeout: float | None = 10.0,
+    seed: int = 0,
+) -> Backdoor:
+    """A smallest set of cells whose values (from ``solution``) make ``logic`` solve the rest,
+    by implicit hitting sets (module docstring).
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+        Black-and-white, with the unique solution ``solution``.
+    solution : ndarray of bool, shape (height, width)
+    logic : str
+        ``"line"`` (line propagation) or ``"probing"`` (propagation and failed-literal probing).
+    timeout : float, optional
+        Seconds; on expiry the best backdoor found is returned with the proved lower bound.
+    seed : int
+        Seed of the greedy step's sampling.
+
+    Returns
+    -------
+    Backdoor
+    """
+    from pysat.examples.rc2 import RC2
+    from pysat.formula import WCNF
+
+    start = time.perf_counter()
+    deadline = None if timeout is None else start + timeout
+    sol = np.asarray(solution, dtype=bool)
+    target = solution_to_grid(sol)
+    root = closure(puzzle, unknown_grid(puzzle), logic)
+    if root is None:
+        raise ValueError("the puzzle has no solution: no backdoor")
+    cand = [(int(r), int(c)) for r, c in zip(*np.nonzero(root == Cell.UNKNOWN), strict=True)]
+    out = Backdoor(logic=logic, candidates=len(cand))
+    if not cand:
+        out.exact = True
+        out.time_s = time.perf_counter() - start
+        return out
+    var = {cell: k + 1 for k, cell in enumerate(cand)}
+    rng = np.random.default_rng(seed)
+
+    def open_after(givens) -> list[tuple[int, int]]:
+        grid = root.copy()
+        for cell in givens:
+            grid[cell] = target[cell]
+        fixed = closure(puzzle, grid, logic)
+        if fixed is None:  # pragma: no cover - givens from the solution cannot contradict
+            raise AssertionError("givens from the solution contradict the clues")
+        return [(int(r), int(c)) for r, c in zip(*np.nonzero(fixed == Cell.UNKNOWN), strict=True)]
+
+    wcnf = WCNF()
+    for cell in cand:
+        wcnf.append([-var[cell]], weight=1)
+    rc2 = RC2(wcnf)
+    seen: set[frozenset] = set()
+
+    def add_set(cells: list[tuple[int, int]]) -> None:
+        key = frozenset(cells)
+        if key not in seen:
+            seen.add(key)
+            rc2.add_clause([var[c] for c in cells])
+
+    def expired() -> bool:
+        return deadline is not None and time.perf_counter() >= deadline
+
+    def grow(givens: list[tuple[int, int]], left: list[tuple[int, int]]) -> list | None:
+        """Greedy: add the sampled open cell that leaves fewest open until none is; every open
+        set met is collected.  ``None`` if the time ran out."""
+        givens = list(givens)
+        while left:
+            if expired():
+                return None
+            picks = left if len(left) <= GREEDY_SAMPLE else [
+                left[i] for i in sorted(rng.choice(len(left), GREEDY_SAMPLE, replace=False))]
+            best_cell, best_open = None, None
+            for cell in picks:
+                rest = open_after([*givens, cell])
+                if best_open is None or len(rest) < len(best_open):
+                    best_cell, best_open = cell, rest
+            givens.append(best_cell)
+            left = best_open
+            if left:
+                add_set(left)
+        return givens
+
+    def shrink(givens: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Drop every given the others make redundant (irredundant backdoor)."""
+        for cell in list(reversed(givens)):
+            if expired():
+                break
+            rest = [c for c in givens if c != cell]
+            if not open_after(rest):
+                givens = rest
+        return givens
+
+    def core(givens: list[tuple[int, int]], left: list[tuple[int, int]]) -> list:
+        """Grow the non-backdoor ``givens`` to a maximal one (in a random order, keeping each
+        open cell whose addition still leaves cells open) and return what it leaves open: a
+        small set every backdoor must hit (adding any one of its cells solves the puzzle)."""
+        givens = list(givens)
+        order = [left[i] for i in rng.permutation(len(left))]
+        open_now = set(left)
+        stop = time.perf_counter() + core_budget
+        for cell in order:
+            if cell not in open_now:
+                continue
+            if expired() or time.perf_counter() >= stop:
+                break  # what is open now is still a valid set, only larger
+            rest = open_after([*givens, cell])
+            if rest:
+                givens.append(cell)
+                open_now = set(rest)
+        return sorted(open_now)
+
+    core_budget = 0.5 if timeout is None else max(timeout / 20, 0.05)
+    best: list[tuple[int, int]] | None = None
+    add_set(cand)  # U(empty set): every backdoor holds an open cell
+    out.lower_bound = 1
+    try:
+        while not expired():
+            model = rc2.compute()
+            out.iterations += 1
+            if model is None:  # pragma: no cover - the whole candidate set is a backdoor
+                break
+            hitting = [cand[v - 1] for v in model if v > 0]
+            out.lower_bound = max(out.lower_bound, len(hitting))
+            if best is not None and len(best) <= out.lower_bound:
+                break
+            left = open_after(hitting)
+            if not left:
+                best = hitting
+                break
+            add_set(core(hitting, left))
+            if best is not None and out.iterations % 8:
+                continue
+            grown = grow(hitting, left)
+            if grown is not None:
+                grown = shrink(grown)
+                if best is None or len(grown) < len(best):
+                    best = grown
+                if len(best) <= out.lower_bound:
+                    break
+    finally:
+        rc2.delete()
+    if best is None:  # timed out before the first greedy backdoor: all candidates work
+        best = cand
+    out.cells = sorted((cell, bool(sol[cell])) for cell in best)
+    out.exact = len(best) <= out.lower_bound
+    out.finished = out.exact
+    out.sets = len(seen)
+    out.time_s = time.perf_counter() - start
+    return out

@@ -1,0 +1,186 @@
+"""A one-line classification of a puzzle, in the style of pbnsolve's verdicts.
+
+The one implementation behind ``nonosat solve``, ``nonosat analyse`` and the studio's quick
+analysis:
+
+=======================================  ===================================================
+classification                           when
+=======================================  ===================================================
+``unique, line-solvable``                line solving alone fixes every cell
+``unique, needs probing (depth 1)``      line solving gets stuck; the implication graph and
+                                         failed-literal probing (one assumption at a time,
+                                         fully propagated) fix every cell
+``unique, needs search (N guesses)``     logic gets stuck; the native search decided with N
+                                         decisions
+``unique, needs search (N conflicts)``   logic gets stuck; SAT (CaDiCaL, after the native
+                                         root node) decided with N conflicts
+``several solutions (K cells ambiguous)`` K = cells outside the backbone; without the
+                                         backbone (``nonosat solve``): ``several solutions``
+``no solution``                          proved
+``undecided (time limit)``               the engine gave up
+=======================================  ===================================================
+
+``solved`` replaces ``unique`` when uniqueness was not examined (``--limit 1``).  The
+implication stage of ``nonosat analyse`` is weaker than probing (both are "depth 1": one
+assumption at a time), so the classification does not single it out; the grade does.
+
+:func:`solve_classification` is the cheap form for ``nonosat solve``: from the engine's result
+and one line-solving fixpoint (about a millisecond), nothing else solved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from nonosat.engines import Status
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from nonosat.engines import SolveResult
+    from nonosat.puzzle import Puzzle
+
+
+@dataclass(frozen=True)
+class SearchEffort:
+    """What the search stage cost, as the engine that decided the puzzle counts it.
+
+    Attributes
+    ----------
+    engine : str
+        ``"native"`` (the native search decided: ``guesses`` counts its decisions) or ``"sat"``
+        (SAT decided after the native root node: ``conflicts`` counts CaDiCaL's conflicts), or
+        another engine's name (``"cpsat"``: no count).
+    guesses : int
+        Native decisions (a cell's second branch is not a new decision).
+    conflicts : int
+        SAT conflicts.
+    max_depth : int
+        Deepest native decision stack.
+    decided : bool
+        The engine decided the puzzle within the time limit.
+    """
+
+    engine: str
+    guesses: int = 0
+    conflicts: int = 0
+    max_depth: int = 0
+    decided: bool = True
+
+    @property
+    def unit(self) -> str:
+        """``"guesses"`` or ``"conflicts"``."""
+        return "conflicts" if self.engine == "sat" else "guesses"
+
+    @property
+    def amount(self) -> int:
+        """The effort in :attr:`unit`."""
+        return self.conflicts if self.engine == "sat" else self.guesses
+
+    def describe(self) -> str:
+        """``"3 guesses"`` / ``"83 conflicts"`` (singular for 1)."""
+        n = self.amount
+        word = self.unit if n != 1 else self.unit[:-2 if self.unit == "guesses" else -1]
+        return f"{n} {word}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"engine": self.engine, "guesses": self.guesses, "conflicts": self.conflicts,
+                "max_depth": self.max_depth, "decided": self.decided, "unit": self.unit,
+                "amount": self.amount}
+
+
+def search_effort(result: SolveResult) -> SearchEffort:
+    """The search figures of an engine result: the native search's decisions when the native
+    solver decided (``engine == "native"``), CaDiCaL's conflicts when the ``auto`` portfolio
+    handed over to SAT (``"native+sat"``) or the SAT engine ran alone."""
+    decided = result.status not in (Status.UNKNOWN,)
+    stats = result.stats or {}
+    if result.engine == "native":
+        native = stats.get("native", stats) if "native" in stats else stats
+        return SearchEffort("native", guesses=int(native.get("guesses", 0)),
+                            max_depth=int(native.get("max_depth", 0)), decided=decided)
+    if result.engine in ("native+sat", "sat"):
+        sat = stats.get("sat", stats)
+        return SearchEffort("sat", conflicts=int(sat.get("conflicts", 0)), decided=decided)
+    return SearchEffort(result.engine, decided=decided)
+
+
+def classify(
+    status: Status,
+    needed: str | None,
+    search: SearchEffort | None = None,
+    ambiguous: int | None = None,
+    complete: bool = True,
+) -> str:
+    """The one-line classification (table in the module docstring).
+
+    Parameters
+    ----------
+    status : Status
+        The verdict.
+    needed : str or None
+        The hardest technique needed: ``"line"``, ``"implications"``, ``"probing"``,
+        ``"search"``; ``"beyond-line"`` when only "more than line solving" is known (an engine
+        without search figures); ``None`` when unknown.
+    search : SearchEffort, optional
+        The search figures (for ``needed == "search"``).
+    ambiguous : int, optional
+        Cells outside the backbone (several solutions); ``None``: not computed.
+    complete : bool
+        The backbone was complete (else ``ambiguous`` is a lower bound).
+    """
+    if status == Status.NONE:
+        return "no solution"
+    if status == Status.UNKNOWN:
+        return "undecided (time limit)"
+    if status == Status.MULTIPLE:
+        if ambiguous is None:
+            return "several solutions"
+        at_least = "" if complete else "at least "
+        return f"several solutions ({at_least}{ambiguous} cell{'s' if ambiguous != 1 else ''} " \
+               "ambiguous)"
+    head = "unique" if status == Status.UNIQUE else "solved"
+    if needed == "line":
+        return f"{head}, line-solvable"
+    if needed in ("implications", "probing"):
+        return f"{head}, needs probing (depth 1)"
+    if needed == "search":
+        if search is not None and search.engine in ("native", "sat"):
+            return f"{head}, needs search ({search.describe()})"
+        return f"{head}, needs search"
+    if needed == "beyond-line":
+        return f"{head}, not line-solvable"
+    return head
+
+
+def solve_classification(
+    puzzle: Puzzle, result: SolveResult, partial: np.ndarray | None = None
+) -> str:
+    """The classification ``nonosat solve`` prints: from ``result`` and one line-solving
+    fixpoint (no further solving; several solutions are not counted, the backbone being
+    unknown).
+
+    * line solving fixes every cell: line-solvable;
+    * the native engine decided without a guess: needs probing (its root node is propagation
+      and failed-literal probing);
+    * the native search guessed: needs search (its guesses); the ``auto`` portfolio handed
+      over to SAT: needs search (CaDiCaL's conflicts);
+    * other engines (sat, cpsat): "not line-solvable" (they measure no logic).
+    """
+    import numpy as np
+
+    from nonosat.native.propagate import propagate_grid
+    from nonosat.puzzle import Cell
+
+    if result.status not in (Status.UNIQUE, Status.SOLVED) or puzzle.is_colour:
+        return classify(result.status, None)
+    line = propagate_grid(puzzle, partial)
+    if line is not None and not bool((np.asarray(line[0]) == Cell.UNKNOWN).any()):
+        return classify(result.status, "line")
+    effort = search_effort(result)
+    if result.engine == "native":
+        return classify(result.status, "probing" if effort.guesses == 0 else "search", effort)
+    if result.engine == "native+sat":
+        return classify(result.status, "search", effort)
+    return classify(result.status, "beyond-line")
