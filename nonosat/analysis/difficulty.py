@@ -11,8 +11,8 @@ the native search's guesses when the native solver decided, CaDiCaL's conflicts 
 For puzzles with several solutions: the backbone and the whole ambiguity map
 (:func:`nonosat.analysis.ambiguity.ambiguity_map`), a greedy set of extra givens and one-cell
 edits of the picture that make the solution unique.  For every puzzle logic leaves open: the
-independent parts (:mod:`nonosat.analysis.structure`); for unique puzzles a smallest backdoor
-to line logic (:mod:`nonosat.analysis.backdoor`).
+independent parts (:mod:`nonosat.analysis.structure`); for unique puzzles that are not
+line-solvable a smallest backdoor to line logic (:mod:`nonosat.analysis.backdoor`).
 
 Cells per stage
 ---------------
@@ -196,7 +196,7 @@ class Analysis:
     parts : list of Part
         Independent parts of the cells logic leaves open.
     backdoor : Backdoor or None
-        A smallest backdoor to line logic (unique puzzles that logic does not solve alone).
+        A smallest backdoor to line logic (unique puzzles that line solving does not solve).
     classification : str
     time_s : float
     """
@@ -406,7 +406,7 @@ def analyse(
             share = 5.0 if timeout is None else min(timeout, 5.0)
             out.edits = edit_suggestions(puzzle, out.backbone.ambiguous,
                                          deadline=time.perf_counter() + share)
-    if (structure and status == Status.UNIQUE and staged.status != "solved"
+    if (structure and status == Status.UNIQUE and staged.hardest_stage() != "line"
             and backdoor_timeout != 0):
         out.backdoor = smallest_backdoor(puzzle, solutions[0], logic="line",
                                          timeout=backdoor_timeout)

@@ -12,7 +12,7 @@ Also printed: a one-line classification ("unique, line-solvable", "unique, needs
 1)", "unique, needs search (N guesses|conflicts)", "several solutions (K cells ambiguous)", "no
 solution"); the backbone; the independent parts of the cells logic leaves open (they share no
 row and no column: each can be solved alone); cells tied by the implication graph (its strongly
-connected components); for unique puzzles logic does not solve, a smallest backdoor (cells whose
+connected components); for unique puzzles line solving does not solve, a smallest backdoor (cells whose
 values, given, make line solving finish; proved smallest, or the best found with a lower bound,
 --backdoor-timeout); for several solutions the whole ambiguity map (<>), extra givens and
 one-cell edits of the picture (when it is known) that make the solution unique.

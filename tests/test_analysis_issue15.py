@@ -1,0 +1,140 @@
+"""Issue 15, the analysis half: verdicts from the portfolio, stage figures that add up, the
+classification line, the whole ambiguity map in render --solution, structure in --json."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from nonosat.analysis.classify import classify, solve_classification
+from nonosat.analysis.difficulty import analyse
+from nonosat.cli.app import app
+from nonosat.engines import Status, solve
+from nonosat.formats import read_puzzle
+from nonosat.native.propagate import propagate_grid
+from nonosat.puzzle import Cell, Puzzle
+from tests.conftest import REPO, corpus_path
+from tests.test_analysis import domino
+
+runner = CliRunner()
+GAMES = REPO / "games"
+SURVEY = ("FastNonogramSolver", "puzzles", "survey")
+
+
+def truth_ambiguous(puzzle: Puzzle) -> np.ndarray:
+    """Cells that differ across ALL solutions (CP-SAT enumeration)."""
+    result = solve(puzzle, "cpsat", limit=5000)
+    assert len(result.solutions) < 5000
+    stack = np.asarray(result.solutions, dtype=bool)
+    return (stack != stack[0]).any(axis=0)
+
+
+@pytest.mark.parametrize("ref", [("taai", 1), ("taai", 3), ("taai", 7), ("survey", "00065"),
+                                 ("survey", "00436"), ("survey", "00803"), ("survey", "06574")])
+def test_stage_figures_add_up(ref):
+    kind, key = ref
+    if kind == "taai":
+        puzzle = read_puzzle(corpus_path("NonogramRecord", "question", "taai2011.txt"), None, key)
+    else:
+        puzzle = read_puzzle(corpus_path(*SURVEY, f"webpbn-{key}.nin"))
+    result = analyse(puzzle, backdoor_timeout=0)
+    n = puzzle.height * puzzle.width
+    cells = result.cells_by_stage()
+    assert all(v >= 0 for v in cells.values())
+    assert sum(cells.values()) == n
+    oa = result.staged.open_after
+    assert oa["start"] >= oa["line"] >= oa["implications"] >= oa["probing"]
+    # known after each stage = the cells of the stages up to it (independent: line fixpoint)
+    line_open = int((propagate_grid(puzzle)[0] == Cell.UNKNOWN).sum())
+    assert cells["line"] == n - line_open == n - oa["line"]
+    assert cells["line"] + cells["implications"] == n - oa["implications"]
+    assert cells["line"] + cells["implications"] + cells["probing"] == n - oa["probing"]
+    assert 1 <= result.grade.score <= 5 and 1 <= result.grade.grade <= 5
+    if result.status == Status.MULTIPLE:
+        assert cells["ambiguous"] == int(result.backbone.ambiguous.sum())
+
+
+def test_render_checkers_exactly_the_non_backbone_cells(tmp_path):
+    path = GAMES / "cross-ambiguous.non"
+    puzzle = read_puzzle(path)
+    truth = truth_ambiguous(puzzle)
+    assert truth.sum() > 4  # more than the cells where two solutions differ
+    text = runner.invoke(app, ["render", str(path), "--solution"])
+    assert text.exit_code == 1, text.output
+    rows = [line for line in text.stdout.splitlines() if line.count("|") == 2]
+    assert len(rows) == puzzle.height
+    marked = np.zeros(puzzle.shape, dtype=bool)
+    for r, line in enumerate(rows):
+        body = line[line.index("|") + 1: line.rindex("|")]
+        width = len(body) // puzzle.width
+        for c in range(puzzle.width):
+            marked[r, c] = body[c * width:(c + 1) * width].strip("?") == ""
+    assert np.array_equal(marked, truth)
+    out = tmp_path / "cross.svg"
+    svg = runner.invoke(app, ["render", str(path), "--solution", "--out", str(out)])
+    assert svg.exit_code == 1, svg.output
+    from nonosat.render.layout import CHECKER_LIGHT
+
+    assert out.read_text().count(f'fill="{CHECKER_LIGHT}"') == int(truth.sum())
+    # analyse --map / --json: the same cells
+    data = json.loads(runner.invoke(app, ["analyse", str(path), "--json"]).stdout)
+    assert {tuple(c) for c in data["ambiguity"]["cells"]} == {
+        (int(r) + 1, int(c) + 1) for r, c in np.argwhere(truth)}
+    assert data["classification"] == f"several solutions ({int(truth.sum())} cells ambiguous)"
+
+
+def test_classification_of_each_kind():
+    heart = read_puzzle(GAMES / "heart.non")
+    probing = domino(4)
+    search = domino(5)
+    several = read_puzzle(GAMES / "cross-ambiguous.non")
+    none = read_puzzle(GAMES / "impossible.non")
+    got = {name: analyse(p, backdoor_timeout=1).classification
+           for name, p in [("line", heart), ("probing", probing), ("search", search),
+                           ("several", several), ("none", none)]}
+    assert got["line"] == "unique, line-solvable"
+    assert got["probing"] == "unique, needs probing (depth 1)"
+    assert re.fullmatch(r"unique, needs search \(\d+ (guess|guesses|conflict|conflicts)\)",
+                        got["search"])
+    assert got["several"] == "several solutions (33 cells ambiguous)"
+    assert got["none"] == "no solution"
+    # nonosat solve: the same words, cheaply (no count of ambiguous cells)
+    for name, p in [("line", heart), ("probing", probing), ("search", search)]:
+        assert solve_classification(p, solve(p, "auto", limit=2)) == got[name]
+    assert solve_classification(several, solve(several, "auto", limit=2)) == "several solutions"
+    assert solve_classification(none, solve(none, "auto", limit=2)) == "no solution"
+    out = runner.invoke(app, ["solve", str(GAMES / "heart.non")])
+    assert out.stdout.strip().endswith("classification: unique, line-solvable")
+    assert classify(Status.UNKNOWN, None) == "undecided (time limit)"
+
+
+def test_json_carries_structure_of_taai_7():
+    path = corpus_path("NonogramRecord", "question", "taai2011.txt")
+    out = runner.invoke(app, ["analyse", str(path), "--index", "7", "--json"])
+    assert out.exit_code == 1, out.output
+    data = json.loads(out.stdout)
+    assert data["classification"].startswith("several solutions (")
+    parts = data["independent_parts"]
+    assert parts["count"] == len(parts["sizes"]) >= 1
+    assert sum(parts["sizes"]) == data["open_after"]["probing"]
+    assert data["implication_graph"]["nodes"] == 2 * data["open_after"]["line"]
+    assert data["grade"]["scale"] == [1, 5]
+
+
+def test_json_carries_the_backdoor_of_a_unique_puzzle():
+    path = corpus_path(*SURVEY, "webpbn-00065.nin")
+    out = runner.invoke(app, ["analyse", str(path), "--json", "--backdoor-timeout", "20"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    bd = data["backdoor"]
+    assert bd["logic"] == "line" and bd["size"] >= bd["lower_bound"] >= 1
+    puzzle = read_puzzle(path)
+    grid = np.full(puzzle.shape, Cell.UNKNOWN, dtype=np.int8)
+    for cell in bd["cells"]:
+        grid[cell["row"] - 1, cell["col"] - 1] = (Cell.FILLED if cell["value"] == "filled"
+                                                  else Cell.EMPTY)
+    assert not (propagate_grid(puzzle, grid)[0] == Cell.UNKNOWN).any()
