@@ -64,6 +64,8 @@ def read_puzzle_json(path: Path) -> Puzzle:
     """
     try:
         obj = json.loads(read_certificate_file(path).decode("utf-8"))
+    except FormatError:  # not a regular file, too large: its own message
+        raise
     except OSError as exc:
         raise FormatError(str(path), None, exc.strerror or str(exc)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
