@@ -182,9 +182,25 @@ def test_auto_engine_hands_over_to_sat_with_root_grid_and_implications():
 
     puzzle = Puzzle.from_picture(np.eye(6, dtype=bool) | np.eye(6, dtype=bool)[::-1])
     expected = brute_force_solutions(puzzle)  # 66 solutions
-    result = AutoEngine(budget_s=0.0).solve(puzzle, limit=len(expected) + 1)
+    result = AutoEngine(budget_s=0.0, native_work=0).solve(puzzle, limit=len(expected) + 1)
     assert result.stats["handoff"] and result.engine == "native+sat"
     assert {s.tobytes() for s in result.solutions} == {s.tobytes() for s in expected}
+
+
+def test_auto_engine_decides_natively_within_its_work_budget():
+    """A puzzle that needs a few dozen search nodes is decided by the native search (no CNF),
+    with the same solutions; a tiny budget hands it to SAT."""
+    from nonosat.engines.auto import AutoEngine
+
+    puzzle = Puzzle.from_picture(np.eye(6, dtype=bool) | np.eye(6, dtype=bool)[::-1])
+    expected = {s.tobytes() for s in brute_force_solutions(puzzle)}
+    native = AutoEngine().solve(puzzle, limit=len(expected) + 1)
+    assert not native.stats["handoff"] and native.engine == "native"
+    assert native.stats["native"]["guesses"] > 1
+    assert {s.tobytes() for s in native.solutions} == expected
+    small = AutoEngine(native_work=12).solve(puzzle, limit=len(expected) + 1)
+    assert small.stats["handoff"]
+    assert {s.tobytes() for s in small.solutions} == expected
 
 
 @settings(max_examples=30, deadline=None)

@@ -1,8 +1,8 @@
 """The ``auto`` engine: a portfolio of the native solver and SAT.
 
 The native solver runs first: its root node (propagation and failed-literal probing), then its
-search for a budget of ``budget_s`` seconds (none by default). If it has not finished by then, the
-hand-off gives the SAT engine (CaDiCaL by default) the root grid the native solver proved (every
+search (probing at every node) until a work budget of :data:`NATIVE_WORK` probes x lines is spent
+(as nonosolve does), or ``budget_s`` seconds. If it has not finished by then, the hand-off gives the SAT engine (CaDiCaL by default) the root grid the native solver proved (every
 cell propagation and probing fixed, as unit clauses through ``partial``) and the binary
 implications probing finds there (``x -> y`` for every cell ``y`` that assuming ``x`` fixes, as
 binary clauses), and SAT decides from there: solutions are the same set, since root deductions and
@@ -27,13 +27,14 @@ class AutoEngine:
     Parameters
     ----------
     budget_s : float
-        Seconds of native search before the hand-off (default 0: the native root node, that is
-        propagation and probing to a fixpoint, and one decision; then SAT).  Picture puzzles are
-        mostly decided at the root in about a millisecond; random 25x25 tournament puzzles
-        rarely are, and there CaDiCaL given the root grid and implications beats the native
-        search.  Measured on all 1000 taai2011 puzzles (CPU seconds, one run each):
-        first-solution mode 130.8 s with 0 against 162.3 s with 0.02 s; uniqueness mode 154.9 s
-        with 0 (earlier, with shorter SAT calls: 172.1 s and 184.8 s with 0.25 s).
+        Seconds of native search before the hand-off, on top of the work budget (default 0: the
+        work budget alone decides).
+    native_work : int
+        Work budget of the native search before the hand-off, in probes times lines (``h + w``)
+        of the puzzle (default :data:`NATIVE_WORK`; 0 = the root node and one decision, the
+        hand-off of earlier versions).  Most 25x25 tournament puzzles need a few dozen search
+        nodes: deciding them natively saves the CNF build and CaDiCaL's start (about 30 ms a
+        puzzle); the hard ones pay the budget (a few tens of milliseconds) before SAT.
     sat_solver : str
         PySAT solver name for the hand-off (default CaDiCaL 1.9.5).
     implications : bool
@@ -43,9 +44,11 @@ class AutoEngine:
     name = "auto"
 
     def __init__(
-        self, budget_s: float = 0.0, sat_solver: str = "Cadical195", implications: bool = True
+        self, budget_s: float = 0.0, sat_solver: str = "Cadical195", implications: bool = True,
+        native_work: int | None = None,
     ):
         self.budget_s = budget_s
+        self.native_work = NATIVE_WORK if native_work is None else native_work
         self.sat_solver = sat_solver
         self.implications = implications
 
@@ -64,7 +67,10 @@ class AutoEngine:
             return self._solve_colour(puzzle, partial, limit, timeout, start)
         search = NativeSearch(puzzle, partial, limit=limit)
         budget = self.budget_s if timeout is None else min(self.budget_s, timeout)
-        outcome = search.run(budget)
+        max_probes = self.native_work // max(puzzle.height + puzzle.width, 1)
+        if not search.run_probes(max_probes, timeout) and budget > 0:
+            search.run(budget)
+        outcome = search.outcome()
         stats: dict = {"handoff": False, "native": outcome.stats}
         if outcome.finished or len(outcome.solutions) >= limit:
             status = Status.from_search(len(outcome.solutions), limit, outcome.finished)
@@ -108,6 +114,11 @@ class AutoEngine:
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
                            stats, outcome.root)
 
+
+#: Work budget of the native search in ``auto`` before the hand-off to SAT: probes times lines
+#: (``h + w``), so about 32,000 probes on a 25x25 puzzle (20-50 ms).  nonosolve budgets its DFS
+#: the same way (40e6 there, with a C++ probe several times cheaper).
+NATIVE_WORK = 1_600_000
 
 #: Seconds of native colour search before the auto engine hands a colour puzzle to SAT.
 COLOUR_NATIVE_BUDGET_S = 1.0

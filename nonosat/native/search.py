@@ -319,6 +319,22 @@ class NativeSearch:
         self._finished = code == FINISHED
         return self._finished
 
+    def run_probes(self, max_probes: int, timeout: float | None = None) -> bool:
+        """Search until finished or about ``max_probes`` probes have been made (counted over the
+        whole search; the budget is checked between small batches of decisions, so it may be
+        overrun by a few nodes), or ``timeout`` seconds have passed.  Returns :attr:`finished`.
+        """
+        deadline = None if timeout is None else time.perf_counter() + timeout
+        st = self._state[6]
+        chunk = 1
+        while not self.step(chunk):
+            if st[ST_PROBES] >= max_probes:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            chunk = min(chunk * 2, 16)
+        return self._finished
+
     def run(self, timeout: float | None = None, slice_s: float = 0.02) -> SearchOutcome:
         """Search until finished or ``timeout`` seconds have passed.
 
