@@ -18,11 +18,15 @@ all run compiled (numba).  Two tuples travel through every kernel:
 tournament puzzles repeat line states often), so results for lines of at most
 :data:`CACHE_MAX_LINE` cells are memoised in a hash table keyed by ``(line, known-filled mask,
 known-empty mask)``, whose value is the solved line's masks (``(-1, -1)`` for a contradiction).
-The table is one int64 array of :data:`CACHE_SLOTS` rows ``(line + 1, key masks, value masks)``
-with open addressing (linear probing; ``line + 1 == 0`` marks a free slot), so it needs nothing
-compiled at run time: a numba typed dict cost about 0.4 s of compilation in every process, most of
-a small puzzle's ``nonosat solve``.  It is emptied when :data:`CACHE_MAX_ENTRIES` entries are
-stored (memory bound: 20 MB, allocated lazily by the operating system as slots are touched).
+The table is one int64 array of :data:`CACHE_SLOTS` rows ``(tag, key masks, value masks)`` with
+open addressing (linear probing), so it needs nothing compiled at run time: a numba typed dict
+cost about 0.4 s of compilation in every process, most of a small puzzle's ``nonosat solve``.
+An extra last row holds the table's **generation** ``g`` (from 1); an entry's tag is
+``g * 2**32 + line + 1``, and an entry of an older generation counts as a free slot.  Emptying
+the table is therefore one increment (:func:`clear_line_cache`), not a write of 20 MB: that is
+done when :data:`CACHE_MAX_ENTRIES` entries are stored, and when a table is reused for another
+puzzle (:func:`nonosat.native.search.NativeSearch` takes its table from a small pool, so that a
+run of puzzles does not fault in 20 MB of fresh pages each, about 2 ms a puzzle).
 
 Lines are numbered rows first (``0..h-1``), then columns (``h..h+w-1``).  Undoing to a trail
 length resets the cells assigned since then to unknown: a cell only ever goes from unknown to one
@@ -74,13 +78,21 @@ CACHE_MAX_ENTRIES = 3 * CACHE_SLOTS // 4  #: entries before the cache is emptied
 
 
 def new_line_cache(slots: int = CACHE_SLOTS) -> np.ndarray:
-    """An empty line cache: int64 array of shape (slots, 5), all zero (free).
+    """An empty line cache: int64 array of shape (slots + 1, 5), all zero (free) but the last row,
+    which holds the generation (1).
 
     ``slots`` must be a power of two; the cache is emptied when three quarters are used.
     ``np.zeros`` maps fresh pages, so a small puzzle touches only the slots it uses."""
     if slots < 4 or slots & (slots - 1):
         raise ValueError(f"line cache slots must be a power of two >= 4, not {slots}")
-    return np.zeros((slots, 5), dtype=np.int64)
+    cache = np.zeros((slots + 1, 5), dtype=np.int64)
+    cache[slots, 0] = 1
+    return cache
+
+
+def clear_line_cache(cache: np.ndarray) -> None:
+    """Empty ``cache`` (every entry becomes stale: the generation moves on)."""
+    cache[-1, 0] += 1
 
 
 def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = None) -> tuple:
@@ -192,17 +204,20 @@ def _cache_slot(cache, line, fmask, emask):  # pragma: no cover - compiled
     """Row of ``cache`` holding key ``(line, fmask, emask)``, or the free row where it belongs.
 
     Multiplicative hashing of the three key words (constants from splitmix64 / xxHash), then
-    linear probing; the table is never full (see :data:`CACHE_MAX_ENTRIES`)."""
+    linear probing; the table is never full (see :data:`CACHE_MAX_ENTRIES`).  A slot is free when
+    its tag is below the current generation's (see the module docstring)."""
     h = np.uint64(line + 1) * np.uint64(0x9E3779B97F4A7C15)
     h ^= np.uint64(fmask) * np.uint64(0xBF58476D1CE4E5B9)
     h ^= np.uint64(emask) * np.uint64(0x94D049BB133111EB)
     h ^= h >> np.uint64(31)
-    mask = cache.shape[0] - 1
+    slots = cache.shape[0] - 1
+    mask = slots - 1
     i = np.int64(h & np.uint64(mask))
-    tag = line + 1
+    low = cache[slots, 0] << 32
+    tag = low + line + 1
     while True:
         t = cache[i, 0]
-        if t == 0 or (t == tag and cache[i, 1] == fmask and cache[i, 2] == emask):
+        if t < low or (t == tag and cache[i, 1] == fmask and cache[i, 2] == emask):
             return i
         i = (i + 1) & mask
 
@@ -224,7 +239,8 @@ def solve_line_cached(clue, line, n, state):  # pragma: no cover - compiled
         elif v == 1:
             emask |= 1 << p
     slot = _cache_slot(cache, line, fmask, emask)
-    if cache[slot, 0] != 0:
+    low = cache[cache.shape[0] - 1, 0] << 32
+    if cache[slot, 0] >= low:
         st[ST_CACHE_HITS] += 1
         fo = cache[slot, 3]
         eo = cache[slot, 4]
@@ -240,8 +256,9 @@ def solve_line_cached(clue, line, n, state):  # pragma: no cover - compiled
         return True
     st[ST_LINE_SOLVES] += 1
     ok = line_kernel(clue, linebuf[:n], outbuf[:n])
-    if st[ST_CACHE_COUNT] >= 3 * cache.shape[0] // 4:
-        cache[:, 0] = 0
+    if st[ST_CACHE_COUNT] >= 3 * (cache.shape[0] - 1) // 4:
+        cache[cache.shape[0] - 1, 0] += 1  # a new generation: every entry is stale
+        low = cache[cache.shape[0] - 1, 0] << 32
         st[ST_CACHE_COUNT] = 0
         slot = _cache_slot(cache, line, fmask, emask)
     fo = -1
@@ -255,7 +272,7 @@ def solve_line_cached(clue, line, n, state):  # pragma: no cover - compiled
                 fo |= 1 << p
             elif v == 1:
                 eo |= 1 << p
-    cache[slot, 0] = line + 1
+    cache[slot, 0] = low + line + 1
     cache[slot, 1] = fmask
     cache[slot, 2] = emask
     cache[slot, 3] = fo

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import time
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,8 +51,10 @@ from nonosat.native.propagate import (
     ST_ROOT_TLEN,
     ST_TLEN,
     assign,
+    clear_line_cache,
     clear_queue,
     mark_changed,
+    new_line_cache,
     new_state,
     problem_tuple,
     propagate,
@@ -61,6 +64,25 @@ from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
 
 PAUSED = 1
 FINISHED = 0
+
+#: Line caches of finished searches, reused (emptied by a generation step) by the next
+#: :class:`NativeSearch`, so that a run of puzzles does not fault in a fresh 20 MB table each.
+_CACHE_POOL: list[np.ndarray] = []
+_CACHE_POOL_MAX = 1
+
+
+def _take_line_cache() -> np.ndarray:
+    try:
+        cache = _CACHE_POOL.pop()
+    except IndexError:
+        return new_line_cache()
+    clear_line_cache(cache)
+    return cache
+
+
+def _give_line_cache(cache: np.ndarray) -> None:
+    if len(_CACHE_POOL) < _CACHE_POOL_MAX:
+        _CACHE_POOL.append(cache)
 
 
 @njit(cache=True, nogil=True)
@@ -279,7 +301,9 @@ class NativeSearch:
         packed = pack_clues(puzzle)
         self._problem = problem_tuple(packed)
         h, w = puzzle.shape
-        self._state = new_state(packed, unknown_grid(puzzle))
+        cache = _take_line_cache()
+        self._state = new_state(packed, unknown_grid(puzzle), cache=cache)
+        weakref.finalize(self, _give_line_cache, cache)
         self._scratch = new_probe_scratch(h * w)
         self._frames = np.zeros((h * w + 1, 4), dtype=np.int32)
         self._sols = np.zeros((limit, h * w), dtype=np.int8)
