@@ -237,3 +237,64 @@ def test_line_cache_answers_like_the_line_solver(seed):
             assert np.array_equal(state[8][:n], want)
         assert 0 < state[6][ST_CACHE_COUNT] <= 12
     assert state[6][ST_CACHE_HITS] > 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_swap_neighbour_is_another_solution(seed):
+    """The 2x2-swap neighbour of a solution is a different solution; on a puzzle whose only
+    solutions differ by swaps it finds one whenever there is a second solution."""
+    from nonosat.native.swap import swap_neighbour
+
+    rng = np.random.default_rng(seed)
+    h, w = int(rng.integers(2, 5)), int(rng.integers(2, 5))
+    puzzle = Puzzle.from_picture(rng.random((h, w)) < 0.5)
+    solutions = brute_force_solutions(puzzle)
+    keys = {s.tobytes() for s in solutions}
+    for s in solutions:
+        other = swap_neighbour(puzzle, s)
+        if other is not None:
+            assert other.tobytes() in keys and not np.array_equal(other, s)
+            assert int((other != s).sum()) == 4
+    if len(solutions) == 1:
+        assert swap_neighbour(puzzle, solutions[0]) is None
+
+
+def test_swap_neighbour_on_the_two_by_two_ambiguity():
+    from nonosat.native.swap import swap_neighbour
+
+    puzzle = Puzzle.from_picture(np.eye(2, dtype=bool))
+    other = swap_neighbour(puzzle, np.eye(2, dtype=bool))
+    assert np.array_equal(other, np.eye(2, dtype=bool)[::-1])
+
+
+def test_sat_engine_with_the_swap_neighbour_finds_the_same_solutions():
+    """SAT with the swap neighbour (as auto hands it over) enumerates the same solution set,
+    with at least one solution found as a neighbour, and honours given cells."""
+    from nonosat.engines.sat import SatEngine
+    from nonosat.native.swap import swap_neighbour
+
+    puzzle = Puzzle.from_picture(np.eye(6, dtype=bool) | np.eye(6, dtype=bool)[::-1])
+    expected = {s.tobytes() for s in brute_force_solutions(puzzle)}
+    result = SatEngine(neighbour=swap_neighbour).solve(puzzle, limit=len(expected) + 1)
+    assert {s.tobytes() for s in result.solutions} == expected
+    assert len(result.solutions) == len(expected)
+    assert result.stats["neighbour_solutions"] > 0
+    partial = np.full(puzzle.shape, Cell.UNKNOWN, dtype=np.int8)
+    partial[0, 0] = Cell.FILLED
+    given = SatEngine(neighbour=swap_neighbour).solve(puzzle, partial=partial, limit=100)
+    want = {s.tobytes() for s in brute_force_solutions(puzzle) if s[0, 0]}
+    assert {s.tobytes() for s in given.solutions} == want
+
+
+def test_auto_swap_solutions_respect_given_cells():
+    from nonosat.engines.auto import _swap_solutions
+
+    puzzle = Puzzle.from_picture(np.eye(2, dtype=bool))
+    first = np.eye(2, dtype=bool)
+    assert [s.tolist() for s in _swap_solutions(puzzle, [first], None, 2)] == [[[False, True],
+                                                                              [True, False]]]
+    partial = np.full((2, 2), Cell.UNKNOWN, dtype=np.int8)
+    partial[0, 0] = Cell.FILLED
+    assert _swap_solutions(puzzle, [first], partial, 2) == []
+    assert _swap_solutions(puzzle, [first], None, 1) == []

@@ -18,6 +18,7 @@ import numpy as np
 
 from nonosat.engines import SolveResult, Status, get_engine
 from nonosat.native.search import NativeSearch
+from nonosat.native.swap import swap_neighbour
 from nonosat.puzzle import Cell, Puzzle
 
 
@@ -39,15 +40,19 @@ class AutoEngine:
         PySAT solver name for the hand-off (default CaDiCaL 1.9.5).
     implications : bool
         Also hand SAT the binary implications that probing finds at the root grid (default True).
+    swap : bool
+        After each solution SAT finds while more are wanted, look for another one a 2x2 swap
+        away (:func:`nonosat.native.swap.swap_neighbour`) before asking SAT again (default True).
     """
 
     name = "auto"
 
     def __init__(
         self, budget_s: float = 0.0, sat_solver: str = "Cadical195", implications: bool = True,
-        native_work: int | None = None,
+        native_work: int | None = None, swap: bool = True,
     ):
         self.budget_s = budget_s
+        self.swap = swap
         self.native_work = NATIVE_WORK if native_work is None else native_work
         self.sat_solver = sat_solver
         self.implications = implications
@@ -72,6 +77,9 @@ class AutoEngine:
             search.run(budget)
         outcome = search.outcome()
         stats: dict = {"handoff": False, "native": outcome.stats}
+        if not outcome.finished and outcome.solutions and self.swap:
+            # the native search found a solution but ran out of budget: a 2x2 swap away?
+            outcome.solutions.extend(_swap_solutions(puzzle, outcome.solutions, partial, limit))
         if outcome.finished or len(outcome.solutions) >= limit:
             status = Status.from_search(len(outcome.solutions), limit, outcome.finished)
             return SolveResult(status, outcome.solutions, "native", time.perf_counter() - start,
@@ -84,7 +92,9 @@ class AutoEngine:
         implications = search.root_implications() if self.implications else []
         trace = outcome.trace
         del search, outcome  # free the native state (line cache up to 20 MB) before SAT grows
-        sat = get_engine("sat", solver=self.sat_solver, implications=implications).solve(
+        neighbour = swap_neighbour if self.swap else None
+        sat = get_engine("sat", solver=self.sat_solver, implications=implications,
+                         neighbour=neighbour).solve(
             puzzle, partial=root, limit=limit, timeout=remaining
         )
         stats.update(handoff=True, sat=sat.stats, root_known=int(np.isin(root, (1, 2)).sum()))
@@ -113,6 +123,27 @@ class AutoEngine:
         stats.update(handoff=True, sat=sat.stats)
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
                            stats, outcome.root)
+
+
+def _swap_solutions(
+    puzzle: Puzzle, solutions: list[np.ndarray], partial: np.ndarray | None, limit: int
+) -> list[np.ndarray]:
+    """New solutions a 2x2 swap away from the last one, each checked against the clues and the
+    given cells of ``partial``, until ``limit`` solutions in all or none is found."""
+    found: list[np.ndarray] = []
+    last = solutions[-1]
+    given = None if partial is None else np.isin(partial, (Cell.EMPTY, Cell.FILLED))
+    while len(solutions) + len(found) < limit:
+        other = swap_neighbour(puzzle, last)
+        if other is None or not puzzle.is_solution(other):
+            break
+        if given is not None and np.any(other[given] != (np.asarray(partial)[given] == Cell.FILLED)):
+            break
+        if any(np.array_equal(other, s) for s in solutions + found):
+            break
+        found.append(other)
+        last = other
+    return found
 
 
 #: Work budget of the native search in ``auto`` before the hand-off to SAT: probes times lines

@@ -8,7 +8,7 @@ honoured with conflict budgets (:mod:`nonosat.encodings.satsolver`).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -23,7 +23,7 @@ from nonosat.encodings.cnf import (
 from nonosat.encodings.satsolver import DEFAULT_SOLVER, SatRun, solver_name
 from nonosat.engines import SolveResult, Status
 from nonosat.errors import EngineError, PuzzleError
-from nonosat.puzzle import Puzzle
+from nonosat.puzzle import Cell, Puzzle
 
 #: Solver options used when only a first solution is wanted (``limit=1``): the formula is then
 #: satisfiable whenever the puzzle has a solution, and CaDiCaL's stable mode alone (its "sat"
@@ -57,6 +57,11 @@ class SatEngine:
     implications : sequence of ((r1, c1, filled1), (r2, c2, filled2)), optional
         Binary implications between cells known to hold in every solution (the portfolio passes
         those the native solver's probing found); added as binary clauses.
+    neighbour : callable (puzzle, solution) -> solution or None, optional
+        Asked after each solution while more are wanted, for another solution nearby (the
+        portfolio passes :func:`nonosat.native.swap.swap_neighbour`, a 2x2 swap); an answer that
+        is a new solution agreeing with ``partial`` is taken instead of a SAT call.  None by
+        default, so that the SAT engine alone stays independent of the native solver.
 
     Raises
     ------
@@ -81,9 +86,11 @@ class SatEngine:
         solver: str = DEFAULT_SOLVER,
         encoding: str = DEFAULT_ENCODING,
         implications: Sequence[tuple[tuple[int, int, bool], tuple[int, int, bool]]] = (),
+        neighbour: Callable[[Puzzle, np.ndarray], np.ndarray | None] | None = None,
     ):
         self.solver = solver_name(solver)
         self.implications = implications
+        self.neighbour = neighbour
         try:
             self.encoding = check_encoding(encoding)
         except PuzzleError as exc:
@@ -115,6 +122,7 @@ class SatEngine:
         solutions: list[np.ndarray] = []
         complete = True
         nclauses = len(clauses)
+        neighbours = 0
         if limit == 1:
             options = FIRST_SOLUTION_OPTIONS.get(self.solver)
         elif puzzle.height * puzzle.width <= UNIQUENESS_OPTIONS_MAX_CELLS:
@@ -136,6 +144,14 @@ class SatEngine:
                 solution = enc.solution(run.model())
                 solutions.append(solution)
                 run.add_clause(blocking_clause(solution))
+                while len(solutions) < limit and self.neighbour is not None:
+                    other = self._neighbour(puzzle, solution, partial, solutions)
+                    if other is None:
+                        break
+                    solutions.append(other)
+                    run.add_clause(blocking_clause(other))
+                    neighbours += 1
+                    solution = other
             stats = run.stats()
         stats.update(
             encoding=self.encoding,
@@ -145,6 +161,8 @@ class SatEngine:
             implications=len(self.implications),
             encode_time_s=round(encoded - start, 6),
         )
+        if self.neighbour is not None:
+            stats["neighbour_solutions"] = neighbours
         return SolveResult(
             status=Status.from_search(len(solutions), limit, complete),
             solutions=solutions,
@@ -152,6 +170,23 @@ class SatEngine:
             time_s=time.perf_counter() - start,
             stats=stats,
         )
+
+    def _neighbour(
+        self, puzzle: Puzzle, solution: np.ndarray, partial: np.ndarray | None,
+        solutions: list[np.ndarray],
+    ) -> np.ndarray | None:
+        """A new solution from :attr:`neighbour`, checked against the clues, ``partial`` and the
+        solutions found; ``None`` otherwise."""
+        other = self.neighbour(puzzle, solution)
+        if other is None or not puzzle.is_solution(other):
+            return None
+        if partial is not None:
+            given = np.isin(partial, (Cell.EMPTY, Cell.FILLED))
+            if np.any(other[given] != (np.asarray(partial)[given] == Cell.FILLED)):
+                return None
+        if any(np.array_equal(other, s) for s in solutions):
+            return None
+        return other
 
     def _solve_colour(
         self,
