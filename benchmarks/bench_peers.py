@@ -116,13 +116,19 @@ def worker(spec_path: str, out_path: str) -> None:
     """Child process: solve every puzzle of the spec in-process; write per-puzzle rows."""
     spec = json.loads(Path(spec_path).read_text())
     from nonosat.engines import solve
-    from nonosat.formats import read_puzzle
+    from nonosat.formats import read_puzzle, read_puzzles
     from nonosat.puzzle import Puzzle
 
     solve(Puzzle([(1,), ()], [(1,), ()]), spec["engine"], limit=2)  # load the kernels
     rows = []
+    sets: dict[str, dict[int, Puzzle]] = {}  # a set file is parsed once, as nonosolve reads it
     for pid, path, index in spec["puzzles"]:
-        puzzle = read_puzzle(path, index=index)
+        if index is None:
+            puzzle = read_puzzle(path)
+        else:
+            if path not in sets:
+                sets[path] = {p.number or k: p for k, p in enumerate(read_puzzles(path), 1)}
+            puzzle = sets[path].get(index) or read_puzzle(path, index=index)
         c0 = time.process_time()
         try:
             status = solve(puzzle, spec["engine"], limit=spec["limit"],
