@@ -30,6 +30,7 @@ last hitting-set optimum): the result says which (:attr:`Backdoor.exact`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,7 +49,8 @@ class Backdoor:
     Attributes
     ----------
     cells : list of ((row, col), bool)
-        The backdoor found (0-based cells, ``True`` = filled), sorted.
+        The backdoor found (0-based cells, ``True`` = filled; a colour index, ``int``, with a
+        caller's ``close``), sorted.
     exact : bool
         Proved smallest (``len(cells) == lower_bound``).
     lower_bound : int
@@ -120,6 +122,9 @@ def smallest_backdoor(
     logic: str = "line",
     timeout: float | None = 10.0,
     seed: int = 0,
+    close: Callable[[np.ndarray], np.ndarray | None] | None = None,
+    start_grid: np.ndarray | None = None,
+    target: np.ndarray | None = None,
 ) -> Backdoor:
     """A smallest set of cells whose values (from ``solution``) make ``logic`` solve the rest,
     by implicit hitting sets (module docstring).
@@ -135,6 +140,13 @@ def smallest_backdoor(
         Seconds; on expiry the best backdoor found is returned with the proved lower bound.
     seed : int
         Seed of the greedy step's sampling.
+    close, start_grid, target : optional, together
+        Another logic over another kind of grid state (colour puzzles:
+        :func:`nonosat.analysis.colour.colour_backdoor`): ``close(grid)`` returns the fixpoint of
+        the logic from ``grid`` (a new array, ``None`` on a contradiction; it must be monotone
+        and idempotent), ``start_grid`` is the state with nothing known and ``target`` the
+        state of the solution; a cell is open when its state differs from ``target``'s, and the
+        backdoor's values are ``solution``'s (``int``).  ``logic`` then only names the logic.
 
     Returns
     -------
@@ -145,12 +157,34 @@ def smallest_backdoor(
 
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
-    sol = np.asarray(solution, dtype=bool)
-    target = solution_to_grid(sol)
-    root = closure(puzzle, unknown_grid(puzzle), logic)
+    if close is None:
+        sol = np.asarray(solution, dtype=bool)
+        target = solution_to_grid(sol)
+        start_grid = unknown_grid(puzzle)
+
+        def close(grid: np.ndarray) -> np.ndarray | None:
+            return closure(puzzle, grid, logic)
+
+        def open_mask(grid: np.ndarray) -> np.ndarray:
+            return grid == Cell.UNKNOWN
+
+        def value(cell: tuple[int, int]) -> bool | int:
+            return bool(sol[cell])
+    else:
+        if start_grid is None or target is None:
+            raise ValueError("close needs start_grid and target")
+        sol = np.asarray(solution)
+        goal = np.asarray(target)
+
+        def open_mask(grid: np.ndarray) -> np.ndarray:
+            return grid != goal
+
+        def value(cell: tuple[int, int]) -> bool | int:
+            return int(sol[cell])
+    root = close(np.asarray(start_grid).copy())
     if root is None:
         raise ValueError("the puzzle has no solution: no backdoor")
-    cand = [(int(r), int(c)) for r, c in zip(*np.nonzero(root == Cell.UNKNOWN), strict=True)]
+    cand = [(int(r), int(c)) for r, c in zip(*np.nonzero(open_mask(root)), strict=True)]
     out = Backdoor(logic=logic, candidates=len(cand))
     if not cand:
         out.exact = True
@@ -163,10 +197,10 @@ def smallest_backdoor(
         grid = root.copy()
         for cell in givens:
             grid[cell] = target[cell]
-        fixed = closure(puzzle, grid, logic)
+        fixed = close(grid)
         if fixed is None:  # pragma: no cover - givens from the solution cannot contradict
             raise AssertionError("givens from the solution contradict the clues")
-        return [(int(r), int(c)) for r, c in zip(*np.nonzero(fixed == Cell.UNKNOWN), strict=True)]
+        return [(int(r), int(c)) for r, c in zip(*np.nonzero(open_mask(fixed)), strict=True)]
 
     wcnf = WCNF()
     for cell in cand:
@@ -264,7 +298,7 @@ def smallest_backdoor(
         rc2.delete()
     if best is None:  # timed out before the first greedy backdoor: all candidates work
         best = cand
-    out.cells = sorted((cell, bool(sol[cell])) for cell in best)
+    out.cells = sorted((cell, value(cell)) for cell in best)
     out.exact = len(best) <= out.lower_bound
     out.finished = out.exact
     out.sets = len(seen)

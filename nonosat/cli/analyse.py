@@ -108,7 +108,7 @@ def analyse_command(
     puzzle = read_puzzle(puzzle_path, format, index)
     if puzzle.is_colour:
         _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout,
-                        graph, map_file, force, json_output)
+                        graph, map_file, force, json_output, backdoor_timeout)
     for path in (graph, map_file):
         if path is not None and path.exists() and not force:
             raise FormatError(str(path), None, "already exists; use --force to overwrite it")
@@ -264,9 +264,10 @@ def _report(result, name: str) -> str:
 
 
 def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout, graph,
-                    map_file, force, json_output) -> None:
-    """``analyse`` of a colour puzzle (:func:`nonosat.analysis.colour.analyse_colour`); always
-    exits with the verdict's code."""
+                    map_file, force, json_output, backdoor_timeout=10.0) -> None:
+    """``analyse`` of a colour puzzle (:func:`nonosat.analysis.colour.analyse_colour`): the
+    black-and-white report's lines and JSON keys wherever they apply to colour; always exits
+    with the verdict's code."""
     from nonosat.analysis.colour import analyse_colour
     from nonosat.errors import FormatError
 
@@ -279,46 +280,95 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
         if map_file.suffix.lower() not in (".svg", ".png"):
             raise FormatError(str(map_file), None, "--map must end in .svg or .png")
     announce_compile(colour=True)
-    result = analyse_colour(puzzle, limit=10000 if count_all else limit, engine=engine,
-                            timeout=timeout)
+    result = analyse_colour(puzzle, limit=limit, count_all=count_all, engine=engine,
+                            timeout=timeout, backdoor_timeout=backdoor_timeout)
     if map_file is not None:
-        from nonosat.cli.render import _write
-
-        if map_file.suffix.lower() == ".svg":
-            from nonosat.render.svg import render_svg
-
-            data = render_svg(puzzle, solutions=result.solutions).encode()
-        else:
-            from nonosat.render.png import render_png
-
-            data = render_png(puzzle, solutions=result.solutions)
-        _write(map_file, data)
+        _write_map(result, map_file)
         typer.echo(f"wrote {map_file}", err=True)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
         print_json(result.to_json(name))
-        raise typer.Exit(STATUS_EXIT[result.status])
-    counts = ", ".join(f"{k} {v}" for k, v in sorted(result.techniques.items())) or "none"
-    fixed = ", ".join(f"{k} {v}" for k, v in sorted(result.fixed_by.items())) or "none"
-    ends = {"solved": "line solving and probing solve it", "guess": "search is needed",
-            "no-solution": "line solving and probing prove there is no solution"}
-    lines = [
-        f"{name}: {_VERDICT[result.status.value]} (colour puzzle, "
-        f"{len(puzzle.palette) - 1} colours)",
-        f"steps: {counts}; cells decided by: {fixed}",
-        f"staged solve: {ends.get(result.end, result.end)}",
-        f"grade: {result.grade} (1 easy .. 5 extreme)",
-    ]
-    if result.ambiguous is not None:
-        lines.append(f"ambiguous cells: {int(result.ambiguous.sum())} "
-                     f"of {puzzle.height * puzzle.width} differ between solutions")
-    if result.backbone is not None:
-        lines.append(f"backbone: {result.backbone} of {puzzle.height * puzzle.width} cells "
-                     "take the same colour in every solution")
-    if result.givens is not None:
-        names = [c.name for c in puzzle.palette.colours]
-        listed = ", ".join(f"R{r + 1}C{c + 1} {names[k]}" for r, c, k in result.givens)
-        lines.append(f"givens that make it unique: {listed}")
-    lines.append(f"time: {result.time_s:.2f} s")
-    typer.echo("\n".join(lines))
+    else:
+        typer.echo(_colour_report(result, name))
     raise typer.Exit(STATUS_EXIT[result.status])
+
+
+def _colour_report(result, name: str) -> str:
+    """The human-readable report of a colour puzzle: the black-and-white report's wording,
+    without the implication stage and graph (there is none for colour)."""
+    from nonosat.analysis.colour import render_colour_ambiguity_text
+
+    puzzle = result.puzzle
+    staged = result.staged
+    names = [c.name for c in puzzle.palette.colours]
+    n_cells = puzzle.height * puzzle.width
+    verdict = _VERDICT[result.status.value]
+    if result.status.value == "multiple":
+        verdict = (f"{len(result.solutions)} solutions" if result.counted_all
+                   else f"several solutions (at least {len(result.solutions)})")
+    lines = [f"{name}: {puzzle.describe()}, {len(names) - 1} colours: {verdict} "
+             f"[{result.engine}, {result.solve_time_s:.3f} s]",
+             f"classification: {result.classification}"]
+    needed = result.techniques_needed
+    chain = ["line solving", "probing", "search"]
+    upto = {"line": 1, "implications": 2, "probing": 2, "search": 3}[needed]
+    lines.append(f"techniques needed: {needed} ({' -> '.join(chain[:upto])})")
+    cells = result.cells_by_stage()
+    parts = [f"line {cells['line']}", f"probing {cells['probing']}", f"search {cells['search']}"]
+    if cells["ambiguous"]:
+        parts.append(f"ambiguous {cells['ambiguous']}")
+    if cells["undecided"]:
+        parts.append(f"undecided {cells['undecided']}")
+    total = sum(cells.values())
+    lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
+    oa = staged.open_after
+    lines.append(f"cells open after: line {oa['line']}, probing {oa['probing']} (of {n_cells})")
+    inv = staged.invocations
+    steps = staged.techniques()
+    lines.append(f"rounds that made progress: line {inv['line']}, probing {inv['probing']}; "
+                 "steps: " + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
+    search = result.search
+    if search is None:
+        lines.append("search: not needed")
+    elif search.engine == "sat":
+        lines.append(f"search: decided by SAT after logic: {search.describe()}"
+                     + ("" if search.decided else " (time limit: not decided)"))
+    elif search.engine == "native":
+        lines.append(f"search: decided by the native search: {search.describe()}, max depth "
+                     f"{search.max_depth}" + ("" if search.decided else
+                                              " (time limit: not decided)"))
+    else:
+        lines.append(f"search: decided by {search.engine} (no search figures)")
+    bb = result.backbone_size()
+    lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
+    if result.parts:
+        sizes = [p.size for p in result.parts]
+        shown = ", ".join(map(str, sizes[:12])) + (" ..." if len(sizes) > 12 else "")
+        lines.append(f"independent parts after logic: {len(sizes)} (cells: {shown}); no row or "
+                     "column links two parts")
+    elif staged.status == "solved":
+        lines.append("independent parts after logic: none (logic solves it)")
+
+    def listed(cells, limit: int = 8) -> str:
+        out = ", ".join(f"{_cell(c)} {names[int(k)]}" for c, k in cells[:limit])
+        return out + (f" and {len(cells) - limit} more" if len(cells) > limit else "")
+
+    if result.backdoor is not None:
+        bd = result.backdoor
+        lines.append(f"smallest backdoor to line solving: {bd.describe()}: {listed(bd.cells)}")
+    g = result.grade
+    lines.append(f"grade: {g.grade} ({g.name}), score {g.score} (scale 1-5): {g.reason}")
+    if result.backbone is not None:
+        amb = result.backbone.ambiguous
+        lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
+        lines.append(render_colour_ambiguity_text(puzzle, result.solutions[0], amb))
+        if result.backbone.undecided.any():
+            lines.append(f"({int(result.backbone.undecided.sum())} cells undecided: time limit)")
+    if result.givens is not None:
+        gv = result.givens
+        state = "unique" if gv.unique else "not proved unique (time limit)"
+        lines.append(f"extra givens making the solution {state}: {len(gv.cells)} "
+                     f"({listed(gv.cells, 20)}); greedy, no given can be dropped, but not proved "
+                     "minimum")
+    lines.append(f"time: {result.time_s:.2f} s")
+    return "\n".join(lines)
