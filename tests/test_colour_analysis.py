@@ -350,8 +350,7 @@ def test_json_has_the_black_and_white_keys():
         for k, v in d.items():
             out.add(prefix + k)
             if isinstance(v, dict) and k not in ("steps", "cells_by_stage", "deductions",
-                                                 "cells_by_step", "search", "backdoor",
-                                                 "implication_graph"):
+                                                 "cells_by_step", "search", "backdoor"):
                 out |= keys(v, prefix + k + ".")
         return out
 
@@ -363,7 +362,7 @@ def test_json_has_the_black_and_white_keys():
     assert keys(bw) <= keys(colour), keys(bw) - keys(colour)
     assert set(bw["backdoor"]) - {"cells"} == set(colour["backdoor"]) - {"cells"}
     assert set(bw["cells_by_stage"]) == set(colour["cells_by_stage"])
-    assert colour["implication_graph"] == {} and colour["linked_cells"] == []  # none for colour
+    assert colour["linked_cells"] == []  # not computed for colour
 
 
 def test_cli_report_on_an_ambiguous_colour_puzzle(tmp_path):
@@ -390,6 +389,45 @@ def test_cli_report_on_an_ambiguous_colour_puzzle(tmp_path):
     svg = tmp_path / "map.svg"
     assert runner.invoke(app, ["analyse", str(path), "--map", str(svg)]).exit_code == 1
     assert svg.read_text().startswith("<svg") or "<svg" in svg.read_text()[:200]
-    refused = runner.invoke(app, ["analyse", str(path), "--graph", str(tmp_path / "g.graphml")])
-    assert refused.exit_code == 2 and "colour puzzle" in refused.output
+    again = runner.invoke(app, ["analyse", str(path), "--map", str(svg)])
+    assert again.exit_code == 2 and "already exists" in again.output
+
+
+def test_implication_graph_is_the_black_and_white_one_on_the_twin(tmp_path):
+    """On colour n-Dom (black dominoes, a red column line solving fixes) the graph over "cell
+    takes colour c" is the black-and-white graph of n-Dom, built by the black-and-white line
+    solver: filled = black, empty = background."""
+    import networkx as nx
+
+    from nonosat.analysis.colour import colour_closure, colour_implication_graph
+    from nonosat.native.implications import implication_graph
+    from nonosat.native.propagate import propagate_grid
+
+    for n in (3, 4):
+        bw_puzzle, puzzle = domino(n), colour_domino(n)
+        bw = implication_graph(bw_puzzle, propagate_grid(bw_puzzle)[0])
+        colour = colour_implication_graph(puzzle, colour_closure(puzzle)(_full(puzzle)))
+
+        def as_colour(lit):
+            return (lit.row, lit.col, 2 if lit.filled else 0)
+
+        assert {tuple(lit) for lit in colour.nodes} == {as_colour(lit) for lit in bw.nodes}
+        assert {(tuple(a), tuple(b)) for a, b in colour.edges} == {
+            (as_colour(a), as_colour(b)) for a, b in bw.edges}
+        result = analyse_colour(puzzle, backdoor_timeout=0)
+        assert result.graph_summary == analyse(bw_puzzle, backdoor_timeout=0).graph_summary
+    assert result.graph_summary["nodes"] > 0
+    path = str(tmp_path / "d3.non")
+    from nonosat.formats import encode_puzzles, writer_format
+
+    (tmp_path / "d3.non").write_bytes(encode_puzzles([colour_domino(3)], writer_format(path)))
+    out = runner.invoke(app, ["analyse", path, "--graph", str(tmp_path / "g.graphml")])
+    assert out.exit_code == 0, out.output
+    written = nx.read_graphml(tmp_path / "g.graphml")
+    data = json.loads(runner.invoke(app, ["analyse", path, "--json"]).stdout)
+    bw3 = implication_graph(domino(3), propagate_grid(domino(3))[0])
+    assert written.number_of_nodes() == data["implication_graph"]["nodes"] == len(bw3.nodes)
+    assert {d["colour"] for _, d in written.nodes(data=True)} == {"white", "black"}
+    sccs = {d["scc"] for _, d in written.nodes(data=True)}
+    assert len(sccs) == data["implication_graph"]["components"]
 

@@ -27,7 +27,9 @@ colour figures); the independent parts of the cells logic leaves open
 backdoor to colour line solving (:func:`colour_backdoor`: the hitting-set search of
 :mod:`nonosat.analysis.backdoor` with the colour line closure); for several solutions the whole
 ambiguity map (:func:`colour_ambiguity_map`, chunked SAT backbone over the colour CNF) and
-extra givens (:func:`colour_givens`).  A cell is *decided* when one colour is left; line and
+extra givens (:func:`colour_givens`); the single-line implication graph over the literals "cell
+takes colour c" (:func:`colour_implication_graph`), its strongly connected components and
+export (:func:`write_colour_graph`).  A cell is *decided* when one colour is left; line and
 probing steps that only narrow a cell's colours count as steps but decide no cell.
 """
 
@@ -51,7 +53,7 @@ from nonosat.analysis.difficulty import (
     difficulty_grade,
 )
 from nonosat.analysis.staged import STAGES, StagedRun, Step
-from nonosat.analysis.structure import independent_parts
+from nonosat.analysis.structure import independent_parts, scc_summary
 from nonosat.engines import SolveResult, Status, solve
 from nonosat.native.colour import ColourProblem, colour_propagate, solve_colour_line
 from nonosat.puzzle import Cell, Puzzle, colour_clue_text, colour_rows
@@ -588,8 +590,9 @@ class ColourAnalysis(Analysis):
     """What :func:`analyse_colour` found: an :class:`~nonosat.analysis.difficulty.Analysis`
     (same fields, same report and JSON keys) of a colour puzzle.  ``solutions`` and the
     backbone's witnesses hold colour indices (int8); ``staged`` is a :class:`ColourStagedRun`;
-    ``givens.cells`` and ``backdoor.cells`` carry colour indices; the implication graph fields
-    stay empty (no implication graph for colour)."""
+    ``givens.cells`` and ``backdoor.cells`` carry colour indices; ``graph`` (when kept) is
+    :func:`colour_implication_graph`'s and ``graph_summary`` its figures; the linked-cells
+    fields stay empty (not computed for colour)."""
 
     @property
     def ambiguous(self) -> np.ndarray | None:
@@ -634,6 +637,7 @@ def analyse_colour(
     timeout: float | None = 30.0,
     structure: bool = True,
     backdoor_timeout: float | None = BACKDOOR_TIMEOUT,
+    keep_graph: bool = False,
 ) -> ColourAnalysis:
     """Analyse a colour puzzle as :func:`nonosat.analysis.difficulty.analyse` analyses a
     black-and-white one.
@@ -666,6 +670,10 @@ def analyse_colour(
         Compute the ambiguity map, givens, independent parts and backdoor.
     backdoor_timeout : float, optional
         Seconds for the backdoor search (``0`` skips it).
+    keep_graph : bool
+        Keep the implication graph at the line-solving fixpoint
+        (:func:`colour_implication_graph`) in ``graph`` (for export); its figures are in
+        ``graph_summary`` either way.
 
     Returns
     -------
@@ -687,6 +695,13 @@ def analyse_colour(
     grade = difficulty_grade(staged, search, contradiction=staged.status == "contradiction")
     out = ColourAnalysis(puzzle, status, solutions, counted_all, staged, search, grade,
                          engine=result.engine, solve_time_s=result.time_s)
+    full = (1 << puzzle.n_colours) - 1
+    line_fix = colour_closure(puzzle)(np.full(puzzle.shape, full, dtype=np.int32))
+    if line_fix is not None:
+        graph = colour_implication_graph(puzzle, line_fix)
+        out.graph_summary = scc_summary(graph)
+        if keep_graph:
+            out.graph = graph
     if staged.status == "stuck":
         out.parts = independent_parts(colour_open_grid(staged.grid))
     if structure and len(solutions) >= 2:
@@ -753,3 +768,136 @@ def render_colour_ambiguity_text(
         body = "".join(mark if mask[r, k] else cells[k] for k in range(puzzle.width))
         lines[rule + 1 + r] = line[:start] + body + line[start + width * puzzle.width:]
     return "\n".join(lines)
+
+
+# -- the implication graph ---------------------------------------------------------------------
+class ColourLiteral(tuple):
+    """``(row, col, colour)``: cell ``(row, col)`` (0-based) takes colour ``colour`` (an index
+    into the palette, 0 = background); a node of :func:`colour_implication_graph`."""
+
+    __slots__ = ()
+
+    def __new__(cls, row: int, col: int, colour: int) -> ColourLiteral:
+        return super().__new__(cls, (row, col, colour))
+
+    @property
+    def cell(self) -> tuple[int, int]:
+        """``(row, col)``, 0-based."""
+        return (self[0], self[1])
+
+    def name(self, puzzle: Puzzle) -> str:
+        """Node name in exported graphs: ``"R3C5=red"`` (1-based, the colour's name)."""
+        assert puzzle.palette is not None
+        return f"R{self[0] + 1}C{self[1] + 1}={puzzle.palette.colours[self[2]].name}"
+
+
+def colour_implication_graph(puzzle: Puzzle, grid: np.ndarray | None = None):
+    """The single-line implication graph of a colour puzzle in the state ``grid`` (colour masks;
+    every colour everywhere when omitted), as :func:`nonosat.native.implications.implication_graph`
+    builds it for black-and-white with literals "cell takes colour c".
+
+    For every cell with several colours left and each of them, the colour is assumed and the
+    colour line solver runs on that cell's row and on its column only: every other cell of the
+    line left with one colour (it had several) gives an edge ``assumption -> (cell, colour)``
+    with the line (``line``, rows first).  Each edge is a sound implication in that state.  Only
+    positive literals are nodes (a colour a line merely excludes gives no edge), so on a
+    two-colour puzzle this is the black-and-white graph (``filled`` = the colour, ``empty`` =
+    the background).  ``graph.graph["line_conflicts"]`` lists ``(literal, line)`` pairs whose
+    assumption contradicts the line outright (never at a line-solving fixpoint).
+
+    Returns
+    -------
+    networkx.DiGraph
+        Nodes :class:`ColourLiteral`.
+    """
+    import networkx as nx
+
+    full = (1 << puzzle.n_colours) - 1
+    state = (np.full(puzzle.shape, full, dtype=np.int32) if grid is None
+             else np.asarray(grid, dtype=np.int32))
+    h, w = puzzle.shape
+    colours = puzzle.line_colours
+    graph = nx.DiGraph()
+    open_now = _is_open(state)
+    for r, c in zip(*np.nonzero(open_now), strict=True):
+        graph.add_nodes_from(ColourLiteral(int(r), int(c), k) for k in range(puzzle.n_colours)
+                             if (int(state[r, c]) >> k) & 1)
+    conflicts: list[tuple[ColourLiteral, int]] = []
+    for line, clue in enumerate(puzzle.lines):
+        if clue is None:
+            continue
+        values = state[line, :] if line < h else state[:, line - h]
+        if not _is_open(values).any():
+            continue
+        for p in np.flatnonzero(_is_open(values)).tolist():
+            v = int(values[p])
+            for k in range(puzzle.n_colours):
+                if not (v >> k) & 1:
+                    continue
+                src = ColourLiteral(line, p, k) if line < h else ColourLiteral(p, line - h, k)
+                trial = values.copy()
+                trial[p] = 1 << k
+                after = solve_colour_line(clue, colours[line] or (), trial, puzzle.n_colours)
+                if after is None:
+                    conflicts.append((src, line))
+                    continue
+                for q in np.flatnonzero(_is_open(values) & ~_is_open(after)).tolist():
+                    if q == p:
+                        continue
+                    m = int(after[q])
+                    dst = (ColourLiteral(line, q, _colour_of(m)) if line < h
+                           else ColourLiteral(q, line - h, _colour_of(m)))
+                    graph.add_edge(src, dst, line=line)
+    graph.graph["line_conflicts"] = conflicts
+    return graph
+
+
+def write_colour_graph(graph, puzzle: Puzzle, path) -> str:
+    """Write :func:`colour_implication_graph` to ``path`` (GraphML, GEXF, or DOT with pydot, by
+    suffix) with node attributes ``row``, ``col`` (1-based), ``colour`` (its name) and ``scc``
+    (:func:`nonosat.analysis.structure.component_ids`), edge attribute ``line``.
+
+    Returns
+    -------
+    str
+        The format written.
+
+    Raises
+    ------
+    FormatError
+        Unknown suffix, or DOT without pydot.
+    """
+    from pathlib import Path
+
+    import networkx as nx
+
+    from nonosat.analysis.structure import component_ids
+    from nonosat.errors import FormatError
+    from nonosat.native.implications import GRAPH_FORMATS
+
+    assert puzzle.palette is not None
+    path = Path(path)
+    fmt = GRAPH_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise FormatError(str(path), None, f"unknown graph format {path.suffix!r}; use "
+                          f"{', '.join(sorted(GRAPH_FORMATS))}")
+    names = [c.name for c in puzzle.palette.colours]
+    ids = component_ids(graph)
+    plain = nx.DiGraph()
+    for lit in sorted(graph.nodes):
+        plain.add_node(lit.name(puzzle), row=lit[0] + 1, col=lit[1] + 1, colour=names[lit[2]],
+                       scc=ids[lit])
+    for a, b, data in graph.edges(data=True):
+        plain.add_edge(a.name(puzzle), b.name(puzzle), line=puzzle.line_name(data["line"]))
+    if fmt == "graphml":
+        nx.write_graphml(plain, path)
+    elif fmt == "gexf":
+        nx.write_gexf(plain, path)
+    else:
+        try:
+            from networkx.drawing.nx_pydot import write_dot
+
+            write_dot(plain, path)
+        except ImportError:
+            raise FormatError(str(path), None, "DOT export needs pydot (pip install pydot)") from None
+    return fmt

@@ -271,17 +271,24 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
     from nonosat.analysis.colour import analyse_colour
     from nonosat.errors import FormatError
 
-    if graph is not None:
-        raise FormatError(str(graph), None, "--graph (the implication graph) is for "
-                          "black-and-white puzzles; this is a colour puzzle")
-    if map_file is not None:
-        if map_file.exists() and not force:
-            raise FormatError(str(map_file), None, "already exists; use --force to overwrite it")
-        if map_file.suffix.lower() not in (".svg", ".png"):
-            raise FormatError(str(map_file), None, "--map must end in .svg or .png")
+    for path in (graph, map_file):
+        if path is not None and path.exists() and not force:
+            raise FormatError(str(path), None, "already exists; use --force to overwrite it")
+    if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
+        raise FormatError(str(map_file), None, "--map must end in .svg or .png")
     announce_compile(colour=True)
     result = analyse_colour(puzzle, limit=limit, count_all=count_all, engine=engine,
-                            timeout=timeout, backdoor_timeout=backdoor_timeout)
+                            timeout=timeout, backdoor_timeout=backdoor_timeout,
+                            keep_graph=graph is not None)
+    if graph is not None:
+        from nonosat.analysis.colour import write_colour_graph
+
+        if result.graph is None:
+            raise FormatError(str(graph), None, "line solving contradicts the clues: no "
+                              "implication graph to write")
+        fmt = write_colour_graph(result.graph, puzzle, graph)
+        typer.echo(f"wrote {graph} ({fmt}, {result.graph.number_of_nodes()} nodes, "
+                   f"{result.graph.number_of_edges()} edges)", err=True)
     if map_file is not None:
         _write_map(result, map_file)
         typer.echo(f"wrote {map_file}", err=True)
@@ -295,7 +302,7 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
 
 def _colour_report(result, name: str) -> str:
     """The human-readable report of a colour puzzle: the black-and-white report's wording,
-    without the implication stage and graph (there is none for colour)."""
+    without the implication stage and the linked cells (not computed for colour)."""
     from nonosat.analysis.colour import render_colour_ambiguity_text
 
     puzzle = result.puzzle
@@ -348,6 +355,11 @@ def _colour_report(result, name: str) -> str:
                      "column links two parts")
     elif staged.status == "solved":
         lines.append("independent parts after logic: none (logic solves it)")
+    gs = result.graph_summary
+    if gs:
+        lines.append(f"implication graph after line solving: {gs['nodes']} literals, "
+                     f"{gs['edges']} edges, {gs['nontrivial']} strongly connected component"
+                     f"{'s' if gs['nontrivial'] != 1 else ''} of two literals or more")
 
     def listed(cells, limit: int = 8) -> str:
         out = ", ".join(f"{_cell(c)} {names[int(k)]}" for c, k in cells[:limit])
