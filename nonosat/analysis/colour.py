@@ -541,46 +541,71 @@ def colour_givens(
     solutions: list[np.ndarray],
     deadline: float | None = None,
     *,
-    engine: str = "sat",
+    known: np.ndarray | None = None,
 ) -> list[tuple[int, int, int]] | None:
-    """Givens ``(row, col, colour)`` that make the solution unique, greedy and irredundant: fix,
-    in the first solution's colour, a cell on which two solutions differ until one solution is
-    left (``engine``), then drop every given the others make redundant.  ``None`` when
-    ``deadline`` (a ``time.perf_counter()`` value) passed first."""
-    full = (1 << puzzle.n_colours) - 1
+    """Givens ``(row, col, colour)`` that make the solution ``solutions[0]`` unique, greedy and
+    irredundant: give a cell on which the target and another solution differ (its target
+    colour) until no other solution is left, then drop every given the others make redundant.
+
+    One incremental SAT solver (CaDiCaL through PySAT) holds the colour CNF
+    (:func:`nonosat.encodings.cnf_colour.encode_colour`, restricted to ``known``, a grid state of
+    colour masks every solution agrees with) and the clause "some cell differs from the
+    target"; each check solves it under the givens as assumptions: unsatisfiable means the
+    givens make the target the only solution, a model is another solution.
+
+    Returns
+    -------
+    list of (row, col, colour) or None
+        0-based cells with colour indices, in the order chosen; ``None`` when ``deadline`` (a
+        ``time.perf_counter()`` value) passed first.
+    """
+    from pysat.solvers import Solver
+
+    from nonosat.encodings.cnf_colour import encode_colour
+    from nonosat.encodings.satsolver import DEFAULT_SOLVER, solver_name
+
     target = np.asarray(solutions[0], dtype=np.int8)
+    enc = encode_colour(puzzle, None if known is None else np.asarray(known, dtype=np.int32))
+    open_cells = np.ones(puzzle.shape, dtype=bool) if known is None else _is_open(known)
 
-    def count(givens: list[tuple[int, int, int]]) -> Any:
-        partial = np.full(puzzle.shape, full, dtype=np.int32)
-        for r, c, k in givens:
-            partial[r, c] = 1 << k
-        remaining = None if deadline is None else deadline - time.perf_counter()
-        if remaining is not None and remaining <= 0:
-            return None
-        return solve(puzzle, engine, partial=partial, limit=2, timeout=remaining)
+    def lit(r: int, c: int) -> int:
+        return enc.cell_var(r, c, int(target[r, c]))
 
-    pair = [target, np.asarray(solutions[1], dtype=np.int8)]
-    givens: list[tuple[int, int, int]] = []
-    while True:
-        r, c = (int(v) for v in np.argwhere(pair[0] != pair[1])[0])
-        givens.append((r, c, int(target[r, c])))
-        found = count(givens)
-        if found is None or found.status not in (Status.UNIQUE, Status.MULTIPLE):
-            return None
-        if found.status == Status.UNIQUE:
-            break
-        pair = found.solutions[:2]
-        if np.array_equal(pair[1], target):
-            pair = [pair[1], pair[0]]
-    for given in list(reversed(givens)):
-        if len(givens) == 1:
-            break
-        rest = [g for g in givens if g != given]
-        found = count(rest)
-        if found is None:
-            return None
-        if found.status == Status.UNIQUE:
-            givens = rest
+    with Solver(name=solver_name(DEFAULT_SOLVER), bootstrap_with=enc.clauses) as sat:
+        sat.add_clause([-lit(int(r), int(c)) for r, c in np.argwhere(open_cells)])
+
+        def other(givens: list[tuple[int, int, int]]) -> np.ndarray | bool | None:
+            """Another solution with ``givens``; ``False`` if none; ``None`` at the deadline."""
+            assumptions = [lit(r, c) for r, c, _ in givens]
+            while True:
+                if deadline is not None and time.perf_counter() >= deadline:
+                    return None
+                if deadline is not None:
+                    sat.conf_budget(20_000)
+                    answer = sat.solve_limited(assumptions=assumptions)
+                else:
+                    answer = sat.solve(assumptions=assumptions)
+                if answer is None:
+                    continue
+                return enc.solution(sat.get_model()) if answer else False
+
+        givens: list[tuple[int, int, int]] = []
+        found = other(givens)
+        while found is not False:
+            if found is None:
+                return None
+            r, c = (int(v) for v in np.argwhere(found != target)[0])
+            givens.append((r, c, int(target[r, c])))
+            found = other(givens)
+        for given in list(reversed(givens)):
+            if len(givens) == 1:
+                break
+            rest = [g for g in givens if g != given]
+            found = other(rest)
+            if found is None:
+                return None
+            if found is False:
+                givens = rest
     return givens
 
 
@@ -708,11 +733,13 @@ def analyse_colour(
         out.backbone = colour_ambiguity_map(puzzle, solutions, staged.grid, timeout=timeout)
         deadline = None if timeout is None else time.perf_counter() + timeout
         witnesses = out.backbone.witnesses
-        cells = colour_givens(puzzle, witnesses, deadline,
-                              engine="sat" if engine in ("auto", "native") else engine)
+        goal = puzzle.goal
+        target = (np.asarray(goal, dtype=np.int8) if goal is not None and goal.shape == puzzle.shape
+                  and puzzle.is_solution(goal) else witnesses[0])
+        cells = colour_givens(puzzle, [target], deadline, known=staged.grid)
         if cells is not None:
-            out.givens = UniquenessGivens([((r, c), k) for r, c, k in cells],
-                                          target=witnesses[0], unique=True)
+            out.givens = UniquenessGivens([((r, c), k) for r, c, k in cells], target=target,
+                                          unique=True)
     if (structure and status == Status.UNIQUE and staged.hardest_stage() != "line"
             and backdoor_timeout != 0):
         out.backdoor = colour_backdoor(puzzle, solutions[0], timeout=backdoor_timeout)
