@@ -431,3 +431,24 @@ def test_implication_graph_is_the_black_and_white_one_on_the_twin(tmp_path):
     sccs = {d["scc"] for _, d in written.nodes(data=True)}
     assert len(sccs) == data["implication_graph"]["components"]
 
+
+
+def test_givens_are_unique_and_irredundant_by_cpsat():
+    puzzle = two_swaps()
+    result = analyse_colour(puzzle, limit=10)
+    assert result.givens is not None and result.givens.unique
+    cells = result.givens.cells
+    assert len(cells) == len(result.parts) == 2  # one given per independent part is needed
+
+    def count(givens) -> Status:
+        partial = _full(puzzle).astype(np.int32)
+        for (r, c), k in givens:
+            partial[r, c] = 1 << k
+        return solve(puzzle, "cpsat", partial=partial, limit=2).status
+
+    assert count(cells) == Status.UNIQUE
+    for dropped in cells:
+        assert count([g for g in cells if g != dropped]) == Status.MULTIPLE
+    assert np.array_equal(result.givens.target, puzzle.goal)  # the picture is made unique
+    for (r, c), k in cells:
+        assert puzzle.goal[r, c] == k
