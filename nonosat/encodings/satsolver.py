@@ -171,6 +171,21 @@ class SatRun:
         """Add a clause (e.g. a blocking clause) for the next :meth:`solve`."""
         self._solver.add_clause(list(clause))
 
+    def set_phases(self, literals: Sequence[int]) -> bool:
+        """Prefer these literals' values in the solver's decisions (its saved phases); they steer
+        the search, never what is satisfiable.
+
+        Returns
+        -------
+        bool
+            False when this solver cannot take phases through PySAT (Kissat): nothing is set.
+        """
+        try:
+            self._solver.set_phases(list(literals))
+        except NotImplementedError:
+            return False
+        return True
+
     def solve(self, deadline: float | None = None) -> bool | None:
         """Decide the formula.
 
