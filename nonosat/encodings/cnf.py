@@ -453,10 +453,15 @@ def line_clauses(
     ([[-5, 6], [-5, 1], [-1, 5], [-6, 2], [-2, 6], [5, 3], [-3, -5], [6, 4], [-4, -6]], 7)
     """
     encoder = _LINE_ENCODERS[check_encoding(encoding)]
+    if clue is None:
+        return [], first_aux
+    if encoding == "order":
+        from nonosat.encodings.cnf_order import order_line
+
+        return order_line(tuple(clue), cells, first_aux)
     out = _Clauses()
     aux = _Vars(first_aux)
-    if clue is not None:
-        encoder(tuple(clue), list(cells), aux, out)
+    encoder(tuple(clue), list(cells), aux, out)
     return list(out), aux.next
 
 
@@ -581,7 +586,27 @@ def encode(
     >>> enc.cell_var(1, 1), enc.clauses[:3]
     (4, [[-5, 1], [-1, 5], [5, 2]])
     """
-    encoder = _LINE_ENCODERS[check_encoding(encoding)]
+    check_encoding(encoding)
+    if partial is not None:
+        units = partial_units(puzzle, partial)  # checks the shape before any work
+    if encoding == "order":
+        from nonosat.encodings.cnf_order import encode_order
+
+        out, nvars, spans = encode_order(puzzle)
+    else:
+        out, nvars, spans = _encode_lines(puzzle, encoding)
+    if partial is not None:
+        out.extend(units)
+    return PuzzleCnf(puzzle, encoding, ENCODING_VERSIONS[encoding], out, nvars, spans)
+
+
+def _encode_lines(
+    puzzle: Puzzle, encoding: str
+) -> tuple[list[Clause], int, list[tuple[int, int, int, int]]]:
+    """Every line's clauses built in Python by the line encoder (the reference the compiled
+    ``order`` encoder of :mod:`nonosat.encodings.cnf_order` is tested against): ``(clauses,
+    nvars, line_spans)`` as :class:`PuzzleCnf` holds them."""
+    encoder = _LINE_ENCODERS[encoding]
     h, w = puzzle.shape
     clauses = _Clauses()
     aux = _Vars(h * w + 1)
@@ -593,10 +618,7 @@ def encode(
         if clue is not None:
             encoder(clue, cells, aux, clauses)
         spans.append((first_clause, len(clauses), first_aux, aux.next))
-    out = list(clauses)
-    if partial is not None:
-        out.extend(partial_units(puzzle, partial))
-    return PuzzleCnf(puzzle, encoding, ENCODING_VERSIONS[encoding], out, aux.next - 1, spans)
+    return list(clauses), aux.next - 1, spans
 
 
 def partial_units(puzzle: Puzzle, partial: np.ndarray) -> list[Clause]:
