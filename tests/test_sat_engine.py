@@ -220,3 +220,47 @@ def test_partial_units_one_unit_per_known_cell_in_row_major_order():
                 elif grid[r, c] == Cell.CONFLICT:
                     expected += [[v], [-v]]
         assert partial_units(puzzle, grid) == expected
+
+
+def test_loading_auto_loads_the_sat_stage_and_its_cnf_kernel():
+    """The native search decides the 2x2 load puzzle itself, so `load_engine("auto")` must load
+    the SAT stage on its own: PySAT and the compiled order encoder (compiled on a first run), so
+    that neither lands in the first hand-off's time_s.  In a fresh process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from nonosat.engines import load_engine\n"
+        "load_engine('auto')\n"
+        "loaded = 'nonosat.encodings.cnf_order' in sys.modules and 'pysat.solvers' in sys.modules\n"
+        "from nonosat.encodings import cnf_order\n"
+        "print(loaded, len(cnf_order.order_puzzle_kernel.signatures))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded, signatures = out.stdout.split()
+    assert loaded == "True" and int(signatures) >= 1
+
+
+def test_implication_and_blocking_clauses_from_their_definitions():
+    from nonosat.encodings.cnf import blocking_clause
+    from nonosat.engines.sat import implication_clauses
+
+    rng = np.random.default_rng(3)
+    h, w = 4, 7
+    pairs = [((int(rng.integers(h)), int(rng.integers(w)), bool(rng.integers(2))),
+              (int(rng.integers(h)), int(rng.integers(w)), bool(rng.integers(2))))
+             for _ in range(50)]
+    pairs = [(a, b) for a, b in pairs if a[:2] != b[:2]]
+    for (a, b), clause in zip(pairs, implication_clauses(w, pairs), strict=True):
+        # a -> b: the clause is falsified exactly when a holds and b does not
+        for value_a, value_b in itertools.product((False, True), repeat=2):
+            grid = np.zeros((h, w), dtype=bool)
+            grid[a[0], a[1]] = value_a if a[2] else not value_a
+            grid[b[0], b[1]] = value_b if b[2] else not value_b
+            satisfied = any(grid.flat[abs(lit) - 1] == (lit > 0) for lit in clause)
+            assert satisfied == (not value_a or value_b)
+    grid = rng.integers(0, 2, size=(h, w)).astype(bool)
+    clause = blocking_clause(grid)
+    assert not any(grid.flat[abs(lit) - 1] == (lit > 0) for lit in clause)  # grid excluded
+    assert sorted(abs(lit) for lit in clause) == list(range(1, h * w + 1))

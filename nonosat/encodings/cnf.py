@@ -658,7 +658,8 @@ def blocking_clause(solution: np.ndarray) -> Clause:
     [-1, 2]
     """
     flat = np.asarray(solution, dtype=bool).ravel()
-    return [-(i + 1) if filled else i + 1 for i, filled in enumerate(flat)]
+    var = np.arange(1, flat.size + 1, dtype=np.int64)
+    return np.where(flat, -var, var).tolist()
 
 
 def write_dimacs(
