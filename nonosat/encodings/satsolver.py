@@ -272,6 +272,7 @@ def refuted_by_propagation(clauses: Sequence[Sequence[int]]) -> bool:
     >>> refuted_by_propagation([[1], [-1, 2], [-2]]), refuted_by_propagation([[1], [-1, 2]])
     (True, False)
     """
-    with Solver(name="minisat22", bootstrap_with=clauses) as solver:
+    with Solver(name="minisat22") as solver:
+        solver.append_formula(clauses)
         ok, _ = solver.propagate(assumptions=[])
     return not ok
