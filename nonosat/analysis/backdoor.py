@@ -4,7 +4,9 @@ For a puzzle with a unique solution ``s``, a set ``B`` of cells is a *backdoor* 
 when line propagation from the givens ``{(cell, s[cell]) : cell in B}`` fixes every cell
 (optionally: propagation and failed-literal probing, ``logic="probing"``).  A smallest backdoor
 measures how far a puzzle is from line-solvable: the number of cells a setter would have to
-print as givens.
+print as givens.  For a puzzle with several solutions the definition is the same for one
+chosen solution ``s``; logic being sound, a backdoor of ``s`` also makes ``s`` the only
+solution with those givens (the size depends on the solution chosen).
 
 Algorithm: **implicit hitting sets**, as in MaxHS (Davies and Bacchus, "Solving MAXSAT by
 solving a sequence of simpler SAT instances", CP 2011; "Exploiting the power of MIP solvers in
@@ -64,6 +66,10 @@ class Backdoor:
     time_s : float
     finished : bool
         ``False`` when the time limit stopped the search.
+    several : bool
+        The puzzle has several solutions: the backdoor is that of the solution given to
+        :func:`smallest_backdoor` (its givens also make that solution the only one), and the
+        bound holds for that solution.
     """
 
     cells: list[tuple[tuple[int, int], bool]] = field(default_factory=list)
@@ -75,18 +81,24 @@ class Backdoor:
     iterations: int = 0
     time_s: float = 0.0
     finished: bool = True
+    several: bool = False
 
     @property
     def size(self) -> int:
         return len(self.cells)
 
     def describe(self) -> str:
-        """``"3 cells (smallest: proved)"`` / ``"7 cells (at least 4; time limit)"``."""
+        """``"3 cells (exact: proved smallest)"`` / ``"7 cells (best found in the time limit;
+        every backdoor has at least 4)"`` / ``"0 cells (line solving alone solves it)"``."""
         n = self.size
         head = f"{n} cell{'s' if n != 1 else ''}"
+        if self.candidates == 0:
+            logic = "line solving" if self.logic == "line" else "line solving and probing"
+            return f"{head} ({logic} alone solves it)"
         if self.exact:
-            return f"{head} (smallest: proved)"
-        return f"{head} (best found; every backdoor has at least {self.lower_bound})"
+            return f"{head} (exact: proved smallest)"
+        return (f"{head} (best found in the time limit; every backdoor has at least "
+                f"{self.lower_bound})")
 
     def to_json(self) -> dict[str, Any]:
         return {"logic": self.logic, "size": self.size, "exact": self.exact,
@@ -94,7 +106,8 @@ class Backdoor:
                 "cells": [{"row": r + 1, "col": c + 1, "value": "filled" if v else "empty"}
                           for (r, c), v in self.cells],
                 "candidates": self.candidates, "sets": self.sets, "iterations": self.iterations,
-                "time_s": round(self.time_s, 6), "finished": self.finished}
+                "time_s": round(self.time_s, 6), "finished": self.finished,
+                "several_solutions": self.several}
 
 
 def closure(puzzle: Puzzle, grid: np.ndarray, logic: str = "line") -> np.ndarray | None:
@@ -120,6 +133,7 @@ def smallest_backdoor(
     logic: str = "line",
     timeout: float | None = 10.0,
     seed: int = 0,
+    several: bool = False,
 ) -> Backdoor:
     """A smallest set of cells whose values (from ``solution``) make ``logic`` solve the rest,
     by implicit hitting sets (module docstring).
@@ -135,6 +149,10 @@ def smallest_backdoor(
         Seconds; on expiry the best backdoor found is returned with the proved lower bound.
     seed : int
         Seed of the greedy step's sampling.
+    several : bool
+        The puzzle has several solutions and ``solution`` is one of them (recorded in
+        :attr:`Backdoor.several`; the search is the same: the givens then also select
+        ``solution`` as the only one).
 
     Returns
     -------
@@ -151,7 +169,7 @@ def smallest_backdoor(
     if root is None:
         raise ValueError("the puzzle has no solution: no backdoor")
     cand = [(int(r), int(c)) for r, c in zip(*np.nonzero(root == Cell.UNKNOWN), strict=True)]
-    out = Backdoor(logic=logic, candidates=len(cand))
+    out = Backdoor(logic=logic, candidates=len(cand), several=several)
     if not cand:
         out.exact = True
         out.time_s = time.perf_counter() - start

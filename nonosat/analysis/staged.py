@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from nonosat.analysis.implied import forced_literals_fast, implication_arrays
 from nonosat.native.implications import RULES, Literal, forced_literals, implication_graph
 from nonosat.native.probe import best_branch, new_probe_scratch, probe
 from nonosat.native.propagate import (
@@ -193,12 +194,15 @@ def _line_steps(deductions: list) -> list[Step]:
 def _implication_steps(
     puzzle: Puzzle, grid: np.ndarray, depth: int | None, rules: tuple[str, ...]
 ) -> list[Step]:
-    graph = implication_graph(puzzle, grid)
     technique = {"contradiction": "contradiction", "tautology": "tautology", "line": "line-conflict"}
+    if depth is None:  # compiled, array-based: the same list (nonosat.analysis.implied)
+        forced = forced_literals_fast(implication_arrays(puzzle, grid), rules)
+    else:
+        forced = forced_literals(implication_graph(puzzle, grid), depth, rules)
     return [
         Step("implications", technique[f.rule], ((f.literal.cell, f.literal.value),),
              premise=f.premise)
-        for f in forced_literals(graph, depth, rules)
+        for f in forced
     ]
 
 
