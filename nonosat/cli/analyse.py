@@ -48,6 +48,7 @@ from nonosat.cli.common import (
     announce_compile,
     handle_errors,
     print_json,
+    split_puzzle_ref,
 )
 from nonosat.formats import read_puzzle
 
@@ -116,6 +117,7 @@ def analyse_command(
     if backdoor_logic not in ("line", "probing"):
         raise typer.BadParameter(f"{backdoor_logic!r}: use line or probing",
                                  param_hint="--backdoor-logic")
+    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     if puzzle.is_colour:
         _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout,
