@@ -17,7 +17,7 @@ are loaded (and compiled if needed) before the first timed run.
 Usage::
 
     .venv/bin/python benchmarks/bench_analyse_survey.py [--timeout 120] [--only knotty,faase]
-        [--json-out rows.json]
+        [--json-out rows.json] [--snapshot]
 """
 
 from __future__ import annotations
@@ -38,16 +38,35 @@ NAMES = {"00001": "Dancer", "00006": "Cat", "00016": "Knot", "00021": "Skid", "0
          "01611": "Merka", "06574": "Forever", "knotty": "Knotty", "faase": "Faase"}
 
 
+ENV = dict(os.environ)
+
+
 def nonosat() -> list[str]:
+    if "PYTHONPATH" in ENV:  # --snapshot
+        return [sys.executable, "-m", "nonosat"]
     exe = Path(sys.executable).with_name("nonosat")
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "nonosat"]
+
+
+def snapshot() -> None:
+    """Run a copy of the package (in a temporary directory), so that editing the checkout
+    during a long run does not change the program measured."""
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="nonosat-snapshot-"))
+    shutil.copytree(REPO / "nonosat", root / "nonosat",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    ENV["PYTHONPATH"] = str(root)
+    print(f"# snapshot of {REPO / 'nonosat'} in {root}", flush=True)
 
 
 def run(args: list[str], grace: float) -> tuple[dict | None, float, int]:
     """(JSON output or None, wall seconds, exit code) of one command."""
     start = time.perf_counter()
     try:
-        proc = subprocess.run(nonosat() + args, capture_output=True, text=True, timeout=grace)
+        proc = subprocess.run(nonosat() + args, capture_output=True, text=True, timeout=grace,
+                              env=ENV)
     except subprocess.TimeoutExpired:
         return None, time.perf_counter() - start, -1
     wall = time.perf_counter() - start
@@ -68,7 +87,11 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--only", default="", help="comma-separated titles or file stems")
     ap.add_argument("--json-out", type=Path)
+    ap.add_argument("--snapshot", action="store_true",
+                    help="run a copy of the package, so the checkout may change meanwhile")
     args = ap.parse_args()
+    if args.snapshot:
+        snapshot()
     files = sorted(SURVEY.glob("*.nin"), key=lambda f: (not f.stem.startswith("webpbn"), f.name))
     if args.only:
         want = {w.strip().lower() for w in args.only.split(",")}
@@ -77,7 +100,9 @@ def main() -> None:
         sys.exit(f"no survey puzzles in {SURVEY}")
     t = f"{args.timeout:g}"
     grace = 10 * args.timeout + 600  # analyse runs the engine up to three times, plus structure
-    run(["solve", str(SURVEY / "webpbn-00001.nin"), "--json"], grace)  # load / compile once
+    # load (compile) the kernels once, the analysis ones too
+    run(["solve", str(SURVEY / "webpbn-00001.nin"), "--json"], grace)
+    run(["analyse", str(SURVEY / "webpbn-06574.nin"), "--json", "--backdoor-timeout", "1"], grace)
     print(f"# load average {os.getloadavg()[0]:.2f}; --timeout {t}", flush=True)
     print("| puzzle | solve: verdict, engine s (wall s) | analyse: verdict, verdict s / total s "
           "(wall s) | classification | independent parts | backdoor | grade |")
