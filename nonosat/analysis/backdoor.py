@@ -222,9 +222,6 @@ def smallest_backdoor(
     -------
     Backdoor
     """
-    from pysat.examples.rc2 import RC2
-    from pysat.formula import WCNF
-
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
     sol = np.asarray(solution, dtype=bool)
@@ -243,6 +240,9 @@ def smallest_backdoor(
         out.exact = True
         out.time_s = time.perf_counter() - start
         return out
+    from pysat.examples.rc2 import RC2
+    from pysat.formula import WCNF
+
     var = {cell: k + 1 for k, cell in enumerate(cand)}
     rng = np.random.default_rng(seed)
 

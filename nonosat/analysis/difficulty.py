@@ -217,6 +217,10 @@ class Analysis:
         first solution found"``, ``"the solution found"``).
     classification : str
     time_s : float
+        The analysis' own time (seconds), without ``load_s``.
+    load_s : float
+        The one-off time the engine spent loading its compiled kernels and libraries (as
+        :attr:`nonosat.engines.SolveResult.load_s`; 0 once loaded).
     """
 
     puzzle: Puzzle
@@ -242,6 +246,7 @@ class Analysis:
     classification: str = ""
     graph: Any = None
     time_s: float = 0.0
+    load_s: float = 0.0
 
     @property
     def techniques_needed(self) -> str:
@@ -324,6 +329,7 @@ class Analysis:
                                                             "of": self.backdoor_of},
             "stage_time_s": staged.time_s,
             "time_s": round(self.time_s, 6),
+            "load_s": round(self.load_s, 6),
             "solutions": [grid_rows(s) for s in self.solutions[:10]],
         }
         if self.backbone is not None:
@@ -462,5 +468,6 @@ def analyse(
     complete = out.backbone is None or not bool(out.backbone.undecided.any())
     needed = out.techniques_needed if status in (Status.UNIQUE, Status.SOLVED) else None
     out.classification = classify(status, needed, search, amb, complete)
-    out.time_s = time.perf_counter() - start
+    out.load_s = result.load_s
+    out.time_s = time.perf_counter() - start - result.load_s
     return out

@@ -300,7 +300,9 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
                      "minimum")
     for edit in result.edits:
         lines.append(f"edit: {edit['text']}")
-    lines.append(f"time: {result.time_s:.2f} s")
+    load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
+            if result.load_s >= 0.5 else "")
+    lines.append(f"time: {result.time_s:.2f} s{load}")
     return "\n".join(lines)
 
 
