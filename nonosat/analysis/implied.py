@@ -72,9 +72,14 @@ class ImplicationArrays:
         return Literal(r, c, bool(node & 1))
 
 
-def implication_arrays(puzzle: Puzzle, grid: np.ndarray | None = None) -> ImplicationArrays:
+def implication_arrays(puzzle: Puzzle, grid: np.ndarray | None = None,
+                       cache: dict | None = None) -> ImplicationArrays:
     """The edges of :func:`nonosat.native.implications.implication_graph` as arrays (module
-    docstring); same arguments."""
+    docstring); same arguments.
+
+    ``cache`` (a dict the caller keeps between calls on the same puzzle) remembers each line's
+    implications by line and contents: the staged analysis rebuilds the graph after every round,
+    and most lines have not changed since the last one."""
     state = unknown_grid(puzzle) if grid is None else np.asarray(grid, dtype=np.int8)
     h, w = puzzle.shape
     flat = state.reshape(-1)
@@ -93,14 +98,20 @@ def implication_arrays(puzzle: Puzzle, grid: np.ndarray | None = None) -> Implic
         values = state[line] if line < h else state[:, line - h]
         if not (values == Cell.UNKNOWN).any():
             continue
-        count = line_implications(np.asarray(clue, dtype=np.int32), np.ascontiguousarray(values),
-                                  src, dst, val)
+        values = np.ascontiguousarray(values)
+        key = (line, values.tobytes())
+        found = None if cache is None else cache.get(key)
+        if found is None:
+            count = line_implications(np.asarray(clue, dtype=np.int32), values, src, dst, val)
+            found = (src[:count].astype(np.int64), dst[:count].astype(np.int64),
+                     val[:count] == Cell.FILLED)
+            if cache is not None:
+                cache[key] = found
+        s, d, filled = found
         base, step = (line * w, 1) if line < h else (line - h, w)
-        s = src[:count].astype(np.int64)
-        d = dst[:count].astype(np.int64)
         ok = d >= 0
         src_node = 2 * rank[base + (s >> 1) * step] + (s & 1)
-        dst_node = 2 * rank[base + np.where(ok, d, 0) * step] + (val[:count] == Cell.FILLED)
+        dst_node = 2 * rank[base + np.where(ok, d, 0) * step] + filled
         for node in src_node[~ok].tolist():
             conflicts.append((int(node), line))
         srcs.append(src_node[ok])
@@ -253,13 +264,15 @@ def forced_literals_fast(
     comp, ncomp = comp_count if comp_count is not None else components(arrays)
     reach = reach_sets(arrays, comp, ncomp)
     for rule in rules:
-        if rule == "contradiction":
-            per_node = reach[comp]
-            both = per_node & (per_node >> np.uint64(1)) & _EVENS
+        if rule == "contradiction":  # per component: cells with both values reached
+            both = reach & (reach >> np.uint64(1)) & _EVENS
             hit = both.any(axis=1)
-            for node in np.nonzero(hit)[0].tolist():
-                witness = _bit_list(both[node])[0]  # the even bit 2i: cell i
-                add(node ^ 1, "contradiction", node, witness | 1)
+            witness: dict[int, int] = {}
+            for node in np.nonzero(hit[comp])[0].tolist():
+                k = int(comp[node])
+                if k not in witness:
+                    witness[k] = _bit_list(both[k])[0]  # the even bit 2i: cell i
+                add(node ^ 1, "contradiction", node, witness[k] | 1)
         elif rule == "tautology":
             common = reach[comp[1::2]] & reach[comp[0::2]]  # per cell: yes & no
             rows = np.nonzero(common.any(axis=1))[0].tolist()

@@ -192,11 +192,12 @@ def _line_steps(deductions: list) -> list[Step]:
 
 
 def _implication_steps(
-    puzzle: Puzzle, grid: np.ndarray, depth: int | None, rules: tuple[str, ...]
+    puzzle: Puzzle, grid: np.ndarray, depth: int | None, rules: tuple[str, ...],
+    cache: dict | None = None,
 ) -> list[Step]:
     technique = {"contradiction": "contradiction", "tautology": "tautology", "line": "line-conflict"}
     if depth is None:  # compiled, array-based: the same list (nonosat.analysis.implied)
-        forced = forced_literals_fast(implication_arrays(puzzle, grid), rules)
+        forced = forced_literals_fast(implication_arrays(puzzle, grid, cache), rules)
     else:
         forced = forced_literals(implication_graph(puzzle, grid), depth, rules)
     return [
@@ -369,6 +370,7 @@ def staged_solve(
     invocations = dict.fromkeys(STAGES[:3], 0)
     spent = dict.fromkeys(STAGES[:3], 0.0)
     status = "stuck"
+    line_cache: dict = {}  # each line's implications by contents, across rounds
     while True:
         t0 = time.perf_counter()
         result = propagate_grid(puzzle, state)
@@ -387,7 +389,7 @@ def staged_solve(
         new: list[Step] | None = []
         if "implications" in stages:
             t0 = time.perf_counter()
-            new = _implication_steps(puzzle, state, depth, rules)
+            new = _implication_steps(puzzle, state, depth, rules, line_cache)
             spent["implications"] += time.perf_counter() - t0
             if new:
                 invocations["implications"] += 1
