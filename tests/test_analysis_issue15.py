@@ -216,3 +216,27 @@ def test_analyse_prints_a_backdoor_and_parts_for_every_kind():
     assert "smallest backdoor to line solving: none (no solution)" in none.stdout
     probing = runner.invoke(app, ["analyse", str(GAMES / "heart.non"), "--backdoor-logic", "x"])
     assert probing.exit_code == 2 and "Traceback" not in probing.output
+
+
+def test_backdoor_to_probing_is_no_larger_and_completes_by_probing():
+    """--backdoor-logic probing: 4-Dom needs probing, so its probing backdoor is empty while its
+    line backdoor is not; 5-Dom needs a guess: both are exact, the probing one no larger (every
+    line backdoor is a probing backdoor), and probing from its givens finishes."""
+    from nonosat.native.probe import probe_grid
+
+    four = analyse(domino(4), backdoor_timeout=30, backdoor_logic="probing")
+    assert four.backdoor.size == 0 and four.backdoor.logic == "probing"
+    assert analyse(domino(4), backdoor_timeout=30).backdoor.size >= 1
+    five = domino(5)
+    line = analyse(five, backdoor_timeout=30).backdoor
+    probing = analyse(five, backdoor_timeout=30, backdoor_logic="probing").backdoor
+    assert line.exact and probing.exact and 1 <= probing.size <= line.size
+    grid = np.full(five.shape, Cell.UNKNOWN, dtype=np.int8)
+    for (r, c), v in probing.cells:
+        grid[r, c] = Cell.FILLED if v else Cell.EMPTY
+    fixed = probe_grid(five, grid)[0]
+    (sat,) = solve(five, "sat", limit=2).solutions
+    assert np.array_equal(fixed == Cell.FILLED, sat) and not (fixed == Cell.UNKNOWN).any()
+    out = runner.invoke(app, ["analyse", str(GAMES / "heart.non"), "--backdoor-logic", "probing"])
+    assert "smallest backdoor to probing: 0 cells (line solving and probing alone solve it)" \
+        in out.stdout

@@ -104,8 +104,9 @@ class Backdoor:
         n = self.size
         head = f"{n} cell{'s' if n != 1 else ''}"
         if self.candidates == 0:
-            logic = "line solving" if self.logic == "line" else "line solving and probing"
-            return f"{head} ({logic} alone solves it)"
+            if self.logic == "line":
+                return f"{head} (line solving alone solves it)"
+            return f"{head} (line solving and probing alone solve it)"
         if self.exact:
             return f"{head} (exact: proved smallest)"
         return (f"{head} (best found in the time limit; every backdoor has at least "

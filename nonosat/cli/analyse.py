@@ -10,12 +10,15 @@ native search's guesses, or SAT's conflicts when the portfolio handed over to SA
 
 Also printed: a one-line classification ("unique, line-solvable", "unique, needs probing (depth
 1)", "unique, needs search (N guesses|conflicts)", "several solutions (K cells ambiguous)", "no
-solution"); the backbone; the independent parts of the cells logic leaves open (they share no
-row and no column: each can be solved alone); cells tied by the implication graph (its strongly
-connected components); for unique puzzles line solving does not solve, a smallest backdoor (cells whose
-values, given, make line solving finish; proved smallest, or the best found with a lower bound,
---backdoor-timeout); for several solutions the whole ambiguity map (<>), extra givens and
-one-cell edits of the picture (when it is known) that make the solution unique.
+solution"); the backbone; the independent parts of the cells line solving and all logic leave
+open (they share no row and no column: each can be solved alone); cells tied by the implication
+graph (its strongly connected components); a smallest backdoor: the fewest cells whose values,
+given, make line solving (--backdoor-logic probing: line solving and probing) finish -- "exact:
+proved smallest", or "best found in the time limit" with the lower bound proved
+(--backdoor-timeout), 0 cells for a line-solvable puzzle, and with several solutions that of the
+goal picture (else the first solution found), whose givens then also make it the only one; for
+several solutions the whole ambiguity map (<>), extra givens and one-cell edits of the picture
+(when it is known) that make the solution unique.
 
 \b
 Grade (score on one scale, 1 to 5):
