@@ -240,3 +240,20 @@ def test_backdoor_to_probing_is_no_larger_and_completes_by_probing():
     out = runner.invoke(app, ["analyse", str(GAMES / "heart.non"), "--backdoor-logic", "probing"])
     assert "smallest backdoor to probing: 0 cells (line solving and probing alone solve it)" \
         in out.stdout
+
+
+def test_file_hash_n_names_work_for_analyse_hint_and_explain():
+    """The FILE#N names nonosat prints (analyse's own report, batch ids) are accepted back."""
+    path = corpus_path("NonogramRecord", "question", "taai2011.txt")
+    by_name = runner.invoke(app, ["analyse", f"{path}#7", "--json", "--backdoor-timeout", "0"])
+    by_index = runner.invoke(app, ["analyse", str(path), "--index", "7", "--json",
+                                   "--backdoor-timeout", "0"])
+    assert by_name.exit_code == by_index.exit_code == 1, by_name.output
+    a, b = json.loads(by_name.stdout), json.loads(by_index.stdout)
+    assert a["puzzle"] == b["puzzle"] == f"{path}#7"
+    assert a["solutions"][0] == b["solutions"][0]
+    hint = runner.invoke(app, ["hint", f"{path}#7"])
+    assert hint.exit_code == runner.invoke(app, ["hint", str(path), "--index", "7"]).exit_code
+    assert hint.stdout == runner.invoke(app, ["hint", str(path), "--index", "7"]).stdout
+    explain = runner.invoke(app, ["explain", f"{path}#7", "--max-steps", "3", "--no-grid"])
+    assert explain.exit_code == 4 and "1. [" in explain.stdout

@@ -64,6 +64,7 @@ class ImplicationArrays:
 
     @property
     def nodes(self) -> int:
+        """Number of nodes: two literals per open cell."""
         return 2 * int(self.cells.shape[0])
 
     def literal(self, node: int) -> Literal:
