@@ -12,7 +12,7 @@ nesting, splices, random bytes, duplicated or deleted lines) are
   ``--timeout`` seconds, by ``SIGALRM``) or *over 1 GB* (the process's resident memory after the
   input);
 * run **as subprocesses** through ``nonosat solve``, ``convert``, ``render``, ``encode``,
-  ``verify-certificate`` and ``batch`` (a sample), each with a wall-clock limit and its peak RSS
+  ``certify``, ``analyse``, ``verify-certificate`` and ``batch`` (a sample), each with a wall-clock limit and its peak RSS
   from ``os.wait4``: *ok* (exit 0), *clean error* (exit 1-5 with no traceback on stderr),
   *traceback* (a ``Traceback`` on stderr or another exit code), *hang* (killed at the limit),
   *over 1 GB* (peak RSS).
@@ -305,8 +305,9 @@ def _certificate_files() -> dict[str, bytes] | None:
 
 
 # -- subprocesses ----------------------------------------------------------------------------
-def run_one(argv: list[str], cwd: Path, limit: float, env: dict[str, str]) -> tuple[str, float, int, str]:
-    """Run ``argv``: ``(outcome, seconds, peak RSS bytes, stderr tail)``."""
+def run_one(argv: list[str], cwd: Path, limit: float,
+            env: dict[str, str]) -> tuple[str, float, int, str, str]:
+    """Run ``argv``: ``(outcome, seconds, peak RSS bytes, stderr tail, exit code or "killed")``."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err,
@@ -335,7 +336,8 @@ def run_one(argv: list[str], cwd: Path, limit: float, env: dict[str, str]) -> tu
         outcome = "traceback"
     else:
         outcome = "ok" if proc.returncode == 0 else "clean error"
-    return outcome, seconds, rss, stderr.strip().splitlines()[-1:][0][:160] if stderr.strip() else ""
+    last = stderr.strip().splitlines()[-1][:160] if stderr.strip() else ""
+    return outcome, seconds, rss, last, "killed" if killed else str(proc.returncode)
 
 
 def run_cli(count: int, seed: int, limit: float, keep: Path | None, workers: int) -> dict:
@@ -351,8 +353,8 @@ def run_cli(count: int, seed: int, limit: float, keep: Path | None, workers: int
     for i in range(count):
         task_dir = work / f"t{i}"
         task_dir.mkdir()
-        command = rng.choice(("solve", "solve", "convert", "render", "encode",
-                              "verify-certificate", "batch"))
+        command = rng.choice(("solve", "solve", "convert", "render", "encode", "certify",
+                              "analyse", "verify-certificate", "batch"))
         if command == "verify-certificate" and cert_files is not None:
             what, files = mutate_certificate(rng, cert_files)
             (task_dir / "cert").mkdir()
@@ -377,16 +379,18 @@ def run_cli(count: int, seed: int, limit: float, keep: Path | None, workers: int
                         "convert": [exe, "convert", name, "out.xml"],
                         "render": [exe, "render", name, "--out", "out.svg"],
                         "encode": [exe, "encode", name, "--out", "out.cnf"],
+                        "certify": [exe, "certify", name, "--out", "cert"],
+                        "analyse": [exe, "analyse", name],
                         "verify-certificate": [exe, "solve", name]}[command]
         tasks.append((label, argv, task_dir))
 
     def go(task):
         label, argv, task_dir = task
-        outcome, seconds, rss, last = run_one(argv, task_dir, limit, env)
+        outcome, seconds, rss, last, code = run_one(argv, task_dir, limit, env)
         if outcome in ("traceback", "hang", "over 1 GB") and keep is not None:
             shutil.copytree(task_dir, keep / task_dir.name, dirs_exist_ok=True)
         shutil.rmtree(task_dir, ignore_errors=True)
-        return label, argv[1], outcome, seconds, rss, last
+        return label, argv[1], outcome, seconds, rss, last, code
 
     results = []
     try:
@@ -401,9 +405,11 @@ def run_cli(count: int, seed: int, limit: float, keep: Path | None, workers: int
     by_command: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for r in results:
         by_command[r[1]][r[2]] += 1
+    by_exit = collections.Counter(r[6] for r in results)
     return {
         "inputs": count,
         "outcomes": dict(outcomes),
+        "by_exit_code": dict(sorted(by_exit.items())),
         "by_command": {k: dict(v) for k, v in sorted(by_command.items())},
         "problems": [(r[0], r[2], r[5]) for r in results if r[2] in ("traceback", "hang", "over 1 GB")],
         "slowest": sorted(((r[3], r[0]) for r in results), reverse=True)[:10],
@@ -418,6 +424,8 @@ def _report(title: str, result: dict) -> None:
         print(f"  {outcome:12} {result['outcomes'].get(outcome, 0)}")
     if "calls" in result:
         print(f"  ({result['calls']} reader calls)")
+    if "by_exit_code" in result:
+        print("  by exit code: " + ", ".join(f"{k}: {v}" for k, v in result["by_exit_code"].items()))
     for command, counts in result.get("by_command", {}).items():
         print(f"  {command:20} " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     print(f"  peak RSS: {result['peak_rss'] / 2**20:.0f} MiB"
@@ -448,14 +456,16 @@ def main(argv: list[str] | None = None) -> int:
     _report("in-process (every reader; certificates through verify_certificate)", inproc)
     cli = run_cli(args.cli, args.seed, args.cli_timeout, args.keep, args.workers) if args.cli else None
     if cli:
-        _report("subprocesses (solve, convert, render, encode, verify-certificate, batch)", cli)
+        _report("subprocesses (solve, convert, render, encode, certify, analyse, "
+                "verify-certificate, batch)", cli)
     total = args.inputs + (args.cli if cli else 0)
     bad = sum(r["outcomes"].get(o, 0) for r in (inproc, cli) if r
               for o in ("traceback", "hang", "over 1 GB"))
     print(f"\n{total} inputs in {time.perf_counter() - start:.0f} s; "
           f"tracebacks, hangs or over 1 GB: {bad}")
     if args.json:
-        args.json.write_text(json.dumps({"in_process": inproc, "cli": cli}, indent=1))
+        args.json.write_text(json.dumps({"argv": sys.argv, "in_process": inproc, "cli": cli},
+                                        indent=1))
     return 1 if bad else 0
 
 
