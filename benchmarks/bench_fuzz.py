@@ -1,18 +1,20 @@
 """Fuzzing run (issue 17): hostile inputs against every reader and the commands that take files.
 
-Mutations of the shipped ``games/`` puzzles, of a few corpus files, of pictures and of a
-certificate directory (truncations, byte flips, giant numbers, giant sizes, bad encodings, deep
+Mutations of the shipped ``games/`` puzzles, of a few corpus files, of pictures, of a results
+file (JSON Lines and TSV) and of a certificate directory (truncations, byte flips, giant numbers, giant sizes, bad encodings, deep
 nesting, splices, random bytes, duplicated or deleted lines) are
 
 * fed **in-process** to every reader (each format's ``read`` on the raw bytes, plus
-  :func:`nonosat.formats.read_puzzles` on a file, which adds the size and memory checks), and
+  :func:`nonosat.formats.read_puzzles` on a file, which adds the size and memory checks, and
+  :func:`nonosat.verify.read_results`, the results-file reader of ``nonosat verify``), and
   certificate mutations to :func:`nonosat.certificates.verify_certificate`; an outcome is *ok*
   (puzzles read), *clean error* (a :class:`~nonosat.errors.NonosatError`), or *traceback*
   (anything else: ``ValueError``, ``IndexError``, ... escaping a reader), *hang* (over
   ``--timeout`` seconds, by ``SIGALRM``) or *over 1 GB* (the process's resident memory after the
   input);
 * run **as subprocesses** through ``nonosat solve``, ``convert``, ``render``, ``encode``,
-  ``certify``, ``analyse``, ``verify-certificate`` and ``batch`` (a sample), each with a wall-clock limit and its peak RSS
+  ``certify``, ``analyse``, ``verify`` (``--solution`` and ``--results``),
+  ``verify-certificate`` and ``batch`` (a sample), each with a wall-clock limit and its peak RSS
   from ``os.wait4``: *ok* (exit 0), *clean error* (exit 1-5 with no traceback on stderr),
   *traceback* (a ``Traceback`` on stderr or another exit code), *hang* (killed at the limit),
   *over 1 GB* (peak RSS).
@@ -80,6 +82,11 @@ def seeds() -> list[tuple[str, bytes]]:
     for name, fmt in (("heart.pbm", "pbm"), ("heart.png", "png"), ("heart.grid", "grid"),
                       ("heart.short", "short"), ("heart.cwd", "cwd"), ("heart.g", "olsak")):
         out.append((name, encode_puzzles([heart], get_format(fmt))))
+    rows = ["".join("#" if cell else "." for cell in row) for row in heart.goal]
+    out.append(("heart.jsonl", json.dumps({"id": "heart.non", "status": "unique",
+                                           "solution": rows}).encode() + b"\n"))
+    out.append(("heart.tsv", ("id\tstatus\tsolution\nheart.non\tunique\t"
+                              + "|".join(rows) + "\n").encode()))
     return out
 
 
@@ -208,6 +215,7 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
     from nonosat.certificates.bundle import read_puzzle_json
     from nonosat.errors import NonosatError
     from nonosat.formats import formats, read_puzzles
+    from nonosat.verify import read_results
 
     rng = random.Random(seed)
     base = seeds()
@@ -244,6 +252,7 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
                 jobs = [(f"read {fmt.name}", lambda f=fmt, s=sample: f.read(s, "fuzz"))
                         for fmt in readers]
                 jobs.append(("read_puzzles", lambda p=path: read_puzzles(p)))
+                jobs.append(("read_results", lambda p=path: read_results(p)))
             worst = "ok"
             start = time.perf_counter()
             for job, call in jobs:
@@ -354,7 +363,7 @@ def run_cli(count: int, seed: int, limit: float, keep: Path | None, workers: int
         task_dir = work / f"t{i}"
         task_dir.mkdir()
         command = rng.choice(("solve", "solve", "convert", "render", "encode", "certify",
-                              "analyse", "verify-certificate", "batch"))
+                              "analyse", "verify", "verify-certificate", "batch"))
         if command == "verify-certificate" and cert_files is not None:
             what, files = mutate_certificate(rng, cert_files)
             (task_dir / "cert").mkdir()
@@ -381,6 +390,9 @@ def run_cli(count: int, seed: int, limit: float, keep: Path | None, workers: int
                         "encode": [exe, "encode", name, "--out", "out.cnf"],
                         "certify": [exe, "certify", name, "--out", "cert"],
                         "analyse": [exe, "analyse", name],
+                        "verify": [exe, "verify", "--results", name, str(REPO / "games/heart.non")]
+                        if Path(name).suffix in (".jsonl", ".tsv") or rng.random() < 0.3 else
+                        [exe, "verify", str(REPO / "games/heart.non"), "--solution", name],
                         "verify-certificate": [exe, "solve", name]}[command]
         tasks.append((label, argv, task_dir))
 
@@ -456,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
     _report("in-process (every reader; certificates through verify_certificate)", inproc)
     cli = run_cli(args.cli, args.seed, args.cli_timeout, args.keep, args.workers) if args.cli else None
     if cli:
-        _report("subprocesses (solve, convert, render, encode, certify, analyse, "
+        _report("subprocesses (solve, convert, render, encode, certify, analyse, verify, "
                 "verify-certificate, batch)", cli)
     total = args.inputs + (args.cli if cli else 0)
     bad = sum(r["outcomes"].get(o, 0) for r in (inproc, cli) if r

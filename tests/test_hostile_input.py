@@ -263,6 +263,35 @@ def test_item04_one_bad_file_in_a_batch_is_one_failed_row(tmp_path):
         "big-int.json", "ebcdic.xml", "deep.json"}
 
 
+def test_item03_item04_verify_results_files_that_are_hostile_are_one_line(tmp_path):
+    """``nonosat verify --results FILE``: the other solver's results file is read like a
+    puzzle (bounded, regular files only) and a hostile line is a bad row, not a traceback."""
+    from nonosat.errors import FormatError
+    from nonosat.verify import read_results
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    for path, words in ((fifo, "FIFO"), (Path("/dev/zero"), "character device")):
+        code, _, err, rss = run("verify", "--results", path, GAMES / "heart.non", timeout=30)
+        assert_one_line_error(code, err, str(path))
+        assert words in err and rss < 400, (err, rss)
+    head = '{"id": "heart.non", "status": "unique", "x": '
+    big = tmp_path / "big.jsonl"
+    big.write_text(head + "9" * 5000 + "}\n")
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text(head + "[" * 100_000 + "]" * 100_000 + "}\n")
+    for path in (big, deep):
+        (row,) = read_results(path)
+        assert row.problem and row.problem.startswith("not JSON"), row
+    long = tmp_path / "long.tsv"
+    long.write_text("id\tstatus\n" + "a" * 200_000 + "\tunique\n")
+    with pytest.raises(FormatError, match="long.tsv:2: malformed TSV"):
+        read_results(long)
+    for path in (big, long):
+        code, _, err, _ = run("verify", "--results", path, GAMES / "heart.non", timeout=60)
+        assert code == 2 and "Traceback" not in err, (code, err)
+
+
 # -- item 5: memory blow-ups on sizes ------------------------------------------------------------
 @pytest.mark.parametrize(
     "name",
