@@ -518,6 +518,34 @@ def test_item10_a_hard_puzzle_stops_at_the_default_time_limit(tmp_path):
     assert time.monotonic() - start < 20
 
 
+def test_item10_the_portfolio_out_of_time_builds_no_cnf(monkeypatch):
+    """Once the native phase has used up the time limit, the auto engine gives up at once: no
+    probing for root implications, no SAT hand-off (on a random 200x200 grid with a 5 s
+    limit these ran for 60 s more and built a 1.4 GB CNF after the limit had passed)."""
+    import random
+
+    import nonosat.engines.auto as auto
+    from nonosat.engines import Status, get_engine
+    from nonosat.native.search import NativeSearch
+    from nonosat.puzzle import Puzzle
+
+    rng = random.Random(17)
+    n = 45  # native search does not finish on it within minutes (test above)
+    picture = [[rng.random() < 0.5 for _ in range(n)] for _ in range(n)]
+    puzzle = Puzzle.from_picture(picture)
+    called = []
+
+    def no_sat(*args, **kwargs):
+        raise AssertionError(f"SAT hand-off after the time limit (after {called})")
+
+    monkeypatch.setattr(auto, "get_engine", no_sat)
+    monkeypatch.setattr(NativeSearch, "root_implications",
+                        lambda self, *a, **k: called.append("implications") or [])
+    result = get_engine("auto").solve(puzzle, timeout=1e-6)
+    assert result.status == Status.UNKNOWN
+    assert called == []
+
+
 def test_item10_a_huge_puzzle_is_refused_by_the_memory_estimate(tmp_path):
     n = 5000
     path = tmp_path / "empty.json"
