@@ -149,6 +149,26 @@ def test_item02_atomic_write_uses_a_fresh_temporary(tmp_path):
     assert victim.read_text() == "precious\n"
 
 
+def test_item02_a_device_fifo_or_directory_at_the_target_is_never_replaced(tmp_path):
+    """Renaming the temporary over a FIFO (or ``/dev/null``, as root) would replace the node
+    itself: refused even with ``force``."""
+    from nonosat.errors import FormatError
+    from nonosat.safe_io import atomic_write
+
+    fifo = tmp_path / "pipe.xml"
+    os.mkfifo(fifo)
+    (tmp_path / "dir.xml").mkdir()
+    for target, kind in ((fifo, "FIFO"), (tmp_path / "dir.xml", "directory")):
+        for force in (False, True):
+            with pytest.raises(FormatError, match=kind):
+                atomic_write(target, b"x", force=force)
+    assert fifo.is_fifo() and (tmp_path / "dir.xml").is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.xml", "pipe.xml"]  # no temporaries
+    code, _, err, _ = run("convert", GAMES / "heart.non", fifo, "--force", timeout=30)
+    assert_one_line_error(code, err, "pipe.xml")
+    assert fifo.is_fifo()
+
+
 # -- item 3: unbounded reads, FIFOs --------------------------------------------------------------
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
 def test_item03_devices_are_refused_at_once(device):
