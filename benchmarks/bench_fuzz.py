@@ -10,8 +10,10 @@ nesting, splices, random bytes, duplicated or deleted lines) are
   certificate mutations to :func:`nonosat.certificates.verify_certificate`; an outcome is *ok*
   (puzzles read), *clean error* (a :class:`~nonosat.errors.NonosatError`), or *traceback*
   (anything else: ``ValueError``, ``IndexError``, ... escaping a reader), *hang* (over
-  ``--timeout`` seconds, by ``SIGALRM``) or *over 1 GB* (the process's resident memory after the
-  input);
+  ``--timeout`` seconds of CPU, by ``SIGPROF``, or six times as many seconds of wall-clock time,
+  by ``SIGALRM``, which catches an input that blocks without using CPU; CPU time, because on a
+  machine shared with other jobs the wall-clock time of a 3 s read can pass 10 s) or *over 1 GB*
+  (the process's resident memory after the input);
 * run **as subprocesses** through ``nonosat solve``, ``convert``, ``render``, ``encode``,
   ``certify``, ``analyse``, ``verify`` (``--solution`` and ``--results``),
   ``verify-certificate`` and ``batch`` (a sample), each with a wall-clock limit and its peak RSS
@@ -62,7 +64,7 @@ OUTCOMES = ("ok", "clean error", "traceback", "hang", "over 1 GB")
 
 
 class Hang(Exception):
-    """Raised by SIGALRM when one in-process input runs over the limit."""
+    """Raised by SIGPROF or SIGALRM when one in-process call runs over its limit."""
 
 
 def seeds() -> list[tuple[str, bytes]]:
@@ -228,6 +230,7 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
     slowest: list[tuple[float, str]] = []
     peak = _rss()
     signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     work = Path(tempfile.mkdtemp(prefix="nonosat-fuzz-"))
     try:
         for i in range(count):
@@ -255,9 +258,11 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
                 jobs.append(("read_results", lambda p=path: read_results(p)))
             worst = "ok"
             start = time.perf_counter()
+            cpu = time.process_time()
             for job, call in jobs:
                 calls[job] += 1
-                signal.setitimer(signal.ITIMER_REAL, timeout)
+                signal.setitimer(signal.ITIMER_PROF, timeout)
+                signal.setitimer(signal.ITIMER_REAL, 6 * timeout)
                 result, detail = "ok", ""
                 try:
                     call()
@@ -270,6 +275,7 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
                     detail = f"{type(exc).__name__}: {str(exc)[:100]}"
                 finally:
                     signal.setitimer(signal.ITIMER_REAL, 0)
+                    signal.setitimer(signal.ITIMER_PROF, 0)
                 rss = _rss()
                 peak = max(peak, rss)
                 if rss > GB:
@@ -284,7 +290,8 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
                     # reading (read_puzzles, verify_certificate) decides ok / clean error
                     worst = max(worst, result, key=OUTCOMES.index)
             outcomes[worst] += 1
-            slowest.append((time.perf_counter() - start, label))
+            wall = time.perf_counter() - start
+            slowest.append((time.process_time() - cpu, f"{label} ({wall:.1f} s wall)"))
             slowest = sorted(slowest, reverse=True)[:10]
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -442,7 +449,7 @@ def _report(title: str, result: dict) -> None:
         print(f"  {command:20} " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     print(f"  peak RSS: {result['peak_rss'] / 2**20:.0f} MiB"
           + (f" ({result['peak_rss_input']})" if result.get("peak_rss_input") else ""))
-    print("  slowest:")
+    print("  slowest (" + ("CPU" if "calls" in result else "wall-clock") + " seconds):")
     for seconds, label in result["slowest"][:5]:
         print(f"    {seconds:7.3f} s  {label[:120]}")
     if result["problems"]:
@@ -457,13 +464,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inputs", type=int, default=10_000, help="in-process inputs")
     parser.add_argument("--cli", type=int, default=400, help="subprocess inputs")
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per in-process input")
+    parser.add_argument("--timeout", type=float, default=10.0, help="CPU seconds per in-process call (wall-clock: six times as many)")
     parser.add_argument("--cli-timeout", type=float, default=60.0, help="seconds per command")
     parser.add_argument("--workers", type=int, default=2, help="concurrent subprocesses")
     parser.add_argument("--keep", type=Path, help="save inputs that found a problem here")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
     start = time.perf_counter()
+    names = [name for name, _ in seeds()]
+    print(f"{len(names)} seed files (corpus {CORPUS}: "
+          f"{sum(1 for rel in CORPUS_SEEDS if (CORPUS / rel).is_file())} of {len(CORPUS_SEEDS)}"
+          f" found, plus the taai2011 excerpt: {'taai.txt' in names}): {', '.join(names)}")
     inproc = run_in_process(args.inputs, args.seed, args.timeout, args.keep)
     _report("in-process (every reader; certificates through verify_certificate)", inproc)
     cli = run_cli(args.cli, args.seed, args.cli_timeout, args.keep, args.workers) if args.cli else None
@@ -476,8 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{total} inputs in {time.perf_counter() - start:.0f} s; "
           f"tracebacks, hangs or over 1 GB: {bad}")
     if args.json:
-        args.json.write_text(json.dumps({"argv": sys.argv, "in_process": inproc, "cli": cli},
-                                        indent=1))
+        args.json.write_text(json.dumps({"argv": sys.argv, "seeds": names, "in_process": inproc,
+                                         "cli": cli}, indent=1))
     return 1 if bad else 0
 
 
