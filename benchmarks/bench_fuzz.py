@@ -425,10 +425,12 @@ def run_cli(count: int, seed: int, limit: float, keep: Path | None, workers: int
     for r in results:
         by_command[r[1]][r[2]] += 1
     by_exit = collections.Counter(r[6] for r in results)
+    watchdog = [r[0] for r in results if "past the time limit" in r[5]]
     return {
         "inputs": count,
         "outcomes": dict(outcomes),
         "by_exit_code": dict(sorted(by_exit.items())),
+        "stopped_by_watchdog": watchdog,
         "by_command": {k: dict(v) for k, v in sorted(by_command.items())},
         "problems": [(r[0], r[2], r[5]) for r in results if r[2] in ("traceback", "hang", "over 1 GB")],
         "slowest": sorted(((r[3], r[0]) for r in results), reverse=True)[:10],
@@ -445,6 +447,8 @@ def _report(title: str, result: dict) -> None:
         print(f"  ({result['calls']} reader calls)")
     if "by_exit_code" in result:
         print("  by exit code: " + ", ".join(f"{k}: {v}" for k, v in result["by_exit_code"].items()))
+        print(f"  stopped 5 s past the time limit (exit 4): {len(result['stopped_by_watchdog'])}"
+              + "".join(f"\n    {label[:120]}" for label in result["stopped_by_watchdog"][:10]))
     for command, counts in result.get("by_command", {}).items():
         print(f"  {command:20} " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     print(f"  peak RSS: {result['peak_rss'] / 2**20:.0f} MiB"

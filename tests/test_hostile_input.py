@@ -520,9 +520,7 @@ def test_item10_interactive_commands_have_a_default_time_limit(monkeypatch):
 
 
 def test_item10_a_hard_puzzle_stops_at_the_default_time_limit(tmp_path):
-    """``NONOSAT_TIMEOUT`` (the default ``--timeout``) ends the search: exit 4 or a verdict.
-    (Known hole, not covered here: one root node of native probing on a random 200x200 grid
-    is a single uninterruptible kernel call that runs for minutes past the limit.)"""
+    """``NONOSAT_TIMEOUT`` (the default ``--timeout``) ends the search: exit 4 or a verdict."""
     import random
 
     rng = random.Random(17)
@@ -536,6 +534,22 @@ def test_item10_a_hard_puzzle_stops_at_the_default_time_limit(tmp_path):
     assert "Traceback" not in err
     assert code in (0, 1, 4), (code, err)
     assert time.monotonic() - start < 20
+
+
+def test_item10_an_uninterruptible_kernel_is_stopped_past_the_limit(tmp_path):
+    """One root node of native probing on a random 400x400 grid is a single compiled call of
+    well over 20 s CPU; the process is ended 5 s past a 0.5 s limit (exit 4, one line)."""
+    import random
+
+    rng = random.Random(17)
+    n = 400
+    path = tmp_path / "random400.txt"
+    path.write_text("\n".join("".join(rng.choice("#.") for _ in range(n)) for _ in range(n)) + "\n")
+    start = time.monotonic()
+    code, out, err, _ = run("solve", path, "--engine", "native",
+                            env={"NONOSAT_TIMEOUT": "0.5"}, timeout=120)
+    assert_one_line_error(code, err, "still running 5 s past the time limit of 0.5 s", 4)
+    assert time.monotonic() - start < 60
 
 
 def test_item10_the_portfolio_out_of_time_builds_no_cnf(monkeypatch):
