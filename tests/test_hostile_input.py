@@ -591,6 +591,27 @@ def test_item10_a_huge_puzzle_is_refused_by_the_memory_estimate(tmp_path):
     assert rss < 600, rss
 
 
+def test_item10_the_default_engine_is_estimated_with_its_sat_hand_off(tmp_path):
+    """The auto portfolio hands open puzzles to SAT, so its estimate is SAT's: a random
+    200x200 grid (1.44 GB measured through the hand-off) is refused under a 1024 MiB limit,
+    by ``solve`` with the default engine as by ``--engine sat``; ``--engine native`` runs."""
+    import random
+
+    from nonosat.limits import command_workload
+
+    assert command_workload("solve_command", {"engine": "auto"}) == "sat"
+    assert command_workload("solve_command", {"engine": "native"}) == "native"
+    rng = random.Random(17)
+    n = 200
+    path = tmp_path / "random200.txt"
+    path.write_text("\n".join("".join(rng.choice("#.") for _ in range(n)) for _ in range(n)) + "\n")
+    env = {"NONOSAT_MAX_MEMORY_MB": "1024", "NONOSAT_TIMEOUT": "0.5"}
+    for engine in ("auto", "sat"):
+        code, _, err, rss = run("solve", path, "--engine", engine, env=env, timeout=60)
+        assert_one_line_error(code, err, "random200.txt")
+        assert "NONOSAT_MAX_MEMORY_MB" in err and rss < 400, (err, rss)
+
+
 # -- item 11: images ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["postscript.png", "postscript.gif", "truncated.png"])
 def test_item11_pillow_only_opens_the_image_formats_nonosat_reads(tmp_path, name, monkeypatch):
