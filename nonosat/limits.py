@@ -19,6 +19,10 @@ estimated memory            ``NONOSAT_MAX_MEMORY_MB``       (half the physical m
 default ``--timeout``       ``NONOSAT_TIMEOUT`` seconds             (300 s; ``0`` = none)
 ==========================  ====================================================================
 
+The time limit is passed to the engines, which check it between steps; a ``nonosat`` process
+is also ended (exit 4, one line) ``max(5 s, limit / 4)`` past it by a watchdog thread
+(:func:`nonosat.cli.common.handle_errors`), for compiled steps that cannot be interrupted.
+
 The memory estimate (:func:`estimate_memory`) is a linear model, per kind of work
 (:data:`WORKLOADS`), of what a command builds for a puzzle: the per-cell arrays of the native
 solver, and the CNF encoding of every line (the SAT engine, ``certify``, ``encode``), about
