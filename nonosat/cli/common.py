@@ -292,13 +292,30 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
 #: in-process by tests): the time limit is then also enforced by :func:`_watchdog`.
 HARD_TIME_LIMIT = False
 
+#: Commands whose whole run the watchdog bounds, by ``module.function``: how many times the
+#: ``--timeout`` the command may use by design (stages that each get the limit: render's
+#: ambiguity witnesses after the solve, the checkers of verify-certificate one after another,
+#: analyse's verdict, backdoor search and staged logic).  Commands not listed (crosscheck: the
+#: limit is per puzzle and engine) are not bounded as a whole.
+HARD_STOP_STAGES = {
+    "nonosat.cli.solve.solve_command": 1,
+    "nonosat.cli.hint.hint_command": 1,
+    "nonosat.cli.explain.explain_command": 1,
+    "nonosat.cli.certify.certify_command": 1,
+    "nonosat.cli.certify.verify_command": 3,
+    "nonosat.cli.render.render_command": 2,
+    "nonosat.cli.verify.verify_command": 2,
+    "nonosat.cli.analyse.analyse_command": 3,
+}
+
 
 def _watchdog(limit: float) -> Any:
     """A daemon timer that ends the process with exit 4 and one line on stderr when the command
-    is still running ``max(5, limit / 4)`` seconds past its time limit of ``limit`` seconds: a
-    compiled step that cannot be interrupted (one root node of native probing on a random
-    1000x1000 grid ran for minutes past a 5 s limit) must not run without bound.  The compiled
-    kernels release the GIL, so the timer thread runs while they do."""
+    is still running ``max(5, limit / 4)`` seconds past ``limit`` seconds (its time limit times
+    its :data:`HARD_STOP_STAGES`): a compiled step that cannot be interrupted (one root node of
+    native probing on a random 1000x1000 grid ran for minutes past a 5 s limit) must not run
+    without bound.  The compiled kernels release the GIL, so the timer thread runs while they
+    do."""
     import os
     import threading
 
@@ -333,8 +350,9 @@ def handle_errors(func: F) -> F:
         try:
             if "timeout" in kwargs and func.__name__ != "batch_command" and not kwargs.get("results"):
                 kwargs["timeout"] = resolve_timeout(kwargs["timeout"])
-                if HARD_TIME_LIMIT and kwargs["timeout"] is not None:
-                    timer = _watchdog(kwargs["timeout"])
+                stages = HARD_STOP_STAGES.get(f"{func.__module__}.{func.__name__}")
+                if HARD_TIME_LIMIT and stages and kwargs["timeout"] is not None:
+                    timer = _watchdog(stages * kwargs["timeout"])
             with workload(command_workload(func.__name__, kwargs)):
                 return func(*args, **kwargs)
         except NonosatError as exc:
