@@ -21,7 +21,8 @@ default ``--timeout``       ``NONOSAT_TIMEOUT`` seconds             (300 s; ``0`
 
 The time limit is passed to the engines, which check it between steps; a ``nonosat`` process
 is also ended (exit 4, one line) ``max(5 s, limit / 4)`` past it by a watchdog thread
-(:func:`nonosat.cli.common.handle_errors`), for compiled steps that cannot be interrupted.
+(:func:`nonosat.cli.common.handle_errors`, :data:`nonosat.cli.common.HARD_STOP_STAGES`), for
+compiled steps that cannot be interrupted.
 
 The memory estimate (:func:`estimate_memory`) is a linear model, per kind of work
 (:data:`WORKLOADS`), of what a command builds for a puzzle: the per-cell arrays of the native
