@@ -78,7 +78,10 @@ class AutoEngine:
         budget = self.budget_s if timeout is None else min(self.budget_s, timeout)
         max_probes = self.native_work // max(puzzle.height + puzzle.width, 1)
         if not search.run_probes(max_probes, timeout) and budget > 0:
-            search.run(budget)
+            if timeout is not None:  # what the probes left of the time limit
+                budget = min(budget, timeout - (time.perf_counter() - start))
+            if budget > 0:
+                search.run(budget)
         outcome = search.outcome()
         stats: dict = {"handoff": False, "native": outcome.stats}
         if not outcome.finished and outcome.solutions and self.swap:
@@ -88,6 +91,10 @@ class AutoEngine:
             status = Status.from_search(len(outcome.solutions), limit, outcome.finished)
             return SolveResult(status, outcome.solutions, "native", time.perf_counter() - start,
                                stats, outcome.trace)
+        remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
+        if remaining == 0.0:  # out of time: no probing for implications, no CNF to build
+            return SolveResult(Status.UNKNOWN, outcome.solutions, "native",
+                               time.perf_counter() - start, stats, outcome.trace)
         root = search.root_grid()
         if partial is not None:
             given = np.isin(partial, (Cell.EMPTY, Cell.FILLED))
