@@ -187,6 +187,13 @@ def _native_fixpoints(puzzle: Puzzle) -> tuple[np.ndarray | None, np.ndarray | N
             probed.reshape(puzzle.shape) if problem.probe(probed) else None)
 
 
+def _native_closure(puzzle: Puzzle, grid: np.ndarray, probe: bool = False) -> np.ndarray:
+    problem = ColourProblem.of(puzzle)
+    flat = np.asarray(grid, dtype=np.int32).reshape(-1).copy()
+    assert (problem.probe if probe else problem.propagate)(flat)
+    return flat.reshape(puzzle.shape)
+
+
 def _colour_files() -> list[str]:
     from tests.test_colour import _readable, colour_corpus
 
@@ -312,6 +319,7 @@ def test_analyse_reports_the_backdoor_of_a_unique_colour_puzzle():
     puzzle = colour_domino(5)
     result = analyse_colour(puzzle, backdoor_timeout=20)
     assert result.backdoor is not None and result.backdoor.size >= 1
+    result_line_size = result.backdoor.size
     grid = _full(puzzle)
     for (r, c), k in result.backdoor.cells:
         grid[r, c] = 1 << k
@@ -319,7 +327,26 @@ def test_analyse_reports_the_backdoor_of_a_unique_colour_puzzle():
     data = result.to_json("d5")
     assert data["backdoor"]["exact"] == result.backdoor.exact
     assert {c["colour"] for c in data["backdoor"]["cells"]} <= set(data["colours"])
-    assert analyse_colour(read_puzzle(GAMES / "ladybird.non")).backdoor is None  # line-solvable
+    line_solvable = analyse_colour(read_puzzle(GAMES / "ladybird.non")).backdoor
+    assert line_solvable is not None and line_solvable.size == 0 and line_solvable.exact
+    # several solutions: the backdoor's givens make the solution it was taken from the only one
+    several = read_puzzle(GAMES / "ladybird-ambiguous.xml")
+    result = analyse_colour(several, backdoor_timeout=10)
+    bd = result.backdoor
+    assert bd is not None and bd.several and bd.size >= 1
+    partial = _full(several).astype(np.int32)
+    for (r, c), k in bd.cells:
+        partial[r, c] = 1 << k
+    assert solve(several, "cpsat", partial=partial, limit=2).status == Status.UNIQUE
+    # to probing: never larger than to line solving, and probing completes it
+    probing = colour_backdoor(puzzle, result_solution := solve(puzzle, "cpsat").solutions[0],
+                              logic="probing", timeout=10)
+    assert probing.logic == "probing" and probing.size <= result_line_size
+    grid = _full(puzzle)
+    for (r, c), k in probing.cells:
+        grid[r, c] = 1 << k
+    assert _n_open(_native_closure(puzzle, grid, probe=True)) == 0
+    assert result_solution is not None
 
 
 def test_independent_parts_against_brute_force():

@@ -421,33 +421,48 @@ def colour_open_grid(grid: np.ndarray) -> np.ndarray:
     return np.where(_is_open(grid), np.int8(Cell.UNKNOWN), np.int8(Cell.FILLED)).astype(np.int8)
 
 
-def colour_closure(puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray | None]:
-    """The colour line closure: a function from a grid state (colour masks, ``(h, w)``) to its
-    line-propagation fixpoint (a new array; ``None`` on a contradiction), by the compiled
-    :meth:`nonosat.native.colour.ColourProblem.propagate`."""
+def colour_closure(
+    puzzle: Puzzle, logic: str = "line"
+) -> Callable[[np.ndarray], np.ndarray | None]:
+    """The colour closure: a function from a grid state (colour masks, ``(h, w)``) to its
+    fixpoint (a new array; ``None`` on a contradiction) under ``logic``: ``"line"``, line
+    propagation (:meth:`nonosat.native.colour.ColourProblem.propagate`, compiled), or
+    ``"probing"``, propagation and probing (:meth:`~nonosat.native.colour.ColourProblem.probe`).
+
+    Raises
+    ------
+    ValueError
+        Unknown ``logic``.
+    """
+    if logic not in ("line", "probing"):
+        raise ValueError(f"unknown logic {logic!r}; use 'line' or 'probing'")
     problem = ColourProblem.of(puzzle)
+    step = problem.propagate if logic == "line" else problem.probe
 
     def close(grid: np.ndarray) -> np.ndarray | None:
         flat = np.asarray(grid, dtype=np.int32).reshape(-1).copy()
-        return flat.reshape(puzzle.shape) if problem.propagate(flat) else None
+        return flat.reshape(puzzle.shape) if step(flat) else None
 
     return close
 
 
 def colour_backdoor(
-    puzzle: Puzzle, solution: np.ndarray, *, timeout: float | None = 10.0, seed: int = 0
+    puzzle: Puzzle, solution: np.ndarray, *, logic: str = "line", timeout: float | None = 10.0,
+    seed: int = 0, several: bool = False,
 ) -> Backdoor:
-    """A smallest backdoor of a unique colour puzzle to colour line solving: the fewest cells
-    whose colours (from ``solution``, int8 colour indices) make line propagation decide every
-    cell; :func:`nonosat.analysis.backdoor.smallest_backdoor` (implicit hitting sets, exact or
-    the best found with a proved lower bound) with :func:`colour_closure`.  ``cells`` of the
-    result hold colour indices."""
+    """A smallest backdoor of a colour puzzle to colour line solving (``logic="probing"``: line
+    solving and probing): the fewest cells whose colours (from ``solution``, int8 colour
+    indices) make that logic decide every cell; :func:`nonosat.analysis.backdoor.smallest_backdoor`
+    (implicit hitting sets, exact or the best found with a proved lower bound) with
+    :func:`colour_closure`.  ``cells`` of the result hold colour indices; ``several`` records
+    that ``solution`` is one of several (its givens then also make it the only one)."""
     full = (1 << puzzle.n_colours) - 1
     sol = np.asarray(solution, dtype=np.int64)
     return smallest_backdoor(
-        puzzle, sol, logic="line", timeout=timeout, seed=seed, close=colour_closure(puzzle),
+        puzzle, sol, logic=logic, timeout=timeout, seed=seed, several=several,
+        close=colour_closure(puzzle, logic),
         start_grid=np.full(puzzle.shape, full, dtype=np.int32),
-        target=(1 << sol).astype(np.int32),
+        target_grid=(1 << sol).astype(np.int32),
     )
 
 
@@ -640,7 +655,7 @@ class ColourAnalysis(Analysis):
             bd = self.backdoor.to_json()
             bd["cells"] = [{"row": r + 1, "col": c + 1, "colour": names[int(k)]}
                            for (r, c), k in self.backdoor.cells]
-            out["backdoor"] = bd
+            out["backdoor"] = {**bd, "of": self.backdoor_of}
         if self.givens is not None:
             out["uniqueness_givens"] = {
                 "cells": [{"row": r + 1, "col": c + 1, "colour": names[int(k)]}
@@ -663,6 +678,7 @@ def analyse_colour(
     structure: bool = True,
     backdoor_timeout: float | None = BACKDOOR_TIMEOUT,
     keep_graph: bool = False,
+    backdoor_logic: str = "line",
 ) -> ColourAnalysis:
     """Analyse a colour puzzle as :func:`nonosat.analysis.difficulty.analyse` analyses a
     black-and-white one.
@@ -674,8 +690,10 @@ def analyse_colour(
     guesses, or SAT's conflicts after the hand-off).  Then: the one-line classification
     (:func:`nonosat.analysis.classify.classify`), the grade on the 1-5 scale
     (:func:`nonosat.analysis.difficulty.difficulty_grade`), the independent parts of the cells
-    logic leaves open (:func:`nonosat.analysis.structure.independent_parts`), for unique puzzles
-    line solving does not finish a smallest backdoor (:func:`colour_backdoor`), and for several
+    line solving and all logic leave open (:func:`nonosat.analysis.structure.independent_parts`),
+    for every puzzle with a solution a smallest backdoor (:func:`colour_backdoor`; empty for a
+    line-solvable one; with several solutions that of the goal picture when it is a solution,
+    else of the first solution found), and for several
     solutions the backbone and whole ambiguity map (:func:`colour_ambiguity_map`) and extra
     givens (:func:`colour_givens`).  One-cell edits of the picture are not computed for colour.
 
@@ -695,6 +713,8 @@ def analyse_colour(
         Compute the ambiguity map, givens, independent parts and backdoor.
     backdoor_timeout : float, optional
         Seconds for the backdoor search (``0`` skips it).
+    backdoor_logic : str
+        What completes the backdoor's givens: ``"line"`` or ``"probing"``.
     keep_graph : bool
         Keep the implication graph at the line-solving fixpoint
         (:func:`colour_implication_graph`) in ``graph`` (for export); its figures are in
@@ -723,6 +743,7 @@ def analyse_colour(
     full = (1 << puzzle.n_colours) - 1
     line_fix = colour_closure(puzzle)(np.full(puzzle.shape, full, dtype=np.int32))
     if line_fix is not None:
+        out.parts_after_line = independent_parts(colour_open_grid(line_fix))
         graph = colour_implication_graph(puzzle, line_fix)
         out.graph_summary = scc_summary(graph)
         if keep_graph:
@@ -740,14 +761,26 @@ def analyse_colour(
         if cells is not None:
             out.givens = UniquenessGivens([((r, c), k) for r, c, k in cells], target=target,
                                           unique=True)
-    if (structure and status == Status.UNIQUE and staged.hardest_stage() != "line"
-            and backdoor_timeout != 0):
-        out.backdoor = colour_backdoor(puzzle, solutions[0], timeout=backdoor_timeout)
+    if structure and backdoor_timeout != 0 and status in (Status.UNIQUE, Status.MULTIPLE):
+        # as for black-and-white: several solutions, the backdoor of the goal picture when it
+        # is a solution, else of the first found (its givens then select it alone)
+        target = solutions[0]
+        goal = puzzle.goal
+        if (status == Status.MULTIPLE and goal is not None and goal.shape == puzzle.shape
+                and puzzle.is_solution(goal)):
+            target = np.asarray(goal, dtype=np.int8)
+        out.backdoor_of = ("the goal picture" if target is not solutions[0] else
+                           "the solution found" if status == Status.UNIQUE else
+                           "the first solution found")
+        out.backdoor = colour_backdoor(puzzle, target, logic=backdoor_logic,
+                                       timeout=backdoor_timeout,
+                                       several=status == Status.MULTIPLE)
     amb = None if out.backbone is None else int(out.backbone.ambiguous.sum())
     complete = out.backbone is None or not bool(out.backbone.undecided.any())
     needed = out.techniques_needed if status in (Status.UNIQUE, Status.SOLVED) else None
     out.classification = classify(status, needed, search, amb, complete)
-    out.time_s = time.perf_counter() - start
+    out.load_s = result.load_s
+    out.time_s = time.perf_counter() - start - result.load_s
     return out
 
 
