@@ -21,26 +21,10 @@ from pathlib import Path
 
 import pytest
 from conftest import GAMES, REPO
+from conftest import RSS_LAUNCHER as _LAUNCHER
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 NONOSAT = [sys.executable, "-m", "nonosat"]
-
-
-#: Runs ``argv[2:]`` as its child and writes that child's peak RSS (KiB) to ``argv[1]``;
-#: exits with the child's code.  On Linux a child's ``ru_maxrss`` starts at the RSS of the
-#: process it was forked from (kept across ``exec``), so a pytest worker grown to 466 MB by
-#: earlier in-process tests made every refusal look like 466 MB.  This small launcher (about
-#: 10 MB) forks the command instead, so the figure is the command's own.
-_LAUNCHER = (
-    "import os, sys\n"
-    "pid = os.fork()\n"
-    "if pid == 0:\n"
-    "    os.execv(sys.argv[2], sys.argv[2:])\n"
-    "_, status, usage = os.wait4(pid, 0)\n"
-    "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
-    "code = os.waitstatus_to_exitcode(status)\n"
-    "sys.exit(code if code >= 0 else 128 - code)\n"
-)
 
 
 def run(*args: str, cwd: Path | None = None, timeout: float = 60, env: dict | None = None):
