@@ -235,8 +235,11 @@ def driver(tmp_path_factory):
 
 @pytest.fixture
 def shot(driver, tmp_path_factory, request):
-    """Call at the end of a test: a screenshot in a tmp directory (named after the test)."""
-    folder = tmp_path_factory.mktemp("screenshots")
+    """Call at the end of a test: a screenshot named after the test, in a tmp directory or in
+    ``$NONOSAT_SCREENSHOTS`` when set."""
+    keep = os.environ.get("NONOSAT_SCREENSHOTS")  # a folder to keep them in, to look at
+    folder = Path(keep) if keep else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
 
     def take(name: str = "") -> Path:
         path = folder / f"{request.node.name}{name}.png"
@@ -268,6 +271,80 @@ def test_editor_verdict_and_checkered_ambiguity_follow_the_drawing(driver, serve
     # the clues are derived from the picture
     rows, cols = clues(driver)
     assert rows == ["3", "", "2", "1", "", ""] and cols[:3] == ["1 1", "1 2", "1"]
+    shot()
+
+
+#: A 25x25 face drawn in strokes: a frame, two eyes, a nose, a mouth with raised corners (one
+#: solution, checked against CP-SAT in the test), then a diagonal pair that makes it ambiguous.
+FACE_STROKES = [
+    [(0, c) for c in range(25)], [(r, 24) for r in range(1, 25)],
+    [(24, c) for c in range(23, -1, -1)], [(r, 0) for r in range(23, 0, -1)],
+    *[[(r, c) for c in range(6, 9)] for r in range(5, 9)],
+    *[[(r, c) for c in range(16, 19)] for r in range(5, 9)],
+    [(r, 12) for r in range(9, 15)],
+    [(17, 4), *[(18, c) for c in range(5, 20)], (17, 20)],
+]
+FACE_PAIR = [[(3, 3)], [(4, 4)]]
+
+
+def busy_log(driver) -> None:
+    """Record every value the verdict's busy flag takes from now on (``window.busyLog``)."""
+    driver.execute_script("""
+        window.busyLog = [];
+        const v = document.getElementById('verdict');
+        new MutationObserver(() => window.busyLog.push(v.dataset.busy))
+          .observe(v, {attributes: true, attributeFilter: ['data-busy']});""")
+
+
+def test_editor_25x25_drawing_shows_verdict_map_and_grade_live(driver, server, shot):
+    """The issue's 'Done when': a 25x25 picture drawn with the mouse gets its verdict, whole
+    ambiguity map (against CP-SAT's enumeration) and grade as it is drawn, and a make-unique
+    suggestion makes it unique."""
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 25, 25)
+    draw(driver, *FACE_STROKES[:4])  # the frame
+    assert verdict(driver) in ("unique", "multiple")
+    busy_log(driver)
+    draw(driver, *FACE_STROKES[4:])
+    assert "true" in driver.execute_script("return window.busyLog")  # busy while it works
+    face = grid(driver)
+    assert len(face) == 25 and filled(face) == {rc for s in FACE_STROKES for rc in s}
+    assert verdict(driver) == "unique"
+    assert solve(picture_puzzle(face), "cpsat", limit=2).status == Status.UNIQUE
+    assert marked(driver, "ambiguous") == set()
+    first_grade = el(driver, "#grade").text.strip()
+    assert first_grade[:1] in "12345" and "score" in first_grade
+    # two more cells: several solutions, the whole map checkered, a grade of that puzzle
+    busy_log(driver)
+    draw(driver, *FACE_PAIR)
+    assert verdict(driver) == "multiple"
+    assert "true" in driver.execute_script("return window.busyLog")
+    truth = ambiguity_truth(picture_puzzle(grid(driver)))
+    assert len(truth) > 4  # more than the two cells where the first two solutions differ
+    assert marked(driver, "ambiguous") == truth
+    assert f"{len(truth)} cells ambiguous" in el(driver, "#verdict-detail").text
+    grade = el(driver, "#grade").text.strip()
+    assert grade[:1] in "12345" and "score" in grade
+    assert "Guesses" in el(driver, "#techniques").text
+    shot("-ambiguous")
+    ambiguous = grid(driver)
+    # make-unique suggestions with one click: givens (the drawing unchanged) ...
+    give = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="give"] button'),
+                message="no give suggestion")
+    give.click()
+    assert verdict(driver) == "unique"
+    assert marked(driver, "given") and grid(driver) == ambiguous
+    el(driver, "#givens-clear").click()
+    assert verdict(driver) == "multiple"
+    # ... or a one-cell edit of the picture
+    edit = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="edit"] button'),
+                message="no edit suggestion")
+    edit.click()
+    assert verdict(driver) == "unique"
+    after = grid(driver)
+    assert len(filled(after) ^ filled(ambiguous)) == 1
+    assert solve(picture_puzzle(after), "cpsat", limit=2).status == Status.UNIQUE
+    assert marked(driver, "ambiguous") == set()
     shot()
 
 
