@@ -275,7 +275,10 @@ export class Editor {
       if (this.kind === "clues") this.showCells();
       this.app.grid.mark("ambiguous", out.ambiguous || []);
     }
-    if (out.status !== "multiple") this.showSuggestions([], "");
+    if (out.status !== "multiple") {
+      this.showSuggestions([], { unique: "nothing to do: the solution is unique",
+        none: "no solution: change the picture or the clues" }[out.status] || "");
+    }
     else if (out.suggestions && out.suggestions.length) this.showSuggestions(out.suggestions, "");
     else this.showSuggestions([], "looking for suggestions…");
   }
