@@ -583,6 +583,39 @@ def test_studio_command_serves_and_stops_on_sigint():
             proc.wait()
 
 
+def test_studio_command_opens_the_browser_unless_told_not_to(tmp_path):
+    """Without --no-browser the page's address goes to the browser ($BROWSER, which Python's
+    webbrowser module honours: here a command that writes the address to a file)."""
+    opened = tmp_path / "opened.txt"
+    port = _free_port()
+    browser = (f"{sys.executable} -c \"import sys; open(sys.argv[2], 'w').write(sys.argv[1])\""
+               f" %s {opened}")
+    env = {**os.environ, "BROWSER": browser,
+           "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-c", "from nonosat.cli.app import main; main()",
+                             "studio", "--port", str(port)], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line
+        deadline = time.monotonic() + 60
+        while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert opened.read_text() == f"http://127.0.0.1:{port}/"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+
+
+def test_api_is_documented_at_docs_and_openapi(client):
+    assert client.get("/docs").status_code == 200
+    paths = client.get("/openapi.json").json()["paths"]
+    for endpoint in ("analyse", "solve", "hint", "steps", "certify", "convert", "render",
+                     "check", "suggest", "parse", "shortcode"):
+        assert f"/api/{endpoint}" in paths, endpoint
+        assert paths[f"/api/{endpoint}"]["post"]["summary"]
+
+
 def test_studio_command_rejects_missing_path(tmp_path):
     from typer.testing import CliRunner
 

@@ -348,6 +348,42 @@ def test_editor_25x25_drawing_shows_verdict_map_and_grade_live(driver, server, s
     shot()
 
 
+def test_editor_tools_resize_clear_invert_shift(driver, server, shot):
+    """Grids of 1x1 and 100x100 (the editor's limits; 101 is refused), and the picture tools."""
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 1, 1)
+    draw(driver, [(0, 0)])
+    assert grid(driver) == ["#"] and verdict(driver) == "unique"
+    resize(driver, 100, 100)
+    assert verdict(driver) == "unique"  # the 1x1 picture, kept top-left, then empty cells
+    assert filled(grid(driver)) == {(0, 0)}
+    for name, value in (("edit-height", 101), ("edit-width", 5)):
+        box = el(driver, f"#{name}")
+        box.clear()
+        box.send_keys(str(value))
+    el(driver, "#edit-resize").click()
+    wait(driver, lambda d: "1 to 100" in el(d, "#status").text)
+    assert len(grid(driver)) == 100
+    resize(driver, 4, 5)
+    el(driver, "#edit-clear").click()
+    assert grid(driver) == ["....."] * 4
+    draw(driver, [(0, 0), (0, 1)], [(2, 3)])
+    assert grid(driver) == ["##...", ".....", "...#.", "....."]
+    el(driver, "#shift-right").click()
+    el(driver, "#shift-down").click()
+    assert grid(driver) == [".....", ".##..", ".....", "....#"]
+    el(driver, "#shift-left").click()
+    el(driver, "#shift-up").click()
+    assert grid(driver) == ["##...", ".....", "...#.", "....."]  # the dropped column is gone
+    el(driver, "#edit-invert").click()
+    assert grid(driver) == ["..###", "#####", "###.#", "#####"]
+    assert clues(driver)[0] == ["3", "5", "3 1", "5"]
+    assert verdict(driver) == "unique"
+    el(driver, "#edit-clear").click()
+    assert grid(driver) == ["....."] * 4 and clues(driver)[0] == [""] * 4
+    shot()
+
+
 def test_make_unique_suggestions_apply_with_one_click(driver, server, shot):
     open_page(driver, server, "?mode=edit")
     resize(driver, 5, 5)
