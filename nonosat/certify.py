@@ -32,7 +32,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from nonosat.certificates import Certificate, certify
-from nonosat.certificates.native_proof import NativeProof, Step, native_lemmas
+from nonosat.certificates.native_proof import NativeProof, native_lemmas
+from nonosat.certificates.rup import RupChecker
 from nonosat.encodings.cnf import DEFAULT_ENCODING, PuzzleCnf
 from nonosat.encodings.satsolver import DEFAULT_SOLVER
 from nonosat.errors import EngineError, ProverRefusedError
@@ -144,10 +145,14 @@ def certify_puzzle(
         )
     written: list[NativeProof] = []
 
-    def native_prover(enc: PuzzleCnf, formula: list[list[int]]) -> list[Step]:
-        proof = native_lemmas(enc, formula, trace.deductions, line_units=line_units)
+    def native_prover(enc: PuzzleCnf, formula: list[list[int]],
+                      rup: RupChecker | None = None) -> NativeProof:
+        proof = native_lemmas(enc, formula, trace.deductions, line_units=line_units, rup=rup,
+                              skip_implied=True)
         written.append(proof)
-        return proof.steps
+        return proof
+
+    native_prover.takes_rup = True  # type: ignore[attr-defined]
 
     remaining = None if timeout is None else max(timeout - native_s, 0.0)
     with _gc_paused():

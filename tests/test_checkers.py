@@ -55,6 +55,29 @@ def test_certificates_are_accepted_by_every_checker(name, load, prover, checkers
     assert [c.checker for c in cert.checks] == list(ALL)
     assert all(c.ok for c in cert.checks), [c.to_json() for c in cert.checks]
     assert cert.lrat is not None and cert.proved
+    # nonosat writes the LRAT of the proofs without a SAT solver's part; drat-trim the others
+    expected = "nonosat" if cert.prover in ("native", "propagation") else "drat-trim"
+    assert cert.lrat_source == expected, cert.prover
+
+
+@pytest.mark.corpus
+def test_native_proofs_get_their_lrat_without_drat_trim(proof_checkers, tmp_path, monkeypatch):
+    """With cake_lpr found and drat-trim not, the native solver's proof still has an LRAT form
+    (nonosat's own hints), and the verified checker accepts it."""
+    only = tmp_path / "only-cake"
+    only.mkdir()
+    (only / "cake_lpr").symlink_to(proof_checkers / "cake_lpr")
+    monkeypatch.setenv(CHECKER_PATH_ENV, str(only))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    from nonosat.certificates import checker_executable
+
+    assert checker_executable("drat-trim") is None
+    puzzle = read_puzzle(corpus_path("Nonogram", "games", "football.json"))
+    cert = certify_puzzle(puzzle, prover="native", checkers=("dratify", "cake_lpr"))
+    assert cert.prover == "native" and cert.lrat_source == "nonosat"
+    assert cert.proved, [c.to_json() for c in cert.checks]
+    write_certificate(cert, tmp_path / "c")
+    assert verify_certificate(tmp_path / "c", ["cake_lpr"]).ok
 
 
 def _run(exe: Path, *args: Path) -> str:
@@ -248,7 +271,8 @@ def test_cli_certify_checker_all_on_merka(checkers, tmp_path):
     assert obj["certified"] and [c["checker"] for c in obj["checks"] if c["ok"]] == list(ALL)
     assert (tmp_path / "m" / LRAT_FILE).exists()
     record = json.loads((tmp_path / "m" / "certificate.json").read_text())
-    assert record["lrat"]["made_by"].startswith("drat-trim")
+    # the native solver's proof: nonosat wrote the LRAT hints itself
+    assert record["lrat"]["made_by"].startswith("nonosat")
     assert [c["checker"] for c in record["checkers"] if c["ok"]] == list(ALL)
 
 
