@@ -24,12 +24,16 @@ stage                lemmas                               why each is RUP
 
 Each of these holds when unit propagation on the encoding sees what the line solver sees: it is
 guaranteed for the *propagation-complete* encodings (:data:`~nonosat.encodings.cnf.\
-PROPAGATION_COMPLETE`, ``regular``).  For the others (``order``, ``dfa``) every step is checked
-first by unit propagation in an incremental SAT solver that holds the formula and the lemmas so
-far; a clause ``D`` that propagation does not derive is derived by that solver, solving under
-the assumptions ``~D``: the clauses it learns follow from the formula and the lemmas whatever
-the assumptions, so they are written as lemmas before ``D``, which they make RUP.  The number of
-such steps is reported (:attr:`NativeProof.filled`).
+PROPAGATION_COMPLETE`, ``regular``).  For the others (``order``, ``dfa``) it may fail, so every
+step is checked (by default on every encoding) by a compiled unit propagator that holds the
+formula and the lemmas so far (:class:`~nonosat.certificates.rup.RupChecker`), which also
+records the clauses each check used: the lemma's LRAT hints (:attr:`NativeProof.lrat`).  A
+clause ``D`` that propagation does not derive is derived by an incremental SAT solver (made on
+first need) solving under the assumptions ``~D``: the clauses it learns follow from the formula
+and the lemmas whatever the assumptions, so they are written (and checked, with their hints) as
+lemmas before ``D``, which they make RUP.  The number of such steps is reported
+(:attr:`NativeProof.filled`).  With ``skip_implied``, unit lemmas that propagation already gives
+are left out, and so is everything after propagation finds the conflict, but the empty clause.
 
 When the trace fixes every cell and the formula ends with the blocking clause of that grid (a
 uniqueness certificate), the units falsify the blocking clause and the proof ends with the

@@ -33,8 +33,9 @@ from nonosat.errors import PuzzleError
 from nonosat.puzzle import Puzzle
 
 Clause = list[int]
-#: A prover hook: ``prover(encoding, formula) -> steps`` (see the module docstring).
-Prover = Callable[[PuzzleCnf, list[Clause]], Sequence[Step]]
+#: A prover hook: ``prover(encoding, formula) -> steps`` or a NativeProof (see the package
+#: docstring).
+Prover = Callable[..., "Sequence[Step] | NativeProof"]
 
 
 
@@ -150,7 +151,10 @@ def certify(
         not bounded (drat-trim gets the time that is left).
     prover : callable, optional
         ``prover(encoding, formula) -> steps``: DRAT steps put before the SAT solver's proof
-        (module docstring).
+        (package docstring); with an attribute ``takes_rup = True`` it is called as
+        ``prover(encoding, formula, rup=checker)`` with the
+        :class:`~nonosat.certificates.rup.RupChecker` that holds ``formula``, and may return
+        the :class:`~nonosat.certificates.native_proof.NativeProof` it checked with it.
     solution : ndarray of bool, shape (height, width), optional
         A solution found by another engine; step 1 then only checks it against the clues
         instead of running the SAT solver.
@@ -240,7 +244,10 @@ def _prove(cert: Certificate, enc: PuzzleCnf, formula: list[Clause], solver: str
 
     No vacuous work: when unit propagation alone refutes ``formula`` (most line-solvable
     puzzles under the order encoding), the proof is the empty clause alone, the prover is not
-    asked for lemmas, and :attr:`Certificate.prover` says ``"propagation"``."""
+    asked for lemmas, and :attr:`Certificate.prover` says ``"propagation"``.  One
+    :class:`RupChecker` serves the propagation test, the check of the prover's steps and their
+    LRAT; when no SAT solver is needed, ``cert.lrat`` is its LRAT (``lrat_source``
+    ``"nonosat"``)."""
     t = time.perf_counter()
     rup = RupChecker(formula, enc.nvars)
     if rup.refuted:
