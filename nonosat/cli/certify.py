@@ -213,9 +213,11 @@ def certify_command(
     how = cert.stats.get("prove", {}).get("method", "sat")
     prefix = cert.stats.get("prefix_lemmas", 0)
     filled = cert.stats.get("native", {}).get("filled", 0)
+    implied = cert.stats.get("native", {}).get("implied", 0)
     if cert.prover == "native":
         source = "native solver: propagation and probing deductions" + (
-            f"; {filled} that unit propagation does not give derived by SAT" if filled else "")
+            f"; {filled} that unit propagation does not give derived by SAT" if filled else "") + (
+            f"; {implied:,} that it gives left out" if implied else "")
     elif cert.prover == "native+sat":
         source = f"{prefix:,} from the native solver's deductions, then {cert.solver}"
     elif how == "unit propagation":
