@@ -335,9 +335,6 @@ def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output) -> N
     typer.echo(f"{name}: {claim}, {status} (colour puzzle)")
     lemmas = (cert.proof or "").count("\n")
     typer.echo(f"  proof: {lemmas:,} DRAT lines ({cert.solver}), colour-starts encoding")
-    if cert.lrat is not None:
-        by = "nonosat" if cert.lrat_source == "nonosat" else "drat-trim -L"
-        typer.echo(f"  LRAT: {cert.lrat.count(chr(10)):,} lines, written by {by}")
     for check in cert.checks:
         verdict = "accepted" if check.ok else f"REJECTED ({check.reason})"
         typer.echo(f"  {check.checker}: {verdict} in {check.time_s:.3f} s")
