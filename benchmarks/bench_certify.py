@@ -147,12 +147,26 @@ def main() -> None:
                 specs = taai_unique(CORPUS / "NonogramRecord" / "question" / f"{name}.txt")
             specs = specs[: args.limit] if args.limit else specs
             rows = []
+            print(f"\n## {name}: running", flush=True)
             for pid, path, index in specs:
                 row = measure(pid, path, index, args.timeout)
                 if row is not None:
                     rows.append(row)
+                    print(row_text(row), flush=True)  # as they come: a long run shows progress
             rows_by_set[name] = rows
         report(rows_by_set)
+
+
+def row_text(r: dict) -> str:
+    """One puzzle's line of the table."""
+    ratio = r["certify_s"] / r["plain_s"] if r["plain_s"] > 0 else float("nan")
+    return (f"{r['id'][-34:]:<34} {r['prover']:<11} {r['lemmas']:>7} "
+            f"{r.get('per_cell', 0):>6.2f} {r['plain_s']:>7.3f} {r['certify_s']:>8.3f} "
+            f"{ratio:>6.2f} {r.get('lrat_by', '-'):>9} {r.get('lrat_bytes', 0) / 1e3:>8.1f} "
+            f"{r.get('lrat_s', 0):>6.3f} {r.get('dratify', 0):>8.3f} "
+            f"{r.get('drat-trim', 0):>9.3f} {r.get('drat-trim cpu', 0):>6.3f} "
+            f"{r.get('cake_lpr', 0):>8.3f} {r.get('cake_lpr cpu', 0):>6.3f}"
+            + (f"  REJECTED {r['rejected']}" if r["rejected"] else ""))
 
 
 def report(rows_by_set: dict[str, list[dict]]) -> None:
@@ -163,14 +177,7 @@ def report(rows_by_set: dict[str, list[dict]]) -> None:
         print(f"\n## {name}: {len(rows)} unique puzzles (CPU s for plain/certify, wall s for checks)")
         print(head)
         for r in rows:
-            ratio = r["certify_s"] / r["plain_s"] if r["plain_s"] > 0 else float("nan")
-            print(f"{r['id'][-34:]:<34} {r['prover']:<11} {r['lemmas']:>7} "
-                  f"{r.get('per_cell', 0):>6.2f} {r['plain_s']:>7.3f} {r['certify_s']:>8.3f} "
-                  f"{ratio:>6.2f} {r.get('lrat_by', '-'):>9} {r.get('lrat_bytes', 0) / 1e3:>8.1f} "
-                  f"{r.get('lrat_s', 0):>6.3f} {r.get('dratify', 0):>8.3f} "
-                  f"{r.get('drat-trim', 0):>9.3f} {r.get('drat-trim cpu', 0):>6.3f} "
-                  f"{r.get('cake_lpr', 0):>8.3f} {r.get('cake_lpr cpu', 0):>6.3f}"
-                  + (f"  REJECTED {r['rejected']}" if r["rejected"] else ""))
+            print(row_text(r))
     rows = [r for rs in rows_by_set.values() for r in rs]
     if not rows:
         return
