@@ -9,7 +9,6 @@ deduction agrees with every solution the SAT engine enumerates), corpus puzzles 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
