@@ -370,17 +370,38 @@ def handle_errors(func: F) -> F:
 def announce_compile(colour: bool = False) -> None:
     """Say on stderr that the numba kernels are being compiled when they are not cached yet, so a
     first run does not appear to hang (later runs load them from the cache).  ``colour``: the
-    colour kernels (:mod:`nonosat.native.colour`) instead of the black-and-white ones."""
+    colour kernels (:mod:`nonosat.native.colour`) instead of the black-and-white ones, which are
+    the native search kernel and the kernels a hand-off to SAT compiles (the order encoding's
+    build and the belief-propagation phases)."""
     if colour:
         from nonosat.native.colour import colour_kernels_cached as kernels_cached
+
+        cached = kernels_cached()
     else:
+        from nonosat.encodings import cnf_order, phases
         from nonosat.native.search import kernels_cached
 
-    if not kernels_cached():
+        cached = kernels_cached() and all(
+            _dispatcher_cached(k) for k in (cnf_order.order_puzzle_kernel, phases._bp,
+                                            phases._order_phase_lits))
+    if not cached:
         typer.echo(
             "nonosat: compiling the solver kernels (first run only; cached afterwards) ...",
             err=True,
         )
+
+
+def _dispatcher_cached(dispatcher: Any) -> bool:
+    """Whether numba's on-disk cache holds ``dispatcher`` (an ``njit(cache=True)`` function) for
+    its current source, by reading the cache's index where numba will look for it; True when
+    numba's cache internals are not as expected (then nothing is announced)."""
+    import os
+
+    try:
+        cache_file = dispatcher._cache._cache_file
+        return os.path.exists(cache_file._index_path) and bool(cache_file._load_index())
+    except Exception:
+        return True
 
 
 def split_puzzle_ref(path: Path, index: int | None = None) -> tuple[Path, int | None]:
