@@ -30,7 +30,15 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from nonosat.native.probe import best_branch, collect_implications, new_probe_scratch, probe
+from nonosat.native.probe import (
+    TRACK_TOUCHED,
+    best_branch,
+    collect_implications,
+    new_probe_scratch,
+    probe_tracked,
+    restore_stamps,
+    stamp_lines,
+)
 from nonosat.native.propagate import (
     KIND_BRANCH,
     KIND_DECISION,
@@ -40,6 +48,7 @@ from nonosat.native.propagate import (
     ST_CACHE_HITS,
     ST_CONFLICTS,
     ST_DEPTH,
+    ST_EVENT,
     ST_EXHAUSTED,
     ST_LIMIT,
     ST_LINE_SOLVES,
@@ -53,7 +62,6 @@ from nonosat.native.propagate import (
     assign,
     clear_line_cache,
     clear_queue,
-    mark_changed,
     new_line_cache,
     new_state,
     problem_tuple,
@@ -123,7 +131,9 @@ def simple_branch(problem, state):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing, branch_mode):  # pragma: no cover
+def search_kernel(
+    problem, state, scratch, frames, sols, max_nodes, probing, branch_mode, track
+):  # pragma: no cover - compiled
     """Run the search for at most ``max_nodes`` decisions.
 
     Parameters
@@ -131,9 +141,10 @@ def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing, bra
     problem, state : tuples
         See :mod:`nonosat.native.propagate`.
     scratch : tuple
-        Probing scratch (:func:`nonosat.native.probe.new_probe_scratch`).
-    frames : ndarray of int32, shape (h*w, 4)
-        Decision stack: cell, trail length before the decision, first value, flipped flag.
+        Probing scratch (:func:`nonosat.native.probe.new_probe_scratch` with ``n_lines``).
+    frames : ndarray of int64, shape (h*w + 1, 6)
+        Decision stack: cell, trail length before the decision, first value, flipped flag, event
+        number at the decision, line-stamp log length at the decision.
     sols : ndarray of int8, shape (limit, h*w)
         Receives the solutions found.
     max_nodes : int
@@ -142,6 +153,11 @@ def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing, bra
         Whether to probe at every node.
     branch_mode : int
         Branching rule with probing (see :func:`nonosat.native.probe.best_branch`).
+    track : int
+        Probing's change tracking (``TRACK_*`` of :mod:`nonosat.native.probe`).  With
+        :data:`~nonosat.native.probe.TRACK_TOUCHED` a backtrack restores the line stamps and
+        forgets the probes made below the decision (:func:`~nonosat.native.probe.restore_stamps`),
+        so every node is at the exact probing fixpoint.
 
     Returns
     -------
@@ -150,6 +166,8 @@ def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing, bra
         ``PAUSED`` (1): budget used up, call again to continue.
     """
     grid, st = state[0], state[6]
+    pst = scratch[9]
+    exact = track == TRACK_TOUCHED
     nodes0 = st[ST_NODES]
     while True:
         if st[ST_NODES] - nodes0 >= max_nodes:
@@ -157,9 +175,9 @@ def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing, bra
         node_start = st[ST_TLEN]
         ok = propagate(problem, state)
         if ok:
-            mark_changed(problem, state, node_start)
+            stamp_lines(problem, state, scratch, node_start)
         if ok and probing:
-            ok = probe(problem, state, scratch) >= 0
+            ok = probe_tracked(problem, state, scratch, track) >= 0
         if ok:
             if st[ST_DEPTH] == 0:
                 st[ST_ROOT_TLEN] = st[ST_TLEN]
@@ -179,6 +197,11 @@ def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing, bra
                 frames[d, 1] = st[ST_TLEN]
                 frames[d, 2] = value
                 frames[d, 3] = 0
+                frames[d, 4] = st[ST_EVENT]
+                frames[d, 5] = pst[1]
+                if exact:
+                    pst[2] += 1
+                    pst[0] = pst[2]
                 st[ST_DEPTH] = d + 1
                 if d + 1 > st[ST_MAX_DEPTH]:
                     st[ST_MAX_DEPTH] = d + 1
@@ -195,11 +218,18 @@ def search_kernel(problem, state, scratch, frames, sols, max_nodes, probing, bra
                 return FINISHED
             top = d - 1
             undo_to(state, frames[top, 1])
+            if exact:
+                restore_stamps(state, scratch, frames[top, 5], frames[top, 4])
             if frames[top, 3] == 0:
                 frames[top, 3] = 1
+                if exact:
+                    pst[2] += 1
+                    pst[0] = pst[2]
                 assign(problem, state, frames[top, 0], 3 - frames[top, 2], KIND_BRANCH, top, -1)
                 break
             st[ST_DEPTH] = top
+            if top == 0:
+                pst[0] = 0
 
 
 @dataclass(frozen=True)
@@ -293,9 +323,11 @@ class NativeSearch:
         limit: int = 2,
         probing: bool = True,
         branch_mode: int = 2,
+        track: int = TRACK_TOUCHED,
     ):
         self.puzzle = puzzle
         self.branch_mode = branch_mode
+        self.track = track
         self.limit = limit
         self.probing = probing
         packed = pack_clues(puzzle)
@@ -304,8 +336,8 @@ class NativeSearch:
         cache = _take_line_cache()
         self._state = new_state(packed, unknown_grid(puzzle), cache=cache)
         weakref.finalize(self, _give_line_cache, cache)
-        self._scratch = new_probe_scratch(h * w)
-        self._frames = np.zeros((h * w + 1, 4), dtype=np.int32)
+        self._scratch = new_probe_scratch(h * w, h + w)
+        self._frames = np.zeros((h * w + 1, 6), dtype=np.int64)
         self._sols = np.zeros((limit, h * w), dtype=np.int8)
         st = self._state[6]
         st[ST_LIMIT] = limit
@@ -337,7 +369,7 @@ class NativeSearch:
         t0 = time.perf_counter()
         code = search_kernel(
             self._problem, self._state, self._scratch, self._frames, self._sols,
-            max_nodes, self.probing, self.branch_mode,
+            max_nodes, self.probing, self.branch_mode, self.track,
         )
         self.time_s += time.perf_counter() - t0
         self._finished = code == FINISHED
