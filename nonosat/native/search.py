@@ -174,6 +174,10 @@ def search_kernel(
         if st[ST_NODES] - nodes0 >= max_nodes:
             return PAUSED
         node_start = st[ST_TLEN]
+        if exact and st[ST_DEPTH] > 0:
+            # the node's changes start with its decision (or flipped branch), already assigned:
+            # its row and column changed even when propagation fixes nothing else in them
+            node_start = frames[st[ST_DEPTH] - 1, 1]
         ok = propagate(problem, state)
         if ok:
             stamp_lines(problem, state, scratch, node_start)
