@@ -148,7 +148,9 @@ def _swap_solutions(
 
 #: Work budget of the native search in ``auto`` before the hand-off to SAT: probes times lines
 #: (``h + w``), so about 32,000 probes on a 25x25 puzzle (20-50 ms).  nonosolve budgets its DFS
-#: the same way (40e6 there, with a C++ probe several times cheaper).
+#: the same way (40e6 there, with a C++ probe several times cheaper).  Re-measured against 0.8M
+#: and 3.2M on 100 taai2011 (both modes) and 100 tcga2016 puzzles, interleaved: 1.6M was the best
+#: total in all three (benchmarks/RESULTS.md, "Change-tracked probing").
 NATIVE_WORK = 1_600_000
 
 #: Seconds of native colour search before the auto engine hands a colour puzzle to SAT.

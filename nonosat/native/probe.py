@@ -10,7 +10,10 @@ For each unknown cell ``x``:
   cell whose two branches fix the most cells (balanced product).
 
 Passes repeat until a pass fixes nothing.  Change tracking: a cell is not probed again while
-neither its row nor its column has changed since it was last probed.
+neither its row nor its column has changed since it was last probed (:func:`probe`, and
+:func:`probe_tracked` with :data:`TRACK_LINES`, the search's default); :func:`probe_tracked` with
+:data:`TRACK_TOUCHED` skips a cell only while no line its last probe read has changed, which
+keeps every search node at the exact probing fixpoint (nonosolve's rule).
 
 Probing as a complete-propagation amplifier for nonograms is described by Wu, Sun et al.,
 "An Efficient Approach to Solving Nonograms" (IEEE TCIAIG 5(3), 2013; the LalaFrogKK solver) and
