@@ -52,7 +52,8 @@ def new_probe_scratch(n_cells: int, n_lines: int = 0) -> tuple:
     cell's last probe (-1: none valid), ``score_f``/``score_e`` (int32) the cells each branch fixed,
     ``fcells`` (int32) the first branch's cells and ``fixed`` (int32) the probe-both deductions.
     The rest serve the exact change tracking of :func:`probe_tracked` (``n_lines`` = ``h + w``;
-    0 leaves them minimal, enough for :func:`probe`): ``touched`` (uint64, shape (n_cells,
+    0 leaves them minimal, enough for :func:`probe` and the other rules of :func:`probe_tracked`;
+    the log is ``16 * n_cells * n_lines`` bytes of address space, mapped as used): ``touched`` (uint64, shape (n_cells,
     ceil(n_lines / 64))) the lines each cell's last probe read, as a bit set; ``line_log`` (int64,
     shape (n_cells * n_lines + n_lines, 2)) the undo log of line change stamps ``(line, old
     stamp)``, one entry per line per search segment below the root; ``line_seg`` (int64,

@@ -351,7 +351,9 @@ class NativeSearch:
         cache = _take_line_cache()
         self._state = new_state(packed, unknown_grid(puzzle), cache=cache)
         weakref.finalize(self, _give_line_cache, cache)
-        self._scratch = new_probe_scratch(h * w, h + w)
+        # the exact rule's touched sets and stamp log (up to h*w*(h+w) rows, mapped lazily) only
+        # when asked for: on a large grid they would be the biggest arrays of the search
+        self._scratch = new_probe_scratch(h * w, h + w if track == TRACK_TOUCHED else 0)
         self._frames = np.zeros((h * w + 1, 6), dtype=np.int64)
         self._sols = np.zeros((limit, h * w), dtype=np.int8)
         st = self._state[6]
