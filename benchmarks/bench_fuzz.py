@@ -1,17 +1,21 @@
 """Fuzzing run (issue 17): hostile inputs against every reader and the commands that take files.
 
-Mutations of the shipped ``games/`` puzzles, of a few corpus files, of pictures and of a
-certificate directory (truncations, byte flips, giant numbers, giant sizes, bad encodings, deep
+Mutations of the shipped ``games/`` puzzles, of a few corpus files, of pictures, of a results
+file (JSON Lines and TSV) and of a certificate directory (truncations, byte flips, giant numbers, giant sizes, bad encodings, deep
 nesting, splices, random bytes, duplicated or deleted lines) are
 
 * fed **in-process** to every reader (each format's ``read`` on the raw bytes, plus
-  :func:`nonosat.formats.read_puzzles` on a file, which adds the size and memory checks), and
+  :func:`nonosat.formats.read_puzzles` on a file, which adds the size and memory checks, and
+  :func:`nonosat.verify.read_results`, the results-file reader of ``nonosat verify``), and
   certificate mutations to :func:`nonosat.certificates.verify_certificate`; an outcome is *ok*
   (puzzles read), *clean error* (a :class:`~nonosat.errors.NonosatError`), or *traceback*
   (anything else: ``ValueError``, ``IndexError``, ... escaping a reader), *hang* (over
-  ``--timeout`` seconds, by ``SIGALRM``) or *over 1 GB* (the process's resident memory after the
-  input);
+  ``--timeout`` seconds of CPU, by ``SIGPROF``, or six times as many seconds of wall-clock time,
+  by ``SIGALRM``, which catches an input that blocks without using CPU; CPU time, because on a
+  machine shared with other jobs the wall-clock time of a 3 s read can pass 10 s) or *over 1 GB*
+  (the process's resident memory after the input);
 * run **as subprocesses** through ``nonosat solve``, ``convert``, ``render``, ``encode``,
+  ``certify``, ``analyse``, ``verify`` (``--solution`` and ``--results``),
   ``verify-certificate`` and ``batch`` (a sample), each with a wall-clock limit and its peak RSS
   from ``os.wait4``: *ok* (exit 0), *clean error* (exit 1-5 with no traceback on stderr),
   *traceback* (a ``Traceback`` on stderr or another exit code), *hang* (killed at the limit),
@@ -60,7 +64,7 @@ OUTCOMES = ("ok", "clean error", "traceback", "hang", "over 1 GB")
 
 
 class Hang(Exception):
-    """Raised by SIGALRM when one in-process input runs over the limit."""
+    """Raised by SIGPROF or SIGALRM when one in-process call runs over its limit."""
 
 
 def seeds() -> list[tuple[str, bytes]]:
@@ -80,6 +84,11 @@ def seeds() -> list[tuple[str, bytes]]:
     for name, fmt in (("heart.pbm", "pbm"), ("heart.png", "png"), ("heart.grid", "grid"),
                       ("heart.short", "short"), ("heart.cwd", "cwd"), ("heart.g", "olsak")):
         out.append((name, encode_puzzles([heart], get_format(fmt))))
+    rows = ["".join("#" if cell else "." for cell in row) for row in heart.goal]
+    out.append(("heart.jsonl", json.dumps({"id": "heart.non", "status": "unique",
+                                           "solution": rows}).encode() + b"\n"))
+    out.append(("heart.tsv", ("id\tstatus\tsolution\nheart.non\tunique\t"
+                              + "|".join(rows) + "\n").encode()))
     return out
 
 
@@ -208,6 +217,7 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
     from nonosat.certificates.bundle import read_puzzle_json
     from nonosat.errors import NonosatError
     from nonosat.formats import formats, read_puzzles
+    from nonosat.verify import read_results
 
     rng = random.Random(seed)
     base = seeds()
@@ -220,6 +230,7 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
     slowest: list[tuple[float, str]] = []
     peak = _rss()
     signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     work = Path(tempfile.mkdtemp(prefix="nonosat-fuzz-"))
     try:
         for i in range(count):
@@ -244,11 +255,14 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
                 jobs = [(f"read {fmt.name}", lambda f=fmt, s=sample: f.read(s, "fuzz"))
                         for fmt in readers]
                 jobs.append(("read_puzzles", lambda p=path: read_puzzles(p)))
+                jobs.append(("read_results", lambda p=path: read_results(p)))
             worst = "ok"
             start = time.perf_counter()
+            cpu = time.process_time()
             for job, call in jobs:
                 calls[job] += 1
-                signal.setitimer(signal.ITIMER_REAL, timeout)
+                signal.setitimer(signal.ITIMER_PROF, timeout)
+                signal.setitimer(signal.ITIMER_REAL, 6 * timeout)
                 result, detail = "ok", ""
                 try:
                     call()
@@ -261,6 +275,7 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
                     detail = f"{type(exc).__name__}: {str(exc)[:100]}"
                 finally:
                     signal.setitimer(signal.ITIMER_REAL, 0)
+                    signal.setitimer(signal.ITIMER_PROF, 0)
                 rss = _rss()
                 peak = max(peak, rss)
                 if rss > GB:
@@ -275,7 +290,8 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
                     # reading (read_puzzles, verify_certificate) decides ok / clean error
                     worst = max(worst, result, key=OUTCOMES.index)
             outcomes[worst] += 1
-            slowest.append((time.perf_counter() - start, label))
+            wall = time.perf_counter() - start
+            slowest.append((time.process_time() - cpu, f"{label} ({wall:.1f} s wall)"))
             slowest = sorted(slowest, reverse=True)[:10]
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -305,8 +321,9 @@ def _certificate_files() -> dict[str, bytes] | None:
 
 
 # -- subprocesses ----------------------------------------------------------------------------
-def run_one(argv: list[str], cwd: Path, limit: float, env: dict[str, str]) -> tuple[str, float, int, str]:
-    """Run ``argv``: ``(outcome, seconds, peak RSS bytes, stderr tail)``."""
+def run_one(argv: list[str], cwd: Path, limit: float,
+            env: dict[str, str]) -> tuple[str, float, int, str, str]:
+    """Run ``argv``: ``(outcome, seconds, peak RSS bytes, stderr tail, exit code or "killed")``."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err,
@@ -335,7 +352,8 @@ def run_one(argv: list[str], cwd: Path, limit: float, env: dict[str, str]) -> tu
         outcome = "traceback"
     else:
         outcome = "ok" if proc.returncode == 0 else "clean error"
-    return outcome, seconds, rss, stderr.strip().splitlines()[-1:][0][:160] if stderr.strip() else ""
+    last = stderr.strip().splitlines()[-1][:160] if stderr.strip() else ""
+    return outcome, seconds, rss, last, "killed" if killed else str(proc.returncode)
 
 
 def run_cli(count: int, seed: int, limit: float, keep: Path | None, workers: int) -> dict:
@@ -351,8 +369,8 @@ def run_cli(count: int, seed: int, limit: float, keep: Path | None, workers: int
     for i in range(count):
         task_dir = work / f"t{i}"
         task_dir.mkdir()
-        command = rng.choice(("solve", "solve", "convert", "render", "encode",
-                              "verify-certificate", "batch"))
+        command = rng.choice(("solve", "solve", "convert", "render", "encode", "certify",
+                              "analyse", "verify", "verify-certificate", "batch"))
         if command == "verify-certificate" and cert_files is not None:
             what, files = mutate_certificate(rng, cert_files)
             (task_dir / "cert").mkdir()
@@ -377,16 +395,21 @@ def run_cli(count: int, seed: int, limit: float, keep: Path | None, workers: int
                         "convert": [exe, "convert", name, "out.xml"],
                         "render": [exe, "render", name, "--out", "out.svg"],
                         "encode": [exe, "encode", name, "--out", "out.cnf"],
+                        "certify": [exe, "certify", name, "--out", "cert"],
+                        "analyse": [exe, "analyse", name],
+                        "verify": [exe, "verify", "--results", name, str(REPO / "games/heart.non")]
+                        if Path(name).suffix in (".jsonl", ".tsv") or rng.random() < 0.3 else
+                        [exe, "verify", str(REPO / "games/heart.non"), "--solution", name],
                         "verify-certificate": [exe, "solve", name]}[command]
         tasks.append((label, argv, task_dir))
 
     def go(task):
         label, argv, task_dir = task
-        outcome, seconds, rss, last = run_one(argv, task_dir, limit, env)
+        outcome, seconds, rss, last, code = run_one(argv, task_dir, limit, env)
         if outcome in ("traceback", "hang", "over 1 GB") and keep is not None:
             shutil.copytree(task_dir, keep / task_dir.name, dirs_exist_ok=True)
         shutil.rmtree(task_dir, ignore_errors=True)
-        return label, argv[1], outcome, seconds, rss, last
+        return label, argv[1], outcome, seconds, rss, last, code
 
     results = []
     try:
@@ -401,9 +424,13 @@ def run_cli(count: int, seed: int, limit: float, keep: Path | None, workers: int
     by_command: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for r in results:
         by_command[r[1]][r[2]] += 1
+    by_exit = collections.Counter(r[6] for r in results)
+    watchdog = [r[0] for r in results if "past the time limit" in r[5]]
     return {
         "inputs": count,
         "outcomes": dict(outcomes),
+        "by_exit_code": dict(sorted(by_exit.items())),
+        "stopped_by_watchdog": watchdog,
         "by_command": {k: dict(v) for k, v in sorted(by_command.items())},
         "problems": [(r[0], r[2], r[5]) for r in results if r[2] in ("traceback", "hang", "over 1 GB")],
         "slowest": sorted(((r[3], r[0]) for r in results), reverse=True)[:10],
@@ -418,11 +445,15 @@ def _report(title: str, result: dict) -> None:
         print(f"  {outcome:12} {result['outcomes'].get(outcome, 0)}")
     if "calls" in result:
         print(f"  ({result['calls']} reader calls)")
+    if "by_exit_code" in result:
+        print("  by exit code: " + ", ".join(f"{k}: {v}" for k, v in result["by_exit_code"].items()))
+        print(f"  stopped 5 s past the time limit (exit 4): {len(result['stopped_by_watchdog'])}"
+              + "".join(f"\n    {label[:120]}" for label in result["stopped_by_watchdog"][:10]))
     for command, counts in result.get("by_command", {}).items():
         print(f"  {command:20} " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     print(f"  peak RSS: {result['peak_rss'] / 2**20:.0f} MiB"
           + (f" ({result['peak_rss_input']})" if result.get("peak_rss_input") else ""))
-    print("  slowest:")
+    print("  slowest (" + ("CPU" if "calls" in result else "wall-clock") + " seconds):")
     for seconds, label in result["slowest"][:5]:
         print(f"    {seconds:7.3f} s  {label[:120]}")
     if result["problems"]:
@@ -437,25 +468,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inputs", type=int, default=10_000, help="in-process inputs")
     parser.add_argument("--cli", type=int, default=400, help="subprocess inputs")
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per in-process input")
+    parser.add_argument("--timeout", type=float, default=10.0, help="CPU seconds per in-process call (wall-clock: six times as many)")
     parser.add_argument("--cli-timeout", type=float, default=60.0, help="seconds per command")
     parser.add_argument("--workers", type=int, default=2, help="concurrent subprocesses")
     parser.add_argument("--keep", type=Path, help="save inputs that found a problem here")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
     start = time.perf_counter()
+    names = [name for name, _ in seeds()]
+    print(f"{len(names)} seed files (corpus {CORPUS}: "
+          f"{sum(1 for rel in CORPUS_SEEDS if (CORPUS / rel).is_file())} of {len(CORPUS_SEEDS)}"
+          f" found, plus the taai2011 excerpt: {'taai.txt' in names}): {', '.join(names)}")
     inproc = run_in_process(args.inputs, args.seed, args.timeout, args.keep)
     _report("in-process (every reader; certificates through verify_certificate)", inproc)
     cli = run_cli(args.cli, args.seed, args.cli_timeout, args.keep, args.workers) if args.cli else None
     if cli:
-        _report("subprocesses (solve, convert, render, encode, verify-certificate, batch)", cli)
+        _report("subprocesses (solve, convert, render, encode, certify, analyse, verify, "
+                "verify-certificate, batch)", cli)
     total = args.inputs + (args.cli if cli else 0)
     bad = sum(r["outcomes"].get(o, 0) for r in (inproc, cli) if r
               for o in ("traceback", "hang", "over 1 GB"))
     print(f"\n{total} inputs in {time.perf_counter() - start:.0f} s; "
           f"tracebacks, hangs or over 1 GB: {bad}")
     if args.json:
-        args.json.write_text(json.dumps({"in_process": inproc, "cli": cli}, indent=1))
+        args.json.write_text(json.dumps({"argv": sys.argv, "seeds": names, "in_process": inproc,
+                                         "cli": cli}, indent=1))
     return 1 if bad else 0
 
 

@@ -12,6 +12,11 @@ Each request is sent as the editor sends it on an edit: the puzzle with its pict
 ``"suggest": false`` (verdict, map and grade: what the targets time) and once with the default
 suggestions (make-unique givens and one-cell edits, under their own 1 s budget).
 
+Besides the wall-clock round trip, each request's CPU time in the server process is read from
+``/proc`` (:func:`server_cpu_s`): on a loaded machine the wall clock measures the load as much
+as the studio does, the CPU time does not.  The corpus is ``$NONOSAT_CORPUS`` when set (as for
+the tests), else ``../shared/corpus``.
+
 Usage::
 
     python benchmarks/bench_studio.py                    # both sets, 100 random pictures
@@ -47,25 +52,30 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def everyday_puzzles() -> list[Puzzle]:
+def everyday_puzzles() -> list[tuple[str, Puzzle]]:
+    import run
     from run import everyday
+
+    if os.environ.get("NONOSAT_CORPUS"):  # as the tests read it (tests/conftest.py)
+        run.CORPUS = Path(os.environ["NONOSAT_CORPUS"])
 
     cache: dict[str, list[Puzzle]] = {}
     out = []
-    for _id, path, index in everyday():
+    for pid, path, index in everyday():
         puzzles = cache.setdefault(path, read_puzzles(path))
-        out.append(next(p for k, p in enumerate(puzzles, start=1)
-                        if index is None or (p.number or k) == index))
+        out.append((pid, next(p for k, p in enumerate(puzzles, start=1)
+                              if index is None or (p.number or k) == index)))
     return out
 
 
-def random_puzzles(n: int, seed: int, size: int = 30) -> list[Puzzle]:
+def random_puzzles(n: int, seed: int, size: int = 30) -> list[tuple[str, Puzzle]]:
     rng = np.random.default_rng(seed)
     out = []
-    for _ in range(n):
+    for k in range(n):
         picture = rng.random((size, size)) < 0.5
-        out.append(Puzzle(rows=[line_blocks(r) for r in picture],
-                          cols=[line_blocks(c) for c in picture.T], goal=picture))
+        out.append((f"random #{k}", Puzzle(rows=[line_blocks(r) for r in picture],
+                                          cols=[line_blocks(c) for c in picture.T],
+                                          goal=picture)))
     return out
 
 
@@ -82,28 +92,57 @@ def start_server(port: int) -> subprocess.Popen:
     return proc
 
 
-def time_set(client: httpx.Client, puzzles: list[Puzzle], suggest: bool) -> tuple[list[float],
-                                                                                 dict[str, int]]:
-    times = []
+def server_cpu_s(pid: int) -> float:
+    """CPU seconds used so far by every live thread of process ``pid`` (Linux
+    ``/proc/PID/task/*/schedstat``, nanoseconds); 0.0 where that is not available.  The
+    server's pool threads live as long as it does, so the difference across one request is
+    that request's CPU time, whatever the machine's load."""
+    total = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+    except OSError:
+        return 0.0
+    return total / 1e9
+
+
+def time_set(client: httpx.Client, pid: int, puzzles: list[tuple[str, Puzzle]],
+             suggest: bool) -> tuple[list[float], list[float], dict[str, int]]:
+    """Wall-clock round trips and server CPU seconds per request, and the verdicts."""
+    times, cpu = [], []
     verdicts: dict[str, int] = {}
-    for i, puzzle in enumerate(puzzles):
+    for i, (_name, puzzle) in enumerate(puzzles):
         body = {"puzzle": puzzle_to_json(puzzle), "suggest": suggest, "client": "bench",
                 "seq": i}
+        before = server_cpu_s(pid)
         start = time.perf_counter()
         r = client.post("/api/analyse", json=body)
         out = r.json()
         times.append(time.perf_counter() - start)
+        cpu.append(server_cpu_s(pid) - before)
         r.raise_for_status()
         assert "ambiguous" in out and "grade" in out
         verdicts[out["status"]] = verdicts.get(out["status"], 0) + 1
-    return times, verdicts
+    return times, cpu, verdicts
 
 
-def row(name: str, times: list[float], verdicts: dict[str, int]) -> str:
+def row(name: str, times: list[float], cpu: list[float], verdicts: dict[str, int]) -> str:
     ms = sorted(t * 1000 for t in times)
+    cms = sorted(t * 1000 for t in cpu)
     p90 = float(np.percentile(ms, 90))
     return (f"| {name} | {len(ms)} | {statistics.median(ms):.1f} | {p90:.1f} | {ms[-1]:.1f} | "
+            f"{statistics.median(cms):.1f} | {float(np.percentile(cms, 90)):.1f} | "
             + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())) + " |")
+
+
+def slowest(puzzles: list[tuple[str, Puzzle]], times: list[float], cpu: list[float],
+            n: int = 3) -> str:
+    worst = sorted(range(len(times)), key=lambda i: -times[i])[:n]
+    return "slowest: " + "; ".join(f"{puzzles[i][0]} {times[i] * 1000:.0f} ms "
+                                   f"(server CPU {cpu[i] * 1000:.0f} ms)" for i in worst)
 
 
 def main() -> None:
@@ -124,21 +163,25 @@ def main() -> None:
     proc = start_server(port)
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
-            lines = ["| set | puzzles | median ms | p90 ms | max ms | verdicts |",
-                     "|---|---|---|---|---|---|"]
+            lines = ["| set | puzzles | median ms | p90 ms | max ms | server CPU median ms "
+                     "| server CPU p90 ms | verdicts |", "|---|---|---|---|---|---|---|---|"]
+            notes = []
             for name, puzzles in sets:
-                times, verdicts = time_set(client, puzzles, suggest=False)
-                lines.append(row(f"{name}, verdict + map + grade", times, verdicts))
+                times, cpu, verdicts = time_set(client, proc.pid, puzzles, suggest=False)
+                lines.append(row(f"{name}, verdict + map + grade", times, cpu, verdicts))
+                notes.append(f"{name}: {slowest(puzzles, times, cpu)}")
                 print(lines[-1], flush=True)
                 if not args.no_suggest_runs:
-                    times, verdicts = time_set(client, puzzles, suggest=True)
-                    lines.append(row(f"{name}, with suggestions", times, verdicts))
+                    times, cpu, verdicts = time_set(client, proc.pid, puzzles, suggest=True)
+                    lines.append(row(f"{name}, with suggestions", times, cpu, verdicts))
                     print(lines[-1], flush=True)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
     print()
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("\n".join(lines))
+    print("\n".join(notes))
 
 
 if __name__ == "__main__":

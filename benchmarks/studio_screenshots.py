@@ -3,9 +3,10 @@
     .venv/bin/python benchmarks/studio_screenshots.py [OUT_DIR]   # default docs/
 
 It starts `nonosat studio` and drives headless Chromium exactly as tests/test_studio_browser.py
-does (same helpers), then writes studio-editor.png (a drawing with several solutions: checkered
-ambiguous cells and make-unique suggestions), studio-player.png (football.json mid-game, a hint
-highlighted) and studio-steps.png (football.json's solve, mid-way).
+does (same helpers), then writes studio-editor.png (the tests' 25x25 face drawing with several
+solutions: its whole ambiguity map checkered, grade, make-unique suggestions), studio-player.png
+(football.json mid-game, a hint highlighted) and studio-steps.png (football.json's solve,
+mid-way).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ sys.path.insert(0, str(REPO))
 
 from tests.conftest import CORPUS  # noqa: E402
 from tests.test_studio_browser import (  # noqa: E402
+    FACE_PAIR,
+    FACE_STROKES,
     chrome,
     draw,
     el,
@@ -31,22 +34,6 @@ from tests.test_studio_browser import (  # noqa: E402
     verdict,
     wait,
 )
-
-#: games/heart.non's picture with a few cells changed: two solutions (a 2x2 swap at the bottom
-#: left and its consequences), so the editor shows checkered cells and suggestions.
-PICTURE = [
-    "..###...###.#",
-    ".#####.####..",
-    "#############",
-    "######.######",
-    "#############",
-    ".###########.",
-    "..#########..",
-    "...#######...",
-    "....#####....",
-    "#....###.....",
-    ".#....#......",
-]
 
 HINT_AND_APPLY = """
     const done = arguments[arguments.length - 1];
@@ -65,20 +52,14 @@ def main(out: Path) -> None:
     football = CORPUS / "Nonogram" / "games" / "football.json"
     proc, base = start_server()
     with tempfile.TemporaryDirectory() as profile:
-        driver = chrome(Path(profile), size="1280,800")
+        driver = chrome(Path(profile), size="1280,960")
         driver.set_script_timeout(30)
         try:
-            # editor: the drawing, painted with the mouse
+            # editor: the browser test's 25x25 face, painted with the mouse, with the two
+            # cells that give it several solutions
             open_page(driver, base, "?mode=edit")
-            resize(driver, len(PICTURE), len(PICTURE[0]))
-            strokes = []  # one drag per run of filled cells
-            for r, row in enumerate(PICTURE):
-                for c, ch in enumerate(row):
-                    if ch == "#" and (c == 0 or row[c - 1] != "#"):
-                        strokes.append([(r, c)])
-                    elif ch == "#":
-                        strokes[-1].append((r, c))
-            draw(driver, *strokes)
+            resize(driver, 25, 25)
+            draw(driver, *FACE_STROKES, *FACE_PAIR)
             verdict(driver)
             wait(driver, lambda d: d.find_elements("css selector", "#suggestions .suggestion"))
             driver.save_screenshot(str(out / "studio-editor.png"))

@@ -32,7 +32,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from nonosat.certificates import Certificate, certify
-from nonosat.certificates.native_proof import NativeProof, Step, native_lemmas
+from nonosat.certificates.native_proof import NativeProof, native_lemmas
+from nonosat.certificates.rup import RupChecker
 from nonosat.encodings.cnf import DEFAULT_ENCODING, PuzzleCnf
 from nonosat.encodings.satsolver import DEFAULT_SOLVER
 from nonosat.errors import EngineError, ProverRefusedError
@@ -130,24 +131,32 @@ def certify_puzzle(
     start = time.perf_counter()
     search = NativeSearch(puzzle, limit=2)
     search.step(1)  # the root node: propagation and probing, then at most one decision
-    trace = search.trace()
+    root_known = int(search.stats()["root_known"])
+    complete = root_known == puzzle.height * puzzle.width
     native_s = time.perf_counter() - start
     solution = None
-    if trace.complete:
+    if complete:
         solution = search.root_grid() == Cell.FILLED
-    elif prover == "native" and not trace.contradiction:
-        known = len(trace.deductions)
+    elif prover == "native" and not search.trace().contradiction:
         raise ProverRefusedError(
             f"the native solver needs search on this puzzle (propagation and probing fix "
-            f"{known} of {puzzle.height * puzzle.width} cells), so its deductions cannot prove "
-            "uniqueness alone; use --prover auto or sat"
+            f"{root_known} of {puzzle.height * puzzle.width} cells), so its deductions cannot "
+            "prove uniqueness alone; use --prover auto or sat"
         )
     written: list[NativeProof] = []
 
-    def native_prover(enc: PuzzleCnf, formula: list[list[int]]) -> list[Step]:
-        proof = native_lemmas(enc, formula, trace.deductions, line_units=line_units)
+    def native_prover(enc: PuzzleCnf, formula: list[list[int]],
+                      rup: RupChecker | None = None) -> NativeProof:
+        # the trace is read only here: a formula that unit propagation refutes needs none
+        t = time.perf_counter()
+        deductions = search.trace().deductions
+        proof = native_lemmas(enc, formula, deductions, line_units=line_units, rup=rup,
+                              skip_implied=True)
+        proof.time_s = time.perf_counter() - t  # with reading the trace
         written.append(proof)
-        return proof.steps
+        return proof
+
+    native_prover.takes_rup = True  # type: ignore[attr-defined]
 
     remaining = None if timeout is None else max(timeout - native_s, 0.0)
     with _gc_paused():
@@ -156,8 +165,8 @@ def certify_puzzle(
     cert.times["native"] = native_s
     cert.times["total"] = cert.times.get("total", 0.0) + native_s
     cert.stats["native"] = {
-        "root_known": len(trace.deductions),
-        "complete": trace.complete,
+        "root_known": root_known,
+        "complete": complete,
         "search": search.stats(),
         **(written[-1].stats() if written else {}),
     }

@@ -203,7 +203,7 @@ def crosscheck(
     instances = [get_engine(name) for name in names]
     for name in names:  # load kernels and libraries first: they are not the engine's time
         try:
-            load_engine(name)
+            load_engine(name, colour=puzzle.is_colour)
         except Exception:  # an engine that fails here fails (and is reported) in its run below
             pass
     runs = [

@@ -19,6 +19,11 @@ estimated memory            ``NONOSAT_MAX_MEMORY_MB``       (half the physical m
 default ``--timeout``       ``NONOSAT_TIMEOUT`` seconds             (300 s; ``0`` = none)
 ==========================  ====================================================================
 
+The time limit is passed to the engines, which check it between steps; a ``nonosat`` process
+is also ended (exit 4, one line) ``max(5 s, limit / 4)`` past it by a watchdog thread
+(:func:`nonosat.cli.common.handle_errors`, :data:`nonosat.cli.common.HARD_STOP_STAGES`), for
+compiled steps that cannot be interrupted.
+
 The memory estimate (:func:`estimate_memory`) is a linear model, per kind of work
 (:data:`WORKLOADS`), of what a command builds for a puzzle: the per-cell arrays of the native
 solver, and the CNF encoding of every line (the SAT engine, ``certify``, ``encode``), about
@@ -224,11 +229,14 @@ def resolve_timeout(timeout: float | None) -> float | None:
 
 #: Memory model per workload: (fixed MiB, bytes per cell, bytes per CNF unit).  Measured with
 #: ``/usr/bin/time`` on picross-solver's ``cauldron.non`` (512 x 512, 13.8 M units): native solve
-#: 234 MB, SAT solve 1.7 GB, certify 4.9 GB; see benchmarks/RESULTS.md "Fuzzing (issue 17)".
+#: 234 MB, SAT solve 1.7 GB, certify 4.9 GB; and on a random 200 x 200 picture (4.1 M units):
+#: the SAT engine past 1.07 GB within 20 s, the auto portfolio's hand-off to SAT (with the root
+#: implications) 1.44 GB, hence 300 bytes per unit for ``sat``; see benchmarks/RESULTS.md
+#: "Fuzzing (issue 17)".
 WORKLOADS: dict[str, tuple[int, int, int]] = {
     "read": (120, 64, 0),  # convert, render, batch (its workers have --memory-limit)
-    "native": (200, 400, 8),  # the native solver, analysis, hints
-    "sat": (200, 400, 130),  # the SAT or CP-SAT engine, cross-checks, DIMACS encoding
+    "native": (200, 400, 8),  # the native solver alone, analysis, hints
+    "sat": (200, 400, 300),  # SAT, CP-SAT, the auto portfolio (SAT hand-off), DIMACS encoding
     "certify": (200, 400, 380),  # certify and verify-certificate: CNF, DRAT proof, checker
 }
 
@@ -256,7 +264,7 @@ def command_workload(command: str, options: dict[str, object]) -> str:
         return "sat"
     if name in ("solve", "render", "verify", "analyse", "hint", "explain"):
         engine = str(options.get("engine") or "native")
-        return "sat" if engine in ("sat", "cpsat") else "native"
+        return "sat" if engine in ("sat", "cpsat", "auto") else "native"
     return "read"
 
 

@@ -128,11 +128,19 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, force: bool = False)
     Raises
     ------
     FormatError
-        ``path`` exists and not ``force``; the directory is missing or not writable; the disk is
+        ``path`` exists and not ``force``; ``path`` is a directory, FIFO, device or socket (never
+        replaced, even with ``force``); the directory is missing or not writable; the disk is
         full (the temporary is removed).
     """
     target = Path(path)
-    if not force and (target.exists() or target.is_symlink()):
+    try:
+        mode = os.lstat(target).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        # even with --force: renaming over /dev/null or a FIFO would replace the node itself
+        raise FormatError(str(target), None, f"is {_kind(mode)}; nonosat writes only regular files")
+    if not force and mode is not None:
         raise FormatError(str(target), None, "already exists; use --force to overwrite it")
     directory = target.parent if str(target.parent) else Path(".")
     try:

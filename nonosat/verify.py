@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from nonosat.errors import EngineError, FormatError, PuzzleError
+from nonosat.limits import size_limits
 from nonosat.puzzle import (
     Puzzle,
     clue_text,
@@ -71,7 +72,7 @@ from nonosat.puzzle import (
     grid_rows,
     grid_to_solution,
 )
-from nonosat.safe_io import atomic_write
+from nonosat.safe_io import atomic_write, read_bounded
 
 #: Claimed verdicts that can be judged.
 CLAIMS = ("unique", "multiple", "none", "solved")
@@ -647,6 +648,10 @@ class ResultRow:
     problem: str | None = None
 
 
+#: Largest results file :func:`read_results` reads (``NONOSAT_MAX_FILE_BYTES`` raises it).
+MAX_RESULTS_BYTES = 256 << 20
+
+
 def read_results(path: str | os.PathLike[str]) -> list[ResultRow]:
     """Read a results file: JSON Lines (``{"id": ..., "status": ..., "solution": [...]}``) or
     TSV whose header names the columns ``id``, ``status`` and optionally ``solution``.
@@ -657,13 +662,14 @@ def read_results(path: str | os.PathLike[str]) -> list[ResultRow]:
     Raises
     ------
     FormatError
-        Unreadable file, no rows, or a TSV header without ``id`` and ``status``.
+        Unreadable file, not a regular file or larger than :data:`MAX_RESULTS_BYTES`
+        (:func:`nonosat.safe_io.read_bounded`), no rows, a malformed TSV, or a TSV header
+        without ``id`` and ``status``.
     """
     p = Path(path)
+    limit = max(MAX_RESULTS_BYTES, size_limits().max_file_bytes)
     try:
-        text = p.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise FormatError(str(p), None, exc.strerror or str(exc)) from None
+        text = read_bounded(p, limit, "results file").decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise FormatError(str(p), None, f"not UTF-8 text: {exc.reason}") from None
     jsonl = p.suffix.lower() in (".jsonl", ".ndjson", ".json") or text.lstrip().startswith("{")
@@ -683,6 +689,10 @@ def _read_jsonl(text: str) -> list[ResultRow]:
         except json.JSONDecodeError as exc:
             rows.append(ResultRow(number, f"line {number}", "", None, f"not JSON: {exc.msg}"))
             continue
+        except (ValueError, RecursionError) as exc:  # a 5000-digit number, nesting too deep
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:80]
+            rows.append(ResultRow(number, f"line {number}", "", None, f"not JSON: {reason}"))
+            continue
         if not isinstance(obj, dict) or "id" not in obj or "status" not in obj:
             rows.append(ResultRow(number, f"line {number}", "", None,
                                   "a results line must be an object with 'id' and 'status'"))
@@ -699,8 +709,14 @@ def _read_jsonl(text: str) -> list[ResultRow]:
 def _read_tsv(text: str, path: str) -> list[ResultRow]:
     reader = csv.reader(io.StringIO(text), delimiter="\t")
     header: list[str] | None = None
-    rows = []
-    for record in reader:
+    rows: list[ResultRow] = []
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:  # a field over csv's size limit
+            raise FormatError(path, reader.line_num or None, f"malformed TSV: {exc}") from None
         number = reader.line_num
         if not any(cell.strip() for cell in record):
             continue

@@ -86,3 +86,20 @@ def proof_checkers() -> Path:
                 _missing(f"building {name} failed: {done.stderr.strip()[-300:]}")
             os.replace(built, target)
     return out
+
+
+#: Runs ``argv[2:]`` as its child and writes that child's peak RSS (KiB) to ``argv[1]``;
+#: exits with the child's code.  On Linux a child's ``ru_maxrss`` starts at the RSS of the
+#: process it was forked from (kept across ``exec``), so a pytest worker grown to 466 MB by
+#: earlier in-process tests made every refusal look like 466 MB.  This small launcher (about
+#: 10 MB) forks the command instead, so the figure is the command's own.
+RSS_LAUNCHER = (
+    "import os, sys\n"
+    "pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.execv(sys.argv[2], sys.argv[2:])\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
+    "code = os.waitstatus_to_exitcode(status)\n"
+    "sys.exit(code if code >= 0 else 128 - code)\n"
+)

@@ -138,3 +138,122 @@ def test_json_carries_the_backdoor_of_a_unique_puzzle():
         grid[cell["row"] - 1, cell["col"] - 1] = (Cell.FILLED if cell["value"] == "filled"
                                                   else Cell.EMPTY)
     assert not (propagate_grid(puzzle, grid)[0] == Cell.UNKNOWN).any()
+
+
+def _several_with_goal(count: int, size: int = 5):
+    """Random pictures (seeded) whose clues have several solutions, with the picture as goal."""
+    from tests.test_backdoor import brute_closure
+
+    rng = np.random.default_rng(1515)
+    out = []
+    while len(out) < count:
+        pic = rng.random((size, size)) < 0.5
+        puzzle = Puzzle.from_picture(pic)
+        puzzle = Puzzle(rows=puzzle.rows, cols=puzzle.cols, goal=pic)
+        if solve(puzzle, "cpsat", limit=2).status != Status.MULTIPLE:
+            continue
+        root = brute_closure(puzzle, np.full(puzzle.shape, Cell.UNKNOWN, dtype=np.int8))
+        if (root == Cell.UNKNOWN).sum() <= 14:  # exhaustive check below stays small
+            out.append((puzzle, pic))
+    return out
+
+
+@pytest.mark.parametrize("k", range(3))
+def test_backdoor_of_a_several_solution_puzzle_is_checked_and_smallest(k):
+    """The backdoor analyse reports for a puzzle with several solutions: the goal's values,
+    line logic (brute force, independent of the code) completes them to the goal and to nothing
+    else, and no smaller set of open cells does (every subset tried)."""
+    import itertools
+
+    from tests.test_backdoor import brute_closure, with_givens
+
+    puzzle, pic = _several_with_goal(3)[k]
+    result = analyse(puzzle, backdoor_timeout=60)
+    assert result.status == Status.MULTIPLE
+    bd = result.backdoor
+    assert bd is not None and bd.several and bd.exact and bd.size == bd.lower_bound >= 1
+    assert result.backdoor_of == "the goal picture"
+    assert all(v == bool(pic[rc]) for rc, v in bd.cells)
+    grid = brute_closure(puzzle, with_givens(puzzle, pic, [rc for rc, _ in bd.cells]))
+    assert np.array_equal(grid == Cell.FILLED, pic) and not (grid == Cell.UNKNOWN).any()
+    root = brute_closure(puzzle, np.full(puzzle.shape, Cell.UNKNOWN, dtype=np.int8))
+    open_cells = [tuple(map(int, rc)) for rc in np.argwhere(root == Cell.UNKNOWN)]
+    for size in range(bd.size):
+        for subset in itertools.combinations(open_cells, size):
+            grid = brute_closure(puzzle, with_givens(puzzle, pic, subset))
+            assert (grid == Cell.UNKNOWN).any(), f"{subset} is a smaller backdoor"
+    data = result.to_json()["backdoor"]
+    assert data["several_solutions"] and data["of"] == "the goal picture"
+
+
+def test_analyse_prints_a_backdoor_and_parts_for_every_kind():
+    """Line-solvable: the empty backdoor, said so; several solutions: the backdoor of the goal
+    picture and the parts after line solving; no solution: why there is none."""
+    heart = runner.invoke(app, ["analyse", str(GAMES / "heart.non")])
+    assert heart.exit_code == 0, heart.output
+    assert "smallest backdoor to line solving: 0 cells (line solving alone solves it)" in \
+        heart.stdout
+    assert "independent parts after line solving: none (nothing left open)" in heart.stdout
+    cross = runner.invoke(app, ["analyse", str(GAMES / "cross-ambiguous.non"), "--json"])
+    data = json.loads(cross.stdout)
+    bd = data["backdoor"]
+    assert bd["several_solutions"] and bd["exact"] and bd["size"] == bd["lower_bound"] >= 1
+    puzzle = read_puzzle(GAMES / "cross-ambiguous.non")
+    grid = np.full(puzzle.shape, Cell.UNKNOWN, dtype=np.int8)
+    for cell in bd["cells"]:
+        assert (cell["value"] == "filled") == bool(puzzle.goal[cell["row"] - 1, cell["col"] - 1])
+        grid[cell["row"] - 1, cell["col"] - 1] = (Cell.FILLED if cell["value"] == "filled"
+                                                  else Cell.EMPTY)
+    fixed = propagate_grid(puzzle, grid)[0]
+    assert np.array_equal(fixed == Cell.FILLED, puzzle.goal)
+    line_parts = data["independent_parts_after_line"]
+    assert sum(line_parts["sizes"]) == data["open_after"]["line"]
+    text = runner.invoke(app, ["analyse", str(GAMES / "cross-ambiguous.non")]).stdout
+    assert "smallest backdoor to line solving of the goal picture: " in text
+    assert "independent parts after line solving: 1 (cells: 35)" in text
+    none = runner.invoke(app, ["analyse", str(GAMES / "impossible.non")])
+    assert none.exit_code == 3
+    assert "smallest backdoor to line solving: none (no solution)" in none.stdout
+    probing = runner.invoke(app, ["analyse", str(GAMES / "heart.non"), "--backdoor-logic", "x"])
+    assert probing.exit_code == 2 and "Traceback" not in probing.output
+
+
+def test_backdoor_to_probing_is_no_larger_and_completes_by_probing():
+    """--backdoor-logic probing: 4-Dom needs probing, so its probing backdoor is empty while its
+    line backdoor is not; 5-Dom needs a guess: both are exact, the probing one no larger (every
+    line backdoor is a probing backdoor), and probing from its givens finishes."""
+    from nonosat.native.probe import probe_grid
+
+    four = analyse(domino(4), backdoor_timeout=30, backdoor_logic="probing")
+    assert four.backdoor.size == 0 and four.backdoor.logic == "probing"
+    assert analyse(domino(4), backdoor_timeout=30).backdoor.size >= 1
+    five = domino(5)
+    line = analyse(five, backdoor_timeout=30).backdoor
+    probing = analyse(five, backdoor_timeout=30, backdoor_logic="probing").backdoor
+    assert line.exact and probing.exact and 1 <= probing.size <= line.size
+    grid = np.full(five.shape, Cell.UNKNOWN, dtype=np.int8)
+    for (r, c), v in probing.cells:
+        grid[r, c] = Cell.FILLED if v else Cell.EMPTY
+    fixed = probe_grid(five, grid)[0]
+    (sat,) = solve(five, "sat", limit=2).solutions
+    assert np.array_equal(fixed == Cell.FILLED, sat) and not (fixed == Cell.UNKNOWN).any()
+    out = runner.invoke(app, ["analyse", str(GAMES / "heart.non"), "--backdoor-logic", "probing"])
+    assert "smallest backdoor to probing: 0 cells (line solving and probing alone solve it)" \
+        in out.stdout
+
+
+def test_file_hash_n_names_work_for_analyse_hint_and_explain():
+    """The FILE#N names nonosat prints (analyse's own report, batch ids) are accepted back."""
+    path = corpus_path("NonogramRecord", "question", "taai2011.txt")
+    by_name = runner.invoke(app, ["analyse", f"{path}#7", "--json", "--backdoor-timeout", "0"])
+    by_index = runner.invoke(app, ["analyse", str(path), "--index", "7", "--json",
+                                   "--backdoor-timeout", "0"])
+    assert by_name.exit_code == by_index.exit_code == 1, by_name.output
+    a, b = json.loads(by_name.stdout), json.loads(by_index.stdout)
+    assert a["puzzle"] == b["puzzle"] == f"{path}#7"
+    assert a["solutions"][0] == b["solutions"][0]
+    hint = runner.invoke(app, ["hint", f"{path}#7"])
+    assert hint.exit_code == runner.invoke(app, ["hint", str(path), "--index", "7"]).exit_code
+    assert hint.stdout == runner.invoke(app, ["hint", str(path), "--index", "7"]).stdout
+    explain = runner.invoke(app, ["explain", f"{path}#7", "--max-steps", "3", "--no-grid"])
+    assert explain.exit_code == 4 and "1. [" in explain.stdout

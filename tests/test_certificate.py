@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from nonosat.certificates import (
     CERTIFICATE_FILE,
     CNF_FILE,
+    LRAT_FILE,
     PROOF_FILE,
     PUZZLE_FILE,
     SOLUTION_FILE,
@@ -86,9 +87,13 @@ def test_unique_puzzle_is_certified_and_verified(tmp_path, encoding):
     assert (cert.solutions[0] == HEART.goal).all()
     assert cert.formula[-1] == blocking_clause(HEART.goal)
     files = write_certificate(cert, tmp_path / "c")
+    # nonosat writes the LRAT of proofs it did not need a SAT solver for
+    own_lrat = {LRAT_FILE} if cert.prover == "propagation" else set()
     assert {f.name for f in files} == {PUZZLE_FILE, CNF_FILE, PROOF_FILE, SOLUTION_FILE,
-                                       CERTIFICATE_FILE}
+                                       CERTIFICATE_FILE} | own_lrat
     record = json.loads((tmp_path / "c" / CERTIFICATE_FILE).read_text())
+    if own_lrat:
+        assert record["lrat"]["made_by"].startswith("nonosat")
     assert record["verdict"] == "unique" and record["certified"] is True
     assert record["puzzle"]["sha256"] == HEART.fingerprint()
     assert record["encoding"] == {"name": encoding, "version": cert.encoding_version}
@@ -339,6 +344,7 @@ def test_rejected_proof_exits_1_and_keeps_the_files(tmp_path, monkeypatch):
 
     # a proof cut down to the empty clause, on a puzzle that propagation alone does not refute
     monkeypatch.setattr(certificate, "_proof_text", lambda lemmas, lines: "0\n")
+    monkeypatch.setattr(certificate.RupChecker, "drat", lambda self: "0\n")
     out = cli("certify", corpus_path(*SURVEY, "webpbn-00023.nin"), "--out", tmp_path / "c",
               "--encoding", "order")
     assert out.exit_code == 1 and "REJECTED" in out.output

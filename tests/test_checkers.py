@@ -55,6 +55,29 @@ def test_certificates_are_accepted_by_every_checker(name, load, prover, checkers
     assert [c.checker for c in cert.checks] == list(ALL)
     assert all(c.ok for c in cert.checks), [c.to_json() for c in cert.checks]
     assert cert.lrat is not None and cert.proved
+    # nonosat writes the LRAT of the proofs without a SAT solver's part; drat-trim the others
+    expected = "nonosat" if cert.prover in ("native", "propagation") else "drat-trim"
+    assert cert.lrat_source == expected, cert.prover
+
+
+@pytest.mark.corpus
+def test_native_proofs_get_their_lrat_without_drat_trim(proof_checkers, tmp_path, monkeypatch):
+    """With cake_lpr found and drat-trim not, the native solver's proof still has an LRAT form
+    (nonosat's own hints), and the verified checker accepts it."""
+    only = tmp_path / "only-cake"
+    only.mkdir()
+    (only / "cake_lpr").symlink_to(proof_checkers / "cake_lpr")
+    monkeypatch.setenv(CHECKER_PATH_ENV, str(only))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    from nonosat.certificates import checker_executable
+
+    assert checker_executable("drat-trim") is None
+    puzzle = read_puzzle(corpus_path("Nonogram", "games", "football.json"))
+    cert = certify_puzzle(puzzle, prover="native", checkers=("dratify", "cake_lpr"))
+    assert cert.prover == "native" and cert.lrat_source == "nonosat"
+    assert cert.proved, [c.to_json() for c in cert.checks]
+    write_certificate(cert, tmp_path / "c")
+    assert verify_certificate(tmp_path / "c", ["cake_lpr"]).ok
 
 
 def _run(exe: Path, *args: Path) -> str:
@@ -78,13 +101,25 @@ def _rehash(cert_dir: Path) -> None:
     (cert_dir / "certificate.json").write_text(json.dumps(record))
 
 
-@pytest.fixture
-def merka_bundle(checkers, tmp_path) -> Path:
+@pytest.fixture(scope="module")
+def merka_pristine(proof_checkers, tmp_path_factory) -> Path:
+    """Merka's certificate, certified once per module with all three checkers."""
     puzzle = read_puzzle(corpus_path("FastNonogramSolver", "puzzles", "survey", "webpbn-01611.nin"))
-    cert = certify_puzzle(puzzle, prover="native", checkers=ALL)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(CHECKER_PATH_ENV, str(proof_checkers))
+        cert = certify_puzzle(puzzle, prover="native", checkers=ALL)
     assert cert.proved
-    write_certificate(cert, tmp_path / "merka")
-    return tmp_path / "merka"
+    out = tmp_path_factory.mktemp("merka") / "merka"
+    write_certificate(cert, out)
+    return out
+
+
+@pytest.fixture
+def merka_bundle(checkers, merka_pristine, tmp_path) -> Path:
+    """A copy of Merka's certificate for one test to tamper with."""
+    import shutil
+
+    return Path(shutil.copytree(merka_pristine, tmp_path / "merka"))
 
 
 def _edit(path: Path, edit) -> None:
@@ -124,6 +159,13 @@ def _change_last_hint(lines: list[str]) -> None:
     raise AssertionError("no empty-clause line")
 
 
+def _cut_drat(lines: list[str]) -> None:
+    # keep the empty clause (so that the wrapper's own "never adds the empty clause" test does
+    # not decide) and drop the lemmas before it: only the checker can see it is not derived
+    assert lines[-1].strip() == "0" and len(lines) > 1
+    del lines[:-1]
+
+
 def _cut_lrat(lines: list[str]) -> None:
     while lines and lines[-1].split()[1:2] != ["0"]:
         lines.pop()
@@ -134,11 +176,14 @@ def _cut_lrat(lines: list[str]) -> None:
 @pytest.mark.parametrize(("checker", "target", "tamper"), [
     ("dratify", PROOF_FILE, _flip_first_unit),
     ("drat-trim", PROOF_FILE, _flip_first_unit),
+    ("dratify", PROOF_FILE, _cut_drat),
+    ("drat-trim", PROOF_FILE, _cut_drat),
     ("cake_lpr", LRAT_FILE, _flip_lrat_lemma),
     ("cake_lpr", LRAT_FILE, _change_last_hint),
     ("cake_lpr", LRAT_FILE, _cut_lrat),
-], ids=["dratify-flipped-literal", "drat-trim-flipped-literal", "cake_lpr-flipped-literal",
-        "cake_lpr-changed-hint", "cake_lpr-cut-proof"])
+], ids=["dratify-flipped-literal", "drat-trim-flipped-literal", "dratify-cut-proof",
+        "drat-trim-cut-proof", "cake_lpr-flipped-literal", "cake_lpr-changed-hint",
+        "cake_lpr-cut-proof"])
 def test_a_tampered_proof_is_rejected_by_the_checker(merka_bundle, checker, target, tamper):
     assert verify_certificate(merka_bundle, [checker]).ok
     _edit(merka_bundle / target, tamper)
@@ -248,7 +293,8 @@ def test_cli_certify_checker_all_on_merka(checkers, tmp_path):
     assert obj["certified"] and [c["checker"] for c in obj["checks"] if c["ok"]] == list(ALL)
     assert (tmp_path / "m" / LRAT_FILE).exists()
     record = json.loads((tmp_path / "m" / "certificate.json").read_text())
-    assert record["lrat"]["made_by"].startswith("drat-trim")
+    # the native solver's proof: nonosat wrote the LRAT hints itself
+    assert record["lrat"]["made_by"].startswith("nonosat")
     assert [c["checker"] for c in record["checkers"] if c["ok"]] == list(ALL)
 
 

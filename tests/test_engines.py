@@ -70,3 +70,21 @@ def test_unknown_engine_and_bad_limit():
 )
 def test_status_from_search(found, limit, complete, status):
     assert Status.from_search(found, limit, complete) == status
+
+
+@pytest.mark.parametrize("colour", [False, True])
+def test_load_engine_loads_the_colour_kernels_only_for_colour(colour):
+    """A colour puzzle's first solve must not count the colour kernels' compile as solving time:
+    ``load_engine(colour=True)`` runs them (a black-and-white load leaves them untouched)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from nonosat.engines import load_engine\n"
+        "from nonosat.native import colour\n"
+        f"load_engine('auto', colour={colour})\n"
+        "print(len(colour.colour_propagate.signatures), len(colour.colour_probe.signatures))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, check=True).stdout.split()
+    assert (out != ["0", "0"]) is colour and len(out) == 2, out

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, GAMES, REPO
+from conftest import CORPUS, GAMES, REPO, RSS_LAUNCHER
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -161,25 +161,28 @@ def test_mutated_certificates_are_problems_not_crashes(which, case, certificate_
 
 
 def _run(argv: list[str], cwd: Path) -> tuple[int, str, float, int]:
-    """``(exit code, stderr, seconds, peak RSS bytes)`` of nonosat ``argv``, killed after 60 s."""
+    """``(exit code, stderr, seconds, peak RSS bytes)`` of nonosat ``argv``, killed after 60 s.
+
+    The peak RSS is the command's own, through :data:`conftest.RSS_LAUNCHER` (a direct child's
+    ``ru_maxrss`` starts at this pytest worker's RSS)."""
     start = time.monotonic()
+    rss_file = cwd / "peak-rss"
     with open(cwd / "stderr", "w+b") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "nonosat", *argv], cwd=cwd,
+        proc = subprocess.Popen([sys.executable, "-S", "-c", RSS_LAUNCHER, str(rss_file),
+                                 sys.executable, "-m", "nonosat", *argv], cwd=cwd,
                                 stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL,
-                                env={**os.environ, "NONOSAT_TIMEOUT": "10"})
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - start > 60:
-                proc.kill()
-                os.wait4(proc.pid, 0)
-                pytest.fail(f"nonosat {' '.join(argv)} hung (killed after 60 s)")
-            time.sleep(0.02)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+                                env={**os.environ, "NONOSAT_TIMEOUT": "10"},
+                                start_new_session=True)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            pytest.fail(f"nonosat {' '.join(argv)} hung (killed after 60 s)")
         err.seek(0)
         text = err.read().decode("utf-8", "replace")
-    return proc.returncode, text, time.monotonic() - start, usage.ru_maxrss * 1024
+    peak = int(rss_file.read_text() or 0) * 1024 if rss_file.exists() else 0
+    return proc.returncode, text, time.monotonic() - start, peak
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))

@@ -49,6 +49,9 @@ def _argument(arg: str) -> list[str]:
     if arg == "games" or arg.startswith("games/"):
         return [str(REPO / arg)]
     if arg.startswith("../shared/corpus/"):
+        name, sep, number = arg.rpartition("#")
+        if sep and number.isdigit():  # FILE#N, the name nonosat prints for puzzle N of FILE
+            return [f"{path}#{number}" for path in _argument(name)]
         parts = arg.removeprefix("../shared/corpus/").split("/")
         if "*" in parts[-1]:
             found = sorted(str(p) for p in corpus_path(*parts[:-1]).glob(parts[-1]))

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from nonosat.cli.app import app
 from nonosat.encodings.cnf import ENCODING_VERSIONS
-from nonosat.engines import Status, get_engine, solve
+from nonosat.engines import Status, get_engine, load_engine, solve
 from nonosat.errors import EngineError
 from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
 from tests.conftest import corpus_path
@@ -137,9 +137,11 @@ def test_solver_that_cannot_be_bounded_refuses_a_timeout():
 def test_timeout_is_honoured_on_a_hard_puzzle():
     from nonosat.formats import read_puzzle
 
-    puzzle = read_puzzle(corpus_path(*SURVEY, "knotty.nin"))  # minutes for CaDiCaL
+    # minutes for CaDiCaL from its default phases (well under a second with the BP phases)
+    puzzle = read_puzzle(corpus_path(*SURVEY, "knotty.nin"))
+    load_engine("sat", encoding="order", phases=False)  # kernels and PySAT: not the engine's time
     start = time.perf_counter()
-    result = solve(puzzle, "sat", timeout=1.0, encoding="order")
+    result = solve(puzzle, "sat", timeout=1.0, encoding="order", phases=False)
     elapsed = time.perf_counter() - start
     assert result.status == Status.UNKNOWN
     assert elapsed < 4.0, elapsed
@@ -220,3 +222,65 @@ def test_partial_units_one_unit_per_known_cell_in_row_major_order():
                 elif grid[r, c] == Cell.CONFLICT:
                     expected += [[v], [-v]]
         assert partial_units(puzzle, grid) == expected
+
+
+def test_knotty_is_decided_with_two_different_solutions():
+    """Knotty (webpbn survey) has several solutions; nonosolve and the published pair say so.
+    With the BP phases the portfolio decides it (it gave up after 60 s before them)."""
+    from nonosat.formats import read_puzzle
+
+    puzzle = read_puzzle(corpus_path(*SURVEY, "knotty.nin"))
+    result = solve(puzzle, "auto", timeout=120)
+    assert result.status == Status.MULTIPLE
+    first, second = result.solutions
+    assert puzzle.is_solution(first) and puzzle.is_solution(second)
+    assert (first != second).any()
+
+
+def test_auto_loads_the_sat_stage_on_its_first_hand_off_as_load_time():
+    """`load_engine("auto")` stays native (a puzzle the native search decides never pays for
+    PySAT); the first hand-off loads PySAT and the compiled order encoder and reports that as
+    load time (stats["load_s"], added to load_s), never as time_s.  In a fresh process."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "from nonosat.engines import load_engine, solve\n"
+        "from nonosat.formats import read_puzzle\n"
+        "load_engine('auto')\n"
+        "before = 'pysat.solvers' in sys.modules\n"
+        f"r = solve(read_puzzle(r'{corpus_path(*SURVEY, 'knotty.nin')}'), 'auto', timeout=120)\n"
+        "from nonosat.encodings import cnf_order\n"
+        "print(json.dumps([before, r.stats['handoff'], r.stats['load_s'], r.load_s,\n"
+        "                  len(cnf_order.order_puzzle_kernel.signatures)]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, handoff, stage_load, load_s, signatures = json.loads(out.stdout)
+    assert before is False and handoff is True
+    assert stage_load > 0 and load_s >= stage_load and signatures >= 1
+
+
+def test_implication_and_blocking_clauses_from_their_definitions():
+    from nonosat.encodings.cnf import blocking_clause
+    from nonosat.engines.sat import implication_clauses
+
+    rng = np.random.default_rng(3)
+    h, w = 4, 7
+    pairs = [((int(rng.integers(h)), int(rng.integers(w)), bool(rng.integers(2))),
+              (int(rng.integers(h)), int(rng.integers(w)), bool(rng.integers(2))))
+             for _ in range(50)]
+    pairs = [(a, b) for a, b in pairs if a[:2] != b[:2]]
+    for (a, b), clause in zip(pairs, implication_clauses(w, pairs), strict=True):
+        # a -> b: the clause is falsified exactly when a holds and b does not
+        for value_a, value_b in itertools.product((False, True), repeat=2):
+            grid = np.zeros((h, w), dtype=bool)
+            grid[a[0], a[1]] = value_a if a[2] else not value_a
+            grid[b[0], b[1]] = value_b if b[2] else not value_b
+            satisfied = any(grid.flat[abs(lit) - 1] == (lit > 0) for lit in clause)
+            assert satisfied == (not value_a or value_b)
+    grid = rng.integers(0, 2, size=(h, w)).astype(bool)
+    clause = blocking_clause(grid)
+    assert not any(grid.flat[abs(lit) - 1] == (lit > 0) for lit in clause)  # grid excluded
+    assert sorted(abs(lit) for lit in clause) == list(range(1, h * w + 1))

@@ -62,6 +62,12 @@ def ambiguity_truth(puzzle: Puzzle) -> set[tuple[int, int]]:
     return {(int(r), int(c)) for r, c in zip(*np.nonzero(diff), strict=True)}
 
 
+def puzzle_from_pj(data: dict) -> Puzzle:
+    from nonosat.studio.schemas import PuzzleIn, puzzle_from_json
+
+    return puzzle_from_json(PuzzleIn.model_validate(data))
+
+
 def picture_puzzle(picture: np.ndarray) -> Puzzle:
     return Puzzle(rows=[line_blocks(r) for r in picture], cols=[line_blocks(c) for c in picture.T],
                   goal=picture)
@@ -178,6 +184,31 @@ def test_timeout_gives_unknown(client, corpus):
         r = client.post(endpoint, json={"puzzle": pj(knotty), "timeout": 0.05})
         assert r.status_code == 200, r.text
         assert r.json()["status"] == "unknown"
+
+
+def test_hint_and_check_obey_the_time_limit(client, corpus):
+    """A state the solver cannot check in time: hint and check say so (they neither claim "no
+    solution" nor run without a limit)."""
+    knotty = pj(read_puzzle(corpus_path("FastNonogramSolver", "puzzles", "survey",
+                                        "knotty.nin")))
+    assert solve(puzzle_from_pj(knotty), "auto", timeout=0.05).status == Status.UNKNOWN
+    start = time.perf_counter()
+    out = client.post("/api/hint", json={"puzzle": knotty, "timeout": 0.05}).json()
+    assert out["kind"] == "unknown" and out["cells"] == [] and "could not" in out["text"]
+    out = client.post("/api/check", json={"puzzle": knotty, "timeout": 0.05}).json()
+    assert out == {"mistakes": [], "complete": False, "solvable": None}
+    assert time.perf_counter() - start < 120  # without the limit: a search of minutes
+
+
+def test_timeouts_are_clamped():
+    from nonosat.studio.jobs import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, clamp_timeout
+
+    assert clamp_timeout(None) == DEFAULT_TIMEOUT_S
+    assert clamp_timeout(float("nan")) == DEFAULT_TIMEOUT_S  # never "no limit"
+    assert clamp_timeout(float("inf")) == MAX_TIMEOUT_S
+    assert clamp_timeout(1e308) == MAX_TIMEOUT_S
+    assert clamp_timeout(-3) == 0.0
+    assert clamp_timeout(0.25) == 0.25
 
 
 # -- solve, hint, check, steps -------------------------------------------------------------------
@@ -404,6 +435,49 @@ def test_malformed_and_oversized_input(client):
     assert r.status_code == 422 and "goal" in r.json()["detail"]
 
 
+SOLVING = ["analyse", "suggest", "solve", "hint", "check", "steps", "shortcode", "convert",
+           "render", "certify"]
+#: Bodies every puzzle endpoint must refuse with a 4xx and a one-line message.
+BAD_BODIES = [
+    b"", b"null", b"[]", b"1", b"{", b"\xff\xfe", b'{"puzzle": null}', b"{}",
+    b'{"puzzle": {"rows": "ab", "cols": []}}',
+    b'{"puzzle": {"rows": [["a"]], "cols": [[1]]}}',
+    b'{"puzzle": {"rows": [[1.5]], "cols": [[1]]}}',
+    b'{"puzzle": {"rows": [[-1]], "cols": [[1]]}}',
+    b'{"puzzle": {"rows": [[2]], "cols": [[1]]}}',
+    b'{"puzzle": {"rows": [[9223372036854775808]], "cols": [[1]]}}',
+    b'{"puzzle": {"rows": [[1]], "cols": [[1]], "goal": ["#", "#"]}}',
+    b'{"puzzle": {"rows": [[1]], "cols": [[1]], "goal": ["x"]}}',
+    b'{"puzzle": {"rows": [[1]], "cols": [[1]], "goal": [""]}}',
+    b'{"puzzle": {"rows": [[1]], "cols": [[1]]}, "state": ["#", "#"]}',
+    b'{"puzzle": {"rows": [[1]], "cols": [[1]]}, "state": ["z"]}',
+    b'{"puzzle": {"rows": [[1]], "cols": [[1]]}, "timeout": "soon"}',
+    b'{"puzzle": {"rows": [[1]], "cols": [[1]]}, "seq": "x", "client": 5}',
+    ('{"puzzle": {"rows": ' + str([[1]] * 201) + ', "cols": [[1]]}}').encode(),
+]
+
+
+@pytest.mark.parametrize("endpoint", SOLVING)
+def test_bad_bodies_get_a_4xx_with_a_message_on_every_endpoint(endpoint):
+    """Never a 5xx: each malformed body is refused with a client error and a one-line detail
+    (the state and timeout fields only matter where the endpoint reads them)."""
+    client = TestClient(create_app(), raise_server_exceptions=False)
+    extra = {"convert": {"to": "non"}}.get(endpoint, {})
+    for raw in BAD_BODIES:
+        body = raw
+        if extra and raw.startswith(b'{"puzzle": {'):
+            body = raw[:-1] + b', "to": "non"}'
+        r = client.post(f"/api/{endpoint}", content=body,
+                        headers={"content-type": "application/json"})
+        if r.status_code == 200:  # a field this endpoint ignores (state, timeout, seq)
+            assert b'"state"' in raw or b'"timeout"' in raw or b'"seq"' in raw, (endpoint, raw)
+            continue
+        assert 400 <= r.status_code < 500, (endpoint, raw, r.status_code, r.text)
+        detail = r.json()["detail"]
+        assert isinstance(detail, str) and detail and "\n" not in detail, (endpoint, raw)
+        assert "Traceback" not in r.text
+
+
 def test_body_limit_counts_bodies_without_length():
     app = create_app()
 
@@ -507,6 +581,39 @@ def test_studio_command_serves_and_stops_on_sigint():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_studio_command_opens_the_browser_unless_told_not_to(tmp_path):
+    """Without --no-browser the page's address goes to the browser ($BROWSER, which Python's
+    webbrowser module honours: here a command that writes the address to a file)."""
+    opened = tmp_path / "opened.txt"
+    port = _free_port()
+    browser = (f"{sys.executable} -c \"import sys; open(sys.argv[2], 'w').write(sys.argv[1])\""
+               f" %s {opened}")
+    env = {**os.environ, "BROWSER": browser,
+           "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-c", "from nonosat.cli.app import main; main()",
+                             "studio", "--port", str(port)], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line
+        deadline = time.monotonic() + 60
+        while not (opened.exists() and opened.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert opened.read_text() == f"http://127.0.0.1:{port}/"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+
+
+def test_api_is_documented_at_docs_and_openapi(client):
+    assert client.get("/docs").status_code == 200
+    paths = client.get("/openapi.json").json()["paths"]
+    for endpoint in ("analyse", "solve", "hint", "steps", "certify", "convert", "render",
+                     "check", "suggest", "parse", "shortcode"):
+        assert f"/api/{endpoint}" in paths, endpoint
+        assert paths[f"/api/{endpoint}"]["post"]["summary"]
 
 
 def test_studio_command_rejects_missing_path(tmp_path):

@@ -25,7 +25,7 @@ import pytest
 
 from nonosat.engines import Status, solve
 from nonosat.formats import read_puzzle, read_puzzles
-from nonosat.puzzle import Puzzle, line_blocks
+from nonosat.puzzle import Puzzle, grid_rows, line_blocks
 from tests.conftest import GAMES, REPO, _missing, corpus_path
 
 CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -235,8 +235,11 @@ def driver(tmp_path_factory):
 
 @pytest.fixture
 def shot(driver, tmp_path_factory, request):
-    """Call at the end of a test: a screenshot in a tmp directory (named after the test)."""
-    folder = tmp_path_factory.mktemp("screenshots")
+    """Call at the end of a test: a screenshot named after the test, in a tmp directory or in
+    ``$NONOSAT_SCREENSHOTS`` when set."""
+    keep = os.environ.get("NONOSAT_SCREENSHOTS")  # a folder to keep them in, to look at
+    folder = Path(keep) if keep else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
 
     def take(name: str = "") -> Path:
         path = folder / f"{request.node.name}{name}.png"
@@ -268,6 +271,116 @@ def test_editor_verdict_and_checkered_ambiguity_follow_the_drawing(driver, serve
     # the clues are derived from the picture
     rows, cols = clues(driver)
     assert rows == ["3", "", "2", "1", "", ""] and cols[:3] == ["1 1", "1 2", "1"]
+    shot()
+
+
+#: A 25x25 face drawn in strokes: a frame, two eyes, a nose, a mouth with raised corners (one
+#: solution, checked against CP-SAT in the test), then a diagonal pair that makes it ambiguous.
+FACE_STROKES = [
+    [(0, c) for c in range(25)], [(r, 24) for r in range(1, 25)],
+    [(24, c) for c in range(23, -1, -1)], [(r, 0) for r in range(23, 0, -1)],
+    *[[(r, c) for c in range(6, 9)] for r in range(5, 9)],
+    *[[(r, c) for c in range(16, 19)] for r in range(5, 9)],
+    [(r, 12) for r in range(9, 15)],
+    [(17, 4), *[(18, c) for c in range(5, 20)], (17, 20)],
+]
+FACE_PAIR = [[(3, 3)], [(4, 4)]]
+
+
+def busy_log(driver) -> None:
+    """Record every value the verdict's busy flag takes from now on (``window.busyLog``)."""
+    driver.execute_script("""
+        window.busyLog = [];
+        const v = document.getElementById('verdict');
+        new MutationObserver(() => window.busyLog.push(v.dataset.busy))
+          .observe(v, {attributes: true, attributeFilter: ['data-busy']});""")
+
+
+def test_editor_25x25_drawing_shows_verdict_map_and_grade_live(driver, server, shot):
+    """The issue's 'Done when': a 25x25 picture drawn with the mouse gets its verdict, whole
+    ambiguity map (against CP-SAT's enumeration) and grade as it is drawn, and a make-unique
+    suggestion makes it unique."""
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 25, 25)
+    draw(driver, *FACE_STROKES[:4])  # the frame
+    assert verdict(driver) in ("unique", "multiple")
+    busy_log(driver)
+    draw(driver, *FACE_STROKES[4:])
+    assert "true" in driver.execute_script("return window.busyLog")  # busy while it works
+    face = grid(driver)
+    assert len(face) == 25 and filled(face) == {rc for s in FACE_STROKES for rc in s}
+    assert verdict(driver) == "unique"
+    assert solve(picture_puzzle(face), "cpsat", limit=2).status == Status.UNIQUE
+    assert marked(driver, "ambiguous") == set()
+    first_grade = el(driver, "#grade").text.strip()
+    assert first_grade[:1] in "12345" and "score" in first_grade
+    # two more cells: several solutions, the whole map checkered, a grade of that puzzle
+    busy_log(driver)
+    draw(driver, *FACE_PAIR)
+    assert verdict(driver) == "multiple"
+    assert "true" in driver.execute_script("return window.busyLog")
+    truth = ambiguity_truth(picture_puzzle(grid(driver)))
+    assert len(truth) > 4  # more than the two cells where the first two solutions differ
+    assert marked(driver, "ambiguous") == truth
+    assert f"{len(truth)} cells ambiguous" in el(driver, "#verdict-detail").text
+    grade = el(driver, "#grade").text.strip()
+    assert grade[:1] in "12345" and "score" in grade
+    assert "Guesses" in el(driver, "#techniques").text
+    shot("-ambiguous")
+    ambiguous = grid(driver)
+    # make-unique suggestions with one click: givens (the drawing unchanged) ...
+    give = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="give"] button'),
+                message="no give suggestion")
+    give.click()
+    assert verdict(driver) == "unique"
+    assert marked(driver, "given") and grid(driver) == ambiguous
+    el(driver, "#givens-clear").click()
+    assert verdict(driver) == "multiple"
+    # ... or a one-cell edit of the picture
+    edit = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="edit"] button'),
+                message="no edit suggestion")
+    edit.click()
+    assert verdict(driver) == "unique"
+    after = grid(driver)
+    assert len(filled(after) ^ filled(ambiguous)) == 1
+    assert solve(picture_puzzle(after), "cpsat", limit=2).status == Status.UNIQUE
+    assert marked(driver, "ambiguous") == set()
+    shot()
+
+
+def test_editor_tools_resize_clear_invert_shift(driver, server, shot):
+    """Grids of 1x1 and 100x100 (the editor's limits; 101 is refused), and the picture tools."""
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 1, 1)
+    draw(driver, [(0, 0)])
+    assert grid(driver) == ["#"] and verdict(driver) == "unique"
+    resize(driver, 100, 100)
+    assert verdict(driver) == "unique"  # the 1x1 picture, kept top-left, then empty cells
+    assert filled(grid(driver)) == {(0, 0)}
+    for name, value in (("edit-height", 101), ("edit-width", 5)):
+        box = el(driver, f"#{name}")
+        box.clear()
+        box.send_keys(str(value))
+    el(driver, "#edit-resize").click()
+    wait(driver, lambda d: "1 to 100" in el(d, "#status").text)
+    assert len(grid(driver)) == 100
+    resize(driver, 4, 5)
+    el(driver, "#edit-clear").click()
+    assert grid(driver) == ["....."] * 4
+    draw(driver, [(0, 0), (0, 1)], [(2, 3)])
+    assert grid(driver) == ["##...", ".....", "...#.", "....."]
+    el(driver, "#shift-right").click()
+    el(driver, "#shift-down").click()
+    assert grid(driver) == [".....", ".##..", ".....", "....#"]
+    el(driver, "#shift-left").click()
+    el(driver, "#shift-up").click()
+    assert grid(driver) == ["##...", ".....", "...#.", "....."]  # the dropped column is gone
+    el(driver, "#edit-invert").click()
+    assert grid(driver) == ["..###", "#####", "###.#", "#####"]
+    assert clues(driver)[0] == ["3", "5", "3 1", "5"]
+    assert verdict(driver) == "unique"
+    el(driver, "#edit-clear").click()
+    assert grid(driver) == ["....."] * 4 and clues(driver)[0] == [""] * 4
     shot()
 
 
@@ -451,6 +564,7 @@ def test_player_state_survives_a_reload(driver, server, shot):
     open_page(driver, server, "?mode=edit")
     resize(driver, 6, 6)
     draw(driver, [(0, 0), (0, 1), (0, 2), (0, 3)], [(2, 2), (3, 2), (4, 2)])
+    picture = grid(driver)
     set_mode(driver, "play")
     el(driver, "#restart").click()
     draw(driver, [(0, 0), (0, 1), (0, 2)])
@@ -467,6 +581,16 @@ def test_player_state_survives_a_reload(driver, server, shot):
     # undo history is per page, but the game goes on from where it was
     cell(driver, 0, 3).click()
     assert el(driver, "#play-status").get_attribute("data-complete") == "false"
+    # a mistake (a cross where every solution has a filled cell): Check marks it, only it
+    el(driver, "#tool-cross").click()
+    cell(driver, 3, 2).click()
+    assert grid(driver)[3][2] == "."
+    truth = solve(picture_puzzle(picture), "cpsat", limit=100).solutions
+    assert all(s[3, 2] for s in truth)
+    el(driver, "#check").click()
+    wait(driver, lambda d: marked(d, "wrong"), message="Check marked nothing")
+    assert marked(driver, "wrong") == {(3, 2)}
+    assert "1 mistake" in el(driver, "#play-status").text
     shot()
 
 
@@ -478,3 +602,190 @@ def test_colour_puzzles_are_refused_with_the_message(driver, server, shot):
     wait(driver, lambda d: "colour" in status.text, message="no message for a colour puzzle")
     assert "error" in status.get_attribute("class")
     shot()
+
+
+def test_step_through_shows_probes_guesses_and_rewinds(driver, server, shot):
+    """One step at a time through games/cross-ambiguous.non (probes, guesses, rewinds, two
+    solutions) and games/impossible.non (a contradiction): each solution step shows a solution
+    (checked against CP-SAT's enumeration), a rewind takes cells back, a guess is marked."""
+    puzzle = read_puzzle(GAMES / "cross-ambiguous.non")
+    truth = {tuple(grid_rows(s)) for s in solve(puzzle, "cpsat", limit=100).solutions}
+    open_page(driver, server, "?mode=steps")
+    open_file(driver, GAMES / "cross-ambiguous.non")
+    counter = el(driver, "#step-counter")
+    wait(driver, lambda d: int(counter.get_attribute("data-total") or 0) > 0
+         and clues(d)[0] == [" ".join(map(str, c)) for c in puzzle.rows])
+    trace = driver.execute_script("""
+        const out = [];
+        const forward = document.getElementById('step-forward');
+        const rows = () => {
+          const ch = {filled: '#', empty: '.', unknown: '?'}, g = [];
+          for (const c of document.querySelectorAll('#board .cell'))
+            g[+c.dataset.r] = (g[+c.dataset.r] || '') + ch[c.dataset.state];
+          return g;
+        };
+        for (let i = 0; i < 100000 && !forward.disabled; i++) {
+          forward.click();
+          const kind = document.getElementById('step-counter').dataset.kind;
+          out.push([kind, document.getElementById('step-text').textContent, rows(),
+                    document.querySelectorAll('#board .cell.guess').length,
+                    document.querySelectorAll('#board .cell.hint').length]);
+        }
+        return out;""")
+    kinds = [t[0] for t in trace]
+    assert {"line", "probe", "guess", "rewind", "solution"} <= set(kinds), kinds
+    assert all(text for _, text, *_ in trace)
+    met = []
+    for i, (kind, _text, rows, guessed, hinted) in enumerate(trace):
+        if kind == "guess":
+            assert guessed == 1 and hinted == 0
+        if kind == "line":
+            assert hinted > 0
+        if kind == "rewind":  # cells go back to unknown
+            assert "".join(rows).count("?") > "".join(trace[i - 1][2]).count("?")
+        if kind == "solution":
+            met.append(tuple(rows))
+    assert len(met) == 2 and len(set(met)) == 2 and set(met) <= truth
+    assert el(driver, "#step-verdict").get_attribute("data-status") == "multiple"
+    shot("-cross")
+    open_file(driver, GAMES / "impossible.non")
+    wait(driver, lambda d: el(d, "#step-counter").get_attribute("data-index") == "0"
+         and el(d, "#step-text").text.startswith("The empty grid"))
+    el(driver, "#step-last").click()
+    wait(driver, lambda d: el(d, "#step-verdict").get_attribute("data-status") == "none")
+    assert "contradiction" in el(driver, "#step-counter").text
+    assert "no solution" in el(driver, "#step-verdict").text
+    assert solve(read_puzzle(GAMES / "impossible.non"), "cpsat").status == Status.NONE
+    shot()
+
+
+def test_clue_mode_with_unknown_clues(driver, server, shot):
+    """Clues typed directly (no picture), one of them unknown: verdict and ambiguity map against
+    CP-SAT; the address carries the clues (JSON: short codes cannot hold an unknown clue)."""
+    heart = read_puzzle(GAMES / "heart.non")
+    rows = [" ".join(map(str, c)) for c in heart.rows]
+    cols = [" ".join(map(str, c)) for c in heart.cols]
+
+    def type_clues(row_lines: list[str]) -> None:
+        for name, lines in (("clue-rows", row_lines), ("clue-cols", cols)):
+            box = el(driver, f"#{name}")
+            box.clear()
+            box.send_keys("\n".join(lines))
+        el(driver, "#clue-apply").click()
+
+    open_page(driver, server, "?mode=edit")
+    el(driver, "#kind-clues").click()
+    wait(driver, lambda d: el(d, "#clue-editor").is_displayed())
+    type_clues(["?", *rows[1:]])
+    wait(driver, lambda d: len(grid(d)) == heart.height and clues(d)[0][0] == "?")
+    unknown_first = Puzzle(rows=[None, *heart.rows[1:]], cols=list(heart.cols))
+    assert verdict(driver) == "multiple"
+    assert marked(driver, "ambiguous") == ambiguity_truth(unknown_first)
+    assert "?" not in "".join(grid(driver))  # a solution is shown under the map
+    assert unknown_first.is_solution(np.array([[ch == "#" for ch in r] for r in grid(driver)]))
+    shared(driver)
+    assert "j=" in driver.current_url
+    url = driver.current_url
+    # an unknown clue that does not matter: unique, and the solution can become the picture
+    type_clues([*rows[:3], "?", *rows[4:]])
+    assert verdict(driver) == "unique"
+    shot("-unique")
+    el(driver, "#to-picture").click()
+    wait(driver, lambda d: el(d, "#kind-picture").is_selected())
+    assert filled(grid(driver)) == solution_cells(heart)
+    # the first address reopens the clues with the unknown one
+    open_page(driver, server, url.split("/", 3)[3])
+    assert clues(driver)[0] == ["?", *rows[1:]] and clues(driver)[1] == cols
+    assert el(driver, "#kind-clues").is_selected()
+    assert verdict(driver) == "multiple"
+    shot()
+
+
+def test_drop_a_multi_puzzle_file_and_pick_one(driver, server, shot):
+    """A file dropped on the page (a drop event carrying the file, as a drag from the desktop
+    makes): a multi-puzzle file opens its first puzzle and offers the others."""
+    path = corpus_path("picross-solver", "inputs", "domino_logic.txt")
+    puzzles = read_puzzles(path)
+    assert len(puzzles) > 3
+
+    def row_clues(p: Puzzle) -> list[str]:
+        return [" ".join(map(str, c)) for c in p.rows]
+
+    open_page(driver, server, "?mode=play")
+    driver.execute_script("""
+        const dt = new DataTransfer();
+        dt.items.add(new File([arguments[0]], arguments[1], {type: 'text/plain'}));
+        document.getElementById('board').dispatchEvent(
+          new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));""",
+                          path.read_text(), path.name)
+    chooser = el(driver, "#chooser")
+    wait(driver, lambda d: chooser.is_displayed(), message="no chooser for a multi-puzzle file")
+    assert el(driver, "#chooser-count").text == str(len(puzzles))
+    wait(driver, lambda d: clues(d)[0] == row_clues(puzzles[0]))
+    from selenium.webdriver.support.ui import Select
+
+    Select(el(driver, "#chooser-select")).select_by_value("3")
+    el(driver, "#chooser-open").click()
+    wait(driver, lambda d: clues(d)[0] == row_clues(puzzles[3])
+         and clues(d)[1] == [" ".join(map(str, c)) for c in puzzles[3].cols])
+    assert driver.execute_script("return document.body.dataset.mode") == "play"
+    shot()
+
+
+def test_downloads_and_printable_page(driver, server, shot, tmp_path):
+    """Save as puzzle files (read back by nonosat's readers), SVG, PNG with the solution, the
+    certificate bundle; the print stylesheet shows the clues and an empty grid only."""
+    import zipfile
+
+    from selenium.webdriver.support.ui import Select
+
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior",
+                           {"behavior": "allow", "downloadPath": str(downloads)})
+    heart = read_puzzle(GAMES / "heart.non")
+    open_page(driver, server, "?mode=edit")
+    open_file(driver, GAMES / "heart.non")
+    wait(driver, lambda d: clues(d)[0] == [" ".join(map(str, c)) for c in heart.rows])
+    assert verdict(driver) == "unique"
+
+    def download(choice: str) -> Path:
+        before = set(downloads.iterdir())
+        Select(el(driver, "#download-format")).select_by_value(choice)
+        el(driver, "#download").click()
+
+        def new(_d):
+            fresh = [p for p in downloads.iterdir() if p not in before
+                     and not p.name.endswith(".crdownload")]
+            return fresh[0] if fresh and fresh[0].stat().st_size > 0 else None
+
+        return wait(driver, new, timeout=60, message=f"no download for {choice}")
+
+    for fmt in ("non", "json", "short", "webpbn", "pbm"):
+        got = read_puzzles(download(f"to:{fmt}"))
+        assert len(got) == 1, fmt
+        assert list(got[0].rows) == list(heart.rows) and list(got[0].cols) == list(heart.cols)
+    svg = download("svg").read_text()
+    assert svg.lstrip().startswith(("<svg", "<?xml")) and "</svg>" in svg
+    png = download("png-solution").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    bundle = download("certify")
+    with zipfile.ZipFile(bundle) as z:
+        assert z.namelist()
+    status = el(driver, "#status").text
+    assert "verdict unique" in status and "certified (proof checked)" in status
+    # the printable page: no chrome, the clues, every cell blank
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        hidden = driver.execute_script("""
+            return Array.from(document.querySelectorAll('.chrome'),
+                              e => getComputedStyle(e).display);""")
+        assert hidden and set(hidden) == {"none"}
+        backgrounds = driver.execute_script("""
+            return Array.from(document.querySelectorAll('#board .cell'),
+                              c => getComputedStyle(c).backgroundColor);""")
+        assert set(backgrounds) == {"rgb(255, 255, 255)"}
+        assert clues(driver)[0] == [" ".join(map(str, c)) for c in heart.rows]
+        shot("-print")
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})

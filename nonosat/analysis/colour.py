@@ -1,5 +1,7 @@
 """Analysis, hints and explanations of colour puzzles.
 
+Hints and explanations
+----------------------
 The staged solve of a colour puzzle takes human-sized steps, simplest first:
 
 1. **line** -- the complete colour line solver (:func:`nonosat.native.colour.solve_colour_line`)
@@ -10,22 +12,51 @@ The staged solve of a colour puzzle takes human-sized steps, simplest first:
 3. **guess** -- neither applies: the rest needs search.
 
 :func:`colour_explain` lists those steps until the grid is solved, contradicts or needs a guess;
-:func:`colour_hint` is its first step from a given grid state; :func:`analyse_colour` adds the
-verdict from an engine, the cells each stage fixed, the ambiguity map (cells on which solutions
-differ) and a grade from 1 (easy: line solving alone) to 5.
+:func:`colour_hint` is its first step from a given grid state.
+
+Analysis
+--------
+:func:`analyse_colour` reports what :func:`nonosat.analysis.difficulty.analyse` reports for
+black-and-white, through the same code wherever the colour case fits it: the verdict from the
+``auto`` portfolio; the staged logic as fixpoints (:func:`colour_staged_solve`: line solving,
+then probing passes; there is no implication stage for colour), so the cells each stage decides
+sum to the cells known after it; the engine's search figures when logic gets stuck; the
+one-line classification and the grade on the 1-5 scale (the black-and-white functions, fed the
+colour figures); the independent parts of the cells logic leaves open
+(:func:`nonosat.analysis.structure.independent_parts` on :func:`colour_open_grid`); a smallest
+backdoor to colour line solving (:func:`colour_backdoor`: the hitting-set search of
+:mod:`nonosat.analysis.backdoor` with the colour line closure); for several solutions the whole
+ambiguity map (:func:`colour_ambiguity_map`, chunked SAT backbone over the colour CNF) and
+extra givens (:func:`colour_givens`); the single-line implication graph over the literals "cell
+takes colour c" (:func:`colour_implication_graph`), its strongly connected components and
+export (:func:`write_colour_graph`).  A cell is *decided* when one colour is left; line and
+probing steps that only narrow a cell's colours count as steps but decide no cell.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from nonosat.engines import Status, solve
-from nonosat.native.colour import ColourProblem, solve_colour_line
-from nonosat.puzzle import Puzzle, colour_clue_text, colour_rows
+from nonosat.analysis.ambiguity import Backbone, UniquenessGivens
+from nonosat.analysis.backdoor import Backdoor, smallest_backdoor
+from nonosat.analysis.classify import classify, search_effort
+from nonosat.analysis.difficulty import (
+    BACKDOOR_TIMEOUT,
+    COUNT_CAP,
+    Analysis,
+    difficulty_grade,
+)
+from nonosat.analysis.staged import STAGES, StagedRun, Step
+from nonosat.analysis.structure import independent_parts, scc_summary
+from nonosat.engines import SolveResult, Status, solve
+from nonosat.native.colour import ColourProblem, colour_propagate, solve_colour_line
+from nonosat.puzzle import Cell, Puzzle, colour_clue_text, colour_rows
 
 
 def _names(puzzle: Puzzle, mask: int) -> str:
@@ -175,153 +206,758 @@ def colour_hint(puzzle: Puzzle, grid: np.ndarray | None = None) -> tuple[str, Co
     return result.end, None
 
 
+# -- the staged solve of the analysis ---------------------------------------------------------
+def _is_open(grid: np.ndarray) -> np.ndarray:
+    """Cells that can still take more than one colour (bool, same shape)."""
+    g = np.asarray(grid)
+    return (g & (g - 1)) != 0
+
+
+def _colour_of(mask: int) -> int:
+    return int(mask).bit_length() - 1
+
+
 @dataclass
-class ColourAnalysis:
-    """What :func:`analyse_colour` found (see its docstring)."""
+class ColourStagedRun(StagedRun):
+    """:class:`~nonosat.analysis.staged.StagedRun` of a colour puzzle
+    (:func:`colour_staged_solve`): ``grid`` holds int32 colour bit masks, a step's ``cells`` the
+    cells it *decided* (one colour left) with their colour index; the ``implications`` stage does
+    not exist for colour (its figures are 0)."""
 
-    puzzle: Puzzle
-    status: Status
-    solutions: list[np.ndarray]
-    techniques: dict[str, int]
-    fixed_by: dict[str, int]
-    end: str
-    grade: int
-    ambiguous: np.ndarray | None
-    time_s: float
-    stats: dict[str, Any] = field(default_factory=dict)
-    backbone: int | None = None
-    givens: list[tuple[int, int, int]] | None = None
-
-    def to_json(self, name: str) -> dict[str, Any]:
-        """JSON-serialisable form."""
-        assert self.puzzle.palette is not None
-        return {
-            "puzzle": name,
-            "kind": "colour",
-            "status": self.status.value,
-            "techniques": self.techniques,
-            "fixed_by": self.fixed_by,
-            "staged_end": self.end,
-            "grade": self.grade,
-            "ambiguous_cells": int(self.ambiguous.sum()) if self.ambiguous is not None else 0,
-            "backbone": self.backbone,
-            "givens": [
-                {"row": r + 1, "col": c + 1, "colour": self.puzzle.palette.colours[k].name}
-                for r, c, k in self.givens
-            ]
-            if self.givens is not None
-            else None,
-            "solutions": [colour_rows(s, self.puzzle.palette) for s in self.solutions],
-            "time_s": round(self.time_s, 6),
-        }
+    def cells_by_step(self) -> dict[str, int]:
+        """Cells decided by the steps of each stage as the staged run interleaves them."""
+        counts = dict.fromkeys(STAGES[:3], 0)
+        for step in self.steps:
+            counts[step.stage] += len(step.cells)
+        return counts
 
 
-def analyse_colour(
-    puzzle: Puzzle, *, limit: int = 2, engine: str = "native", timeout: float | None = 30.0
-) -> ColourAnalysis:
-    """Verdict (``engine``, up to ``limit`` solutions), techniques of the staged solve, cells
-    each technique decided, ambiguity map (cells on which the solutions found differ) and a
-    grade: 1 line solving alone, 2 a few probes (at most 3), 3 more probing, 4 search needed,
-    5 search needed and no unique solution."""
-    start = time.perf_counter()
-    result = solve(puzzle, engine, limit=limit, timeout=timeout)
-    explained = colour_explain(puzzle)
-    fixed: dict[str, int] = {}
-    for step in explained.steps:
-        fixed[step.technique] = fixed.get(step.technique, 0) + sum(
-            1 for _, m in step.cells if m & (m - 1) == 0
-        )
-    counts = explained.technique_counts()
-    if explained.end == "guess":
-        grade = 5 if result.status != Status.UNIQUE else 4
-    elif counts.get("probing", 0) > 3:
-        grade = 3
-    elif counts.get("probing", 0):
-        grade = 2
-    else:
-        grade = 1
-    ambiguous = None
-    backbone_size = None
-    givens = None
-    if result.status == Status.UNIQUE:
-        backbone_size = puzzle.height * puzzle.width
-    if len(result.solutions) >= 2:
-        deadline = None if timeout is None else start + timeout
-        witnesses, backbone_size = colour_backbone(puzzle, result.solutions, deadline)
-        stack = np.asarray(witnesses)
-        ambiguous = (stack != stack[0]).any(axis=0)
-        givens = colour_givens(puzzle, result.solutions, deadline)
-    return ColourAnalysis(
-        puzzle,
-        result.status,
-        result.solutions,
-        counts,
-        fixed,
-        explained.end,
-        grade,
-        ambiguous,
-        time.perf_counter() - start,
-        backbone=backbone_size,
-        givens=givens,
+def _line_fixpoint(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
+    """Line solving to a fixpoint on ``grid`` (int32 masks, ``(h, w)``, updated in place), one
+    line at a time (rows first, then every line a change touched): one ``line`` step per line
+    solve that narrowed a cell.  ``None`` on a contradiction."""
+    h, w = puzzle.shape
+    colours = puzzle.line_colours
+    queue = deque(range(h + w))
+    queued = [True] * (h + w)
+    steps: list[Step] = []
+    while queue:
+        line = queue.popleft()
+        queued[line] = False
+        clue = puzzle.lines[line]
+        if clue is None:
+            continue
+        cells = grid[line, :] if line < h else grid[:, line - h]
+        after = solve_colour_line(clue, colours[line] or (), cells, puzzle.n_colours)
+        if after is None:
+            return None
+        changed = np.flatnonzero(after != cells)
+        if changed.size == 0:
+            continue
+        decided = []
+        for i in changed.tolist():
+            cell = (line, i) if line < h else (i, line - h)
+            m = int(after[i])
+            grid[cell] = m
+            other = h + i if line < h else i
+            if not queued[other]:
+                queued[other] = True
+                queue.append(other)
+            if m & (m - 1) == 0:
+                decided.append((cell, _colour_of(m)))
+        steps.append(Step("line", "line", tuple(decided), line=line))
+    return steps
+
+
+def colour_probe_pass(
+    puzzle: Puzzle, grid: np.ndarray
+) -> tuple[list[Step], list[tuple[tuple[int, int], int]]] | None:
+    """One probing pass over the open cells of ``grid`` (int32 masks at a line fixpoint), every
+    trial from the same state: each colour a cell can still take is set and propagated
+    (:func:`nonosat.native.colour.colour_propagate`).
+
+    Returns
+    -------
+    (steps, narrowed) or None
+        Every colour whose trial contradicts is removed (``"failed-literal"`` steps, one per
+        probed cell); if none is, every cell keeps only the colours some trial of a probed cell
+        allows (``"probe-all"`` steps, grouped by probed cell, a cell counted for the first
+        probe that narrows it).  ``narrowed`` lists ``((row, col), new mask)``.  Both are empty
+        when probing finds nothing; ``None`` when every colour of some cell fails.
+    """
+    problem = ColourProblem.of(puzzle)
+    h, w = puzzle.shape
+    flat = np.ascontiguousarray(grid, dtype=np.int32).reshape(-1).copy()
+    queued = np.zeros(h + w, np.bool_)
+    st = np.zeros(3, np.int64)
+    failed: list[tuple[int, int]] = []
+    new = flat.copy()
+    groups: list[tuple[int, list[int]]] = []
+    for cell in np.flatnonzero(_is_open(flat)).tolist():
+        v = int(flat[cell])
+        union = np.zeros_like(flat)
+        removed = 0
+        for k in range(puzzle.n_colours):
+            if not (v >> k) & 1:
+                continue
+            trial = flat.copy()
+            trial[cell] = 1 << k
+            queued[cell // w] = True
+            queued[h + cell % w] = True
+            if colour_propagate(trial, problem.lens, problem.cols, problem.start, problem.known,
+                                h, w, problem.ncol, queued, st):
+                union |= trial
+            else:
+                removed |= 1 << k
+        if removed == v:
+            return None
+        if removed:
+            failed.append((cell, v & ~removed))
+        elif not failed:
+            narrower = (new & union) != new
+            narrower[cell] = False
+            if narrower.any():
+                groups.append((cell, np.flatnonzero(narrower).tolist()))
+                new &= union
+    steps: list[Step] = []
+    narrowed: list[tuple[tuple[int, int], int]] = []
+    if failed:
+        for cell, m in failed:
+            rc = divmod(cell, w)
+            fixed = ((rc, _colour_of(m)),) if m & (m - 1) == 0 else ()
+            steps.append(Step("probing", "failed-literal", fixed))
+            narrowed.append((rc, m))
+        return steps, narrowed
+    seen: set[int] = set()
+    for _probed, cells in groups:
+        fixed = []
+        for i in cells:
+            if i in seen:
+                continue
+            seen.add(i)
+            m = int(new[i])
+            narrowed.append((divmod(i, w), m))
+            if m & (m - 1) == 0:
+                fixed.append((divmod(i, w), _colour_of(m)))
+        steps.append(Step("probing", "probe-all", tuple(fixed)))
+    return steps, narrowed
+
+
+def colour_staged_solve(puzzle: Puzzle, grid: np.ndarray | None = None) -> ColourStagedRun:
+    """Solve a colour puzzle by logic, always with the simplest stage that makes progress, as
+    :func:`nonosat.analysis.staged.staged_solve` does for black-and-white: line solving to a
+    fixpoint, then one probing pass (:func:`colour_probe_pass`), then line solving again, until
+    neither makes progress.  There is no implication stage: ``open_after["implications"]``
+    equals ``open_after["line"]``.  Both stages are monotone and sound, so the grid after each
+    is the unique fixpoint of the stages up to it (the fixpoint of the native solver's root
+    node, :meth:`nonosat.native.colour.ColourProblem.probe`, after probing) and the cells per
+    stage add up.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+        A colour puzzle.
+    grid : ndarray of int, shape (height, width), optional
+        Starting state (colour bit masks); every colour everywhere when omitted.  Not modified.
+
+    Returns
+    -------
+    ColourStagedRun
+        ``status`` ``"solved"``, ``"stuck"`` or ``"contradiction"``.
+    """
+    full = (1 << puzzle.n_colours) - 1
+    state = (np.full(puzzle.shape, full, dtype=np.int32) if grid is None
+             else np.asarray(grid, dtype=np.int32).copy())
+    steps: list[Step] = []
+    open_after = {"start": int(_is_open(state).sum())}
+    invocations = dict.fromkeys(STAGES[:3], 0)
+    spent = dict.fromkeys(STAGES[:3], 0.0)
+    status = "stuck"
+    while True:
+        t0 = time.perf_counter()
+        trial = state.copy()  # a contradiction leaves the state as it was, as for black-and-white
+        line_steps = _line_fixpoint(puzzle, trial) if not (state == 0).any() else None
+        spent["line"] += time.perf_counter() - t0
+        if line_steps is not None:
+            state = trial
+        if line_steps is None:
+            status = "contradiction"
+            break
+        if line_steps:
+            invocations["line"] += 1
+            steps.extend(line_steps)
+        if not _is_open(state).any():
+            status = "solved"
+            break
+        left = int(_is_open(state).sum())
+        open_after.setdefault("line", left)
+        open_after.setdefault("implications", left)
+        t0 = time.perf_counter()
+        probed = colour_probe_pass(puzzle, state)
+        spent["probing"] += time.perf_counter() - t0
+        if probed is None:
+            status = "contradiction"
+            break
+        new, narrowed = probed
+        if not narrowed:
+            open_after.setdefault("probing", left)
+            break
+        invocations["probing"] += 1
+        steps.extend(new)
+        for cell, m in narrowed:
+            state[cell] &= m
+    final_open = int(_is_open(state).sum())
+    for stage in STAGES[:3]:
+        open_after.setdefault(stage, final_open)
+    return ColourStagedRun(steps, state, status, open_after, invocations,
+                           {k: round(v, 6) for k, v in spent.items()})
+
+
+# -- structure ---------------------------------------------------------------------------------
+def colour_open_grid(grid: np.ndarray) -> np.ndarray:
+    """A black-and-white grid state (int8) with :data:`~nonosat.puzzle.Cell.UNKNOWN` exactly
+    where the colour state ``grid`` leaves several colours: the input of
+    :func:`nonosat.analysis.structure.independent_parts`."""
+    return np.where(_is_open(grid), np.int8(Cell.UNKNOWN), np.int8(Cell.FILLED)).astype(np.int8)
+
+
+def colour_closure(
+    puzzle: Puzzle, logic: str = "line"
+) -> Callable[[np.ndarray], np.ndarray | None]:
+    """The colour closure: a function from a grid state (colour masks, ``(h, w)``) to its
+    fixpoint (a new array; ``None`` on a contradiction) under ``logic``: ``"line"``, line
+    propagation (:meth:`nonosat.native.colour.ColourProblem.propagate`, compiled), or
+    ``"probing"``, propagation and probing (:meth:`~nonosat.native.colour.ColourProblem.probe`).
+
+    Raises
+    ------
+    ValueError
+        Unknown ``logic``.
+    """
+    if logic not in ("line", "probing"):
+        raise ValueError(f"unknown logic {logic!r}; use 'line' or 'probing'")
+    problem = ColourProblem.of(puzzle)
+    step = problem.propagate if logic == "line" else problem.probe
+
+    def close(grid: np.ndarray) -> np.ndarray | None:
+        flat = np.asarray(grid, dtype=np.int32).reshape(-1).copy()
+        return flat.reshape(puzzle.shape) if step(flat) else None
+
+    return close
+
+
+def colour_backdoor(
+    puzzle: Puzzle, solution: np.ndarray, *, logic: str = "line", timeout: float | None = 10.0,
+    seed: int = 0, several: bool = False,
+) -> Backdoor:
+    """A smallest backdoor of a colour puzzle to colour line solving (``logic="probing"``: line
+    solving and probing): the fewest cells whose colours (from ``solution``, int8 colour
+    indices) make that logic decide every cell; :func:`nonosat.analysis.backdoor.smallest_backdoor`
+    (implicit hitting sets, exact or the best found with a proved lower bound) with
+    :func:`colour_closure`.  ``cells`` of the result hold colour indices; ``several`` records
+    that ``solution`` is one of several (its givens then also make it the only one)."""
+    full = (1 << puzzle.n_colours) - 1
+    sol = np.asarray(solution, dtype=np.int64)
+    return smallest_backdoor(
+        puzzle, sol, logic=logic, timeout=timeout, seed=seed, several=several,
+        close=colour_closure(puzzle, logic),
+        start_grid=np.full(puzzle.shape, full, dtype=np.int32),
+        target_grid=(1 << sol).astype(np.int32),
     )
+
+
+# -- several solutions -------------------------------------------------------------------------
+def colour_ambiguity_map(
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    known: np.ndarray | None = None,
+    *,
+    timeout: float | None = None,
+) -> Backbone:
+    """The backbone (cells of the same colour in every solution) and the whole ambiguity map of
+    a colour puzzle, by chunking over one SAT solver as
+    :func:`nonosat.analysis.ambiguity.ambiguity_map` does for black-and-white: the colour CNF
+    (:func:`nonosat.encodings.cnf_colour.encode_colour`, restricted to ``known``) plus, again
+    and again, the clause "some candidate cell has another colour than in the reference"; a
+    model is a new witness and drops every candidate it changes, unsatisfiability proves the
+    rest backbone.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    solutions : list of ndarray of int8
+        At least one solution (colour indices); the first is the reference.
+    known : ndarray of int, shape (height, width), optional
+        A grid state of colour masks every solution agrees with (logic's fixpoint): its decided
+        cells are never candidates.
+    timeout : float, optional
+        Seconds; candidates left then are ``undecided``.
+
+    Returns
+    -------
+    Backbone
+        ``witnesses`` (int8 colour indices) differ, together, on exactly the ambiguous cells.
+
+    Raises
+    ------
+    ValueError
+        ``solutions`` is empty.
+    """
+    from nonosat.encodings.cnf_colour import encode_colour
+    from nonosat.encodings.satsolver import SatRun
+
+    if not solutions:
+        raise ValueError("the backbone needs at least one solution")
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    ref = np.asarray(solutions[0], dtype=np.int8)
+    witnesses = [ref] + [np.asarray(s, dtype=np.int8) for s in solutions[1:]]
+    candidate = np.ones(puzzle.shape, dtype=bool)
+    if known is not None:
+        candidate &= _is_open(np.asarray(known))
+    for sol in witnesses[1:]:
+        candidate &= sol == ref
+    undecided = np.zeros(puzzle.shape, dtype=bool)
+    if candidate.any():
+        enc = encode_colour(puzzle, None if known is None else np.asarray(known, dtype=np.int32))
+        with SatRun(enc.clauses) as run:
+            while candidate.any():
+                run.add_clause([-enc.cell_var(int(r), int(c), int(ref[r, c]))
+                                for r, c in zip(*np.nonzero(candidate), strict=True)])
+                answer = run.solve(deadline)
+                if answer is None:
+                    undecided = candidate.copy()
+                    break
+                if not answer:
+                    break
+                other = enc.solution(run.model())
+                if not puzzle.is_solution(other):  # pragma: no cover - an encoding bug
+                    raise AssertionError("the backbone SAT model is not a solution")
+                witnesses.append(other)
+                candidate &= other == ref
+    ambiguous = np.zeros(puzzle.shape, dtype=bool)
+    for sol in witnesses[1:]:
+        ambiguous |= sol != ref
+    mask = ~ambiguous & ~undecided
+    return Backbone(mask, undecided, witnesses, solves=len(witnesses) - len(solutions) + 1)
 
 
 def colour_backbone(
     puzzle: Puzzle, solutions: list[np.ndarray], deadline: float | None = None
 ) -> tuple[list[np.ndarray], int | None]:
-    """The backbone of a colour puzzle: the cells that take the same colour in every solution.
-
-    Starting from ``solutions`` (at least one), every cell on which they agree is tried with its
-    colour excluded (SAT engine, first solution only); a solution found that way joins the
-    witnesses and drops every cell it changes.  Returns the witnesses and the backbone size, or
-    ``None`` for the size when ``deadline`` (a ``time.perf_counter()`` value) passed first.
-    """
-    witnesses = [np.asarray(s, dtype=np.int8) for s in solutions]
-    full = (1 << puzzle.n_colours) - 1
-    stack = np.asarray(witnesses)
-    candidate = ~(stack != stack[0]).any(axis=0)
-    for r, c in np.argwhere(candidate):
-        if not candidate[r, c]:
-            continue
-        if deadline is not None and time.perf_counter() > deadline:
-            return witnesses, None
-        partial = np.full(puzzle.shape, full, dtype=np.int32)
-        partial[r, c] = full & ~(1 << int(witnesses[0][r, c]))
-        remaining = None if deadline is None else max(deadline - time.perf_counter(), 0.1)
-        found = solve(puzzle, "sat", partial=partial, limit=1, timeout=remaining)
-        if found.status == Status.UNKNOWN:
-            return witnesses, None
-        if found.solutions:
-            other = found.solutions[0]
-            witnesses.append(other)
-            candidate &= other == witnesses[0]
-    return witnesses, int(candidate.sum())
+    """The backbone of a colour puzzle as ``(witnesses, size)`` (``size`` ``None`` when
+    ``deadline``, a ``time.perf_counter()`` value, passed first): :func:`colour_ambiguity_map`."""
+    timeout = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
+    bb = colour_ambiguity_map(puzzle, solutions, timeout=timeout)
+    return bb.witnesses, None if bb.undecided.any() else bb.size
 
 
 def colour_givens(
-    puzzle: Puzzle, solutions: list[np.ndarray], deadline: float | None = None
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    deadline: float | None = None,
+    *,
+    known: np.ndarray | None = None,
 ) -> list[tuple[int, int, int]] | None:
-    """A greedy set of givens ``(row, col, colour)`` that makes the solution unique: fix, in the
-    first solution's colour, a cell on which two solutions differ, until one solution is left
-    (SAT engine).  ``None`` when ``deadline`` passed first."""
-    full = (1 << puzzle.n_colours) - 1
-    partial = np.full(puzzle.shape, full, dtype=np.int32)
+    """Givens ``(row, col, colour)`` that make the solution ``solutions[0]`` unique, greedy and
+    irredundant: give a cell on which the target and another solution differ (its target
+    colour) until no other solution is left, then drop every given the others make redundant.
+
+    One incremental SAT solver (CaDiCaL through PySAT) holds the colour CNF
+    (:func:`nonosat.encodings.cnf_colour.encode_colour`, restricted to ``known``, a grid state of
+    colour masks every solution agrees with) and the clause "some cell differs from the
+    target"; each check solves it under the givens as assumptions: unsatisfiable means the
+    givens make the target the only solution, a model is another solution.
+
+    Returns
+    -------
+    list of (row, col, colour) or None
+        0-based cells with colour indices, in the order chosen; ``None`` when ``deadline`` (a
+        ``time.perf_counter()`` value) passed first.
+    """
+    from pysat.solvers import Solver
+
+    from nonosat.encodings.cnf_colour import encode_colour
+    from nonosat.encodings.satsolver import DEFAULT_SOLVER, solver_name
+
     target = np.asarray(solutions[0], dtype=np.int8)
-    pair = [target, np.asarray(solutions[1], dtype=np.int8)]
-    givens: list[tuple[int, int, int]] = []
-    while True:
-        r, c = (int(v) for v in np.argwhere(pair[0] != pair[1])[0])
-        k = int(target[r, c])
-        partial[r, c] = 1 << k
-        givens.append((r, c, k))
-        remaining = None if deadline is None else deadline - time.perf_counter()
-        if remaining is not None and remaining <= 0:
-            return None
-        found = solve(puzzle, "sat", partial=partial, limit=2, timeout=remaining)
-        if found.status == Status.UNIQUE:
-            return givens
-        if found.status != Status.MULTIPLE:
-            return None
-        pair = found.solutions[:2]
-        if np.array_equal(pair[1], target):
-            pair = [pair[1], pair[0]]
+    enc = encode_colour(puzzle, None if known is None else np.asarray(known, dtype=np.int32))
+    open_cells = np.ones(puzzle.shape, dtype=bool) if known is None else _is_open(known)
+
+    def lit(r: int, c: int) -> int:
+        return enc.cell_var(r, c, int(target[r, c]))
+
+    with Solver(name=solver_name(DEFAULT_SOLVER), bootstrap_with=enc.clauses) as sat:
+        sat.add_clause([-lit(int(r), int(c)) for r, c in np.argwhere(open_cells)])
+
+        def other(givens: list[tuple[int, int, int]]) -> np.ndarray | bool | None:
+            """Another solution with ``givens``; ``False`` if none; ``None`` at the deadline."""
+            assumptions = [lit(r, c) for r, c, _ in givens]
+            while True:
+                if deadline is not None and time.perf_counter() >= deadline:
+                    return None
+                if deadline is not None:
+                    sat.conf_budget(20_000)
+                    answer = sat.solve_limited(assumptions=assumptions)
+                else:
+                    answer = sat.solve(assumptions=assumptions)
+                if answer is None:
+                    continue
+                return enc.solution(sat.get_model()) if answer else False
+
+        givens: list[tuple[int, int, int]] = []
+        found = other(givens)
+        while found is not False:
+            if found is None:
+                return None
+            r, c = (int(v) for v in np.argwhere(found != target)[0])
+            givens.append((r, c, int(target[r, c])))
+            found = other(givens)
+        for given in list(reversed(givens)):
+            if len(givens) == 1:
+                break
+            rest = [g for g in givens if g != given]
+            found = other(rest)
+            if found is None:
+                return None
+            if found is False:
+                givens = rest
+    return givens
+
+
+# -- the analysis ------------------------------------------------------------------------------
+@dataclass
+class ColourAnalysis(Analysis):
+    """What :func:`analyse_colour` found: an :class:`~nonosat.analysis.difficulty.Analysis`
+    (same fields, same report and JSON keys) of a colour puzzle.  ``solutions`` and the
+    backbone's witnesses hold colour indices (int8); ``staged`` is a :class:`ColourStagedRun`;
+    ``givens.cells`` and ``backdoor.cells`` carry colour indices; ``graph`` (when kept) is
+    :func:`colour_implication_graph`'s and ``graph_summary`` its figures; the linked-cells
+    fields stay empty (not computed for colour)."""
+
+    @property
+    def ambiguous(self) -> np.ndarray | None:
+        """The ambiguity map (bool, ``(h, w)``), or ``None`` without several solutions."""
+        return None if self.backbone is None else self.backbone.ambiguous
+
+    def to_json(self, name: str | None = None) -> dict[str, Any]:
+        """The keys of :meth:`Analysis.to_json`, with ``"kind": "colour"``, ``"colours"`` (the
+        palette's names, background first), solutions as rows of palette characters, and
+        backdoor and givens cells with ``"colour"`` (a name) instead of ``"value"``."""
+        palette = self.puzzle.palette
+        assert palette is not None
+        names = [c.name for c in palette.colours]
+        blank = [np.zeros(self.puzzle.shape, dtype=bool)] * len(self.solutions)
+        out = Analysis.to_json(replace(self, solutions=blank, backdoor=None, givens=None), name)
+        out["kind"] = "colour"
+        out["colours"] = names
+        out["solutions"] = [colour_rows(s, palette) for s in self.solutions[:10]]
+        if self.backdoor is not None:
+            bd = self.backdoor.to_json()
+            bd["cells"] = [{"row": r + 1, "col": c + 1, "colour": names[int(k)]}
+                           for (r, c), k in self.backdoor.cells]
+            out["backdoor"] = {**bd, "of": self.backdoor_of}
+        if self.givens is not None:
+            out["uniqueness_givens"] = {
+                "cells": [{"row": r + 1, "col": c + 1, "colour": names[int(k)]}
+                          for (r, c), k in self.givens.cells],
+                "unique": self.givens.unique,
+                "minimal": False,
+                "note": "greedy and irredundant (no single given can be dropped), not proved "
+                        "minimum",
+            }
+        return out
+
+
+def analyse_colour(
+    puzzle: Puzzle,
+    *,
+    limit: int = 2,
+    count_all: bool = False,
+    engine: str = "auto",
+    timeout: float | None = 30.0,
+    structure: bool = True,
+    backdoor_timeout: float | None = BACKDOOR_TIMEOUT,
+    keep_graph: bool = False,
+    backdoor_logic: str = "line",
+) -> ColourAnalysis:
+    """Analyse a colour puzzle as :func:`nonosat.analysis.difficulty.analyse` analyses a
+    black-and-white one.
+
+    The verdict and the solutions come from ``engine`` (default the ``auto`` portfolio, as
+    ``nonosat solve``); the staged logic (:func:`colour_staged_solve`: line solving, probing)
+    gives the cells each stage decides (they sum to the cells) and the cells open after each;
+    when logic gets stuck, the search figures are the engine's (the native colour search's
+    guesses, or SAT's conflicts after the hand-off).  Then: the one-line classification
+    (:func:`nonosat.analysis.classify.classify`), the grade on the 1-5 scale
+    (:func:`nonosat.analysis.difficulty.difficulty_grade`), the independent parts of the cells
+    line solving and all logic leave open (:func:`nonosat.analysis.structure.independent_parts`),
+    for every puzzle with a solution a smallest backdoor (:func:`colour_backdoor`; empty for a
+    line-solvable one; with several solutions that of the goal picture when it is a solution,
+    else of the first solution found), and for several
+    solutions the backbone and whole ambiguity map (:func:`colour_ambiguity_map`) and extra
+    givens (:func:`colour_givens`).  One-cell edits of the picture are not computed for colour.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+        A colour puzzle.
+    limit : int
+        Count solutions up to this many (2 decides uniqueness).
+    count_all : bool
+        Enumerate every solution, up to :data:`~nonosat.analysis.difficulty.COUNT_CAP`.
+    engine : str
+        Engine for the verdict and the solutions.
+    timeout : float, optional
+        Seconds for the verdict, and again for each of the ambiguity map and the givens.
+    structure : bool
+        Compute the ambiguity map, givens, independent parts and backdoor.
+    backdoor_timeout : float, optional
+        Seconds for the backdoor search (``0`` skips it).
+    backdoor_logic : str
+        What completes the backdoor's givens: ``"line"`` or ``"probing"``.
+    keep_graph : bool
+        Keep the implication graph at the line-solving fixpoint
+        (:func:`colour_implication_graph`) in ``graph`` (for export); its figures are in
+        ``graph_summary`` either way.
+
+    Returns
+    -------
+    ColourAnalysis
+    """
+    start = time.perf_counter()
+    cap = max(limit, COUNT_CAP) if count_all else limit
+    result = solve(puzzle, engine, limit=cap, timeout=timeout)
+    solutions = list(result.solutions)
+    status = result.status
+    counted_all = (status in (Status.UNIQUE, Status.NONE)
+                   or (status == Status.MULTIPLE and len(solutions) < cap))
+    if status == Status.SOLVED:
+        counted_all = False
+    staged = colour_staged_solve(puzzle)
+    if staged.status == "solved" and status not in (Status.UNIQUE, Status.SOLVED):
+        raise AssertionError(f"logic solved the puzzle but the engine says {status.value}")
+    search = search_effort(result) if staged.status == "stuck" else None
+    grade = difficulty_grade(staged, search, contradiction=staged.status == "contradiction")
+    out = ColourAnalysis(puzzle, status, solutions, counted_all, staged, search, grade,
+                         engine=result.engine, solve_time_s=result.time_s)
+    full = (1 << puzzle.n_colours) - 1
+    line_fix = colour_closure(puzzle)(np.full(puzzle.shape, full, dtype=np.int32))
+    if line_fix is not None:
+        out.parts_after_line = independent_parts(colour_open_grid(line_fix))
+        graph = colour_implication_graph(puzzle, line_fix)
+        out.graph_summary = scc_summary(graph)
+        if keep_graph:
+            out.graph = graph
+    if staged.status == "stuck":
+        out.parts = independent_parts(colour_open_grid(staged.grid))
+    if structure and len(solutions) >= 2:
+        out.backbone = colour_ambiguity_map(puzzle, solutions, staged.grid, timeout=timeout)
+        deadline = None if timeout is None else time.perf_counter() + timeout
+        witnesses = out.backbone.witnesses
+        goal = puzzle.goal
+        target = (np.asarray(goal, dtype=np.int8) if goal is not None and goal.shape == puzzle.shape
+                  and puzzle.is_solution(goal) else witnesses[0])
+        cells = colour_givens(puzzle, [target], deadline, known=staged.grid)
+        if cells is not None:
+            out.givens = UniquenessGivens([((r, c), k) for r, c, k in cells], target=target,
+                                          unique=True)
+    if structure and backdoor_timeout != 0 and status in (Status.UNIQUE, Status.MULTIPLE):
+        # as for black-and-white: several solutions, the backdoor of the goal picture when it
+        # is a solution, else of the first found (its givens then select it alone)
+        target = solutions[0]
+        goal = puzzle.goal
+        if (status == Status.MULTIPLE and goal is not None and goal.shape == puzzle.shape
+                and puzzle.is_solution(goal)):
+            target = np.asarray(goal, dtype=np.int8)
+        out.backdoor_of = ("the goal picture" if target is not solutions[0] else
+                           "the solution found" if status == Status.UNIQUE else
+                           "the first solution found")
+        out.backdoor = colour_backdoor(puzzle, target, logic=backdoor_logic,
+                                       timeout=backdoor_timeout,
+                                       several=status == Status.MULTIPLE)
+    amb = None if out.backbone is None else int(out.backbone.ambiguous.sum())
+    complete = out.backbone is None or not bool(out.backbone.undecided.any())
+    needed = out.techniques_needed if status in (Status.UNIQUE, Status.SOLVED) else None
+    out.classification = classify(status, needed, search, amb, complete)
+    out.load_s = result.load_s
+    out.time_s = time.perf_counter() - start - result.load_s
+    return out
+
+
+def colour_solve_classification(
+    puzzle: Puzzle, result: SolveResult, partial: np.ndarray | None = None
+) -> str:
+    """The classification ``nonosat solve`` prints for a colour puzzle, by the rules of
+    :func:`nonosat.analysis.classify.solve_classification`: one colour line-solving fixpoint
+    (from ``partial``, colour masks, when given) and the engine's figures, nothing else
+    solved."""
+    if result.status not in (Status.UNIQUE, Status.SOLVED):
+        return classify(result.status, None)
+    full = (1 << puzzle.n_colours) - 1
+    grid = np.full(puzzle.shape, full, dtype=np.int32)
+    if partial is not None:
+        grid &= np.asarray(partial, dtype=np.int32)
+    line = colour_closure(puzzle)(grid)
+    if line is not None and not _is_open(line).any():
+        return classify(result.status, "line")
+    effort = search_effort(result)
+    if result.engine == "native":
+        return classify(result.status, "probing" if effort.guesses == 0 else "search", effort)
+    if result.engine == "native+sat":
+        return classify(result.status, "search", effort)
+    return classify(result.status, "beyond-line")
+
+
+def render_colour_ambiguity_text(
+    puzzle: Puzzle, reference: np.ndarray, ambiguous: np.ndarray
+) -> str:
+    """The plain colour text grid of ``reference`` (colour indices) with its clues, the
+    ambiguous cells drawn as ``<>`` (``<->`` when cells are three characters wide), as
+    :func:`nonosat.analysis.ambiguity.render_ambiguity_text` draws black-and-white."""
+    from nonosat.render.colour_text import plain_colour_text
+
+    mask = np.asarray(ambiguous, dtype=bool)
+    lines = plain_colour_text(puzzle, reference).split("\n")
+    rule = next(i for i, line in enumerate(lines) if line.lstrip().startswith("+"))
+    width = (len(lines[rule].strip()) - 2) // puzzle.width
+    mark = "<>" if width == 2 else "<->"
+    for r in range(puzzle.height):
+        line = lines[rule + 1 + r]
+        start = line.index("|", len(line) - width * puzzle.width - 2) + 1
+        cells = [line[start + k * width: start + (k + 1) * width] for k in range(puzzle.width)]
+        body = "".join(mark if mask[r, k] else cells[k] for k in range(puzzle.width))
+        lines[rule + 1 + r] = line[:start] + body + line[start + width * puzzle.width:]
+    return "\n".join(lines)
+
+
+# -- the implication graph ---------------------------------------------------------------------
+class ColourLiteral(tuple):
+    """``(row, col, colour)``: cell ``(row, col)`` (0-based) takes colour ``colour`` (an index
+    into the palette, 0 = background); a node of :func:`colour_implication_graph`."""
+
+    __slots__ = ()
+
+    def __new__(cls, row: int, col: int, colour: int) -> ColourLiteral:
+        return super().__new__(cls, (row, col, colour))
+
+    @property
+    def cell(self) -> tuple[int, int]:
+        """``(row, col)``, 0-based."""
+        return (self[0], self[1])
+
+    def name(self, puzzle: Puzzle) -> str:
+        """Node name in exported graphs: ``"R3C5=red"`` (1-based, the colour's name)."""
+        assert puzzle.palette is not None
+        return f"R{self[0] + 1}C{self[1] + 1}={puzzle.palette.colours[self[2]].name}"
+
+
+def colour_implication_graph(puzzle: Puzzle, grid: np.ndarray | None = None):
+    """The single-line implication graph of a colour puzzle in the state ``grid`` (colour masks;
+    every colour everywhere when omitted), as :func:`nonosat.native.implications.implication_graph`
+    builds it for black-and-white with literals "cell takes colour c".
+
+    For every cell with several colours left and each of them, the colour is assumed and the
+    colour line solver runs on that cell's row and on its column only: every other cell of the
+    line left with one colour (it had several) gives an edge ``assumption -> (cell, colour)``
+    with the line (``line``, rows first).  Each edge is a sound implication in that state.  Only
+    positive literals are nodes (a colour a line merely excludes gives no edge), so on a
+    two-colour puzzle this is the black-and-white graph (``filled`` = the colour, ``empty`` =
+    the background).  ``graph.graph["line_conflicts"]`` lists ``(literal, line)`` pairs whose
+    assumption contradicts the line outright (never at a line-solving fixpoint).
+
+    Returns
+    -------
+    networkx.DiGraph
+        Nodes :class:`ColourLiteral`.
+    """
+    import networkx as nx
+
+    full = (1 << puzzle.n_colours) - 1
+    state = (np.full(puzzle.shape, full, dtype=np.int32) if grid is None
+             else np.asarray(grid, dtype=np.int32))
+    h, w = puzzle.shape
+    colours = puzzle.line_colours
+    graph = nx.DiGraph()
+    open_now = _is_open(state)
+    for r, c in zip(*np.nonzero(open_now), strict=True):
+        graph.add_nodes_from(ColourLiteral(int(r), int(c), k) for k in range(puzzle.n_colours)
+                             if (int(state[r, c]) >> k) & 1)
+    conflicts: list[tuple[ColourLiteral, int]] = []
+    for line, clue in enumerate(puzzle.lines):
+        if clue is None:
+            continue
+        values = state[line, :] if line < h else state[:, line - h]
+        if not _is_open(values).any():
+            continue
+        for p in np.flatnonzero(_is_open(values)).tolist():
+            v = int(values[p])
+            for k in range(puzzle.n_colours):
+                if not (v >> k) & 1:
+                    continue
+                src = ColourLiteral(line, p, k) if line < h else ColourLiteral(p, line - h, k)
+                trial = values.copy()
+                trial[p] = 1 << k
+                after = solve_colour_line(clue, colours[line] or (), trial, puzzle.n_colours)
+                if after is None:
+                    conflicts.append((src, line))
+                    continue
+                for q in np.flatnonzero(_is_open(values) & ~_is_open(after)).tolist():
+                    if q == p:
+                        continue
+                    m = int(after[q])
+                    dst = (ColourLiteral(line, q, _colour_of(m)) if line < h
+                           else ColourLiteral(q, line - h, _colour_of(m)))
+                    graph.add_edge(src, dst, line=line)
+    graph.graph["line_conflicts"] = conflicts
+    return graph
+
+
+def write_colour_graph(graph, puzzle: Puzzle, path) -> str:
+    """Write :func:`colour_implication_graph` to ``path`` (GraphML, GEXF, or DOT with pydot, by
+    suffix) with node attributes ``row``, ``col`` (1-based), ``colour`` (its name) and ``scc``
+    (:func:`nonosat.analysis.structure.component_ids`), edge attribute ``line``.
+
+    Returns
+    -------
+    str
+        The format written.
+
+    Raises
+    ------
+    FormatError
+        Unknown suffix, or DOT without pydot.
+    """
+    from pathlib import Path
+
+    import networkx as nx
+
+    from nonosat.analysis.structure import component_ids
+    from nonosat.errors import FormatError
+    from nonosat.native.implications import GRAPH_FORMATS
+
+    assert puzzle.palette is not None
+    path = Path(path)
+    fmt = GRAPH_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise FormatError(str(path), None, f"unknown graph format {path.suffix!r}; use "
+                          f"{', '.join(sorted(GRAPH_FORMATS))}")
+    names = [c.name for c in puzzle.palette.colours]
+    ids = component_ids(graph)
+    plain = nx.DiGraph()
+    for lit in sorted(graph.nodes):
+        plain.add_node(lit.name(puzzle), row=lit[0] + 1, col=lit[1] + 1, colour=names[lit[2]],
+                       scc=ids[lit])
+    for a, b, data in graph.edges(data=True):
+        plain.add_edge(a.name(puzzle), b.name(puzzle), line=puzzle.line_name(data["line"]))
+    if fmt == "graphml":
+        nx.write_graphml(plain, path)
+    elif fmt == "gexf":
+        nx.write_gexf(plain, path)
+    else:
+        try:
+            from networkx.drawing.nx_pydot import write_dot
+
+            write_dot(plain, path)
+        except ImportError:
+            raise FormatError(str(path), None, "DOT export needs pydot (pip install pydot)") from None
+    return fmt

@@ -11,8 +11,12 @@ the native search's guesses when the native solver decided, CaDiCaL's conflicts 
 For puzzles with several solutions: the backbone and the whole ambiguity map
 (:func:`nonosat.analysis.ambiguity.ambiguity_map`), a greedy set of extra givens and one-cell
 edits of the picture that make the solution unique.  For every puzzle logic leaves open: the
-independent parts (:mod:`nonosat.analysis.structure`); for unique puzzles that are not
-line-solvable a smallest backdoor to line logic (:mod:`nonosat.analysis.backdoor`).
+independent parts of what line solving leaves open and of what all logic leaves open
+(:mod:`nonosat.analysis.structure`).  For every puzzle with a solution a smallest backdoor to
+line logic (:mod:`nonosat.analysis.backdoor`; empty when line solving solves it; with several
+solutions, the backdoor of the goal picture when it is a solution, else of the first solution
+found): exact when proved within ``backdoor_timeout``, else the best found with a lower bound,
+and :attr:`Backdoor.exact` says which.
 
 Cells per stage
 ---------------
@@ -72,6 +76,13 @@ from nonosat.analysis.ambiguity import (
 )
 from nonosat.analysis.backdoor import Backdoor, smallest_backdoor
 from nonosat.analysis.classify import SearchEffort, classify, search_effort
+from nonosat.analysis.implied import (
+    components,
+    forced_literals_fast,
+    implication_arrays,
+    linked_cells_fast,
+    scc_summary_fast,
+)
 from nonosat.analysis.staged import StagedRun, staged_solve
 from nonosat.analysis.structure import Part, independent_parts, scc_summary
 from nonosat.engines import Status, solve
@@ -194,11 +205,22 @@ class Analysis:
     edits : list of dict
         One-cell edits of the goal picture that make the solution unique.
     parts : list of Part
-        Independent parts of the cells logic leaves open.
+        Independent parts of the cells logic leaves open (empty when logic solves the puzzle).
+    parts_after_line : list of Part
+        Independent parts of the cells line solving leaves open.
     backdoor : Backdoor or None
-        A smallest backdoor to line logic (unique puzzles that line solving does not solve).
+        A smallest backdoor to line logic (or probing), for every puzzle with a solution
+        (empty for a line-solvable one; for several solutions, of the solution it selects:
+        :attr:`Backdoor.several`); ``None`` when skipped or there is no solution.
+    backdoor_of : str
+        The solution the backdoor's givens are taken from (``"the goal picture"``, ``"the
+        first solution found"``, ``"the solution found"``).
     classification : str
     time_s : float
+        The analysis' own time (seconds), without ``load_s``.
+    load_s : float
+        The one-off time the engine spent loading its compiled kernels and libraries (as
+        :attr:`nonosat.engines.SolveResult.load_s`; 0 once loaded).
     """
 
     puzzle: Puzzle
@@ -218,10 +240,13 @@ class Analysis:
     givens: UniquenessGivens | None = None
     edits: list[dict[str, Any]] = field(default_factory=list)
     parts: list[Part] = field(default_factory=list)
+    parts_after_line: list[Part] = field(default_factory=list)
     backdoor: Backdoor | None = None
+    backdoor_of: str = ""
     classification: str = ""
     graph: Any = None
     time_s: float = 0.0
+    load_s: float = 0.0
 
     @property
     def techniques_needed(self) -> str:
@@ -296,9 +321,15 @@ class Analysis:
             "independent_parts": {"count": len(self.parts),
                                   "sizes": [p.size for p in self.parts],
                                   "parts": [p.to_json() for p in self.parts[:50]]},
-            "backdoor": None if self.backdoor is None else self.backdoor.to_json(),
+            "independent_parts_after_line": {
+                "count": len(self.parts_after_line),
+                "sizes": [p.size for p in self.parts_after_line],
+                "parts": [p.to_json() for p in self.parts_after_line[:50]]},
+            "backdoor": None if self.backdoor is None else {**self.backdoor.to_json(),
+                                                            "of": self.backdoor_of},
             "stage_time_s": staged.time_s,
             "time_s": round(self.time_s, 6),
+            "load_s": round(self.load_s, 6),
             "solutions": [grid_rows(s) for s in self.solutions[:10]],
         }
         if self.backbone is not None:
@@ -335,6 +366,7 @@ def analyse(
     structure: bool = True,
     keep_graph: bool = False,
     backdoor_timeout: float | None = BACKDOOR_TIMEOUT,
+    backdoor_logic: str = "line",
 ) -> Analysis:
     """Analyse ``puzzle`` (module docstring).
 
@@ -360,6 +392,9 @@ def analyse(
         export).
     backdoor_timeout : float, optional
         Seconds for the backdoor search (``0`` skips it).
+    backdoor_logic : str
+        The logic the backdoor's givens are completed by: ``"line"`` (line solving) or
+        ``"probing"`` (line solving and failed-literal probing).
 
     Returns
     -------
@@ -383,21 +418,29 @@ def analyse(
     forced: list[ForcedLiteral] = []
     linked: list[LinkedCells] = []
     summary: dict[str, Any] = {}
-    if line_fix is not None:
+    if line_fix is not None and (keep_graph or depth is not None):
         graph = implication_graph(puzzle, line_fix[0])
         forced = forced_literals(graph, depth)
         linked = linked_cells(graph)
         summary = scc_summary(graph)
+    elif line_fix is not None:  # the same figures without networkx (nonosat.analysis.implied)
+        arrays = implication_arrays(puzzle, line_fix[0])
+        comp = components(arrays)
+        forced = forced_literals_fast(arrays, comp_count=comp)
+        linked = linked_cells_fast(arrays, comp)
+        summary = scc_summary_fast(arrays, comp)
     search = search_effort(result) if staged.status == "stuck" else None
     grade = difficulty_grade(staged, search, contradiction=staged.status == "contradiction")
     out = Analysis(puzzle, status, solutions, counted_all, staged, search, grade,
                    engine=result.engine, solve_time_s=result.time_s, linked=linked,
                    graph_forced=forced, graph_summary=summary,
                    graph=graph if keep_graph else None)
+    if line_fix is not None:
+        out.parts_after_line = independent_parts(line_fix[0])
     if staged.status == "stuck":
         out.parts = independent_parts(staged.grid)
         if structure:
-            out.linked_after_logic = linked_cells(implication_graph(puzzle, staged.grid))
+            out.linked_after_logic = linked_cells_fast(implication_arrays(puzzle, staged.grid))
     if structure and len(solutions) >= 2:
         out.backbone = ambiguity_map(puzzle, solutions, staged.grid, timeout=timeout)
         out.givens = uniqueness_givens(puzzle, out.backbone.witnesses, staged.grid,
@@ -406,13 +449,25 @@ def analyse(
             share = 5.0 if timeout is None else min(timeout, 5.0)
             out.edits = edit_suggestions(puzzle, out.backbone.ambiguous,
                                          deadline=time.perf_counter() + share)
-    if (structure and status == Status.UNIQUE and staged.hardest_stage() != "line"
-            and backdoor_timeout != 0):
-        out.backdoor = smallest_backdoor(puzzle, solutions[0], logic="line",
-                                         timeout=backdoor_timeout)
+    if structure and backdoor_timeout != 0 and status in (Status.UNIQUE, Status.MULTIPLE):
+        # several solutions: the backdoor of the solution the givens select (the goal picture
+        # when it is a solution, else the first found); line logic completing it from the
+        # backdoor also proves it the only solution with those givens
+        target = solutions[0]
+        if (status == Status.MULTIPLE and puzzle.goal is not None
+                and np.asarray(puzzle.goal).shape == puzzle.shape
+                and puzzle.is_solution(np.asarray(puzzle.goal, dtype=bool))):
+            target = np.asarray(puzzle.goal, dtype=bool)
+        out.backdoor_of = ("the goal picture" if target is not solutions[0] else
+                           "the solution found" if status == Status.UNIQUE else
+                           "the first solution found")
+        out.backdoor = smallest_backdoor(puzzle, target, logic=backdoor_logic,
+                                         timeout=backdoor_timeout,
+                                         several=status == Status.MULTIPLE)
     amb = None if out.backbone is None else int(out.backbone.ambiguous.sum())
     complete = out.backbone is None or not bool(out.backbone.undecided.any())
     needed = out.techniques_needed if status in (Status.UNIQUE, Status.SOLVED) else None
     out.classification = classify(status, needed, search, amb, complete)
-    out.time_s = time.perf_counter() - start
+    out.load_s = result.load_s
+    out.time_s = time.perf_counter() - start - result.load_s
     return out

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from nonosat.analysis.implied import forced_literals_fast, implication_arrays
 from nonosat.native.implications import RULES, Literal, forced_literals, implication_graph
 from nonosat.native.probe import best_branch, new_probe_scratch, probe
 from nonosat.native.propagate import (
@@ -191,14 +192,18 @@ def _line_steps(deductions: list) -> list[Step]:
 
 
 def _implication_steps(
-    puzzle: Puzzle, grid: np.ndarray, depth: int | None, rules: tuple[str, ...]
+    puzzle: Puzzle, grid: np.ndarray, depth: int | None, rules: tuple[str, ...],
+    cache: dict | None = None,
 ) -> list[Step]:
-    graph = implication_graph(puzzle, grid)
     technique = {"contradiction": "contradiction", "tautology": "tautology", "line": "line-conflict"}
+    if depth is None:  # compiled, array-based: the same list (nonosat.analysis.implied)
+        forced = forced_literals_fast(implication_arrays(puzzle, grid, cache), rules)
+    else:
+        forced = forced_literals(implication_graph(puzzle, grid), depth, rules)
     return [
         Step("implications", technique[f.rule], ((f.literal.cell, f.literal.value),),
              premise=f.premise)
-        for f in forced_literals(graph, depth, rules)
+        for f in forced
     ]
 
 
@@ -365,6 +370,7 @@ def staged_solve(
     invocations = dict.fromkeys(STAGES[:3], 0)
     spent = dict.fromkeys(STAGES[:3], 0.0)
     status = "stuck"
+    line_cache: dict = {}  # each line's implications by contents, across rounds
     while True:
         t0 = time.perf_counter()
         result = propagate_grid(puzzle, state)
@@ -383,7 +389,7 @@ def staged_solve(
         new: list[Step] | None = []
         if "implications" in stages:
             t0 = time.perf_counter()
-            new = _implication_steps(puzzle, state, depth, rules)
+            new = _implication_steps(puzzle, state, depth, rules, line_cache)
             spent["implications"] += time.perf_counter() - t0
             if new:
                 invocations["implications"] += 1

@@ -14,6 +14,7 @@ Certificate directory
 ``puzzle.cnf``     DIMACS: the encoding, then the blocking clause (as a clause, not an
                    assumption); comments map cells to variables
 ``proof.drat``     text DRAT proof of the unsatisfiability of ``puzzle.cnf``
+``proof.lrat``     the same refutation as LRAT (lemmas with their hints), when made (below)
 ``solution.txt``   the solution, one row per line, ``#`` filled and ``.`` empty
 ``certificate.json``  puzzle fingerprint, verdict, solution, encoding name and version, solver,
                    checkers and their verdicts, times, proof size, SHA-256 of every file
@@ -34,10 +35,14 @@ Proof checkers
 ``cake_lpr``
     the CakeML LRAT/LPR checker (github.com/tanyongkiam/cake_lpr), whose correctness is proved
     in HOL4 (Tan, Heule, Myreen, "cake_lpr: Verified Propagation Redundancy Checking in
-    CakeML", TACAS 2021).  It checks the LRAT form of the proof (``proof.lrat``), which
-    drat-trim writes from the DRAT proof (``drat-trim CNF PROOF -L LRAT``): every lemma with the
-    IDs of the clauses that derive it by unit propagation, so the verified checker needs no
-    search of its own.
+    CakeML", TACAS 2021).  It checks the LRAT form of the proof (``proof.lrat``): every lemma
+    with the IDs of the clauses that derive it by unit propagation, so that the verified
+    checker needs no search of its own.  nonosat writes the LRAT itself for the proofs that no
+    SAT solver took part in (provers ``propagation`` and ``native``): a compiled unit
+    propagator (:mod:`~nonosat.certificates.rup`) checks each lemma and records the clauses
+    its propagation used.  For a SAT solver's proof (PySAT gives CaDiCaL's proof as DRAT only)
+    drat-trim converts it (``drat-trim CNF PROOF -L LRAT``) when it is found.
+    ``certificate.json`` says which (``lrat.made_by``).
 
 The external checkers are looked up in the directories of ``NONOSAT_CHECKER_PATH`` (what
 ``--checker-path`` sets), then on ``PATH`` (:func:`checker_executable`).
@@ -52,12 +57,19 @@ are written first in the proof and the lemmas still present are given to the SAT
 clauses, so that its own proof continues from them; when they end with the empty clause the SAT
 solver is not run at all.  :mod:`nonosat.certificates.native_proof` writes such steps from the
 native solver's deduction trace; :attr:`Certificate.prover` records who wrote the proof.
+The steps are checked by unit propagation as the proof is made
+(:class:`~nonosat.certificates.rup.RupChecker`, which finds their LRAT hints at the same time);
+steps it cannot justify (e.g. RAT steps) are left to the DRAT checkers, and the LRAT then comes
+from drat-trim.  A prover may instead return a
+:class:`~nonosat.certificates.native_proof.NativeProof` it checked with the checker it was given
+(``prover(encoding, formula, rup=checker)`` when the callable has ``takes_rup = True``).
 
 Modules
 -------
 :mod:`~nonosat.certificates.prove` builds the proof (:func:`certify`);
 :mod:`~nonosat.certificates.native_proof` turns the native solver's deduction trace (data) into
-proof lemmas; :mod:`~nonosat.certificates.checkers` runs dratify, drat-trim and cake_lpr;
+proof lemmas; :mod:`~nonosat.certificates.rup` checks lemmas by unit propagation and writes
+LRAT; :mod:`~nonosat.certificates.checkers` runs dratify, drat-trim and cake_lpr;
 :mod:`~nonosat.certificates.bundle` writes and reads the certificate directory (files, hashes);
 :mod:`~nonosat.certificates.verify` checks a directory without trusting it;
 :mod:`~nonosat.certificates.colour` does the same for colour puzzles.  The package builds on

@@ -180,7 +180,8 @@ def certificate_record(cert: Certificate, files: dict[str, bytes]) -> dict[str, 
              else checker_executable(c.checker)}
             for c in cert.checks
         ],
-        "lrat": {"file": LRAT_FILE, "made_by": "drat-trim -L (from proof.drat)",
+        "lrat": {"file": LRAT_FILE, "made_by": _LRAT_MADE_BY.get(cert.lrat_source or "",
+                                                                   cert.lrat_source),
                  "lines": cert.lrat.count("\n")} if cert.lrat is not None else None,
         "proof": {k: cert.stats[k] for k in ("lemmas", "deletions", "prefix_lemmas",
                                               "proof_bytes") if k in cert.stats}
@@ -192,6 +193,13 @@ def certificate_record(cert: Certificate, files: dict[str, bytes]) -> dict[str, 
         "nonosat": package_version("nonosat"),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+#: ``certificate.json``'s ``lrat.made_by`` for each :attr:`Certificate.lrat_source`.
+_LRAT_MADE_BY = {
+    "nonosat": "nonosat (hints from its own unit propagation over the proof's lemmas)",
+    "drat-trim": "drat-trim -L (from proof.drat)",
+}
 
 
 def _dratify_version() -> str:

@@ -74,7 +74,9 @@ def checker_executable(name: str) -> str | None:
 
 def available_checkers() -> list[str]:
     """The checkers that can run here: ``dratify`` always, drat-trim and cake_lpr when found
-    (:func:`checker_executable`; cake_lpr also needs drat-trim, which writes its LRAT input)."""
+    (:func:`checker_executable`; cake_lpr only together with drat-trim, which writes the LRAT
+    of proofs with a SAT solver's part, so that ``auto`` never asks for a check that cannot
+    run; ``--checker cake_lpr`` alone checks the LRAT nonosat writes itself)."""
     out = ["dratify"]
     if checker_executable("drat-trim"):
         out.append("drat-trim")
@@ -145,7 +147,8 @@ def check_proof(
     checker : str
         ``"dratify"`` (in-process), ``"drat-trim"`` or ``"cake_lpr"`` (subprocesses; see
         :func:`checker_executable`).  cake_lpr checks ``lrat``, or, when it is not given, the
-        LRAT that drat-trim writes from ``proof`` (:func:`drat_to_lrat`).
+        LRAT that drat-trim writes from ``proof`` (:func:`drat_to_lrat`); without either it
+        rejects (no LRAT to check).
     timeout : float, optional
         Seconds, for drat-trim (its ``-t``); dratify cannot be interrupted.
     lrat : str, optional
@@ -172,10 +175,15 @@ def check_proof(
     elif checker == "drat-trim":
         ok, reason = _check_drat_trim(clauses, nvars, proof, timeout)
     else:
-        if lrat is None:
-            lrat = drat_to_lrat(clauses, nvars, proof, timeout)
-        ok, reason = _check_cake_lpr(clauses, nvars, lrat) if lrat is not None else (
-            False, "drat-trim could not turn the proof into LRAT (it does not verify)")
+        if lrat is None and checker_executable("drat-trim") is None:
+            ok, reason = False, ("no LRAT form of this proof: nonosat writes it for proofs "
+                                 "without a SAT solver's part; for the others drat-trim -L "
+                                 "does, and drat-trim was not found")
+        else:
+            if lrat is None:
+                lrat = drat_to_lrat(clauses, nvars, proof, timeout)
+            ok, reason = _check_cake_lpr(clauses, nvars, lrat) if lrat is not None else (
+                False, "drat-trim could not turn the proof into LRAT (it does not verify)")
     return ProofCheck(checker, ok, reason, time.perf_counter() - start)
 
 

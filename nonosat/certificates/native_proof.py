@@ -24,12 +24,16 @@ stage                lemmas                               why each is RUP
 
 Each of these holds when unit propagation on the encoding sees what the line solver sees: it is
 guaranteed for the *propagation-complete* encodings (:data:`~nonosat.encodings.cnf.\
-PROPAGATION_COMPLETE`, ``regular``).  For the others (``order``, ``dfa``) every step is checked
-first by unit propagation in an incremental SAT solver that holds the formula and the lemmas so
-far; a clause ``D`` that propagation does not derive is derived by that solver, solving under
-the assumptions ``~D``: the clauses it learns follow from the formula and the lemmas whatever
-the assumptions, so they are written as lemmas before ``D``, which they make RUP.  The number of
-such steps is reported (:attr:`NativeProof.filled`).
+PROPAGATION_COMPLETE`, ``regular``).  For the others (``order``, ``dfa``) it may fail, so every
+step is checked (by default on every encoding) by a compiled unit propagator that holds the
+formula and the lemmas so far (:class:`~nonosat.certificates.rup.RupChecker`), which also
+records the clauses each check used: the lemma's LRAT hints (:attr:`NativeProof.lrat`).  A
+clause ``D`` that propagation does not derive is derived by an incremental SAT solver (made on
+first need) solving under the assumptions ``~D``: the clauses it learns follow from the formula
+and the lemmas whatever the assumptions, so they are written (and checked, with their hints) as
+lemmas before ``D``, which they make RUP.  The number of such steps is reported
+(:attr:`NativeProof.filled`).  With ``skip_implied``, unit lemmas that propagation already gives
+are left out, and so is everything after propagation finds the conflict, but the empty clause.
 
 When the trace fixes every cell and the formula ends with the blocking clause of that grid (a
 uniqueness certificate), the units falsify the blocking clause and the proof ends with the
@@ -56,6 +60,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nonosat.certificates.rup import RupChecker
 from nonosat.encodings.cnf import PROPAGATION_COMPLETE, PuzzleCnf, cell_var
 from nonosat.encodings.satsolver import solver_name
 from nonosat.errors import EngineError, PuzzleError
@@ -101,10 +106,20 @@ class NativeProof:
     filled : int
         Trace steps that unit propagation does not derive on this encoding, derived by a SAT
         refutation instead (always 0 on a propagation-complete encoding).
+    implied : int
+        Unit lemmas left out because unit propagation already gave them when they came
+        (``skip_implied``).
     refutes : bool
         Whether the steps end with the empty clause (the trace refutes the formula by itself).
     verified : bool
         Whether each step was checked with a propagator while it was written.
+    drat : str or None
+        Text DRAT of :attr:`steps` (written by the checker), when verified.
+    lrat : str or None
+        Text LRAT of :attr:`steps` over the formula's clause IDs (``1..m``, then each lemma the
+        next ID), each lemma with the hints unit propagation found for it, when verified.
+    checker : RupChecker or None
+        The checker that checked the steps, holding the formula and them (when verified).
     stages : dict of str to int
         Deductions per stage.
     time_s : float
@@ -115,14 +130,19 @@ class NativeProof:
     lemmas: int = 0
     deletions: int = 0
     filled: int = 0
+    implied: int = 0
     refutes: bool = False
     verified: bool = False
     stages: dict[str, int] = field(default_factory=dict)
     time_s: float = 0.0
+    drat: str | None = field(default=None, repr=False)
+    lrat: str | None = field(default=None, repr=False)
+    checker: RupChecker | None = field(default=None, repr=False)
 
     def stats(self) -> dict[str, Any]:
         """The counters as a JSON-serialisable dict."""
         return {"lemmas": self.lemmas, "deletions": self.deletions, "filled": self.filled,
+                "implied": self.implied,
                 "refutes": self.refutes, "verified": self.verified, "stages": dict(self.stages),
                 "time_s": round(self.time_s, 6)}
 
@@ -158,62 +178,122 @@ def _deductions(deductions: Iterable[Any]) -> list[_Deduction]:
 
 
 class _Writer:
-    """Collects steps.  With verification, one incremental SAT solver (logging DRAT) holds the
-    formula and the lemmas so far: each lemma is first tested by unit propagation under its
-    negation; one that fails is derived by solving under the negation as assumptions, whose
-    learnt clauses (consequences of the formula and the lemmas, whatever the assumptions) are
-    written before it."""
+    """Collects steps, and with verification checks them in batches: a :class:`RupChecker`
+    holds the formula and the lemmas so far, checks each lemma by unit propagation (recording
+    its LRAT hints) and stops at one that propagation does not derive; that one is derived by
+    an incremental SAT solver (logging DRAT, made on first need) holding the formula and the
+    lemmas so far, solving under the lemma's negation as assumptions: its learnt clauses
+    (consequences of the formula and the lemmas, whatever the assumptions) are checked and
+    written before the lemma, which they make RUP."""
 
-    def __init__(self, formula: Sequence[Sequence[int]], verify: bool, solver: str):
+    def __init__(self, formula: Sequence[Sequence[int]], nvars: int, verify: bool, solver: str,
+                 rup: RupChecker | None, skip_implied: bool = False):
         self.proof = NativeProof(verified=verify)
+        self._formula = formula
+        self._solver_name = solver
         self._solver: Any = None
         self._logged = 0
-        if verify:
-            from pysat.solvers import Solver
-
-            self._solver = Solver(name=solver_name(solver), bootstrap_with=formula,
-                                  with_proof=True)
+        self._synced = 0  # proof.steps already given to the SAT solver
+        self._pending: list[Clause] = []
+        self._deleting: list[bool] = []
+        self._rup = (rup if rup is not None else RupChecker(formula, nvars)) if verify else None
+        if self._rup is not None:
+            self._rup.skip_implied = skip_implied
 
     def close(self) -> None:
         if self._solver is not None:
             self._solver.delete()
 
     def add(self, clause: Clause) -> None:
-        """Add ``clause`` as a lemma, after the learnt clauses that make it RUP if needed."""
-        if self._solver is not None and not self._is_rup(clause):
-            self._derive(clause)
-            self.proof.filled += 1
-        self.proof.steps.append(clause)
-        self.proof.lemmas += 1
-        if self._solver is not None:
-            self._solver.add_clause(clause)
+        """Add ``clause`` as a lemma (checked at the next :meth:`flush`)."""
+        self._pending.append(clause)
+        self._deleting.append(False)
 
     def delete(self, clause: Clause) -> None:
-        self.proof.steps.append(Deletion(clause))
-        self.proof.deletions += 1
+        self._pending.append(clause)
+        self._deleting.append(True)
 
-    def _is_rup(self, clause: Clause) -> bool:
-        ok, _ = self._solver.propagate(assumptions=[-lit for lit in clause])
-        return not ok
+    def flush(self) -> None:
+        """Check the pending steps and record them, deriving those propagation does not give."""
+        steps, deleting = self._pending, self._deleting
+        self._pending, self._deleting = [], []
+        proof = self.proof
+        if self._rup is None:
+            for step, gone in zip(steps, deleting, strict=True):
+                proof.steps.append(Deletion(step) if gone else step)
+            proof.lemmas += deleting.count(False)
+            proof.deletions += deleting.count(True)
+            return
+        at = 0
+        while at < len(steps):
+            done = at + self._rup.run(steps[at:], deleting[at:])
+            skipped = self._rup.skipped
+            for k in range(at, done):
+                if skipped[k - at]:
+                    proof.implied += 1
+                    deleting[k] = None  # counted as neither lemma nor deletion
+                else:
+                    proof.steps.append(Deletion(steps[k]) if deleting[k] else steps[k])
+            if done == len(steps):
+                break
+            learnt = self._derive(steps[done], proof.steps)
+            if self._rup.run(learnt) != len(learnt):  # pragma: no cover - learnt clauses are RUP
+                raise EngineError("the SAT solver's learnt clauses are not RUP")
+            kept = [c for c, gone in zip(learnt, self._rup.skipped, strict=True) if not gone]
+            proof.steps.extend(kept)
+            proof.lemmas += len(kept)
+            proof.implied += len(learnt) - len(kept)
+            proof.filled += 1
+            if self._rup.run([steps[done]]) != 1:  # pragma: no cover - the final conflict is RUP
+                raise EngineError(f"the SAT solver's learnt clauses do not make {steps[done]} RUP")
+            proof.steps.append(steps[done])
+            self._synced = len(proof.steps)
+            at = done + 1
+        proof.lemmas += deleting.count(False)
+        proof.deletions += deleting.count(True)
 
-    def _derive(self, clause: Clause) -> None:
+    @property
+    def checker(self) -> RupChecker | None:
+        return self._rup
+
+    def text(self) -> tuple[str | None, str | None]:
+        """(DRAT, LRAT) of the steps recorded, when they were checked."""
+        if self._rup is None:
+            return None, None
+        return self._rup.drat(), self._rup.lrat()
+
+    def _derive(self, clause: Clause, written: list[Step]) -> list[Clause]:
+        """Learnt clauses that make ``clause`` RUP, from a SAT refutation of its negation."""
+        if self._solver is None:
+            from pysat.solvers import Solver
+
+            self._solver = Solver(name=solver_name(self._solver_name),
+                                  bootstrap_with=self._formula, with_proof=True)
+        live: dict[tuple[int, ...], int] = {}
+        for step in written[self._synced:]:
+            key = tuple(sorted(step.clause if isinstance(step, Deletion) else step))
+            live[key] = live.get(key, 0) + (-1 if isinstance(step, Deletion) else 1)
+        for key, count in live.items():
+            for _ in range(count):
+                self._solver.add_clause(list(key))
         if self._solver.solve(assumptions=[-lit for lit in clause]):
             raise EngineError(
                 f"the deduction {clause} does not follow from the clues and the earlier "
                 "deductions (the trace does not belong to this puzzle)"
             )
         lines = self._solver.get_proof() or []
+        learnt = []
         for line in lines[self._logged:]:
             text = line.strip()
             # the solver's deletions may name formula clauses, and it writes "0" whenever a
             # solve under assumptions fails: keep its learnt clauses only
             if text and not text.startswith("d") and text != "0":
-                learnt = [int(tok) for tok in text.split()[:-1]]
-                self.proof.steps.append(learnt)
-                self.proof.lemmas += 1
+                learnt.append([int(tok) for tok in text.split()[:-1]])
         self._logged = len(lines)
-        if not self._is_rup(clause):  # pragma: no cover - the solver's final conflict is RUP
-            raise EngineError(f"the SAT solver's learnt clauses do not make {clause} RUP")
+        for lemma in learnt:
+            self._solver.add_clause(lemma)
+        self._solver.add_clause(clause)
+        return learnt
 
 
 def native_lemmas(
@@ -222,8 +302,10 @@ def native_lemmas(
     deductions: Iterable[Any],
     *,
     line_units: bool = True,
-    verify: bool | None = None,
+    verify: bool = True,
     solver: str = FILL_SOLVER,
+    rup: RupChecker | None = None,
+    skip_implied: bool = False,
 ) -> NativeProof:
     """DRAT steps for a deduction trace (see the module docstring).
 
@@ -243,11 +325,21 @@ def native_lemmas(
         Write a unit lemma for each line deduction.  On a propagation-complete encoding they
         are implied by propagation on the earlier units and may be left out (a shorter proof
         that checks the same way); on other encodings they are always written.
-    verify : bool, optional
-        Check every step with a propagator and derive by SAT those that propagation does not
-        give.  Default: only for encodings that are not propagation-complete.
+    verify : bool
+        Check every step by unit propagation (:class:`~nonosat.certificates.rup.RupChecker`,
+        which also finds each lemma's LRAT hints: :attr:`NativeProof.lrat`) and derive by SAT
+        those that propagation does not give (default).  ``False``: write the steps unchecked
+        (no LRAT), which only a propagation-complete encoding makes sound.
     solver : str
         PySAT solver for the steps propagation does not give (:data:`FILL_SOLVER`).
+    rup : RupChecker, optional
+        A checker already holding ``formula`` (and nothing else), e.g. the one that found that
+        propagation alone does not refute it; made here when not given.
+    skip_implied : bool
+        Leave out the unit lemmas that unit propagation already gives when they come (with
+        ``verify``): a shorter proof whose LRAT hints are shorter too (the empty clause's hints
+        then hold the propagation that made them redundant).  Counted in
+        :attr:`NativeProof.implied`.
 
     Returns
     -------
@@ -277,10 +369,8 @@ def native_lemmas(
     start = time.perf_counter()
     h, w = enc.puzzle.shape
     complete = enc.encoding in PROPAGATION_COMPLETE
-    if verify is None:
-        verify = not complete
     formula = list(formula)
-    writer = _Writer(formula, verify, solver)
+    writer = _Writer(formula, enc.nvars, verify, solver, rup, skip_implied)
     proof = writer.proof
     fixed: dict[int, int] = {}
 
@@ -311,6 +401,9 @@ def native_lemmas(
         if any(clause and all(fixed.get(abs(lit)) == -lit for lit in clause) for clause in extra):
             writer.add([])
             proof.refutes = True
+        writer.flush()
+        proof.drat, proof.lrat = writer.text()
+        proof.checker = writer.checker
     finally:
         writer.close()
     proof.time_s = time.perf_counter() - start

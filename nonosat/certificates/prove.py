@@ -19,7 +19,8 @@ from nonosat.certificates.checkers import (
     drat_to_lrat,
     resolve_checkers,
 )
-from nonosat.certificates.native_proof import Deletion, Step, proof_lines
+from nonosat.certificates.native_proof import Deletion, NativeProof, Step, proof_lines
+from nonosat.certificates.rup import RupChecker
 from nonosat.encodings.cnf import (
     DEFAULT_ENCODING,
     PuzzleCnf,
@@ -27,18 +28,14 @@ from nonosat.encodings.cnf import (
     check_encoding,
     encode,
 )
-from nonosat.encodings.satsolver import (
-    DEFAULT_SOLVER,
-    SatRun,
-    proof_solver_name,
-    refuted_by_propagation,
-)
+from nonosat.encodings.satsolver import DEFAULT_SOLVER, SatRun, proof_solver_name
 from nonosat.errors import PuzzleError
 from nonosat.puzzle import Puzzle
 
 Clause = list[int]
-#: A prover hook: ``prover(encoding, formula) -> steps`` (see the module docstring).
-Prover = Callable[[PuzzleCnf, list[Clause]], Sequence[Step]]
+#: A prover hook: ``prover(encoding, formula) -> steps`` or a NativeProof (see the package
+#: docstring).
+Prover = Callable[..., "Sequence[Step] | NativeProof"]
 
 
 
@@ -77,8 +74,12 @@ class Certificate:
         prover hook's steps alone, e.g. the native solver's deductions) or ``"native+sat"``
         (those steps, then the SAT solver).
     lrat : str or None
-        The LRAT form of the proof (written by drat-trim from the DRAT proof, see
-        :func:`drat_to_lrat`), when drat-trim was found; ``None`` otherwise.
+        The LRAT form of the proof: written by nonosat itself for proofs of the ``native`` and
+        ``propagation`` provers (each lemma's hints found by unit propagation,
+        :class:`~nonosat.certificates.rup.RupChecker`), else by drat-trim from the DRAT proof
+        (:func:`drat_to_lrat`) when drat-trim was found; ``None`` otherwise.
+    lrat_source : str or None
+        Who wrote :attr:`lrat`: ``"nonosat"`` or ``"drat-trim"``.
     """
 
     puzzle: Puzzle
@@ -96,6 +97,7 @@ class Certificate:
     cnf: PuzzleCnf | None = field(default=None, repr=False)
     prover: str = "sat"
     lrat: str | None = field(default=None, repr=False)
+    lrat_source: str | None = None
 
     @property
     def proved(self) -> bool:
@@ -149,7 +151,10 @@ def certify(
         not bounded (drat-trim gets the time that is left).
     prover : callable, optional
         ``prover(encoding, formula) -> steps``: DRAT steps put before the SAT solver's proof
-        (module docstring).
+        (package docstring); with an attribute ``takes_rup = True`` it is called as
+        ``prover(encoding, formula, rup=checker)`` with the
+        :class:`~nonosat.certificates.rup.RupChecker` that holds ``formula``, and may return
+        the :class:`~nonosat.certificates.native_proof.NativeProof` it checked with it.
     solution : ndarray of bool, shape (height, width), optional
         A solution found by another engine; step 1 then only checks it against the clues
         instead of running the SAT solver.
@@ -219,8 +224,9 @@ def certify(
         t = time.perf_counter()
         remaining = None if deadline is None else max(1.0, deadline - time.perf_counter())
         names = resolve_checkers(checkers)
-        if checker_executable("drat-trim") is not None:
+        if cert.lrat is None and checker_executable("drat-trim") is not None:
             cert.lrat = drat_to_lrat(cert.formula, enc.nvars, cert.proof, remaining)
+            cert.lrat_source = "drat-trim" if cert.lrat is not None else None
             times["lrat"] = time.perf_counter() - t
         for checker in names:
             cert.checks.append(check_proof(cert.formula, enc.nvars, cert.proof, checker,
@@ -238,37 +244,65 @@ def _prove(cert: Certificate, enc: PuzzleCnf, formula: list[Clause], solver: str
 
     No vacuous work: when unit propagation alone refutes ``formula`` (most line-solvable
     puzzles under the order encoding), the proof is the empty clause alone, the prover is not
-    asked for lemmas, and :attr:`Certificate.prover` says ``"propagation"``."""
+    asked for lemmas, and :attr:`Certificate.prover` says ``"propagation"``.  One
+    :class:`RupChecker` serves the propagation test, the check of the prover's steps and their
+    LRAT; when no SAT solver is needed, ``cert.lrat`` is its LRAT (``lrat_source``
+    ``"nonosat"``)."""
     t = time.perf_counter()
-    if refuted_by_propagation(formula):
+    rup = RupChecker(formula, enc.nvars)
+    if rup.refuted:
         cert.stats["prove"] = {"method": "unit propagation"}
         cert.proof = "0\n"
+        cert.lrat, cert.lrat_source = rup.conflict_lrat(), "nonosat"
         cert.prover = "propagation"
         cert.times["prove"] = time.perf_counter() - t
         cert.stats.update(_proof_size(cert.proof, 0))
         return None
-    steps = [s if isinstance(s, Deletion) else list(s) for s in prover(enc, formula)] \
-        if prover is not None else []
-    live: dict[tuple[int, ...], list[Clause]] = {}  # the lemmas not deleted again
-    for step in steps:
-        if isinstance(step, Deletion):
-            same = live.get(tuple(sorted(step.clause)))
-            if same:
-                same.pop()
+    written: NativeProof | None = None
+    steps: list[Step] = []
+    if prover is not None:
+        made = (prover(enc, formula, rup=rup) if getattr(prover, "takes_rup", False)
+                else prover(enc, formula))
+        if isinstance(made, NativeProof):
+            written = made
+            steps = list(made.steps)
         else:
-            live.setdefault(tuple(sorted(step)), []).append(step)
-    lemmas = [c for same in live.values() for c in same]
+            steps = [s if isinstance(s, Deletion) else list(s) for s in made]
+    own = written is not None and written.checker is not None
+    if own:
+        assert written is not None and written.checker is not None
+        rup = written.checker  # it holds the formula and the steps
+    if not own and steps:
+        # steps nobody checked: check them here, to find their hints (a prover's steps may
+        # also be RAT, which drat-trim and dratify check and this propagator does not)
+        rup = RupChecker(formula, enc.nvars)
+        own = rup.run([s.clause if isinstance(s, Deletion) else s for s in steps],
+                      [isinstance(s, Deletion) for s in steps]) == len(steps)
     added = sum(1 for s in steps if not isinstance(s, Deletion))
+    refutes = bool(steps) and steps[-1] == []
     try:
-        if steps and steps[-1] == []:
-            cert.stats["prove"] = {"method": "prover"}
-            cert.proof = _proof_text(steps, [])
+        if own and (refutes or rup.refuted):
+            # the prover's lemmas refute the formula, or unit propagation does after them
+            cert.stats["prove"] = {"method": "prover" if refutes else "unit propagation"}
+            if not refutes:
+                rup.run([[]])
+            cert.proof = rup.drat()
+            cert.lrat, cert.lrat_source = rup.lrat(), "nonosat"
             cert.prover = "native"
             return None
-        if refuted_by_propagation(formula + lemmas):
-            cert.stats["prove"] = {"method": "unit propagation"}
+        live: dict[tuple[int, ...], list[Clause]] = {}  # the lemmas not deleted again
+        for step in steps:
+            if isinstance(step, Deletion):
+                same = live.get(tuple(sorted(step.clause)))
+                if same:
+                    same.pop()
+            else:
+                live.setdefault(tuple(sorted(step)), []).append(step)
+        lemmas = [c for same in live.values() for c in same]
+        if not own and (refutes or RupChecker(formula + lemmas, enc.nvars).refuted):
+            cert.stats["prove"] = {"method": "prover" if refutes else "unit propagation"}
             cert.proof = _proof_text(steps, [])
-            cert.prover = "native" if steps else "sat"
+            cert.prover = "native"
             return None
         with SatRun(formula + lemmas, solver, with_proof=True) as run:
             answer = run.solve(deadline)

@@ -10,12 +10,15 @@ native search's guesses, or SAT's conflicts when the portfolio handed over to SA
 
 Also printed: a one-line classification ("unique, line-solvable", "unique, needs probing (depth
 1)", "unique, needs search (N guesses|conflicts)", "several solutions (K cells ambiguous)", "no
-solution"); the backbone; the independent parts of the cells logic leaves open (they share no
-row and no column: each can be solved alone); cells tied by the implication graph (its strongly
-connected components); for unique puzzles line solving does not solve, a smallest backdoor (cells whose
-values, given, make line solving finish; proved smallest, or the best found with a lower bound,
---backdoor-timeout); for several solutions the whole ambiguity map (<>), extra givens and
-one-cell edits of the picture (when it is known) that make the solution unique.
+solution"); the backbone; the independent parts of the cells line solving and all logic leave
+open (they share no row and no column: each can be solved alone); cells tied by the implication
+graph (its strongly connected components); a smallest backdoor: the fewest cells whose values,
+given, make line solving (--backdoor-logic probing: line solving and probing) finish -- "exact:
+proved smallest", or "best found in the time limit" with the lower bound proved
+(--backdoor-timeout), 0 cells for a line-solvable puzzle, and with several solutions that of the
+goal picture (else the first solution found), whose givens then also make it the only one; for
+several solutions the whole ambiguity map (<>), extra givens and one-cell edits of the picture
+(when it is known) that make the solution unique.
 
 \b
 Grade (score on one scale, 1 to 5):
@@ -48,6 +51,7 @@ from nonosat.cli.common import (
     announce_compile,
     handle_errors,
     print_json,
+    split_puzzle_ref,
 )
 from nonosat.formats import read_puzzle
 
@@ -75,9 +79,16 @@ EngineOpt = Annotated[
                       "portfolio, as 'nonosat solve').")
 ]
 BackdoorOpt = Annotated[
-    float, typer.Option("--backdoor-timeout", min=0,
+    float, typer.Option("--backdoor-timeout", min=0, metavar="SECONDS",
                         help="Seconds for the smallest-backdoor search (0 skips it).")
 ]
+BackdoorLogicOpt = Annotated[
+    str, typer.Option("--backdoor-logic", metavar="NAME",
+                      help="What completes the backdoor's givens: line (line solving) or probing "
+                      "(line solving and failed-literal probing).")
+]
+#: Seconds for the backdoor search by default (nonosat.analysis.difficulty.BACKDOOR_TIMEOUT).
+BACKDOOR_TIMEOUT = 10.0
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --graph / --map files.")]
 
 
@@ -95,7 +106,8 @@ def analyse_command(
     depth: DepthOpt = None,
     engine: EngineOpt = "auto",
     timeout: TimeoutOpt = 30.0,
-    backdoor_timeout: BackdoorOpt = 10.0,
+    backdoor_timeout: BackdoorOpt = BACKDOOR_TIMEOUT,
+    backdoor_logic: BackdoorLogicOpt = "line",
     force: ForceOpt = False,
     json_output: JsonOpt = False,
     format: FormatOpt = None,
@@ -105,10 +117,14 @@ def analyse_command(
     from nonosat.analysis.difficulty import analyse
     from nonosat.errors import FormatError
 
+    if backdoor_logic not in ("line", "probing"):
+        raise typer.BadParameter(f"{backdoor_logic!r}: use line or probing",
+                                 param_hint="--backdoor-logic")
+    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     if puzzle.is_colour:
         _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout,
-                        graph, map_file, force, json_output)
+                        graph, map_file, force, json_output, backdoor_timeout, backdoor_logic)
     for path in (graph, map_file):
         if path is not None and path.exists() and not force:
             raise FormatError(str(path), None, "already exists; use --force to overwrite it")
@@ -117,7 +133,7 @@ def analyse_command(
     announce_compile()
     result = analyse(puzzle, limit=limit, count_all=count_all, timeout=timeout, depth=depth,
                      engine=engine, keep_graph=graph is not None,
-                     backdoor_timeout=backdoor_timeout)
+                     backdoor_timeout=backdoor_timeout, backdoor_logic=backdoor_logic)
     if graph is not None:
         from nonosat.analysis.structure import write_graph_with_components
 
@@ -131,7 +147,7 @@ def analyse_command(
     if json_output:
         print_json(result.to_json(name))
     else:
-        typer.echo(_report(result, name))
+        typer.echo(_report(result, name, backdoor_timeout))
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
@@ -175,7 +191,41 @@ def _linked(groups) -> str:
     return f"{len(groups)} group{'s' if len(groups) != 1 else ''}; largest: {desc}"
 
 
-def _report(result, name: str) -> str:
+def _parts(parts) -> str:
+    """``"none (nothing open)"`` / ``"3 (cells: 40, 12, 4); no row or column links two"``."""
+    if not parts:
+        return "none (nothing left open)"
+    sizes = [p.size for p in parts]
+    shown = ", ".join(map(str, sizes[:12])) + (" ..." if len(sizes) > 12 else "")
+    tail = "; no row or column links two parts" if len(sizes) > 1 else ""
+    return f"{len(sizes)} (cells: {shown}){tail}"
+
+
+def _backdoor_line(result, backdoor_timeout: float) -> str:
+    """The backdoor: found (exact or best with a bound), or why there is none."""
+    bd = result.backdoor
+    logic = "line solving" if bd is None or bd.logic == "line" else "probing"
+    head = f"smallest backdoor to {logic}"
+    if bd is None:
+        status = result.status.value
+        why = ("no solution" if status == "none" else
+               "undecided puzzle" if status == "unknown" else
+               "uniqueness not checked (--limit 1)" if status == "solved" else
+               "skipped (--backdoor-timeout 0)" if backdoor_timeout == 0 else "not computed")
+        return f"{head}: none ({why})"
+    if bd.several:
+        head += f" of {result.backdoor_of}"
+    out = f"{head}: {bd.describe()}"
+    if bd.several:
+        out += "\n  (several solutions: these givens also make it the only one)"
+    if bd.cells:
+        from nonosat.analysis.wording import wrap
+
+        out += "\n" + wrap(_cells(bd.cells, 60), first="  givens: ", indent=4)
+    return out
+
+
+def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> str:
     """The human-readable report."""
     from nonosat.analysis.ambiguity import render_ambiguity_text
 
@@ -224,15 +274,11 @@ def _report(result, name: str) -> str:
         lines.append(f"search: decided by {search.engine} (no search figures)")
     bb = result.backbone_size()
     lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
-    if result.parts:
-        sizes = [p.size for p in result.parts]
-        shown = ", ".join(map(str, sizes[:12])) + (" ..." if len(sizes) > 12 else "")
-        lines.append(f"independent parts after logic: {len(sizes)} (cells: {shown}); no row or "
-                     "column links two parts")
-    elif staged.status == "solved":
-        lines.append("independent parts after logic: none (logic solves it)")
+    if staged.status != "contradiction":
+        lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
+        lines.append(f"independent parts after logic: {_parts(result.parts)}")
     gs = result.graph_summary
-    if gs:
+    if gs and gs["nodes"]:
         lines.append(f"implication graph after line solving: {gs['nodes']} literals, "
                      f"{gs['edges']} edges, {gs['nontrivial']} strongly connected component"
                      f"{'s' if gs['nontrivial'] != 1 else ''} of two literals or more")
@@ -240,9 +286,7 @@ def _report(result, name: str) -> str:
         lines.append(f"linked cells after line solving: {_linked(result.linked)}")
     if result.linked_after_logic:
         lines.append(f"linked cells after logic: {_linked(result.linked_after_logic)}")
-    if result.backdoor is not None:
-        bd = result.backdoor
-        lines.append(f"smallest backdoor to line solving: {bd.describe()}: {_cells(bd.cells)}")
+    lines.append(_backdoor_line(result, backdoor_timeout))
     g = result.grade
     lines.append(f"grade: {g.grade} ({g.name}), score {g.score} (scale 1-5): {g.reason}")
     if result.backbone is not None:
@@ -259,66 +303,141 @@ def _report(result, name: str) -> str:
                      "minimum")
     for edit in result.edits:
         lines.append(f"edit: {edit['text']}")
-    lines.append(f"time: {result.time_s:.2f} s")
+    load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
+            if result.load_s >= 0.5 else "")
+    lines.append(f"time: {result.time_s:.2f} s{load}")
     return "\n".join(lines)
 
 
 def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout, graph,
-                    map_file, force, json_output) -> None:
-    """``analyse`` of a colour puzzle (:func:`nonosat.analysis.colour.analyse_colour`); always
-    exits with the verdict's code."""
+                    map_file, force, json_output, backdoor_timeout=BACKDOOR_TIMEOUT,
+                    backdoor_logic="line") -> None:
+    """``analyse`` of a colour puzzle (:func:`nonosat.analysis.colour.analyse_colour`): the
+    black-and-white report's lines and JSON keys wherever they apply to colour; always exits
+    with the verdict's code."""
     from nonosat.analysis.colour import analyse_colour
     from nonosat.errors import FormatError
 
-    if graph is not None:
-        raise FormatError(str(graph), None, "--graph (the implication graph) is for "
-                          "black-and-white puzzles; this is a colour puzzle")
-    if map_file is not None:
-        if map_file.exists() and not force:
-            raise FormatError(str(map_file), None, "already exists; use --force to overwrite it")
-        if map_file.suffix.lower() not in (".svg", ".png"):
-            raise FormatError(str(map_file), None, "--map must end in .svg or .png")
+    for path in (graph, map_file):
+        if path is not None and path.exists() and not force:
+            raise FormatError(str(path), None, "already exists; use --force to overwrite it")
+    if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
+        raise FormatError(str(map_file), None, "--map must end in .svg or .png")
     announce_compile(colour=True)
-    result = analyse_colour(puzzle, limit=10000 if count_all else limit, engine=engine,
-                            timeout=timeout)
+    result = analyse_colour(puzzle, limit=limit, count_all=count_all, engine=engine,
+                            timeout=timeout, backdoor_timeout=backdoor_timeout,
+                            keep_graph=graph is not None, backdoor_logic=backdoor_logic)
+    if graph is not None:
+        from nonosat.analysis.colour import write_colour_graph
+
+        if result.graph is None:
+            raise FormatError(str(graph), None, "line solving contradicts the clues: no "
+                              "implication graph to write")
+        fmt = write_colour_graph(result.graph, puzzle, graph)
+        typer.echo(f"wrote {graph} ({fmt}, {result.graph.number_of_nodes()} nodes, "
+                   f"{result.graph.number_of_edges()} edges)", err=True)
     if map_file is not None:
-        from nonosat.cli.render import _write
-
-        if map_file.suffix.lower() == ".svg":
-            from nonosat.render.svg import render_svg
-
-            data = render_svg(puzzle, solutions=result.solutions).encode()
-        else:
-            from nonosat.render.png import render_png
-
-            data = render_png(puzzle, solutions=result.solutions)
-        _write(map_file, data)
+        _write_map(result, map_file)
         typer.echo(f"wrote {map_file}", err=True)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
         print_json(result.to_json(name))
-        raise typer.Exit(STATUS_EXIT[result.status])
-    counts = ", ".join(f"{k} {v}" for k, v in sorted(result.techniques.items())) or "none"
-    fixed = ", ".join(f"{k} {v}" for k, v in sorted(result.fixed_by.items())) or "none"
-    ends = {"solved": "line solving and probing solve it", "guess": "search is needed",
-            "no-solution": "line solving and probing prove there is no solution"}
-    lines = [
-        f"{name}: {_VERDICT[result.status.value]} (colour puzzle, "
-        f"{len(puzzle.palette) - 1} colours)",
-        f"steps: {counts}; cells decided by: {fixed}",
-        f"staged solve: {ends.get(result.end, result.end)}",
-        f"grade: {result.grade} (1 easy .. 5 extreme)",
-    ]
-    if result.ambiguous is not None:
-        lines.append(f"ambiguous cells: {int(result.ambiguous.sum())} "
-                     f"of {puzzle.height * puzzle.width} differ between solutions")
-    if result.backbone is not None:
-        lines.append(f"backbone: {result.backbone} of {puzzle.height * puzzle.width} cells "
-                     "take the same colour in every solution")
-    if result.givens is not None:
-        names = [c.name for c in puzzle.palette.colours]
-        listed = ", ".join(f"R{r + 1}C{c + 1} {names[k]}" for r, c, k in result.givens)
-        lines.append(f"givens that make it unique: {listed}")
-    lines.append(f"time: {result.time_s:.2f} s")
-    typer.echo("\n".join(lines))
+    else:
+        typer.echo(_colour_report(result, name, backdoor_timeout))
     raise typer.Exit(STATUS_EXIT[result.status])
+
+
+def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> str:
+    """The human-readable report of a colour puzzle: the black-and-white report's wording,
+    without the implication stage and the linked cells (not computed for colour)."""
+    from nonosat.analysis.colour import render_colour_ambiguity_text
+
+    puzzle = result.puzzle
+    staged = result.staged
+    names = [c.name for c in puzzle.palette.colours]
+    n_cells = puzzle.height * puzzle.width
+    verdict = _VERDICT[result.status.value]
+    if result.status.value == "multiple":
+        verdict = (f"{len(result.solutions)} solutions" if result.counted_all
+                   else f"several solutions (at least {len(result.solutions)})")
+    lines = [f"{name}: {puzzle.describe()}, {len(names) - 1} colours: {verdict} "
+             f"[{result.engine}, {result.solve_time_s:.3f} s]",
+             f"classification: {result.classification}"]
+    needed = result.techniques_needed
+    chain = ["line solving", "probing", "search"]
+    upto = {"line": 1, "implications": 2, "probing": 2, "search": 3}[needed]
+    lines.append(f"techniques needed: {needed} ({' -> '.join(chain[:upto])})")
+    cells = result.cells_by_stage()
+    parts = [f"line {cells['line']}", f"probing {cells['probing']}", f"search {cells['search']}"]
+    if cells["ambiguous"]:
+        parts.append(f"ambiguous {cells['ambiguous']}")
+    if cells["undecided"]:
+        parts.append(f"undecided {cells['undecided']}")
+    total = sum(cells.values())
+    lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
+    oa = staged.open_after
+    lines.append(f"cells open after: line {oa['line']}, probing {oa['probing']} (of {n_cells})")
+    inv = staged.invocations
+    steps = staged.techniques()
+    lines.append(f"rounds that made progress: line {inv['line']}, probing {inv['probing']}; "
+                 "steps: " + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
+    search = result.search
+    if search is None:
+        lines.append("search: not needed")
+    elif search.engine == "sat":
+        lines.append(f"search: decided by SAT after logic: {search.describe()}"
+                     + ("" if search.decided else " (time limit: not decided)"))
+    elif search.engine == "native":
+        lines.append(f"search: decided by the native search: {search.describe()}, max depth "
+                     f"{search.max_depth}" + ("" if search.decided else
+                                              " (time limit: not decided)"))
+    else:
+        lines.append(f"search: decided by {search.engine} (no search figures)")
+    bb = result.backbone_size()
+    lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
+    if staged.status != "contradiction":
+        lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
+        lines.append(f"independent parts after logic: {_parts(result.parts)}")
+    gs = result.graph_summary
+    if gs and gs["nodes"]:
+        lines.append(f"implication graph after line solving: {gs['nodes']} literals, "
+                     f"{gs['edges']} edges, {gs['nontrivial']} strongly connected component"
+                     f"{'s' if gs['nontrivial'] != 1 else ''} of two literals or more")
+
+    def listed(cells, limit: int = 8) -> str:
+        out = ", ".join(f"{_cell(c)} {names[int(k)]}" for c, k in cells[:limit])
+        return out + (f" and {len(cells) - limit} more" if len(cells) > limit else "")
+
+    bd = result.backdoor
+    if bd is None:
+        # the black-and-white wording (no cells to name)
+        lines.append(_backdoor_line(result, backdoor_timeout))
+    else:
+        from nonosat.analysis.wording import wrap
+
+        head = f"smallest backdoor to {'line solving' if bd.logic == 'line' else 'probing'}"
+        if bd.several:
+            head += f" of {result.backdoor_of}"
+        lines.append(f"{head}: {bd.describe()}")
+        if bd.several:
+            lines.append("  (several solutions: these givens also make it the only one)")
+        if bd.cells:
+            lines.append(wrap(listed(bd.cells, 60), first="  givens: ", indent=4))
+    g = result.grade
+    lines.append(f"grade: {g.grade} ({g.name}), score {g.score} (scale 1-5): {g.reason}")
+    if result.backbone is not None:
+        amb = result.backbone.ambiguous
+        lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
+        lines.append(render_colour_ambiguity_text(puzzle, result.solutions[0], amb))
+        if result.backbone.undecided.any():
+            lines.append(f"({int(result.backbone.undecided.sum())} cells undecided: time limit)")
+    if result.givens is not None:
+        gv = result.givens
+        state = "unique" if gv.unique else "not proved unique (time limit)"
+        lines.append(f"extra givens making the solution {state}: {len(gv.cells)} "
+                     f"({listed(gv.cells, 20)}); greedy, no given can be dropped, but not proved "
+                     "minimum")
+    load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
+            if result.load_s >= 0.5 else "")
+    lines.append(f"time: {result.time_s:.2f} s{load}")
+    return "\n".join(lines)

@@ -210,6 +210,9 @@ def main() -> None:
     gets every command."""
     argv = sys.argv[1:]
     only = argv[0] if argv and argv[0] in COMMANDS else None
+    from nonosat.cli import common
+
+    common.HARD_TIME_LIMIT = True  # a nonosat process: the time limit is also a hard stop
     build_app(only)(prog_name="nonosat")
 
 

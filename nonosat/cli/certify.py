@@ -2,11 +2,14 @@
 
 certify writes a certificate directory: puzzle.json (the clues), puzzle.cnf (the CNF encoding
 plus the clause excluding the solution found), proof.drat (a DRAT proof that this CNF is
-unsatisfiable, so no other solution exists), solution.txt and certificate.json (fingerprint,
-verdict, encoding, solver, checkers, times, proof size, file hashes).  The proof is checked
-before anything is called certified: in-process by dratify, and by drat-trim when it is on PATH
-(--checker).  The proof is written by the native solver (--prover native: its propagation and
-probing deductions, about one lemma per cell, for puzzles it decides without search), by the SAT
+unsatisfiable, so no other solution exists), proof.lrat (the same refutation with each lemma's
+hints, for the verified checker cake_lpr: written by nonosat for proofs without a SAT solver's
+part, else by drat-trim -L when drat-trim is found), solution.txt and certificate.json
+(fingerprint, verdict, encoding, solver, checkers, who wrote the LRAT, times, proof size, file
+hashes).  The proof is checked before anything is called certified: in-process by dratify, and
+by drat-trim and cake_lpr when found (--checker, --checker-path).  The proof is written by the
+native solver (--prover native: its propagation and probing deductions, the cells propagation
+does not already give, for puzzles it decides without search; exit 5 when it needs search), by the SAT
 solver (--prover sat), or by both (--prover auto, the default: native where it decides the
 puzzle without search, else the SAT solver's proof after the native deductions); it is checked
 the same way whatever wrote it.  A puzzle with several solutions gets two of them as the witness and no proof
@@ -187,8 +190,11 @@ def certify_command(
             "prover": cert.prover,
             "solver": cert.solver,
             "checks": [c.to_json() for c in cert.checks],
+            "checkers_accepted": [c.checker for c in cert.checks if c.ok],
             "proof": {k: cert.stats[k] for k in ("lemmas", "deletions", "proof_bytes")
                       if k in cert.stats},
+            "lrat": None if cert.lrat is None else {"made_by": cert.lrat_source,
+                                                    "lines": cert.lrat.count("\n")},
             "times_s": {k: round(v, 6) for k, v in cert.times.items()},
         })
         raise typer.Exit(code)
@@ -207,9 +213,11 @@ def certify_command(
     how = cert.stats.get("prove", {}).get("method", "sat")
     prefix = cert.stats.get("prefix_lemmas", 0)
     filled = cert.stats.get("native", {}).get("filled", 0)
+    implied = cert.stats.get("native", {}).get("implied", 0)
     if cert.prover == "native":
         source = "native solver: propagation and probing deductions" + (
-            f"; {filled} that unit propagation does not give derived by SAT" if filled else "")
+            f"; {filled} that unit propagation does not give derived by SAT" if filled else "") + (
+            f"; {implied:,} that it gives left out" if implied else "")
     elif cert.prover == "native+sat":
         source = f"{prefix:,} from the native solver's deductions, then {cert.solver}"
     elif how == "unit propagation":
@@ -218,6 +226,9 @@ def certify_command(
         source = cert.solver
     typer.echo(f"  proof: {lemmas:,} lemma{'s' if lemmas != 1 else ''} ({source}), "
                f"{cert.encoding} encoding")
+    if cert.lrat is not None:
+        by = "nonosat" if cert.lrat_source == "nonosat" else "drat-trim -L"
+        typer.echo(f"  LRAT: {cert.lrat.count(chr(10)):,} lines, written by {by}")
     for check in cert.checks:
         verdict = "accepted" if check.ok else f"REJECTED ({check.reason})"
         typer.echo(f"  {check.checker}: {verdict} in {check.time_s:.3f} s")

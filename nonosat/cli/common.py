@@ -288,17 +288,71 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     return typer.Exit(code)
 
 
+#: Set by :func:`nonosat.cli.app.main` (a real ``nonosat`` process, not a command run
+#: in-process by tests): the time limit is then also enforced by :func:`_watchdog`.
+HARD_TIME_LIMIT = False
+
+#: Commands whose whole run the watchdog bounds, by ``module.function``: how many times the
+#: ``--timeout`` the command may use by design (stages that each get the limit: render's
+#: ambiguity witnesses after the solve, the checkers of verify-certificate one after another,
+#: analyse's verdict, backdoor search and staged logic).  Commands not listed (crosscheck: the
+#: limit is per puzzle and engine) are not bounded as a whole.
+HARD_STOP_STAGES = {
+    "nonosat.cli.solve.solve_command": 1,
+    "nonosat.cli.hint.hint_command": 1,
+    "nonosat.cli.explain.explain_command": 1,
+    "nonosat.cli.certify.certify_command": 1,
+    "nonosat.cli.certify.verify_command": 3,
+    "nonosat.cli.render.render_command": 2,
+    "nonosat.cli.verify.verify_command": 2,
+    "nonosat.cli.analyse.analyse_command": 3,
+}
+
+
+def _watchdog(limit: float) -> Any:
+    """A daemon timer that ends the process with exit 4 and one line on stderr when the command
+    is still running ``max(5, limit / 4)`` seconds past ``limit`` seconds (its time limit times
+    its :data:`HARD_STOP_STAGES`): a compiled step that cannot be interrupted (one root node of
+    native probing on a random 1000x1000 grid ran for minutes past a 5 s limit) must not run
+    without bound.  The compiled kernels release the GIL, so the timer thread runs while they
+    do."""
+    import os
+    import threading
+
+    grace = max(5.0, limit / 4)
+
+    def overrun() -> None:
+        try:
+            sys.stderr.write(
+                f"nonosat: error: gave up: still running {grace:g} s past the time limit of "
+                f"{limit:g} s (raise it with --timeout or NONOSAT_TIMEOUT; 0 = none)\n"
+            )
+            sys.stderr.flush()
+        finally:
+            os._exit(EXIT_GAVE_UP)
+
+    timer = threading.Timer(limit + grace, overrun)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
 def handle_errors(func: F) -> F:
     """Decorator for commands: a :class:`NonosatError` becomes one line on stderr and exit 2,
     never a traceback.  ``KeyboardInterrupt`` exits 130.  A ``timeout`` not given takes the
-    default of :func:`nonosat.limits.default_timeout` (``0``: none), and the memory estimate
-    checks the command's kind of work (:func:`nonosat.limits.command_workload`)."""
+    default of :func:`nonosat.limits.default_timeout` (``0``: none), in a ``nonosat`` process
+    enforced by :func:`_watchdog` as well, and the memory estimate checks the command's kind of
+    work (:func:`nonosat.limits.command_workload`)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        timer = None
         try:
             if "timeout" in kwargs and func.__name__ != "batch_command" and not kwargs.get("results"):
                 kwargs["timeout"] = resolve_timeout(kwargs["timeout"])
+                stages = HARD_STOP_STAGES.get(f"{func.__module__}.{func.__name__}")
+                if HARD_TIME_LIMIT and stages and kwargs["timeout"] is not None:
+                    timer = _watchdog(stages * kwargs["timeout"])
             with workload(command_workload(func.__name__, kwargs)):
                 return func(*args, **kwargs)
         except NonosatError as exc:
@@ -306,6 +360,9 @@ def handle_errors(func: F) -> F:
         except KeyboardInterrupt:
             typer.echo("nonosat: interrupted", err=True)
             raise typer.Exit(130) from None
+        finally:
+            if timer is not None:
+                timer.cancel()
 
     return wrapper  # type: ignore[return-value]
 

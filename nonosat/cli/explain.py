@@ -35,6 +35,7 @@ from nonosat.cli.common import (
     announce_compile,
     handle_errors,
     print_json,
+    split_puzzle_ref,
 )
 from nonosat.formats import read_puzzle
 
@@ -116,6 +117,7 @@ def explain_command(
     from nonosat.limits import resolve_timeout
     from nonosat.puzzle import grid_rows, unknown_grid
 
+    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     announce_compile(puzzle.is_colour)
     if puzzle.is_colour:

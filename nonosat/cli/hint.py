@@ -34,6 +34,7 @@ from nonosat.cli.common import (
     handle_errors,
     print_json,
     read_state,
+    split_puzzle_ref,
 )
 from nonosat.formats import read_puzzle
 
@@ -66,6 +67,7 @@ def hint_command(
     from nonosat.analysis.wording import pair_cells_text, wrap
     from nonosat.limits import resolve_timeout
 
+    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     grid = read_state(state, puzzle) if state is not None else None
     if puzzle.is_colour:

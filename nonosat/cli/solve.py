@@ -138,6 +138,10 @@ def solve_command(
             console.print(render_colour_text(puzzle, sol))
             console.print("")
         console.print(verdict_line(puzzle, result, limit), markup=False)
+        from nonosat.analysis.colour import colour_solve_classification
+
+        console.print(f"classification: {colour_solve_classification(puzzle, result, partial)}",
+                      markup=False)
     else:
         for line in report_lines(puzzle, result, limit, partial):
             typer.echo(line)

@@ -75,7 +75,7 @@ VerifyTimeoutOpt = Annotated[
     typer.Option(
         "--timeout", "-t", min=0.0, metavar="SECONDS",
         help="Seconds per puzzle for finding solutions and proofs; undecided after it "
-        "(default: none for one puzzle, 60 with --results; 0: none).",
+        "(default: $NONOSAT_TIMEOUT or 300 for one puzzle, 60 with --results; 0: none).",
     ),
 ]
 SolutionFormatOpt = Annotated[

@@ -22,6 +22,13 @@ regular    regular constraint, state + transition variables      **yes**
 dfa        automaton states only, forward Tseitin implications   no
 =========  ====================================================  ======================
 
+The ``order`` encoding of a whole puzzle is built by compiled code
+(:mod:`nonosat.encodings.cnf_order`, numba kernels over numpy arrays): exactly the clauses of the
+Python line encoder :func:`_order_line` below, which stays as the reference it is tested against
+(``tests/test_cnf_order.py``).  On a 25x25 tournament puzzle (~11,000 clauses) that is about 0.2
+ms of kernel and 1.5 ms to make the Python lists PySAT takes, against about 8 ms in Python
+(``benchmarks/bench_cnf_build.py``).  ``regular`` and ``dfa`` are built in Python.
+
 *Propagation-complete* means: for every partial assignment of a line's cells, unit propagation on
 that line's clauses derives exactly the cells a complete line solver forces, and a conflict
 exactly when the line has no completion.  ``tests/test_cnf_encodings.py`` checks this by
@@ -144,7 +151,8 @@ def cell_var(width: int, row: int, col: int) -> int:
 
 
 def _order_line(clue: tuple[int, ...], cells: Sequence[int], aux: _Vars, out: _Clauses) -> None:
-    """Order encoding of block starts.
+    """Order encoding of block starts (the Python reference; :func:`encode` builds it with the
+    compiled kernels of :mod:`nonosat.encodings.cnf_order`, which give the same clauses).
 
     Block ``j`` (length ``b[j]``) starts somewhere in ``[e[j], l[j]]`` (earliest and latest
     start).  Variable ``S(j, p)`` means *block j starts at or before p*, for ``e[j] <= p <
@@ -453,10 +461,15 @@ def line_clauses(
     ([[-5, 6], [-5, 1], [-1, 5], [-6, 2], [-2, 6], [5, 3], [-3, -5], [6, 4], [-4, -6]], 7)
     """
     encoder = _LINE_ENCODERS[check_encoding(encoding)]
+    if clue is None:
+        return [], first_aux
+    if encoding == "order":
+        from nonosat.encodings.cnf_order import order_line
+
+        return order_line(tuple(clue), cells, first_aux)
     out = _Clauses()
     aux = _Vars(first_aux)
-    if clue is not None:
-        encoder(tuple(clue), list(cells), aux, out)
+    encoder(tuple(clue), list(cells), aux, out)
     return list(out), aux.next
 
 
@@ -572,7 +585,9 @@ def encode(
     Notes
     -----
     Deterministic: the same puzzle, encoding and version always give the same clauses in the
-    same order, which is what lets a certificate be re-derived and compared.
+    same order, which is what lets a certificate be re-derived and compared.  ``order`` is built
+    by compiled kernels (:mod:`nonosat.encodings.cnf_order`, loaded with the ``sat`` and
+    ``auto`` engines by :func:`nonosat.engines.load_engine`), the others in Python.
 
     Examples
     --------
@@ -581,7 +596,27 @@ def encode(
     >>> enc.cell_var(1, 1), enc.clauses[:3]
     (4, [[-5, 1], [-1, 5], [5, 2]])
     """
-    encoder = _LINE_ENCODERS[check_encoding(encoding)]
+    check_encoding(encoding)
+    if partial is not None:
+        units = partial_units(puzzle, partial)  # checks the shape before any work
+    if encoding == "order":
+        from nonosat.encodings.cnf_order import encode_order
+
+        out, nvars, spans = encode_order(puzzle)
+    else:
+        out, nvars, spans = _encode_lines(puzzle, encoding)
+    if partial is not None:
+        out.extend(units)
+    return PuzzleCnf(puzzle, encoding, ENCODING_VERSIONS[encoding], out, nvars, spans)
+
+
+def _encode_lines(
+    puzzle: Puzzle, encoding: str
+) -> tuple[list[Clause], int, list[tuple[int, int, int, int]]]:
+    """Every line's clauses built in Python by the line encoder (the reference the compiled
+    ``order`` encoder of :mod:`nonosat.encodings.cnf_order` is tested against): ``(clauses,
+    nvars, line_spans)`` as :class:`PuzzleCnf` holds them."""
+    encoder = _LINE_ENCODERS[encoding]
     h, w = puzzle.shape
     clauses = _Clauses()
     aux = _Vars(h * w + 1)
@@ -593,10 +628,7 @@ def encode(
         if clue is not None:
             encoder(clue, cells, aux, clauses)
         spans.append((first_clause, len(clauses), first_aux, aux.next))
-    out = list(clauses)
-    if partial is not None:
-        out.extend(partial_units(puzzle, partial))
-    return PuzzleCnf(puzzle, encoding, ENCODING_VERSIONS[encoding], out, aux.next - 1, spans)
+    return list(clauses), aux.next - 1, spans
 
 
 def partial_units(puzzle: Puzzle, partial: np.ndarray) -> list[Clause]:
@@ -636,7 +668,8 @@ def blocking_clause(solution: np.ndarray) -> Clause:
     [-1, 2]
     """
     flat = np.asarray(solution, dtype=bool).ravel()
-    return [-(i + 1) if filled else i + 1 for i, filled in enumerate(flat)]
+    var = np.arange(1, flat.size + 1, dtype=np.int64)
+    return np.where(flat, -var, var).tolist()
 
 
 def write_dimacs(

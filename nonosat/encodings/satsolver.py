@@ -148,11 +148,15 @@ class SatRun:
         self.calls = 0
         self.solve_time_s = 0.0
         try:
-            self._solver = Solver(name=self.name, bootstrap_with=clauses, with_proof=with_proof)
+            self._solver = Solver(name=self.name, with_proof=with_proof)
         except NoSuchSolverError:
             raise EngineError(f"SAT solver {self.name!r} is not built into this PySAT") from None
         except NotImplementedError as exc:
             raise EngineError(f"SAT solver {self.name!r}: {exc}") from None
+        # one C call per clause is the least PySAT offers (its add_clause refuses the 0 that
+        # would separate clauses in one call); append_formula runs the least Python around it
+        # (Solver(bootstrap_with=...) also type-checks every clause)
+        self._solver.append_formula(clauses)
         self._budget = 0
         if options:
             self._solver.configure(dict(options))
@@ -170,6 +174,21 @@ class SatRun:
     def add_clause(self, clause: Sequence[int]) -> None:
         """Add a clause (e.g. a blocking clause) for the next :meth:`solve`."""
         self._solver.add_clause(list(clause))
+
+    def set_phases(self, literals: Sequence[int]) -> bool:
+        """Prefer these literals' values in the solver's decisions (its saved phases); they steer
+        the search, never what is satisfiable.
+
+        Returns
+        -------
+        bool
+            False when this solver cannot take phases through PySAT (Kissat): nothing is set.
+        """
+        try:
+            self._solver.set_phases(list(literals))
+        except NotImplementedError:
+            return False
+        return True
 
     def solve(self, deadline: float | None = None) -> bool | None:
         """Decide the formula.
@@ -268,6 +287,7 @@ def refuted_by_propagation(clauses: Sequence[Sequence[int]]) -> bool:
     >>> refuted_by_propagation([[1], [-1, 2], [-2]]), refuted_by_propagation([[1], [-1, 2]])
     (True, False)
     """
-    with Solver(name="minisat22", bootstrap_with=clauses) as solver:
+    with Solver(name="minisat22") as solver:
+        solver.append_formula(clauses)
         ok, _ = solver.propagate(assumptions=[])
     return not ok

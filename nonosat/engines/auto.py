@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from nonosat.engines import SolveResult, Status, get_engine
+from nonosat.engines import SolveResult, Status, get_engine, load_engine
 from nonosat.native.search import NativeSearch
 from nonosat.native.swap import swap_neighbour
 from nonosat.puzzle import Cell, Puzzle
@@ -43,15 +43,19 @@ class AutoEngine:
     swap : bool
         After each solution SAT finds while more are wanted, look for another one a 2x2 swap
         away (:func:`nonosat.native.swap.swap_neighbour`) before asking SAT again (default True).
+    phases : bool
+        SAT's initial phases from belief propagation, then solution-guided (default True; see
+        :class:`nonosat.engines.sat.SatEngine`).
     """
 
     name = "auto"
 
     def __init__(
         self, budget_s: float = 0.0, sat_solver: str = "Cadical195", implications: bool = True,
-        native_work: int | None = None, swap: bool = True,
+        native_work: int | None = None, swap: bool = True, phases: bool = True,
     ):
         self.budget_s = budget_s
+        self.phases = phases
         self.swap = swap
         self.native_work = NATIVE_WORK if native_work is None else native_work
         self.sat_solver = sat_solver
@@ -74,7 +78,10 @@ class AutoEngine:
         budget = self.budget_s if timeout is None else min(self.budget_s, timeout)
         max_probes = self.native_work // max(puzzle.height + puzzle.width, 1)
         if not search.run_probes(max_probes, timeout) and budget > 0:
-            search.run(budget)
+            if timeout is not None:  # what the probes left of the time limit
+                budget = min(budget, timeout - (time.perf_counter() - start))
+            if budget > 0:
+                search.run(budget)
         outcome = search.outcome()
         stats: dict = {"handoff": False, "native": outcome.stats}
         if not outcome.finished and outcome.solutions and self.swap:
@@ -84,20 +91,29 @@ class AutoEngine:
             status = Status.from_search(len(outcome.solutions), limit, outcome.finished)
             return SolveResult(status, outcome.solutions, "native", time.perf_counter() - start,
                                stats, outcome.trace)
+        remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
+        if remaining == 0.0:  # out of time: no probing for implications, no CNF to build
+            return SolveResult(Status.UNKNOWN, outcome.solutions, "native",
+                               time.perf_counter() - start, stats, outcome.trace)
         root = search.root_grid()
         if partial is not None:
             given = np.isin(partial, (Cell.EMPTY, Cell.FILLED))
             root = np.where(given, partial, root).astype(np.int8)
-        remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
         implications = search.root_implications() if self.implications else []
         trace = outcome.trace
         del search, outcome  # free the native state (line cache up to 20 MB) before SAT grows
+        # the first hand-off of a process loads PySAT and the SAT engine's compiled kernels: that
+        # is load time (stats["load_s"], added to the result's load_s), not solving time
+        sat_load = load_engine("sat", solver=self.sat_solver)
+        start += sat_load
+        remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
         neighbour = swap_neighbour if self.swap else None
         sat = get_engine("sat", solver=self.sat_solver, implications=implications,
-                         neighbour=neighbour).solve(
+                         neighbour=neighbour, phases=self.phases).solve(
             puzzle, partial=root, limit=limit, timeout=remaining
         )
-        stats.update(handoff=True, sat=sat.stats, root_known=int(np.isin(root, (1, 2)).sum()))
+        stats.update(handoff=True, sat=sat.stats, root_known=int(np.isin(root, (1, 2)).sum()),
+                     load_s=sat_load)
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
                            stats, trace)
 

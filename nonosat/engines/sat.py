@@ -16,7 +16,6 @@ import numpy as np
 from nonosat.encodings.cnf import (
     DEFAULT_ENCODING,
     blocking_clause,
-    cell_var,
     check_encoding,
     encode,
 )
@@ -44,6 +43,23 @@ UNIQUENESS_OPTIONS: dict[str, dict[str, int]] = {"cadical195": {"stabilizeonly":
 UNIQUENESS_OPTIONS_MAX_CELLS = 1024
 
 
+def implication_clauses(
+    width: int, implications: Sequence[tuple[tuple[int, int, bool], tuple[int, int, bool]]]
+) -> list[list[int]]:
+    """Binary clauses ``~a | b`` of implications ``a -> b`` between cell literals, each given
+    as ``((r1, c1, filled1), (r2, c2, filled2))`` (0-based; cell variable ``r * width + c + 1``,
+    negated for *empty*), in the order given.
+
+    >>> implication_clauses(3, [((0, 1, True), (1, 0, False))])
+    [[-2, -4]]
+    """
+    return [
+        [-(r1 * width + c1 + 1) if f1 else r1 * width + c1 + 1,
+         r2 * width + c2 + 1 if f2 else -(r2 * width + c2 + 1)]
+        for (r1, c1, f1), (r2, c2, f2) in implications
+    ]
+
+
 class SatEngine:
     """PySAT on a CNF encoding of the puzzle.
 
@@ -62,6 +78,11 @@ class SatEngine:
         portfolio passes :func:`nonosat.native.swap.swap_neighbour`, a 2x2 swap); an answer that
         is a new solution agreeing with ``partial`` is taken instead of a SAT call.  None by
         default, so that the SAT engine alone stays independent of the native solver.
+    phases : bool
+        Give the solver initial phases from belief propagation over the lines
+        (:mod:`nonosat.encodings.phases`; cells, and the order encoding's block starts) and, after
+        each solution, that solution's cells as phases, so that the next one is looked for
+        nearby (as nonosolve does).  Default True; phases steer the search, never the answer.
 
     Raises
     ------
@@ -87,8 +108,10 @@ class SatEngine:
         encoding: str = DEFAULT_ENCODING,
         implications: Sequence[tuple[tuple[int, int, bool], tuple[int, int, bool]]] = (),
         neighbour: Callable[[Puzzle, np.ndarray], np.ndarray | None] | None = None,
+        phases: bool = True,
     ):
         self.solver = solver_name(solver)
+        self.phases = phases
         self.implications = implications
         self.neighbour = neighbour
         try:
@@ -112,12 +135,7 @@ class SatEngine:
         enc = encode(puzzle, self.encoding, partial)
         clauses = enc.clauses
         if self.implications:
-            w = puzzle.width
-
-            def lit(r: int, c: int, filled: bool) -> int:
-                return cell_var(w, r, c) if filled else -cell_var(w, r, c)
-
-            clauses = clauses + [[-lit(*a), lit(*b)] for a, b in self.implications]
+            clauses = clauses + implication_clauses(puzzle.width, self.implications)
         encoded = time.perf_counter()
         solutions: list[np.ndarray] = []
         complete = True
@@ -134,6 +152,12 @@ class SatEngine:
             # clause; 48 MB on Faase, 80x95) before the search grows the solver's memory
             del clauses
             enc = replace(enc, clauses=[], line_spans=[])
+            phase_s = 0.0
+            guided = False  # phases taken by this solver (Kissat takes none through PySAT)
+            if self.phases:
+                t = time.perf_counter()
+                guided = run.set_phases(self._initial_phases(puzzle, partial, enc.nvars))
+                phase_s = time.perf_counter() - t
             while len(solutions) < limit:
                 answer = run.solve(deadline)
                 if answer is None:
@@ -144,6 +168,9 @@ class SatEngine:
                 solution = enc.solution(run.model())
                 solutions.append(solution)
                 run.add_clause(blocking_clause(solution))
+                if guided:  # solution-guided: look for the next solution near this one
+                    cells = np.arange(1, solution.size + 1)
+                    run.set_phases(np.where(solution.ravel(), cells, -cells).tolist())
                 while len(solutions) < limit and self.neighbour is not None:
                     other = self._neighbour(puzzle, solution, partial, solutions)
                     if other is None:
@@ -160,6 +187,8 @@ class SatEngine:
             clauses=nclauses,
             implications=len(self.implications),
             encode_time_s=round(encoded - start, 6),
+            phases=guided,
+            phase_time_s=round(phase_s, 6),
         )
         if self.neighbour is not None:
             stats["neighbour_solutions"] = neighbours
@@ -170,6 +199,18 @@ class SatEngine:
             time_s=time.perf_counter() - start,
             stats=stats,
         )
+
+    def _initial_phases(
+        self, puzzle: Puzzle, partial: np.ndarray | None, nvars: int
+    ) -> list[int]:
+        """Initial phases: belief propagation over the lines (:mod:`nonosat.encodings.phases`),
+        on the cells and, for the order encoding, on its block-start variables."""
+        from nonosat.encodings.phases import cell_marginals, order_phases
+
+        if self.encoding == "order":
+            return order_phases(puzzle, partial, nvars)
+        cells = np.arange(1, puzzle.height * puzzle.width + 1)
+        return np.where(cell_marginals(puzzle, partial).ravel() >= 0.5, cells, -cells).tolist()
 
     def _neighbour(
         self, puzzle: Puzzle, solution: np.ndarray, partial: np.ndarray | None,

@@ -138,17 +138,45 @@ async def solve_endpoint(body: SolveRequest, request: Request) -> dict[str, Any]
     return await _run(request, body, work)
 
 
+#: What :func:`_mistakes` returns when the solver gave up.
+_UNDECIDED = object()
+
+
+def _mistakes(puzzle: Puzzle, grid: np.ndarray, timeout: float):
+    """:func:`nonosat.analysis.hints.find_mistakes` under ``timeout`` seconds (per solve), told
+    apart from a time-out: ``find_mistakes`` answers ``None`` (no solution) also when its solve
+    gave up, so ``None`` is confirmed here and :data:`_UNDECIDED` returned when the solver
+    could not decide."""
+    from nonosat.analysis.hints import find_mistakes
+    from nonosat.engines import Status, solve
+
+    found = find_mistakes(puzzle, grid, engine="auto", timeout=timeout)
+    if found is None and solve(puzzle, "auto", limit=1, timeout=timeout).status == Status.UNKNOWN:
+        return _UNDECIDED
+    return found
+
+
 @router.post("/hint", summary="The next human-style deduction (`nonosat hint`)")
 async def hint(body: StateRequest, request: Request) -> dict[str, Any]:
     """``Hint.to_json`` plus ``line`` ({axis, index}) and ``cells`` ([[r, c, v]])."""
-    from nonosat.analysis.hints import find_mistakes, next_hint
+    from nonosat.analysis.hints import Hint, next_hint
 
     puzzle = puzzle_from_json(body.puzzle)
     grid = state_from_json(puzzle, body.state)
+    timeout = clamp_timeout(body.timeout)
 
     def work(should_stop):
-        mistakes = find_mistakes(puzzle, grid, timeout=clamp_timeout(None))
-        h = next_hint(puzzle, grid, check=mistakes != [])
+        mistakes = _mistakes(puzzle, grid, timeout)
+        if mistakes is _UNDECIDED:
+            h = Hint("unknown", f"The solver could not decide within {timeout:g} s whether "
+                                f"the cells known so far are right; no hint.")
+        elif mistakes is None:
+            h = Hint("no-solution", "The puzzle has no solution.")
+        elif mistakes:
+            # next_hint's own check words the mistake hint (the same solves, now quick)
+            h = next_hint(puzzle, grid, check=True, timeout=timeout)
+        else:
+            h = next_hint(puzzle, grid, check=False, timeout=timeout)
         out = h.to_json(puzzle)
         out["kind"] = h.kind
         out["line_name"] = out["line"]
@@ -162,18 +190,21 @@ async def hint(body: StateRequest, request: Request) -> dict[str, Any]:
 
 @router.post("/check", summary="Mistakes in a grid state")
 async def check(body: StateRequest, request: Request) -> dict[str, Any]:
-    """``{"mistakes": [[r, c], ...], "complete": bool, "solvable": bool}``."""
-    from nonosat.analysis.hints import find_mistakes
-
+    """``{"mistakes": [[r, c], ...], "complete": bool, "solvable": bool | null}``;
+    ``solvable`` is ``null`` when the solver could not decide within the time limit (then
+    ``mistakes`` is empty: none could be found)."""
     puzzle = puzzle_from_json(body.puzzle)
     grid = state_from_json(puzzle, body.state)
+    timeout = clamp_timeout(body.timeout)
 
     def work(should_stop):
-        found = find_mistakes(puzzle, grid, timeout=clamp_timeout(None))
-        mistakes = [[r, c] for (r, c), _ in (found or [])]
+        found = _mistakes(puzzle, grid, timeout)
+        undecided = found is _UNDECIDED
+        mistakes = [] if undecided else [[r, c] for (r, c), _ in (found or [])]
         known = bool((grid != Cell.UNKNOWN).all())
         complete = known and not mistakes and puzzle.is_solution(grid == Cell.FILLED)
-        return {"mistakes": mistakes, "complete": bool(complete), "solvable": found is not None}
+        return {"mistakes": mistakes, "complete": bool(complete),
+                "solvable": None if undecided else found is not None}
 
     return await _run(request, body, work)
 

@@ -210,9 +210,19 @@ def warm_up() -> float:
     start = time.perf_counter()
     rng = np.random.default_rng(0)
     picture = rng.random((8, 8)) < 0.5
-    puzzle = Puzzle(rows=[line_blocks(r) for r in picture], cols=[line_blocks(c) for c in picture.T],
-                    goal=picture)
-    quick_analyse(puzzle, timeout=30, suggest=True, suggest_timeout=0.2)
+    # and a picture with several solutions (a 2x2 diagonal): the whole ambiguity map runs the
+    # SAT backbone, whose compiled CNF build would otherwise be compiled by the first such edit
+    # (seconds)
+    several = np.zeros((6, 6), dtype=bool)
+    several[1, 1] = several[2, 2] = True
+    several[4, 1:5] = True
+    for pic in (picture, several):
+        puzzle = Puzzle(rows=[line_blocks(r) for r in pic], cols=[line_blocks(c) for c in pic.T],
+                        goal=pic)
+        quick_analyse(puzzle, timeout=30, suggest=True, suggest_timeout=0.2)
+    from nonosat.engines import solve
+
+    solve(puzzle, "sat", limit=2, timeout=30)
     from nonosat.analysis.hints import next_hint
 
     next_hint(puzzle)

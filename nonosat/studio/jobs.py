@@ -12,6 +12,7 @@ cannot be killed, so every solve must carry a time limit: :func:`clamp_timeout` 
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,9 +33,9 @@ class Superseded(Exception):  # noqa: N818 - an outcome, not a failure
 
 
 def clamp_timeout(timeout: float | None, default: float = DEFAULT_TIMEOUT_S) -> float:
-    """The time limit to use: ``default`` when ``None``, else ``timeout`` within
-    ``[0, MAX_TIMEOUT_S]`` seconds."""
-    if timeout is None:
+    """The time limit to use: ``default`` when ``None`` or not a number (NaN), else
+    ``timeout`` within ``[0, MAX_TIMEOUT_S]`` seconds (infinity is ``MAX_TIMEOUT_S``)."""
+    if timeout is None or math.isnan(float(timeout)):
         return default
     return min(max(float(timeout), 0.0), MAX_TIMEOUT_S)
 

@@ -166,7 +166,8 @@ def classify(status: Status, grade: dict[str, Any], result: SolveResult, ambiguo
              complete: bool) -> str:
     """The one-line classification (:func:`nonosat.analysis.classify.classify`, shared with
     ``nonosat solve`` and ``nonosat analyse``) from the quick grade and the engine's result."""
-    from nonosat.analysis.classify import classify as shared, search_effort
+    from nonosat.analysis.classify import classify as shared
+    from nonosat.analysis.classify import search_effort
 
     needed = {1: "line", 2: "implications", 3: "probing"}.get(grade.get("level"), "search")
     return shared(status, needed, search_effort(result),

@@ -65,6 +65,8 @@ class SolveRequest(PuzzleRequest):
 
 class StateRequest(PuzzleRequest):
     state: list[str] | None = Field(None, description="grid state; all unknown when omitted")
+    timeout: float | None = Field(None, description="seconds per solve (default 5, at most "
+                                                    "30)")
 
 
 class StepsRequest(PuzzleRequest):

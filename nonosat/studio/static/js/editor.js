@@ -181,7 +181,11 @@ export class Editor {
 
   /** Painting (GridView callback). */
   paint({ r, c, phase, button }) {
-    if (phase === "end" || this.kind !== "picture") return;
+    if (this.kind !== "picture") return;
+    if (phase === "end") { // the clues may have grown: the board must still fit
+      this.app.grid.fit(longestClue(cluesOf(this.picture)));
+      return;
+    }
     if (phase === "start") this.value = button === 2 || this.picture[r][c] === "#" ? "." : "#";
     if (this.picture[r][c] === this.value) return;
     this.picture[r][c] = this.value;
@@ -271,7 +275,10 @@ export class Editor {
       if (this.kind === "clues") this.showCells();
       this.app.grid.mark("ambiguous", out.ambiguous || []);
     }
-    if (out.status !== "multiple") this.showSuggestions([], "");
+    if (out.status !== "multiple") {
+      this.showSuggestions([], { unique: "nothing to do: the solution is unique",
+        none: "no solution: change the picture or the clues" }[out.status] || "");
+    }
     else if (out.suggestions && out.suggestions.length) this.showSuggestions(out.suggestions, "");
     else this.showSuggestions([], "looking for suggestions…");
   }

@@ -68,6 +68,7 @@ export class GridView {
     window.addEventListener("pointermove", (e) => this.move(e));
     window.addEventListener("pointerup", () => this.up());
     window.addEventListener("pointercancel", () => this.up());
+    window.addEventListener("resize", () => this.fit());
   }
 
   cellAt(target) {
@@ -103,12 +104,7 @@ export class GridView {
 
   /** (Re)build an h x w board (nothing happens when the size is unchanged). */
   build(h, w, longest = { rows: 3, cols: 3 }) {
-    // the largest cell that fits the window beside the sidebar, clues included
-    const sidebar = window.innerWidth > 900 ? 380 : 40;
-    const fitH = (window.innerHeight - 150) / (h + 0.7 * longest.cols);
-    const fitW = (window.innerWidth - sidebar - 60) / (w + 0.8 * longest.rows);
-    const cs = Math.max(8, Math.min(30, Math.floor(Math.min(fitH, fitW))));
-    this.el.style.setProperty("--cs", `${cs}px`);
+    this.fit(longest, h, w);
     if (h === this.h && w === this.w && this.cells.length) return;
     this.h = h;
     this.w = w;
@@ -130,6 +126,23 @@ export class GridView {
     const all = this.el.querySelectorAll(".cell");
     this.cells = [];
     for (let r = 0; r < h; r++) this.cells.push(Array.from(all).slice(r * w, (r + 1) * w));
+  }
+
+  /**
+   * Size the cells (CSS --cs) so that the board, clues included, fits the window beside the
+   * sidebar; `longest` = the longest row and column clues in numbers (longestClue). Called on
+   * build, when the clues grow or shrink (the editor, after a stroke) and when the window is
+   * resized.
+   */
+  fit(longest = this.longest, h = this.h, w = this.w) {
+    this.longest = longest || { rows: 3, cols: 3 };
+    if (!h || !w) return;
+    const sidebar = window.innerWidth > 900 ? 380 : 40;
+    // a column clue's number is .55 cs high at line-height 1.15; a row clue's about .8 cs wide
+    const fitH = (window.innerHeight - 150) / (h + 0.66 * this.longest.cols + 0.3);
+    const fitW = (window.innerWidth - sidebar - 60) / (w + 0.8 * this.longest.rows);
+    const cs = Math.max(8, Math.min(30, Math.floor(Math.min(fitH, fitW))));
+    this.el.style.setProperty("--cs", `${cs}px`);
   }
 
   /** Show the clues (a clue is a list of numbers, [] empty, null unknown). */

@@ -230,7 +230,8 @@ export class Player {
       if (!out) return;
       this.app.grid.mark("wrong", out.mistakes);
       const n = out.mistakes.length;
-      $("play-status").textContent = !out.solvable ? "this puzzle has no solution"
+      $("play-status").textContent = out.solvable === null ? "the solver could not check in time"
+        : !out.solvable ? "this puzzle has no solution"
         : n ? `${n} mistake${n === 1 ? "" : "s"} (marked in red)`
           : out.complete ? "complete, no mistakes" : "no mistakes so far";
     } catch (err) {

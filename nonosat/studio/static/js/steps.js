@@ -43,6 +43,8 @@ export class Stepper {
     this.run = null;
     grid.setAll(makeGrid(puzzle.rows.length, puzzle.cols.length, "?"));
     $("step-counter").textContent = "asking the solver…";
+    $("step-counter").dataset.total = ""; // no steps until the answer
+    $("step-counter").dataset.index = "";
     $("step-text").textContent = "";
     $("step-verdict").textContent = "";
     $("step-verdict").dataset.status = "";
@@ -100,6 +102,7 @@ export class Stepper {
       + (step ? ` · ${step.kind}${step.depth ? ` (depth ${step.depth})` : ""}` : "");
     $("step-counter").dataset.index = String(this.index);
     $("step-counter").dataset.total = String(n);
+    $("step-counter").dataset.kind = step ? step.kind : "";
     $("step-text").textContent = step ? step.text : "The empty grid: press Play or ▶.";
     const end = this.index === n;
     const verdict = $("step-verdict");

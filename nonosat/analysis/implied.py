@@ -1,0 +1,330 @@
+"""The implication graph's figures without building a networkx graph: compiled and array-based.
+
+:mod:`nonosat.native.implications` builds the single-line implication graph as a
+``networkx.DiGraph`` of :class:`~nonosat.native.implications.Literal` nodes and derives from it
+the forced literals (:func:`~nonosat.native.implications.forced_literals`), the tied cells
+(:func:`~nonosat.native.implications.linked_cells`) and the component figures
+(:func:`nonosat.analysis.structure.scc_summary`).  That is the clear reference, and the graph is
+what ``analyse --graph`` exports; but on a survey-size puzzle building the graph and its
+condensation in Python takes seconds per implication round (webpbn #803, 4,400 literals and
+78,000 edges: 1.6 s to build, 1.4 s to condense), and the staged analysis builds one per round.
+
+Here the same edges (the same compiled
+:func:`~nonosat.native.implications.line_implications` per line) go into integer arrays: literal
+``2 * k + filled`` for the ``k``-th open cell in reading order (the bit order of
+``forced_literals``), strongly connected components by Tarjan's algorithm (iterative, compiled;
+it numbers components sinks first, a reverse topological order of the condensation), then the
+reach set of each component as a bit set (``uint64`` words): its own literals OR the reach sets
+of its successors.  The rules read the bit sets exactly as ``forced_literals`` does (line
+conflicts, then contradictions in literal order with the lowest witness cell, then tautologies,
+other cells before a cell's own literals), so :func:`forced_literals_fast` returns the same list;
+``tests/test_analysis_implied.py`` checks it, and the tied cells and figures, against the networkx
+reference on random and corpus puzzles.
+
+Unlimited depth only (a ``depth`` limit goes through the reference).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from nonosat.native.implications import (
+    ForcedLiteral,
+    LinkedCells,
+    Literal,
+    line_implications,
+)
+from nonosat.puzzle import Cell, Puzzle, unknown_grid
+
+
+@dataclass
+class ImplicationArrays:
+    """The single-line implication graph of a grid state as arrays.
+
+    Attributes
+    ----------
+    cells : ndarray of int64, shape (m,)
+        Flat indices (``row * width + col``) of the open cells, ascending; node ``2 * k +
+        filled`` is cell ``cells[k]`` with that value.
+    src, dst : ndarray of int64, shape (e,)
+        Edges ``src -> dst`` (node ids), as the lines list them (rows first).
+    conflicts : list of (int, int)
+        ``(node, line)``: assuming ``node`` contradicts ``line`` outright.
+    width : int
+    """
+
+    cells: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    conflicts: list[tuple[int, int]]
+    width: int
+
+    @property
+    def nodes(self) -> int:
+        """Number of nodes: two literals per open cell."""
+        return 2 * int(self.cells.shape[0])
+
+    def literal(self, node: int) -> Literal:
+        """The :class:`Literal` of a node id."""
+        r, c = divmod(int(self.cells[node >> 1]), self.width)
+        return Literal(r, c, bool(node & 1))
+
+
+def implication_arrays(puzzle: Puzzle, grid: np.ndarray | None = None,
+                       cache: dict | None = None) -> ImplicationArrays:
+    """The edges of :func:`nonosat.native.implications.implication_graph` as arrays (module
+    docstring); same arguments.
+
+    ``cache`` (a dict the caller keeps between calls on the same puzzle) remembers each line's
+    implications by line and contents: the staged analysis rebuilds the graph after every round,
+    and most lines have not changed since the last one."""
+    state = unknown_grid(puzzle) if grid is None else np.asarray(grid, dtype=np.int8)
+    h, w = puzzle.shape
+    flat = state.reshape(-1)
+    cells = np.nonzero(flat == Cell.UNKNOWN)[0].astype(np.int64)
+    rank = np.full(h * w, -1, dtype=np.int64)
+    rank[cells] = np.arange(cells.shape[0])
+    longest = max(h, w)
+    src = np.empty(2 * longest * longest, dtype=np.int32)
+    dst = np.empty_like(src)
+    val = np.empty(src.shape[0], dtype=np.int8)
+    srcs, dsts = [], []
+    conflicts: list[tuple[int, int]] = []
+    for line, clue in enumerate(puzzle.lines):
+        if clue is None:
+            continue
+        values = state[line] if line < h else state[:, line - h]
+        if not (values == Cell.UNKNOWN).any():
+            continue
+        values = np.ascontiguousarray(values)
+        key = (line, values.tobytes())
+        found = None if cache is None else cache.get(key)
+        if found is None:
+            count = line_implications(np.asarray(clue, dtype=np.int32), values, src, dst, val)
+            found = (src[:count].astype(np.int64), dst[:count].astype(np.int64),
+                     val[:count] == Cell.FILLED)
+            if cache is not None:
+                cache[key] = found
+        s, d, filled = found
+        base, step = (line * w, 1) if line < h else (line - h, w)
+        ok = d >= 0
+        src_node = 2 * rank[base + (s >> 1) * step] + (s & 1)
+        dst_node = 2 * rank[base + np.where(ok, d, 0) * step] + filled
+        for node in src_node[~ok].tolist():
+            conflicts.append((int(node), line))
+        srcs.append(src_node[ok])
+        dsts.append(dst_node[ok])
+    empty = np.zeros(0, dtype=np.int64)
+    return ImplicationArrays(cells, np.concatenate(srcs) if srcs else empty,
+                             np.concatenate(dsts) if dsts else empty, conflicts, w)
+
+
+@njit(cache=True, nogil=True)
+def _tarjan(n, indptr, succ):  # pragma: no cover - compiled
+    """Strongly connected components of the graph ``(indptr, succ)`` (CSR) over ``n`` nodes:
+    ``comp[node]``, numbered in the order Tarjan's algorithm completes them (every component
+    after all components it reaches), and the count."""
+    index = np.full(n, -1, np.int64)
+    low = np.zeros(n, np.int64)
+    on_stack = np.zeros(n, np.bool_)
+    comp = np.full(n, -1, np.int64)
+    stack = np.empty(n, np.int64)
+    sp = 0
+    call = np.empty(n, np.int64)  # DFS path: node
+    edge = np.empty(n, np.int64)  # next edge to look at, per path entry
+    counter = 0
+    ncomp = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        depth = 0
+        call[0] = root
+        edge[0] = indptr[root]
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[sp] = root
+        sp += 1
+        on_stack[root] = True
+        while depth >= 0:
+            v = call[depth]
+            if edge[depth] < indptr[v + 1]:
+                u = succ[edge[depth]]
+                edge[depth] += 1
+                if index[u] < 0:
+                    index[u] = counter
+                    low[u] = counter
+                    counter += 1
+                    stack[sp] = u
+                    sp += 1
+                    on_stack[u] = True
+                    depth += 1
+                    call[depth] = u
+                    edge[depth] = indptr[u]
+                elif on_stack[u] and index[u] < low[v]:
+                    low[v] = index[u]
+                continue
+            if low[v] == index[v]:
+                while True:
+                    sp -= 1
+                    x = stack[sp]
+                    on_stack[x] = False
+                    comp[x] = ncomp
+                    if x == v:
+                        break
+                ncomp += 1
+            depth -= 1
+            if depth >= 0:
+                parent = call[depth]
+                if low[v] < low[parent]:
+                    low[parent] = low[v]
+    return comp, ncomp
+
+
+@njit(cache=True, nogil=True)
+def _reach(n, ncomp, comp, cindptr, csucc):  # pragma: no cover - compiled
+    """Bit sets (``uint64`` words over node ids) of the nodes each component reaches, itself
+    included; components in completion order, so successors come first."""
+    words = (n + 63) // 64
+    reach = np.zeros((ncomp, words), np.uint64)
+    for v in range(n):
+        reach[comp[v], v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+    for k in range(ncomp):
+        for e in range(cindptr[k], cindptr[k + 1]):
+            t = csucc[e]
+            if t != k:
+                for i in range(words):
+                    reach[k, i] |= reach[t, i]
+    return reach
+
+
+def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(src, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(indptr, src + 1, 1)
+    return np.cumsum(indptr), dst[order].astype(np.int64)
+
+
+def components(arrays: ImplicationArrays) -> tuple[np.ndarray, int]:
+    """``(comp, count)``: each node's strongly connected component (:func:`_tarjan`)."""
+    n = arrays.nodes
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    indptr, succ = _csr(n, arrays.src, arrays.dst)
+    return _tarjan(n, indptr, succ)
+
+
+def reach_sets(arrays: ImplicationArrays, comp: np.ndarray, ncomp: int) -> np.ndarray:
+    """``(ncomp, words)`` ``uint64`` bit sets of the nodes each component reaches."""
+    n = arrays.nodes
+    cs, cd = comp[arrays.src], comp[arrays.dst]
+    keep = cs != cd
+    cindptr, csucc = _csr(ncomp, cs[keep], cd[keep])
+    return _reach(n, ncomp, comp, cindptr, csucc)
+
+
+_EVENS = np.uint64(0x5555555555555555)
+
+
+def _bit_list(words: np.ndarray) -> list[int]:
+    """Set bits of a ``uint64`` word array, ascending."""
+    bits = np.unpackbits(words.astype("<u8").view(np.uint8), bitorder="little")
+    return np.nonzero(bits)[0].tolist()
+
+
+def forced_literals_fast(
+    arrays: ImplicationArrays, rules: tuple[str, ...] = ("contradiction", "tautology"),
+    comp_count: tuple[np.ndarray, int] | None = None,
+) -> list[ForcedLiteral]:
+    """:func:`nonosat.native.implications.forced_literals` at unlimited depth, on the arrays
+    (module docstring): the same literals, rules, premises and witnesses, in the same order.
+
+    Raises
+    ------
+    ValueError
+        An unknown rule.
+    """
+    n = arrays.nodes
+    out: list[ForcedLiteral] = []
+    seen: set[int] = set()
+    lit = arrays.literal
+
+    def add(node: int, rule: str, premise: int, witness: int | None = None) -> None:
+        if node not in seen:
+            seen.add(node)
+            out.append(ForcedLiteral(lit(node), rule, lit(premise),
+                                     None if witness is None else lit(witness)))
+
+    for node, _line in arrays.conflicts:
+        add(node ^ 1, "line", node)
+    if n == 0:
+        return out
+    comp, ncomp = comp_count if comp_count is not None else components(arrays)
+    reach = reach_sets(arrays, comp, ncomp)
+    for rule in rules:
+        if rule == "contradiction":  # per component: cells with both values reached
+            both = reach & (reach >> np.uint64(1)) & _EVENS
+            hit = both.any(axis=1)
+            witness: dict[int, int] = {}
+            for node in np.nonzero(hit[comp])[0].tolist():
+                k = int(comp[node])
+                if k not in witness:
+                    witness[k] = _bit_list(both[k])[0]  # the even bit 2i: cell i
+                add(node ^ 1, "contradiction", node, witness[k] | 1)
+        elif rule == "tautology":
+            common = reach[comp[1::2]] & reach[comp[0::2]]  # per cell: yes & no
+            rows = np.nonzero(common.any(axis=1))[0].tolist()
+            for k in rows:  # splits on another cell first
+                for i in _bit_list(common[k]):
+                    if i >> 1 != k:
+                        add(i, "tautology", 2 * k + 1)
+            for k in rows:  # then a cell "split on itself" (not z reaching z)
+                for i in (2 * k, 2 * k + 1):
+                    if int(common[k, i >> 6]) >> (i & 63) & 1:
+                        add(i, "tautology", 2 * k + 1)
+        else:
+            raise ValueError(f"unknown implication rule {rule!r}; use contradiction, tautology")
+    return out
+
+
+def linked_cells_fast(arrays: ImplicationArrays,
+                      comp_count: tuple[np.ndarray, int] | None = None) -> list[LinkedCells]:
+    """:func:`nonosat.native.implications.linked_cells` on the arrays: the components with more
+    than one cell, each with its mirror under negation once, largest first."""
+    comp, ncomp = comp_count if comp_count is not None else components(arrays)
+    if arrays.nodes == 0:
+        return []
+    members: dict[int, list[int]] = {}
+    for node, k in enumerate(comp.tolist()):
+        members.setdefault(k, []).append(node)
+    groups = []
+    done: set[int] = set()
+    for k, nodes in members.items():
+        cells = {v >> 1 for v in nodes}
+        if len(cells) < 2 or len(cells) < len(nodes):  # one cell, or both values of a cell
+            continue
+        mirror = int(comp[nodes[0] ^ 1])  # a component only when it is the exact mirror
+        if mirror in done and members[mirror] == sorted(v ^ 1 for v in nodes):
+            continue
+        done.add(k)
+        ref = nodes[0] & 1  # nodes ascending: the smallest literal is the reference
+        lits = [arrays.literal(v) for v in nodes]
+        equal = [x.cell for v, x in zip(nodes, lits, strict=True) if v & 1 == ref]
+        opposite = [x.cell for v, x in zip(nodes, lits, strict=True) if v & 1 != ref]
+        groups.append(LinkedCells(equal, opposite))
+    groups.sort(key=lambda g: (-(len(g.equal) + len(g.opposite)), g.equal[0]))
+    return groups
+
+
+def scc_summary_fast(arrays: ImplicationArrays,
+                     comp_count: tuple[np.ndarray, int] | None = None) -> dict:
+    """:func:`nonosat.analysis.structure.scc_summary` on the arrays (edges counted once)."""
+    comp, ncomp = comp_count if comp_count is not None else components(arrays)
+    n = arrays.nodes
+    edges = int(np.unique(arrays.src * max(n, 1) + arrays.dst).shape[0]) if n else 0
+    sizes = np.bincount(comp, minlength=ncomp) if n else np.zeros(0, dtype=np.int64)
+    return {"nodes": n, "edges": edges, "components": int(ncomp),
+            "nontrivial": int((sizes > 1).sum()), "largest": int(sizes.max()) if n else 0}
