@@ -163,9 +163,12 @@ def _swap_solutions(
 
 
 #: Work budget of the native search in ``auto`` before the hand-off to SAT: probes times lines
-#: (``h + w``), so about 32,000 probes on a 25x25 puzzle (20-50 ms).  nonosolve budgets its DFS
-#: the same way (40e6 there, with a C++ probe several times cheaper).
-NATIVE_WORK = 1_600_000
+#: (``h + w``), so about 16,000 probes on a 25x25 puzzle (10-25 ms).  nonosolve budgets its DFS
+#: the same way (40e6 there, with a C++ probe several times cheaper).  Measured with the compiled
+#: CNF build, 100 taai2011 and 100 tcga2016 puzzles, uniqueness, interleaved: 0.8M 6.13 / 6.36 s
+#: against 6.79 / 6.74 s at 1.6M and 7.91 / 8.08 s at 3.2M; 0.4M the same total but median 43 / 36
+#: against 28 / 24 ms (benchmarks/RESULTS.md, "Change-tracked probing").
+NATIVE_WORK = 800_000
 
 #: Seconds of native colour search before the auto engine hands a colour puzzle to SAT.
 COLOUR_NATIVE_BUDGET_S = 1.0
