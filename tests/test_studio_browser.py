@@ -615,7 +615,16 @@ def test_step_through_shows_probes_guesses_and_rewinds(driver, server, shot):
     counter = el(driver, "#step-counter")
     wait(driver, lambda d: int(counter.get_attribute("data-total") or 0) > 0
          and clues(d)[0] == [" ".join(map(str, c)) for c in puzzle.rows])
-    trace = driver.execute_script("""
+    # One JS turn checks that this puzzle's steps are loaded and walks them: between a Python
+    # wait and a later execute_script the page may start another /api/steps load (its run is
+    # then cleared, and every click did nothing: kinds all '' in a CI run)
+    want_rows = [" ".join(map(str, c)) for c in puzzle.rows]
+    trace = wait(driver, lambda d: d.execute_script("""
+        const counter = document.getElementById('step-counter');
+        const rowClues = Array.from(document.querySelectorAll('#board .row-clue'),
+                                    e => e.dataset.clue);
+        if (!(+counter.dataset.total > 0) || counter.dataset.index !== '0'
+            || JSON.stringify(rowClues) !== JSON.stringify(arguments[0])) return null;
         const out = [];
         const forward = document.getElementById('step-forward');
         const rows = () => {
@@ -631,7 +640,7 @@ def test_step_through_shows_probes_guesses_and_rewinds(driver, server, shot):
                     document.querySelectorAll('#board .cell.guess').length,
                     document.querySelectorAll('#board .cell.hint').length]);
         }
-        return out;""")
+        return out;""", want_rows), message="the steps of cross-ambiguous.non never loaded")
     kinds = [t[0] for t in trace]
     assert {"line", "probe", "guess", "rewind", "solution"} <= set(kinds), kinds
     assert all(text for _, text, *_ in trace)
