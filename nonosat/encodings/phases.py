@@ -43,6 +43,20 @@ _CLIP_MSG = 1e-6
 
 
 @njit(cache=True, nogil=True)
+def _block_weight(i, length, n, known, prior, wpre):  # pragma: no cover - compiled
+    """Weight of a block of ``length`` cells starting at ``i`` and of the empty cell after it
+    (none after the line's end), or 0.0 when the block does not fit there (a known-empty cell
+    inside it, or a known-filled one right after it)."""
+    e = i + length
+    if e > n or wpre[e] != wpre[i] or (e < n and known[e] == 1):
+        return 0.0
+    wb = 1.0 if e >= n else 2.0 * (1.0 - prior[e])
+    for t in range(i, e):
+        wb *= 2.0 * prior[t]
+    return wb
+
+
+@njit(cache=True, nogil=True)
 def _line_marginals(clue, k, known, prior, fwd, bwd, cell_out, start_out):  # pragma: no cover
     """Marginals of one line under independent per-cell priors (compiled).
 
@@ -74,12 +88,9 @@ def _line_marginals(clue, k, known, prior, fwd, bwd, cell_out, start_out):  # pr
             if can_empty:
                 fwd[j, i + 1] += v * w_empty
             if j < k:
-                e = i + clue[j]
-                if e <= n and wpre[e] == wpre[i] and (e >= n or known[e] != 1):
-                    wb = 1.0 if e >= n else 2.0 * (1.0 - prior[e])
-                    for t in range(i, e):
-                        wb *= 2.0 * prior[t]
-                    fwd[j + 1, e + 1] += v * wb
+                wb = _block_weight(i, clue[j], n, known, prior, wpre)
+                if wb > 0.0:
+                    fwd[j + 1, i + clue[j] + 1] += v * wb
     bwd[k, n + 1] = 1.0
     for i in range(n, -1, -1):
         can_empty = i >= n or known[i] != 1
@@ -87,12 +98,9 @@ def _line_marginals(clue, k, known, prior, fwd, bwd, cell_out, start_out):  # pr
         for j in range(k, -1, -1):
             v = bwd[j, i + 1] * w_empty if can_empty else 0.0
             if j < k:
-                e = i + clue[j]
-                if e <= n and wpre[e] == wpre[i] and (e >= n or known[e] != 1):
-                    wb = 1.0 if e >= n else 2.0 * (1.0 - prior[e])
-                    for t in range(i, e):
-                        wb *= 2.0 * prior[t]
-                    v += wb * bwd[j + 1, e + 1]
+                wb = _block_weight(i, clue[j], n, known, prior, wpre)
+                if wb > 0.0:
+                    v += wb * bwd[j + 1, i + clue[j] + 1]
             bwd[j, i] = v
     total = bwd[0, 0]
     if not (total > 0.0) or not np.isfinite(total):
@@ -102,16 +110,30 @@ def _line_marginals(clue, k, known, prior, fwd, bwd, cell_out, start_out):  # pr
     for j in range(k):
         for p in range(n):
             start_out[j, p] = 0.0
-            e = p + clue[j]
-            if fwd[j, p] > 0.0 and e <= n and wpre[e] == wpre[p] and (e >= n or known[e] != 1):
-                wb = 1.0 if e >= n else 2.0 * (1.0 - prior[e])
-                for t in range(p, e):
-                    wb *= 2.0 * prior[t]
-                q = fwd[j, p] * wb * bwd[j + 1, e + 1] / total
+            if fwd[j, p] == 0.0:
+                continue
+            wb = _block_weight(p, clue[j], n, known, prior, wpre)
+            if wb > 0.0:
+                q = fwd[j, p] * wb * bwd[j + 1, p + clue[j] + 1] / total
                 start_out[j, p] = q
-                for t in range(p, e):
+                for t in range(p, p + clue[j]):
                     cell_out[t] += q
     return True
+
+
+@njit(cache=True, nogil=True)
+def _gather_line(line, h, w, known, row_msg, col_msg, line_known, prior):  # pragma: no cover
+    """Copy line ``line``'s known cells and its priors (the crossing lines' messages) into
+    ``line_known``/``prior``; returns the line's length."""
+    rows = line < h
+    idx = line if rows else line - h
+    n = w if rows else h
+    for i in range(n):
+        r = idx if rows else i
+        c = i if rows else idx
+        line_known[i] = known[r, c]
+        prior[i] = col_msg[r, c] if rows else row_msg[r, c]
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -128,23 +150,17 @@ def _bp(clues, ks, known, h, w, iterations, row_msg, col_msg):  # pragma: no cov
     line_known = np.zeros(m, np.int8)
     prior = np.zeros(m)
     for _ in range(iterations):
-        for rows in (True, False):
-            count = h if rows else w
-            n = w if rows else h
-            for idx in range(count):
-                line = idx if rows else h + idx
+        for first, last in ((0, h), (h, h + w)):  # the rows, then the columns
+            for line in range(first, last):
                 k = ks[line]
                 if k == 0:
                     continue
-                for i in range(n):
-                    r = idx if rows else i
-                    c = i if rows else idx
-                    line_known[i] = known[r, c]
-                    prior[i] = col_msg[r, c] if rows else row_msg[r, c]
-                ok = _line_marginals(clues[line], k, line_known[:n], prior[:n], fwd, bwd,
-                                     post, starts)
-                if not ok:
+                n = _gather_line(line, h, w, known, row_msg, col_msg, line_known, prior)
+                if not _line_marginals(clues[line], k, line_known[:n], prior[:n], fwd, bwd,
+                                       post, starts):
                     continue
+                rows = line < h
+                idx = line if rows else line - h
                 for i in range(n):
                     r = idx if rows else i
                     c = i if rows else idx
@@ -160,10 +176,10 @@ def _bp(clues, ks, known, h, w, iterations, row_msg, col_msg):  # pragma: no cov
 
 
 @njit(cache=True, nogil=True)
-def _order_phase_lits(clues, ks, known, h, w, row_msg, col_msg, out):  # pragma: no cover
-    """Phase literals of the order encoding's variables (compiled): cells ``1..h*w`` from the
-    messages, then each line's ``S(j, p)`` variables in the encoding's order, from the line's
-    start distribution given the crossing lines' messages.  Returns the number written."""
+def _start_phase_lits(clues, ks, known, h, w, row_msg, col_msg, out):  # pragma: no cover
+    """Phase literals of the order encoding's block-start variables ``S(j, p)`` (compiled), in
+    the encoding's order from variable ``h*w + 1`` on, each from its line's start distribution
+    given the crossing lines' messages.  Returns the number written to ``out``."""
     kmax = clues.shape[1]
     m = max(h, w)
     fwd = np.zeros((kmax + 1, m + 2))
@@ -173,30 +189,12 @@ def _order_phase_lits(clues, ks, known, h, w, row_msg, col_msg, out):  # pragma:
     line_known = np.zeros(m, np.int8)
     prior = np.zeros(m)
     nout = 0
-    for r in range(h):
-        for c in range(w):
-            var = r * w + c + 1
-            if known[r, c] >= 0:
-                filled = known[r, c] == 1
-            else:
-                a = row_msg[r, c]
-                b = col_msg[r, c]
-                filled = a * b >= (1.0 - a) * (1.0 - b)
-            out[nout] = var if filled else -var
-            nout += 1
     var = h * w
     for line in range(h + w):
         k = ks[line]
         if k == 0:
             continue
-        rows = line < h
-        idx = line if rows else line - h
-        n = w if rows else h
-        for i in range(n):
-            r = idx if rows else i
-            c = i if rows else idx
-            line_known[i] = known[r, c]
-            prior[i] = col_msg[r, c] if rows else row_msg[r, c]
+        n = _gather_line(line, h, w, known, row_msg, col_msg, line_known, prior)
         ok = _line_marginals(clues[line], k, line_known[:n], prior[:n], fwd, bwd, post, starts)
         total = 0
         for j in range(k):
@@ -230,14 +228,34 @@ def _line_arrays(puzzle: Puzzle) -> tuple[np.ndarray, np.ndarray]:
     return clues, ks
 
 
-def _known(puzzle: Puzzle, partial: np.ndarray | None) -> np.ndarray:
-    """The ``(h, w)`` grid as -1 unknown / 0 empty / 1 filled."""
+def _messages(
+    puzzle: Puzzle, partial: np.ndarray | None, iterations: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Run belief propagation: ``(clues, ks, known, row_msg, col_msg, belief)``, ``known`` the
+    grid as -1 unknown / 0 empty / 1 filled and ``belief`` each cell's probability of filled."""
+    if puzzle.is_colour:
+        raise ValueError("SAT phases are for black-and-white puzzles")
+    clues, ks = _line_arrays(puzzle)
     known = np.full(puzzle.shape, -1, np.int8)
     if partial is not None:
         grid = np.asarray(partial)
         known[grid == Cell.EMPTY] = 0
         known[grid == Cell.FILLED] = 1
-    return known
+    h, w = puzzle.shape
+    row_msg = np.full((h, w), 0.5)
+    col_msg = np.full((h, w), 0.5)
+    _bp(clues, ks, known, h, w, iterations, row_msg, col_msg)
+    y = row_msg * col_msg
+    belief = y / (y + (1.0 - row_msg) * (1.0 - col_msg))
+    belief[known == 1] = 1.0
+    belief[known == 0] = 0.0
+    return clues, ks, known, row_msg, col_msg, belief
+
+
+def _cell_lits(belief: np.ndarray) -> list[int]:
+    """Cell phase literals: filled (positive) where the belief is at least one half."""
+    cells = np.arange(1, belief.size + 1)
+    return np.where(belief.ravel() >= 0.5, cells, -cells).tolist()
 
 
 def cell_marginals(
@@ -258,19 +276,27 @@ def cell_marginals(
     -------
     numpy.ndarray of float64, shape (height, width)
         Values in ``[0, 1]``; known cells are 0 or 1.  Not a verdict: a heuristic for phases.
+
+    Raises
+    ------
+    ValueError
+        A colour puzzle.
     """
-    clues, ks = _line_arrays(puzzle)
-    known = _known(puzzle, partial)
-    h, w = puzzle.shape
-    row_msg = np.full((h, w), 0.5)
-    col_msg = np.full((h, w), 0.5)
-    _bp(clues, ks, known, h, w, iterations, row_msg, col_msg)
-    y = row_msg * col_msg
-    z = (1.0 - row_msg) * (1.0 - col_msg)
-    belief = y / (y + z)
-    belief[known == 1] = 1.0
-    belief[known == 0] = 0.0
-    return belief
+    return _messages(puzzle, partial, iterations)[-1]
+
+
+def cell_phases(
+    puzzle: Puzzle, partial: np.ndarray | None = None, iterations: int = BP_ITERATIONS
+) -> list[int]:
+    """Phase literals for the cell variables ``1 .. height*width`` of any encoding (filled =
+    positive), from :func:`cell_marginals`.
+
+    Raises
+    ------
+    ValueError
+        A colour puzzle.
+    """
+    return _cell_lits(cell_marginals(puzzle, partial, iterations))
 
 
 def order_phases(
@@ -291,23 +317,20 @@ def order_phases(
     -------
     list of int
         Literals for :meth:`pysat.solvers.Solver.set_phases`.
+
+    Raises
+    ------
+    ValueError
+        A colour puzzle.
     """
-    if puzzle.is_colour:
-        raise ValueError("order_phases is for black-and-white puzzles")
-    clues, ks = _line_arrays(puzzle)
-    known = _known(puzzle, partial)
+    clues, ks, known, row_msg, col_msg, belief = _messages(puzzle, partial, iterations)
     h, w = puzzle.shape
-    row_msg = np.full((h, w), 0.5)
-    col_msg = np.full((h, w), 0.5)
-    _bp(clues, ks, known, h, w, iterations, row_msg, col_msg)
-    out = np.zeros(max(nvars, h * w) + 1, np.int64)
-    count = _order_phase_lits(clues, ks, known, h, w, row_msg, col_msg, out) \
-        if _start_vars(clues, ks, h, w) + h * w == nvars else 0
-    if count == 0:  # another layout: the cells only
-        belief = cell_marginals(puzzle, partial, iterations)
-        cells = np.arange(1, h * w + 1)
-        return np.where(belief.ravel() >= 0.5, cells, -cells).tolist()
-    return out[:count].tolist()
+    lits = _cell_lits(belief)
+    if _start_vars(clues, ks, h, w) + h * w != nvars:  # another layout: the cells only
+        return lits
+    out = np.zeros(max(nvars - h * w, 0) + 1, np.int64)
+    count = _start_phase_lits(clues, ks, known, h, w, row_msg, col_msg, out)
+    return lits + out[:count].tolist()
 
 
 def _start_vars(clues: np.ndarray, ks: np.ndarray, h: int, w: int) -> int:

@@ -205,12 +205,11 @@ class SatEngine:
     ) -> list[int]:
         """Initial phases: belief propagation over the lines (:mod:`nonosat.encodings.phases`),
         on the cells and, for the order encoding, on its block-start variables."""
-        from nonosat.encodings.phases import cell_marginals, order_phases
+        from nonosat.encodings.phases import cell_phases, order_phases
 
         if self.encoding == "order":
             return order_phases(puzzle, partial, nvars)
-        cells = np.arange(1, puzzle.height * puzzle.width + 1)
-        return np.where(cell_marginals(puzzle, partial).ravel() >= 0.5, cells, -cells).tolist()
+        return cell_phases(puzzle, partial)
 
     def _neighbour(
         self, puzzle: Puzzle, solution: np.ndarray, partial: np.ndarray | None,
