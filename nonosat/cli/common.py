@@ -383,7 +383,7 @@ def announce_compile(colour: bool = False) -> None:
 
         cached = kernels_cached() and all(
             _dispatcher_cached(k) for k in (cnf_order.order_puzzle_kernel, phases._bp,
-                                            phases._order_phase_lits))
+                                            phases._start_phase_lits))
     if not cached:
         typer.echo(
             "nonosat: compiling the solver kernels (first run only; cached afterwards) ...",
