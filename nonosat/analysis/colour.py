@@ -931,16 +931,10 @@ def write_colour_graph(graph, puzzle: Puzzle, path) -> str:
 
     import networkx as nx
 
-    from nonosat.analysis.structure import component_ids
-    from nonosat.errors import FormatError
-    from nonosat.native.implications import GRAPH_FORMATS
+    from nonosat.analysis.structure import component_ids, graph_format, write_graph_file
 
     assert puzzle.palette is not None
-    path = Path(path)
-    fmt = GRAPH_FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise FormatError(str(path), None, f"unknown graph format {path.suffix!r}; use "
-                          f"{', '.join(sorted(GRAPH_FORMATS))}")
+    fmt = graph_format(path)
     names = [c.name for c in puzzle.palette.colours]
     ids = component_ids(graph)
     plain = nx.DiGraph()
@@ -949,15 +943,5 @@ def write_colour_graph(graph, puzzle: Puzzle, path) -> str:
                        scc=ids[lit])
     for a, b, data in graph.edges(data=True):
         plain.add_edge(a.name(puzzle), b.name(puzzle), line=puzzle.line_name(data["line"]))
-    if fmt == "graphml":
-        nx.write_graphml(plain, path)
-    elif fmt == "gexf":
-        nx.write_gexf(plain, path)
-    else:
-        try:
-            from networkx.drawing.nx_pydot import write_dot
-
-            write_dot(plain, path)
-        except ImportError:
-            raise FormatError(str(path), None, "DOT export needs pydot (pip install pydot)") from None
+    write_graph_file(plain, Path(path), fmt)
     return fmt

@@ -124,19 +124,47 @@ def write_graph_with_components(graph, puzzle, path: str | Path, forced=None) ->
     FormatError
         Unknown suffix, or DOT requested without pydot installed.
     """
-    import networkx as nx
+    from nonosat.native.implications import export_graph
 
+    fmt = graph_format(path)
+    plain = export_graph(graph, puzzle, forced)
+    for lit, k in component_ids(graph).items():
+        plain.nodes[lit.name()]["scc"] = k
+    write_graph_file(plain, Path(path), fmt)
+    return fmt
+
+
+def graph_format(path: str | Path) -> str:
+    """The graph format named by ``path``'s suffix (``graphml``, ``gexf`` or ``dot``).
+
+    Raises
+    ------
+    FormatError
+        Unknown suffix.
+    """
     from nonosat.errors import FormatError
-    from nonosat.native.implications import GRAPH_FORMATS, export_graph
+    from nonosat.native.implications import GRAPH_FORMATS
 
     path = Path(path)
     fmt = GRAPH_FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise FormatError(str(path), None, f"unknown graph format {path.suffix!r}; use "
                           f"{', '.join(sorted(GRAPH_FORMATS))}")
-    plain = export_graph(graph, puzzle, forced)
-    for lit, k in component_ids(graph).items():
-        plain.nodes[lit.name()]["scc"] = k
+    return fmt
+
+
+def write_graph_file(plain, path: Path, fmt: str) -> None:
+    """Write the networkx graph ``plain`` to ``path`` as ``fmt`` (:func:`graph_format`).
+
+    Raises
+    ------
+    FormatError
+        DOT requested without pydot installed.
+    """
+    import networkx as nx
+
+    from nonosat.errors import FormatError
+
     if fmt == "graphml":
         nx.write_graphml(plain, path)
     elif fmt == "gexf":
@@ -148,4 +176,3 @@ def write_graph_with_components(graph, puzzle, path: str | Path, forced=None) ->
             write_dot(plain, path)
         except ImportError:
             raise FormatError(str(path), None, "DOT export needs pydot (pip install pydot)") from None
-    return fmt
