@@ -24,7 +24,8 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from nonosat.puzzle import Puzzle
+from nonosat.errors import PuzzleError
+from nonosat.puzzle import Cell, Puzzle
 
 #: Truth constants inside the kernels (as :data:`nonosat.encodings.cnf.TRUE`): ``-TRUE`` is false.
 _TRUE = np.int64(1 << 40)
@@ -278,3 +279,82 @@ def encode_order(puzzle: Puzzle) -> tuple[list[list[int]], int, list[tuple[int, 
     lits, ends, spans, nvars = order_puzzle_kernel(h, w, *pack_lines(puzzle))
     return (clause_lists(lits, ends), int(nvars),
             [(a, b, c, d) for a, b, c, d in spans.tolist()])
+
+
+def encode_order_flat(
+    puzzle: Puzzle,
+    partial: np.ndarray | None = None,
+    implications: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The formula the SAT engine solves, as flat arrays ``(lits, ends, nvars)`` (int64; clause
+    ``i`` is ``lits[ends[i-1]:ends[i]]``): the order encoding of the lines (the clauses of
+    :func:`encode_order`), then the unit clauses of ``partial``'s known cells
+    (:func:`unit_literals`), then ``-a | b`` for every implication row ``(a, b)`` — the same
+    clauses in the same order as :func:`nonosat.encodings.cnf.encode` plus
+    :func:`nonosat.engines.sat.implication_clauses`, without a Python list per clause.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    partial : ndarray of int8, shape (height, width), optional
+        Grid state (:class:`~nonosat.puzzle.Cell` values).
+    implications : ndarray of int, shape (m, 2), optional
+        DIMACS literals ``a -> b`` between cell variables.
+
+    Raises
+    ------
+    PuzzleError
+        ``partial`` does not have the puzzle's shape, or ``implications`` is not ``(m, 2)``.
+    """
+    units = None if partial is None else unit_literals(puzzle, partial)  # shape check first
+    h, w = puzzle.shape
+    lits, ends, _, nvars = order_puzzle_kernel(h, w, *pack_lines(puzzle))
+    parts, stops = [lits], [ends]
+    nl = lits.shape[0]
+    if units is not None and units.shape[0]:
+        parts.append(units)
+        stops.append(nl + np.arange(1, units.shape[0] + 1, dtype=np.int64))
+        nl += units.shape[0]
+    if implications is not None:
+        pairs = np.asarray(implications, dtype=np.int64)
+        if pairs.ndim != 2 or pairs.shape[1] != 2:
+            raise PuzzleError(f"implications must be an (m, 2) array, not {pairs.shape}")
+        if pairs.shape[0]:
+            binary = np.empty((pairs.shape[0], 2), dtype=np.int64)
+            binary[:, 0] = -pairs[:, 0]
+            binary[:, 1] = pairs[:, 1]
+            parts.append(binary.ravel())
+            stops.append(nl + 2 * np.arange(1, pairs.shape[0] + 1, dtype=np.int64))
+    if len(parts) == 1:
+        return lits, ends, int(nvars)
+    return np.concatenate(parts), np.concatenate(stops), int(nvars)
+
+
+def unit_literals(puzzle: Puzzle, partial: np.ndarray) -> np.ndarray:
+    """The unit clauses of :func:`nonosat.encodings.cnf.partial_units` as one int64 array of
+    literals (one clause each, row-major; a ``CONFLICT`` cell gives ``v`` then ``-v``).
+
+    Raises
+    ------
+    PuzzleError
+        ``partial`` does not have the puzzle's shape.
+
+    >>> unit_literals(Puzzle([(1,), ()], [(1,), ()]), np.array([[2, 1], [0, 3]], np.int8)).tolist()
+    [1, -2, 3, -3]
+    """
+    grid = np.asarray(partial)
+    if grid.shape != puzzle.shape:
+        raise PuzzleError(
+            f"partial grid is {grid.shape[1] if grid.ndim == 2 else '?'}x{grid.shape[0]} "
+            f"but the puzzle is {puzzle.width}x{puzzle.height}"
+        )
+    flat = grid.ravel()
+    filled, empty, conflict = int(Cell.FILLED), int(Cell.EMPTY), int(Cell.CONFLICT)
+    known = np.flatnonzero((flat == filled) | (flat == empty) | (flat == conflict))
+    values = flat[known]
+    clash = values == conflict
+    reps = np.where(clash, 2, 1)
+    out = np.repeat(known.astype(np.int64) + 1, reps)
+    sign = np.repeat(np.where(values == empty, -1, 1), reps)
+    sign[(np.cumsum(reps) - 1)[clash]] = -1  # the second unit of a conflict cell is -v
+    return out * sign

@@ -28,10 +28,15 @@ solvers log text DRUP directly.
 
 from __future__ import annotations
 
+import gc
 import time
+from collections import deque
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
+import numpy as np
+import pysolvers
 from pysat.solvers import NoSuchSolverError, Solver, SolverNames
 
 from nonosat.errors import EngineError
@@ -57,6 +62,13 @@ PROOF_SOLVERS = frozenset({
     "cadical103", "cadical153", "cadical195", "cadical300", "ergo", "glucose3", "glucose4",
     "glucose42", "gluecard3", "gluecard4", "lingeling", "maplechrono", "maplecm", "maplesat",
 })
+
+
+#: Solvers whose clauses :meth:`SatRun.add_flat` hands straight to PySAT's C extension: canonical
+#: name -> (``pysolvers`` function adding one clause, attribute of PySAT's solver object holding
+#: the C handle).  The wrapper it skips, ``Cadical195.add_clause``, does nothing else but record
+#: a ``False`` answer, which CaDiCaL never gives (it reports an inconsistent formula at solve).
+_DIRECT_ADD: dict[str, tuple[str, str]] = {"cadical195": ("cadical195_add_cl", "cadical")}
 
 
 def _canonical_names() -> dict[str, str]:
@@ -124,6 +136,10 @@ class SatRun:
     options : dict of str to int, optional
         Solver options (CaDiCaL's ``--name=value`` options, e.g. ``{"stabilizeonly": 1}``),
         for the solvers in :data:`CONFIGURABLE_SOLVERS`.
+    flat : (ndarray, ndarray), optional
+        More clauses, after ``clauses``, as flat arrays ``(lits, ends)`` (see
+        :meth:`add_flat`): the SAT engine's formula, passed without a Python list per clause
+        being kept.
 
     Raises
     ------
@@ -139,7 +155,8 @@ class SatRun:
     """
 
     def __init__(self, clauses: Sequence[Sequence[int]], name: str = DEFAULT_SOLVER,
-                 with_proof: bool = False, options: dict[str, int] | None = None):
+                 with_proof: bool = False, options: dict[str, int] | None = None,
+                 flat: tuple[np.ndarray, np.ndarray] | None = None):
         self.name = proof_solver_name(name) if with_proof else solver_name(name)
         self.with_proof = with_proof
         if options and self.name not in CONFIGURABLE_SOLVERS:
@@ -156,7 +173,10 @@ class SatRun:
         # one C call per clause is the least PySAT offers (its add_clause refuses the 0 that
         # would separate clauses in one call); append_formula runs the least Python around it
         # (Solver(bootstrap_with=...) also type-checks every clause)
-        self._solver.append_formula(clauses)
+        if clauses:
+            self._solver.append_formula(clauses)
+        if flat is not None:
+            self.add_flat(*flat)
         self._budget = 0
         if options:
             self._solver.configure(dict(options))
@@ -174,6 +194,47 @@ class SatRun:
     def add_clause(self, clause: Sequence[int]) -> None:
         """Add a clause (e.g. a blocking clause) for the next :meth:`solve`."""
         self._solver.add_clause(list(clause))
+
+    def add_flat(self, lits: np.ndarray, ends: np.ndarray) -> None:
+        """Add the clauses ``lits[ends[i-1]:ends[i]]`` (``lits`` nonzero DIMACS literals,
+        ``ends`` the non-decreasing end offset of every clause, as the compiled encoders return
+        them; an empty clause is added as such), in order.
+
+        PySAT takes one clause per C call (its ``add_clause`` refuses the 0 that would separate
+        clauses); for CaDiCaL (:data:`_DIRECT_ADD`) each clause goes straight to the extension's
+        C function, as a slice of one list of Python ints, from C-level ``map`` iteration: no
+        Python frame per clause (``append_formula`` runs two).  Python's cyclic collector is
+        paused meanwhile: the short-lived slices can form no cycle, and would otherwise set off
+        collections of the whole heap (as in :func:`nonosat.encodings.cnf_order.clause_lists`).
+
+        Raises
+        ------
+        EngineError
+            A zero literal, or ``ends`` not within ``lits``.
+        """
+        lits = np.asarray(lits)
+        ends = np.asarray(ends)
+        if ends.shape[0] == 0:
+            return
+        if (int(ends[-1]) != lits.shape[0] or int(ends[0]) < 0 or np.any(np.diff(ends) < 0)
+                or not np.all(lits)):
+            raise EngineError("flat clauses: a zero literal, or offsets out of order or range")
+        flat = lits.tolist()
+        stops = ends.tolist()
+        starts = [0, *stops[:-1]]
+        direct = _DIRECT_ADD.get(self.name)
+        handle = getattr(self._solver.solver, direct[1], None) if direct else None
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            clauses = map(flat.__getitem__, map(slice, starts, stops))
+            if handle is not None:
+                deque(map(getattr(pysolvers, direct[0]), repeat(handle), clauses), maxlen=0)
+            else:
+                deque(map(self._solver.add_clause, clauses), maxlen=0)
+        finally:
+            if enabled:
+                gc.enable()
 
     def set_phases(self, literals: Sequence[int]) -> bool:
         """Prefer these literals' values in the solver's decisions (its saved phases); they steer

@@ -99,7 +99,7 @@ class AutoEngine:
         if partial is not None:
             given = np.isin(partial, (Cell.EMPTY, Cell.FILLED))
             root = np.where(given, partial, root).astype(np.int8)
-        implications = search.root_implications() if self.implications else []
+        implications = search.root_implication_literals() if self.implications else ()
         trace = outcome.trace
         del search, outcome  # free the native state (line cache up to 20 MB) before SAT grows
         # the first hand-off of a process loads PySAT and the SAT engine's compiled kernels: that

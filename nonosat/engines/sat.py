@@ -15,6 +15,8 @@ import numpy as np
 
 from nonosat.encodings.cnf import (
     DEFAULT_ENCODING,
+    ENCODING_VERSIONS,
+    PuzzleCnf,
     blocking_clause,
     check_encoding,
     encode,
@@ -60,6 +62,37 @@ def implication_clauses(
     ]
 
 
+def implication_literals(width: int, implications) -> np.ndarray:
+    """Implications as the int64 array ``(m, 2)`` of DIMACS literals ``a -> b`` that
+    :func:`nonosat.encodings.cnf_order.encode_order_flat` takes: an array of that shape is
+    returned as it is (as
+    :meth:`nonosat.native.search.NativeSearch.root_implication_literals` gives it), a sequence of
+    ``((r1, c1, filled1), (r2, c2, filled2))`` converted (the clause of row ``(a, b)`` is that of
+    :func:`implication_clauses`).
+
+    >>> implication_literals(3, [((0, 1, True), (1, 0, False))]).tolist()
+    [[2, -4]]
+    """
+    if isinstance(implications, np.ndarray):
+        return implications.astype(np.int64, copy=False).reshape(-1, 2)
+    out = np.empty((len(implications), 2), dtype=np.int64)
+    for i, ((r1, c1, f1), (r2, c2, f2)) in enumerate(implications):
+        a, b = r1 * width + c1 + 1, r2 * width + c2 + 1
+        out[i, 0] = a if f1 else -a
+        out[i, 1] = b if f2 else -b
+    return out
+
+
+def _implication_tuples(width: int, implications):
+    """``implications`` as the tuples :func:`implication_clauses` takes (an ``(m, 2)`` array of
+    DIMACS literals converted back)."""
+    if not isinstance(implications, np.ndarray):
+        return implications
+    cells = np.abs(implications) - 1
+    return [((a // width, a % width, fa), (b // width, b % width, fb))
+            for (a, b), (fa, fb) in zip(cells.tolist(), (implications > 0).tolist(), strict=True)]
+
+
 class SatEngine:
     """PySAT on a CNF encoding of the puzzle.
 
@@ -70,9 +103,10 @@ class SatEngine:
         ``"MapleChrono"``, ... see :func:`nonosat.encodings.satsolver.solver_names`).
     encoding : str
         CNF line encoding (:data:`nonosat.encodings.cnf.DEFAULT_ENCODING` by default).
-    implications : sequence of ((r1, c1, filled1), (r2, c2, filled2)), optional
+    implications : sequence of ((r1, c1, filled1), (r2, c2, filled2)), or ndarray, optional
         Binary implications between cells known to hold in every solution (the portfolio passes
-        those the native solver's probing found); added as binary clauses.
+        those the native solver's probing found, as the ``(m, 2)`` array of DIMACS literals of
+        :func:`implication_literals`); added as binary clauses.
     neighbour : callable (puzzle, solution) -> solution or None, optional
         Asked after each solution while more are wanted, for another solution nearby (the
         portfolio passes :func:`nonosat.native.swap.swap_neighbour`, a 2x2 swap); an answer that
@@ -106,7 +140,8 @@ class SatEngine:
         self,
         solver: str = DEFAULT_SOLVER,
         encoding: str = DEFAULT_ENCODING,
-        implications: Sequence[tuple[tuple[int, int, bool], tuple[int, int, bool]]] = (),
+        implications: Sequence[tuple[tuple[int, int, bool], tuple[int, int, bool]]]
+        | np.ndarray = (),
         neighbour: Callable[[Puzzle, np.ndarray], np.ndarray | None] | None = None,
         phases: bool = True,
     ):
@@ -132,14 +167,30 @@ class SatEngine:
         deadline = start + timeout if timeout is not None else None
         if puzzle.is_colour:
             return self._solve_colour(puzzle, partial, limit, deadline, start)
-        enc = encode(puzzle, self.encoding, partial)
-        clauses = enc.clauses
-        if self.implications:
-            clauses = clauses + implication_clauses(puzzle.width, self.implications)
+        flat = None
+        if self.encoding == "order":
+            # compiled encoder to flat arrays, straight into the solver (SatRun.add_flat): the
+            # same clauses, in the same order, as encode() plus implication_clauses()
+            from nonosat.encodings.cnf_order import encode_order_flat
+
+            pairs = implication_literals(puzzle.width, self.implications) \
+                if len(self.implications) else None
+            lits, ends, nvars = encode_order_flat(puzzle, partial, pairs)
+            flat = (lits, ends)
+            nclauses = int(ends.shape[0])
+            del lits, ends, pairs
+            enc = PuzzleCnf(puzzle, self.encoding, ENCODING_VERSIONS[self.encoding], [], nvars, [])
+            clauses: list[list[int]] = []
+        else:
+            enc = encode(puzzle, self.encoding, partial)
+            clauses = enc.clauses
+            if len(self.implications):
+                clauses = clauses + implication_clauses(
+                    puzzle.width, _implication_tuples(puzzle.width, self.implications))
+            nclauses = len(clauses)
         encoded = time.perf_counter()
         solutions: list[np.ndarray] = []
         complete = True
-        nclauses = len(clauses)
         neighbours = 0
         if limit == 1:
             options = FIRST_SOLUTION_OPTIONS.get(self.solver)
@@ -147,10 +198,10 @@ class SatEngine:
             options = UNIQUENESS_OPTIONS.get(self.solver)
         else:
             options = None
-        with SatRun(clauses, self.solver, options=options) as run:
+        with SatRun(clauses, self.solver, options=options, flat=flat) as run:
             # the solver holds its own copy: free the Python clause lists (about 150 bytes a
             # clause; 48 MB on Faase, 80x95) before the search grows the solver's memory
-            del clauses
+            del clauses, flat
             enc = replace(enc, clauses=[], line_spans=[])
             phase_s = 0.0
             guided = False  # phases taken by this solver (Kissat takes none through PySAT)

@@ -456,22 +456,33 @@ class NativeSearch:
 
         Returns up to ``limit`` pairs ``((r1, c1, filled1), (r2, c2, filled2))`` meaning "if cell
         (r1, c1) is filled1 then cell (r2, c2) is filled2" (``filled`` True = filled).  They hold
-        in every solution; the portfolio hands them to SAT as binary clauses.
+        in every solution; :meth:`root_implication_literals` gives the same pairs as an array.
         """
+        w = self.puzzle.width
+        codes = self._root_implication_codes(limit).tolist()
+        return [((a // 2 // w, a // 2 % w, bool(a & 1)), (b // 2 // w, b // 2 % w, bool(b & 1)))
+                for a, b in codes]
+
+    def root_implication_literals(self, limit: int = 200_000) -> np.ndarray:
+        """The implications of :meth:`root_implications`, in the same order, as DIMACS literals
+        of the cell variables (cell ``(r, c)`` is variable ``r * width + c + 1``, positive =
+        filled): an int64 array of shape ``(m, 2)``, row ``(a, b)`` meaning ``a -> b`` (the
+        binary clause ``-a | b``).  The portfolio hands them to SAT in this form.
+        """
+        codes = self._root_implication_codes(limit).astype(np.int64)
+        return (codes // 2 + 1) * (2 * (codes & 1) - 1)
+
+    def _root_implication_codes(self, limit: int) -> np.ndarray:
+        """Implications probing finds at the root grid (:func:`collect_implications`): int32
+        array ``(m, 2)`` of literal codes ``2 * cell + filled``, ``m <= limit``."""
         packed = pack_clues(self.puzzle)
         state = new_state(packed, self.root_grid(), cache=self._state[10])
         problem = problem_tuple(packed)
         if not propagate(problem, state):
-            return []
+            return np.zeros((0, 2), dtype=np.int32)
         pairs = np.zeros((limit, 2), dtype=np.int32)
         n = collect_implications(problem, state, pairs)
-        w = self.puzzle.width
-
-        def literal(code: int) -> tuple[int, int, bool]:
-            r, c = divmod(code // 2, w)
-            return (r, c, bool(code & 1))
-
-        return [(literal(int(a)), literal(int(b))) for a, b in pairs[:n]]
+        return pairs[:n]
 
     def trace(self) -> Trace:
         """The root node's deductions in order (see :class:`Trace`)."""
