@@ -4,8 +4,10 @@ Two worker processes run ``solve(puzzle, "auto", limit=L)`` on the same puzzles,
 then B, then B then A), so that both see the same load.  Each worker imports ``nonosat`` from its
 own directory (``--base DIR`` for A, e.g. ``git archive BASE nonosat | tar -x -C DIR``; B is
 this checkout, or ``DIR`` too with ``--same``) and takes its own ``auto`` options (``--a-opts`` /
-``--b-opts``, JSON, e.g. ``'{"phases": false}'`` or ``'{"native_work": 400000}'``).  Each worker
-has loaded the ``auto`` and ``sat`` engines and solved one puzzle before the timed ones.
+``--b-opts``, JSON, e.g. ``'{"phases": false}'`` or ``'{"native_work": 400000}'``; the key
+``bp_iterations`` sets the rounds of belief propagation behind the SAT phases instead).  Each worker
+has loaded the ``auto`` and ``sat`` engines and solved puzzles up to a first hand-off before the
+timed ones.
 
 Per puzzle: CPU seconds (``time.process_time``) of the solve, the verdict, the solutions (checked
 with :meth:`~nonosat.puzzle.Puzzle.is_solution` and compared between A and B as sets), whether
@@ -46,6 +48,9 @@ from nonosat.engines import get_engine, load_engine
 from nonosat.formats import read_puzzles
 items = json.load(open(sys.argv[1]))
 opts = json.loads(sys.argv[2])
+if "bp_iterations" in opts:  # experiment: rounds of belief propagation for the SAT phases
+    import nonosat.encodings.phases as phases
+    phases.order_phases.__defaults__ = (opts.pop("bp_iterations"),)
 files = {}
 def puzzle_at(path, k):
     if path not in files:
@@ -54,7 +59,9 @@ def puzzle_at(path, k):
 load_engine("auto")
 load_engine("sat")
 engine = get_engine("auto", **opts)
-engine.solve(puzzle_at(*items[0][:2]), limit=2)  # warm up: first hand-off loads PySAT
+for path, k, _ in items:  # warm up until a hand-off: the first one loads PySAT and kernels
+    if engine.solve(puzzle_at(path, k), limit=2).stats.get("handoff"):
+        break
 import nonosat
 print(json.dumps({"ready": nonosat.__file__}), flush=True)
 for line in sys.stdin:
