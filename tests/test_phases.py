@@ -47,7 +47,8 @@ def test_line_marginals_are_the_weighted_completion_counts(case):
     bwd = np.zeros((k + 1, n + 2))
     cells = np.zeros(n)
     starts = np.zeros((max(k, 1), n))
-    ok = _line_marginals(clue_arr, k, known, prior, fwd, bwd, cells, starts)
+    ok = _line_marginals(clue_arr, k, known, prior, fwd, bwd, cells, starts,
+                         np.zeros((max(k, 1), n + 1)))
     assert ok == bool(weights)
     if not weights:
         return

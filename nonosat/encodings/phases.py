@@ -57,11 +57,15 @@ def _block_weight(i, length, n, known, prior, wpre):  # pragma: no cover - compi
 
 
 @njit(cache=True, nogil=True)
-def _line_marginals(clue, k, known, prior, fwd, bwd, cell_out, start_out):  # pragma: no cover
+def _line_marginals(
+    clue, k, known, prior, fwd, bwd, cell_out, start_out, wtab
+):  # pragma: no cover - compiled
     """Marginals of one line under independent per-cell priors (compiled).
 
     ``clue[:k]`` block lengths; ``known[n]`` -1 unknown / 0 empty / 1 filled; ``prior[n]`` the
-    probability of *filled* per cell; ``fwd``/``bwd`` scratch of shape at least ``(k+1, n+2)``.
+    probability of *filled* per cell; ``fwd``/``bwd`` scratch of shape at least ``(k+1, n+2)``,
+    ``wtab`` of shape at least ``(k, n+1)`` (each block's weight at each start,
+    :func:`_block_weight`, computed once for the three passes).
     Writes ``cell_out[n]`` (probability filled) and ``start_out[j, p]`` (probability that block
     ``j`` starts at ``p``).  Each completion is weighted by the product over its cells of ``2 *
     prior`` (filled) or ``2 * (1 - prior)`` (empty), so that weights stay near 1.  Returns False
@@ -73,6 +77,9 @@ def _line_marginals(clue, k, known, prior, fwd, bwd, cell_out, start_out):  # pr
     for i in range(n):
         wpre[i + 1] = wpre[i] + (1 if known[i] == 0 else 0)
     wpre[n + 1] = wpre[n]
+    for j in range(k):
+        for i in range(n + 1):
+            wtab[j, i] = _block_weight(i, clue[j], n, known, prior, wpre)
     for j in range(k + 1):
         for i in range(n + 2):
             fwd[j, i] = 0.0
@@ -88,7 +95,7 @@ def _line_marginals(clue, k, known, prior, fwd, bwd, cell_out, start_out):  # pr
             if can_empty:
                 fwd[j, i + 1] += v * w_empty
             if j < k:
-                wb = _block_weight(i, clue[j], n, known, prior, wpre)
+                wb = wtab[j, i]
                 if wb > 0.0:
                     fwd[j + 1, i + clue[j] + 1] += v * wb
     bwd[k, n + 1] = 1.0
@@ -98,7 +105,7 @@ def _line_marginals(clue, k, known, prior, fwd, bwd, cell_out, start_out):  # pr
         for j in range(k, -1, -1):
             v = bwd[j, i + 1] * w_empty if can_empty else 0.0
             if j < k:
-                wb = _block_weight(i, clue[j], n, known, prior, wpre)
+                wb = wtab[j, i]
                 if wb > 0.0:
                     v += wb * bwd[j + 1, i + clue[j] + 1]
             bwd[j, i] = v
@@ -112,7 +119,7 @@ def _line_marginals(clue, k, known, prior, fwd, bwd, cell_out, start_out):  # pr
             start_out[j, p] = 0.0
             if fwd[j, p] == 0.0:
                 continue
-            wb = _block_weight(p, clue[j], n, known, prior, wpre)
+            wb = wtab[j, p]
             if wb > 0.0:
                 q = fwd[j, p] * wb * bwd[j + 1, p + clue[j] + 1] / total
                 start_out[j, p] = q
@@ -149,6 +156,7 @@ def _bp(clues, ks, known, h, w, iterations, row_msg, col_msg):  # pragma: no cov
     starts = np.zeros((max(kmax, 1), m))
     line_known = np.zeros(m, np.int8)
     prior = np.zeros(m)
+    wtab = np.zeros((max(kmax, 1), m + 1))
     for _ in range(iterations):
         for first, last in ((0, h), (h, h + w)):  # the rows, then the columns
             for line in range(first, last):
@@ -157,7 +165,7 @@ def _bp(clues, ks, known, h, w, iterations, row_msg, col_msg):  # pragma: no cov
                     continue
                 n = _gather_line(line, h, w, known, row_msg, col_msg, line_known, prior)
                 if not _line_marginals(clues[line], k, line_known[:n], prior[:n], fwd, bwd,
-                                       post, starts):
+                                       post, starts, wtab):
                     continue
                 rows = line < h
                 idx = line if rows else line - h
@@ -188,6 +196,7 @@ def _start_phase_lits(clues, ks, known, h, w, row_msg, col_msg, out):  # pragma:
     starts = np.zeros((max(kmax, 1), m))
     line_known = np.zeros(m, np.int8)
     prior = np.zeros(m)
+    wtab = np.zeros((max(kmax, 1), m + 1))
     nout = 0
     var = h * w
     for line in range(h + w):
@@ -195,7 +204,8 @@ def _start_phase_lits(clues, ks, known, h, w, row_msg, col_msg, out):  # pragma:
         if k == 0:
             continue
         n = _gather_line(line, h, w, known, row_msg, col_msg, line_known, prior)
-        ok = _line_marginals(clues[line], k, line_known[:n], prior[:n], fwd, bwd, post, starts)
+        ok = _line_marginals(clues[line], k, line_known[:n], prior[:n], fwd, bwd, post, starts,
+                             wtab)
         total = 0
         for j in range(k):
             total += clues[line, j] + 1
