@@ -11,8 +11,8 @@ timed ones.
 
 Per puzzle: CPU seconds (``time.process_time``) of the solve, the verdict, the solutions (checked
 with :meth:`~nonosat.puzzle.Puzzle.is_solution` and compared between A and B as sets), whether
-SAT took over, CaDiCaL's own solve time (``stats["sat"]["sat_time_s"]``, wall clock of the
-``solve`` calls) and conflicts.  *Overhead* of a hand-off = total CPU minus CaDiCaL's solve time:
+SAT took over, CaDiCaL's own solve time (CPU seconds inside ``SatRun.solve``, timed by a
+wrapper the worker installs) and conflicts.  *Overhead* of a hand-off = total CPU minus CaDiCaL's solve time:
 the native stage, the CNF build, clause passing, phases, enumeration bookkeeping.
 
 Sets: every ``--step``-th puzzle of ``NonogramRecord/question/SET.txt`` (default 10, up to
@@ -51,6 +51,16 @@ opts = json.loads(sys.argv[2])
 if "bp_iterations" in opts:  # experiment: rounds of belief propagation for the SAT phases
     import nonosat.encodings.phases as phases
     phases.order_phases.__defaults__ = (opts.pop("bp_iterations"),)
+from nonosat.encodings.satsolver import SatRun
+solve_cpu = [0.0]
+_solve = SatRun.solve
+def timed_solve(self, *args, **kwargs):  # CaDiCaL's own solve calls, in CPU seconds
+    t = time.process_time()
+    try:
+        return _solve(self, *args, **kwargs)
+    finally:
+        solve_cpu[0] += time.process_time() - t
+SatRun.solve = timed_solve
 files = {}
 def puzzle_at(path, k):
     if path not in files:
@@ -67,6 +77,7 @@ print(json.dumps({"ready": nonosat.__file__}), flush=True)
 for line in sys.stdin:
     path, k, limit = items[int(line)]
     puzzle = puzzle_at(path, k)
+    solve_cpu[0] = 0.0
     t0 = time.process_time()
     result = engine.solve(puzzle, limit=limit)
     cpu = time.process_time() - t0
@@ -74,7 +85,7 @@ for line in sys.stdin:
     assert all(puzzle.is_solution(s) for s in result.solutions), (path, k)
     sols = sorted(hashlib.sha1(s.tobytes()).hexdigest() for s in result.solutions)
     print(json.dumps({"status": result.status.value, "handoff": result.stats.get("handoff"),
-                      "cpu": cpu, "sat_s": sat.get("sat_time_s", 0.0),
+                      "cpu": cpu, "sat_s": solve_cpu[0],
                       "conflicts": sat.get("conflicts", 0), "sols": sols}), flush=True)
 """
 
