@@ -575,8 +575,9 @@ def test_item10_the_portfolio_out_of_time_builds_no_cnf(monkeypatch):
         raise AssertionError(f"SAT hand-off after the time limit (after {called})")
 
     monkeypatch.setattr(auto, "get_engine", no_sat)
-    monkeypatch.setattr(NativeSearch, "root_implications",
-                        lambda self, *a, **k: called.append("implications") or [])
+    for name in ("root_implications", "root_implication_literals"):
+        monkeypatch.setattr(NativeSearch, name,
+                            lambda self, *a, **k: called.append("implications") or [])
     result = get_engine("auto").solve(puzzle, timeout=1e-6)
     assert result.status == Status.UNKNOWN
     assert called == []
