@@ -28,6 +28,7 @@ solvers log text DRUP directly.
 
 from __future__ import annotations
 
+import functools
 import gc
 import time
 from collections import deque
@@ -71,8 +72,10 @@ PROOF_SOLVERS = frozenset({
 _DIRECT_ADD: dict[str, tuple[str, str]] = {"cadical195": ("cadical195_add_cl", "cadical")}
 
 
+@functools.cache
 def _canonical_names() -> dict[str, str]:
-    """Lower-case name or alias -> PySAT's canonical solver name."""
+    """Lower-case name or alias -> PySAT's canonical solver name (computed once; callers do
+    not modify it)."""
     names: dict[str, str] = {}
     for canonical, aliases in vars(SolverNames).items():
         if canonical.startswith("_") or not isinstance(aliases, tuple):
