@@ -119,6 +119,7 @@ def main() -> None:
     parser.add_argument("--limits", default="2,1")
     parser.add_argument("--step", type=int, default=10)
     parser.add_argument("--count", type=int, default=100)
+    parser.add_argument("--dump", help="write every run's item and A/B results to this JSON file")
     args = parser.parse_args()
     sets = args.sets.split(",")
     limits = [int(x) for x in args.limits.split(",")]
@@ -176,6 +177,9 @@ def main() -> None:
                 print(f"| {name} L{limit} {v} hand-offs: conflicts | {len(handed)} | {conf} | | |")
     for v in ("A", "B"):
         print(row(f"all {v}", [r["cpu"] for r in results[v]]))
+    if args.dump:
+        with open(args.dump, "w") as out:
+            json.dump({"items": items, "A": results["A"], "B": results["B"]}, out)
     same = sum(a["sols"] == b["sols"] for a, b in zip(results["A"], results["B"], strict=True))
     print(f"\nsame solution sets: {same} of {len(items)}")
 
