@@ -5,7 +5,8 @@ then B, then B then A), so that both see the same load.  Each worker imports ``n
 own directory (``--base DIR`` for A, e.g. ``git archive BASE nonosat | tar -x -C DIR``; B is
 this checkout, or ``DIR`` too with ``--same``) and takes its own ``auto`` options (``--a-opts`` /
 ``--b-opts``, JSON, e.g. ``'{"phases": false}'`` or ``'{"native_work": 400000}'``; the key
-``bp_iterations`` sets the rounds of belief propagation behind the SAT phases instead).  Each worker
+``bp_iterations`` sets the rounds of belief propagation behind the SAT phases instead, and
+``first_options`` CaDiCaL's options for ``limit=1``).  Each worker
 has loaded the ``auto`` and ``sat`` engines and solved puzzles up to a first hand-off before the
 timed ones.
 
@@ -61,6 +62,9 @@ def timed_solve(self, *args, **kwargs):  # CaDiCaL's own solve calls, in CPU sec
     finally:
         solve_cpu[0] += time.process_time() - t
 SatRun.solve = timed_solve
+if "first_options" in opts:  # experiment: CaDiCaL options for limit=1
+    import nonosat.engines.sat as sat
+    sat.FIRST_SOLUTION_OPTIONS["cadical195"] = opts.pop("first_options")
 files = {}
 def puzzle_at(path, k):
     if path not in files:
