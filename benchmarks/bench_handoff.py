@@ -16,7 +16,7 @@ SAT took over, CaDiCaL's own solve time (CPU seconds inside ``SatRun.solve``, ti
 wrapper the worker installs) and conflicts.  *Overhead* of a hand-off = total CPU minus CaDiCaL's solve time:
 the native stage, the CNF build, clause passing, phases, enumeration bookkeeping.
 
-Sets: every ``--step``-th puzzle of ``NonogramRecord/question/SET.txt`` (default 10, up to
+Sets: every ``--step``-th puzzle from ``--start`` of ``NonogramRecord/question/SET.txt`` (default 10, up to
 ``--count`` 100).
 
 Usage::
@@ -94,7 +94,7 @@ for line in sys.stdin:
 """
 
 
-def items_for(sets: list[str], step: int, count: int, limits: list[int]) -> list:
+def items_for(sets: list[str], start: int, step: int, count: int, limits: list[int]) -> list:
     from nonosat.formats import read_puzzles
 
     out = []
@@ -102,7 +102,7 @@ def items_for(sets: list[str], step: int, count: int, limits: list[int]) -> list
         path = CORPUS / "NonogramRecord" / "question" / f"{name}.txt"
         n = len(read_puzzles(path))
         for limit in limits:
-            out += [(str(path), k, limit) for k in range(0, n, step)[:count]]
+            out += [(str(path), k, limit) for k in range(start, n, step)[:count]]
     return out
 
 
@@ -121,13 +121,14 @@ def main() -> None:
     parser.add_argument("--b-opts", default="{}")
     parser.add_argument("--sets", default="taai2011,tcga2016,icga2018,tcga2023")
     parser.add_argument("--limits", default="2,1")
+    parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--step", type=int, default=10)
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--dump", help="write every run's item and A/B results to this JSON file")
     args = parser.parse_args()
     sets = args.sets.split(",")
     limits = [int(x) for x in args.limits.split(",")]
-    items = items_for(sets, args.step, args.count, limits)
+    items = items_for(sets, args.start, args.step, args.count, limits)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(items, f)
     base = str(Path(args.base).resolve())
