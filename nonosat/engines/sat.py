@@ -63,12 +63,10 @@ def implication_clauses(
 
 
 def implication_literals(width: int, implications) -> np.ndarray:
-    """Implications as the int64 array ``(m, 2)`` of DIMACS literals ``a -> b`` that
-    :func:`nonosat.encodings.cnf_order.encode_order_flat` takes: an array of that shape is
-    returned as it is (as
-    :meth:`nonosat.native.search.NativeSearch.root_implication_literals` gives it), a sequence of
-    ``((r1, c1, filled1), (r2, c2, filled2))`` converted (the clause of row ``(a, b)`` is that of
-    :func:`implication_clauses`).
+    """Implications as an int64 array ``(m, 2)`` of DIMACS literals, row ``(a, b)`` meaning
+    ``a -> b`` (the clause ``-a | b`` of :func:`implication_clauses`).  An array (as
+    :meth:`nonosat.native.search.NativeSearch.root_implication_literals` gives it) is returned as
+    int64 ``(m, 2)``; a sequence of ``((r1, c1, filled1), (r2, c2, filled2))`` is converted.
 
     >>> implication_literals(3, [((0, 1, True), (1, 0, False))]).tolist()
     [[2, -4]]
@@ -81,16 +79,6 @@ def implication_literals(width: int, implications) -> np.ndarray:
         out[i, 0] = a if f1 else -a
         out[i, 1] = b if f2 else -b
     return out
-
-
-def _implication_tuples(width: int, implications):
-    """``implications`` as the tuples :func:`implication_clauses` takes (an ``(m, 2)`` array of
-    DIMACS literals converted back)."""
-    if not isinstance(implications, np.ndarray):
-        return implications
-    cells = np.abs(implications) - 1
-    return [((a // width, a % width, fa), (b // width, b % width, fb))
-            for (a, b), (fa, fb) in zip(cells.tolist(), (implications > 0).tolist(), strict=True)]
 
 
 class SatEngine:
@@ -168,13 +156,13 @@ class SatEngine:
         if puzzle.is_colour:
             return self._solve_colour(puzzle, partial, limit, deadline, start)
         flat = None
+        pairs = implication_literals(puzzle.width, self.implications) \
+            if len(self.implications) else None
         if self.encoding == "order":
             # compiled encoder to flat arrays, straight into the solver (SatRun.add_flat): the
             # same clauses, in the same order, as encode() plus implication_clauses()
             from nonosat.encodings.cnf_order import encode_order_flat
 
-            pairs = implication_literals(puzzle.width, self.implications) \
-                if len(self.implications) else None
             lits, ends, nvars = encode_order_flat(puzzle, partial, pairs)
             flat = (lits, ends)
             nclauses = int(ends.shape[0])
@@ -184,9 +172,8 @@ class SatEngine:
         else:
             enc = encode(puzzle, self.encoding, partial)
             clauses = enc.clauses
-            if len(self.implications):
-                clauses = clauses + implication_clauses(
-                    puzzle.width, _implication_tuples(puzzle.width, self.implications))
+            if pairs is not None:
+                clauses = clauses + [[-a, b] for a, b in pairs.tolist()]
             nclauses = len(clauses)
         encoded = time.perf_counter()
         solutions: list[np.ndarray] = []
