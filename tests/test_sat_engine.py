@@ -177,24 +177,26 @@ def test_cli_solve_with_a_named_sat_solver(tmp_path):
 
 
 def test_first_solution_mode_configures_cadical_and_still_solves():
-    """limit=1 runs CaDiCaL in stable-only mode; the solution must still satisfy the clues, and
-    options for a solver without ``configure`` are refused clearly."""
+    """Up to 1024 cells both modes run CaDiCaL stable-only without elimination; above, limit=1
+    runs it stable-only and limit=2 with its defaults.  Solutions must still satisfy the clues,
+    and options for a solver without ``configure`` are refused clearly."""
     from nonosat.encodings.satsolver import SatRun
-    from nonosat.engines.sat import FIRST_SOLUTION_OPTIONS
+    from nonosat.engines.sat import FIRST_SOLUTION_OPTIONS, UNIQUENESS_OPTIONS
 
     assert "cadical195" in FIRST_SOLUTION_OPTIONS
     picture = np.random.default_rng(7).random((15, 15)) < 0.5
     puzzle = Puzzle.from_picture(picture)
     result = solve(puzzle, "sat", limit=1)  # checks the solution against the clues
     assert result.status is Status.SOLVED
-    assert result.stats["options"] == FIRST_SOLUTION_OPTIONS["cadical195"]
-    from nonosat.engines.sat import UNIQUENESS_OPTIONS
-
+    assert result.stats["options"] == UNIQUENESS_OPTIONS["cadical195"]
     unique = solve(puzzle, "sat", limit=2)  # uniqueness: stable-only, no elimination
     assert unique.stats["options"] == UNIQUENESS_OPTIONS["cadical195"]
     assert unique.status is solve(puzzle, "cpsat", limit=2).status  # an independent engine
     big = Puzzle.from_picture(np.random.default_rng(8).random((40, 30)) < 0.5)  # > 1024 cells
     assert solve(big, "sat", limit=2, timeout=60).stats["options"] == {}
+    first = solve(big, "sat", limit=1, timeout=60)
+    assert first.stats["options"] == FIRST_SOLUTION_OPTIONS["cadical195"]
+    assert first.status is Status.SOLVED
     with pytest.raises(EngineError, match="takes no options"):
         SatRun([[1, 2]], "minisat22", options={"stabilizeonly": 1})
 

@@ -26,19 +26,25 @@ from nonosat.engines import SolveResult, Status
 from nonosat.errors import EngineError, PuzzleError
 from nonosat.puzzle import Cell, Puzzle
 
-#: Solver options used when only a first solution is wanted (``limit=1``): the formula is then
-#: satisfiable whenever the puzzle has a solution, and CaDiCaL's stable mode alone (its "sat"
-#: configuration) finds models sooner.  All 1000 taai2011 puzzles, given the native root grid and
-#: implications as ``auto`` does, CPU: 62.0 s against 79.8 s with the defaults (uniqueness mode:
-#: 60.9 s against 91.8 s; see :data:`UNIQUENESS_OPTIONS`).
+#: Solver options used when only a first solution is wanted (``limit=1``) on puzzles of more than
+#: :data:`UNIQUENESS_OPTIONS_MAX_CELLS` cells: the formula is then satisfiable whenever the
+#: puzzle has a solution, and CaDiCaL's stable mode alone (its "sat" configuration) finds models
+#: sooner.  All 1000 taai2011 puzzles, given the native root grid and implications as ``auto``
+#: does, CPU: 62.0 s against 79.8 s with the defaults (uniqueness mode: 60.9 s against 91.8 s;
+#: see :data:`UNIQUENESS_OPTIONS`).
 FIRST_SOLUTION_OPTIONS: dict[str, dict[str, int]] = {"cadical195": {"stabilizeonly": 1}}
 
-#: Solver options for a uniqueness check (``limit >= 2``): stable mode alone and no bounded
-#: variable elimination.  Measured in one run each (issue 16), SAT stage of ``auto`` (root grid and
-#: implications given), 100 puzzles, CPU, same verdicts: taai2011 3.86 s stable-only against
-#: 7.98 s defaults; tcga2016 (with unique puzzles) and icga2023: stable-only 0.88x and 0.70x,
-#: stable-only without elimination 0.55x and 0.59x of the defaults.  (For ``limit=1``
-#: elimination off measured 0.97x, noise, so first-solution options are unchanged.)
+#: Solver options for a uniqueness check (``limit >= 2``), and for a first solution too, on
+#: puzzles of at most :data:`UNIQUENESS_OPTIONS_MAX_CELLS` cells: stable mode alone and no
+#: bounded variable elimination.  Measured in one run each (issue 16), SAT stage of ``auto`` (root
+#: grid and implications given), 100 puzzles, CPU, same verdicts: taai2011 3.86 s stable-only
+#: against 7.98 s defaults; tcga2016 (with unique puzzles) and icga2023: stable-only 0.88x and
+#: 0.70x, stable-only without elimination 0.55x and 0.59x of the defaults.  For ``limit=1``,
+#: ``auto`` on three 100-puzzle samples of each of taai2011, tcga2016, icga2018 and tcga2023
+#: (every 10th from 0, 5 and 3; A/B interleaved, ``benchmarks/bench_handoff.py``), CPU 57.4 s
+#: without elimination against 61.6 s with it (0.87x, 1.00x, 0.95x per sample), the slowest
+#: puzzle 0.83 s against 3.0 s (taai2011 #591: 12,033 conflicts against 59,957), and the first
+#: SAT call is then the same search as the uniqueness check's.
 #: They are used only up to :data:`UNIQUENESS_OPTIONS_MAX_CELLS` cells: on Faase (80x95) ``auto``
 #: took 59.2 s against 24.8 s with the defaults (one run, side by side).
 UNIQUENESS_OPTIONS: dict[str, dict[str, int]] = {"cadical195": {"stabilizeonly": 1, "elim": 0}}
@@ -113,9 +119,9 @@ class SatEngine:
 
     Notes
     -----
-    With ``limit=1`` CaDiCaL runs with :data:`FIRST_SOLUTION_OPTIONS`, otherwise with
-    :data:`UNIQUENESS_OPTIONS` on puzzles of at most :data:`UNIQUENESS_OPTIONS_MAX_CELLS` cells
-    and its defaults on larger ones.
+    On puzzles of at most :data:`UNIQUENESS_OPTIONS_MAX_CELLS` cells CaDiCaL runs with
+    :data:`UNIQUENESS_OPTIONS`; on larger ones with :data:`FIRST_SOLUTION_OPTIONS` when
+    ``limit=1``, and with its defaults otherwise.
 
     Statistics: ``solver``, ``encoding``, ``options``, ``variables``, ``clauses``, ``conflicts``,
     ``decisions``, ``propagations``, ``restarts`` (cumulated over the enumeration, as the solver
@@ -179,10 +185,10 @@ class SatEngine:
         solutions: list[np.ndarray] = []
         complete = True
         neighbours = 0
-        if limit == 1:
-            options = FIRST_SOLUTION_OPTIONS.get(self.solver)
-        elif puzzle.height * puzzle.width <= UNIQUENESS_OPTIONS_MAX_CELLS:
+        if puzzle.height * puzzle.width <= UNIQUENESS_OPTIONS_MAX_CELLS:
             options = UNIQUENESS_OPTIONS.get(self.solver)
+        elif limit == 1:
+            options = FIRST_SOLUTION_OPTIONS.get(self.solver)
         else:
             options = None
         with SatRun(clauses, self.solver, options=options, flat=flat) as run:
