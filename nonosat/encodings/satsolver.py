@@ -173,11 +173,9 @@ class SatRun:
             raise EngineError(f"SAT solver {self.name!r} is not built into this PySAT") from None
         except NotImplementedError as exc:
             raise EngineError(f"SAT solver {self.name!r}: {exc}") from None
-        # one C call per clause is the least PySAT offers (its add_clause refuses the 0 that
-        # would separate clauses in one call); append_formula runs the least Python around it
-        # (Solver(bootstrap_with=...) also type-checks every clause)
-        if clauses:
-            self._solver.append_formula(clauses)
+        # lists of clauses: append_formula (Solver(bootstrap_with=...) also type-checks every
+        # clause); flat arrays, the SAT engine's, go by add_flat with no Python frame per clause
+        self._solver.append_formula(clauses)
         if flat is not None:
             self.add_flat(*flat)
         self._budget = 0
