@@ -177,7 +177,8 @@ def test_cli_solve_with_a_named_sat_solver(tmp_path):
 
 
 def test_first_solution_mode_configures_cadical_and_still_solves():
-    """Up to 1024 cells both modes run CaDiCaL stable-only without elimination; above, limit=1
+    """Up to 1024 cells both modes run CaDiCaL stable-only without elimination
+    or chronological backtracking; above, limit=1
     runs it stable-only and limit=2 with its defaults.  Solutions must still satisfy the clues,
     and options for a solver without ``configure`` are refused clearly."""
     from nonosat.encodings.satsolver import SatRun
@@ -189,7 +190,7 @@ def test_first_solution_mode_configures_cadical_and_still_solves():
     result = solve(puzzle, "sat", limit=1)  # checks the solution against the clues
     assert result.status is Status.SOLVED
     assert result.stats["options"] == UNIQUENESS_OPTIONS["cadical195"]
-    unique = solve(puzzle, "sat", limit=2)  # uniqueness: stable-only, no elimination
+    unique = solve(puzzle, "sat", limit=2)  # uniqueness: the same options
     assert unique.stats["options"] == UNIQUENESS_OPTIONS["cadical195"]
     assert unique.status is solve(puzzle, "cpsat", limit=2).status  # an independent engine
     big = Puzzle.from_picture(np.random.default_rng(8).random((40, 30)) < 0.5)  # > 1024 cells
