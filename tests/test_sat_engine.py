@@ -177,10 +177,10 @@ def test_cli_solve_with_a_named_sat_solver(tmp_path):
 
 
 def test_first_solution_mode_configures_cadical_and_still_solves():
-    """Up to 1024 cells both modes run CaDiCaL stable-only without elimination
-    or chronological backtracking; above, limit=1
-    runs it stable-only and limit=2 with its defaults.  Solutions must still satisfy the clues,
-    and options for a solver without ``configure`` are refused clearly."""
+    """Up to 1024 cells both modes run CaDiCaL with the uniqueness options (stable-only, no
+    elimination, no chronological backtracking); above, limit=1 runs it stable-only and limit=2
+    with its defaults.  Solutions must still satisfy the clues, and options for a solver without
+    ``configure`` are refused clearly."""
     from nonosat.encodings.satsolver import SatRun
     from nonosat.engines.sat import FIRST_SOLUTION_OPTIONS, UNIQUENESS_OPTIONS
 
