@@ -1,7 +1,7 @@
 """The studio's JSON API (``/api/...``): a thin layer over nonosat's engines, analysis, formats,
 rendering and certificates.  Every endpoint calls the same functions as the matching CLI
 command; solves run in worker threads under a time limit (:mod:`nonosat.studio.jobs`).  The
-reference is ``docs/studio.md`` (and FastAPI's ``/docs``)."""
+reference is ``docs/studio.md`` (the OpenAPI schema at ``/openapi.json``)."""
 
 from __future__ import annotations
 
