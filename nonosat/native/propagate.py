@@ -35,10 +35,18 @@ open addressing (linear probing), so it needs nothing compiled at run time: a nu
 cost about 0.4 s of compilation in every process, most of a small puzzle's ``nonosat solve``.
 An extra last row holds the table's **generation** ``g`` (from 1); an entry's tag is
 ``g * 2**32 + line + 1``, and an entry of an older generation counts as a free slot.  Emptying
-the table is therefore one increment (:func:`clear_line_cache`), not a write of 20 MB: that is
-done when :data:`CACHE_MAX_ENTRIES` entries are stored, and when a table is reused for another
+the table is therefore one increment (:func:`clear_line_cache`), not a write of the table: that
+is done when :data:`CACHE_MAX_ENTRIES` entries are stored, and when a table is reused for another
 puzzle (:func:`nonosat.native.search.NativeSearch` takes its table from a small pool, so that a
-run of puzzles does not fault in 20 MB of fresh pages each, about 2 ms a puzzle).
+run of puzzles does not fault in fresh pages each).
+
+The table has 2**15 rows (1.3 MB): with the mask-based line solver a miss costs about 0.1 us,
+so a table that stays in the processor's caches beats one that keeps more entries.  Kernel time,
+100 puzzles each (every 10th, native search with the auto engine's budget, sizes interleaved
+per puzzle): taai2011 2**13..2**16 rows 1.333 / 1.315 / 1.341 / 1.366 s, 2**19 (the previous
+size, 20 MB) about 10-15 % slower than 2**14, no cache about 20 % slower; tcga2016 alike; Knotty
+and three large survey puzzles (1M probes) prefer larger tables, 1.73 / 1.63 / 1.59 s at
+2**14 / 2**15 / 2**16 (benchmarks/RESULTS.md, "Line state as masks").
 
 Lines are numbered rows first (``0..h-1``), then columns (``h..h+w-1``).  Undoing to a trail
 length resets the cells assigned since then to unknown: a cell only ever goes from unknown to one
@@ -86,7 +94,7 @@ ST_CACHE_COUNT = 17  #: entries stored in the line cache
 ST_SIZE = 18
 
 CACHE_MAX_LINE = BITS_MAX_LINE  #: longest line solved on masks and cached (62: bits of an int64)
-CACHE_SLOTS = 1 << 19  #: hash table rows (a power of two)
+CACHE_SLOTS = 1 << 15  #: hash table rows (a power of two)
 CACHE_MAX_ENTRIES = 3 * CACHE_SLOTS // 4  #: entries before the cache is emptied (load 0.75)
 
 

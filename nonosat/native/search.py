@@ -76,7 +76,7 @@ PAUSED = 1
 FINISHED = 0
 
 #: Line caches of finished searches, reused (emptied by a generation step) by the next
-#: :class:`NativeSearch`, so that a run of puzzles does not fault in a fresh 20 MB table each.
+#: :class:`NativeSearch`, so that a run of puzzles does not fault in a fresh table each.
 _CACHE_POOL: list[np.ndarray] = []
 _CACHE_POOL_MAX = 1
 
