@@ -187,7 +187,7 @@ def problem_tuple(packed: PackedClues) -> tuple:
     return (packed.blocks, packed.start, packed.known, dims)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def enqueue(state, line):  # pragma: no cover - compiled
     """Queue ``line`` unless it is queued already."""
     queue, inq, st = state[4], state[5], state[6]
@@ -209,7 +209,7 @@ def clear_queue(state):  # pragma: no cover - compiled
         st[ST_QCOUNT] -= 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def assign(problem, state, cell, value, kind, arg, skip_line):  # pragma: no cover - compiled
     """Set unknown ``cell`` to ``value`` (1 empty / 2 filled), log it on the trail with its reason
     ``(kind, arg)`` and queue its row and column (except ``skip_line``, the line being solved)."""
@@ -253,7 +253,7 @@ def mark_changed(problem, state, from_tlen):  # pragma: no cover - compiled
         changed_at[h + cell % w] = ev
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def undo_to(state, tlen):  # pragma: no cover - compiled
     """Reset every cell assigned after trail position ``tlen`` to unknown."""
     grid, trail, st, lf, le, ldims = state[0], state[1], state[6], state[11], state[12], state[13]
@@ -273,7 +273,7 @@ def undo_to(state, tlen):  # pragma: no cover - compiled
     st[ST_TLEN] = tlen
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _cache_slot(cache, line, fmask, emask):  # pragma: no cover - compiled
     """Row of ``cache`` holding key ``(line, fmask, emask)``, or the free row where it belongs.
 
@@ -307,7 +307,7 @@ def solve_line_masks(clue, line, n, fmask, emask, state):  # pragma: no cover - 
     return _lookup(state[10], state[6], clue, line, n, fmask, emask, state[14])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _lookup(cache, st, clue, line, n, fmask, emask, starts):  # pragma: no cover - compiled
     """:func:`solve_line_masks` on the arrays it needs (a call passing the whole state tuple
     costs more than a cache hit)."""
