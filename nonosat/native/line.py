@@ -36,6 +36,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from nonosat.puzzle import Cell
 
@@ -113,18 +114,11 @@ def line_masks(clue, n, e, f, starts):  # pragma: no cover - compiled
         return True, full, 0
     # first cell that cannot be empty (n if none): block 0 starts at or before it
     z0 = n
-    if ne != 0:
-        z0 = 0
-        low = ne & -ne
-        while low > 1:
-            low >>= 1
-            z0 += 1
-    # one past the last cell that cannot be empty: the last block ends at or after it
     last = 0
-    top = ne
-    while top != 0:
-        top >>= 1
-        last += 1
+    if ne != 0:
+        z0 = trailing_zeros(ne)
+        # one past the last cell that cannot be empty: the last block ends at or after it
+        last = 64 - leading_zeros(ne)
     # forward pass: starts consistent with the prefix
     reach = (1 << (z0 + 1)) - 1  # positions where block 0 may start
     for j in range(k):
