@@ -130,10 +130,7 @@ def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = 
     queue = np.arange(n_lines, dtype=np.int32)
     st[ST_QCOUNT] = n_lines
     longest = max(h, w)
-    lf = np.zeros(n_lines, dtype=np.int64)
-    le = np.zeros(n_lines, dtype=np.int64)
-    sync_masks(flat, lf, le, h, w)
-    return (
+    state = (
         flat,
         np.zeros(h * w, dtype=np.int32),
         np.zeros(h * w, dtype=np.int8),
@@ -145,40 +142,28 @@ def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = 
         np.zeros(longest, dtype=np.int8),
         np.zeros(n_lines, dtype=np.int64),
         new_line_cache() if cache is None else cache,
-        lf,
-        le,
+        np.zeros(n_lines, dtype=np.int64),
+        np.zeros(n_lines, dtype=np.int64),
         np.array([h, w], dtype=np.int64),
         np.zeros(BITS_MAX_LINE + 2, dtype=np.int64),
     )
-
-
-@njit(cache=True, nogil=True)
-def sync_masks(grid, lf, le, h, w):  # pragma: no cover - compiled
-    """Recompute the line masks ``lf``/``le`` (see the module docstring) from ``grid``."""
-    lf[:] = 0
-    le[:] = 0
-    for cell in range(h * w):
-        v = grid[cell]
-        if v != 1 and v != 2:
-            continue
-        r = cell // w
-        c = cell % w
-        if w <= BITS_MAX_LINE:
-            if v == 2:
-                lf[r] |= 1 << c
-            else:
-                le[r] |= 1 << c
-        if h <= BITS_MAX_LINE:
-            if v == 2:
-                lf[h + c] |= 1 << r
-            else:
-                le[h + c] |= 1 << r
+    sync_line_masks(state)
+    return state
 
 
 def sync_line_masks(state: tuple) -> None:
-    """Recompute ``state``'s line masks from its grid, after writing grid cells directly."""
+    """Recompute ``state``'s line masks ``lf``/``le`` (see the module docstring) from its grid:
+    after building a state, or after writing grid cells other than by :func:`assign`.  NumPy, so
+    that building a state loads no compiled kernel."""
     h, w = int(state[13][0]), int(state[13][1])
-    sync_masks(state[0], state[11], state[12], h, w)
+    grid = state[0].reshape(h, w)
+    for value, masks in ((2, state[11]), (1, state[12])):
+        masks[:] = 0
+        hit = (grid == value).astype(np.int64)
+        if w <= BITS_MAX_LINE:
+            masks[:h] = hit @ (np.int64(1) << np.arange(w, dtype=np.int64))
+        if h <= BITS_MAX_LINE:
+            masks[h:] = (np.int64(1) << np.arange(h, dtype=np.int64)) @ hit
 
 
 def problem_tuple(packed: PackedClues) -> tuple:
