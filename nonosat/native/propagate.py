@@ -44,7 +44,7 @@ The table has 2**15 rows (1.3 MB): with the mask-based line solver a miss costs 
 so a table that stays in the processor's caches beats one that keeps more entries.  Kernel time,
 100 puzzles each (every 10th, native search with the auto engine's budget, sizes interleaved
 per puzzle): taai2011 2**13..2**16 rows 1.333 / 1.315 / 1.341 / 1.366 s, 2**19 (the previous
-size, 20 MB) about 10-15 % slower than 2**14, no cache about 20 % slower; tcga2016 alike; Knotty
+size, 20 MB) 10-30 % slower than 2**14, no cache about 15 % slower; tcga2016 alike; Knotty
 and three large survey puzzles (1M probes) prefer larger tables, 1.73 / 1.63 / 1.59 s at
 2**14 / 2**15 / 2**16 (benchmarks/RESULTS.md, "Line state as masks").
 
