@@ -218,7 +218,7 @@ def restore_stamps(state, scratch, log_len, epoch):  # pragma: no cover - compil
             probed_at[cell] = -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _probe_valid(scratch, changed_at, cell, h, w, track, event):  # pragma: no cover - compiled
     """Whether ``cell``'s last probe still holds under tracking rule ``track``."""
     stamp = scratch[1][cell]
@@ -241,7 +241,7 @@ def _probe_valid(scratch, changed_at, cell, h, w, track, event):  # pragma: no c
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _bit_index(low):  # pragma: no cover - compiled
     """Index of the single set bit of ``low`` (uint64)."""
     i = 0
@@ -265,7 +265,7 @@ def _bit_index(low):  # pragma: no cover - compiled
     return i
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _touch(problem, state, scratch, cell, start, end):  # pragma: no cover - compiled
     """Add to ``cell``'s touched set the rows and columns of the trail cells ``start:end``."""
     h, w = problem[3][0], problem[3][1]

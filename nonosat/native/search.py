@@ -67,6 +67,7 @@ from nonosat.native.propagate import (
     new_state,
     problem_tuple,
     propagate,
+    sync_line_masks,
     undo_to,
 )
 from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
@@ -75,7 +76,7 @@ PAUSED = 1
 FINISHED = 0
 
 #: Line caches of finished searches, reused (emptied by a generation step) by the next
-#: :class:`NativeSearch`, so that a run of puzzles does not fault in a fresh 20 MB table each.
+#: :class:`NativeSearch`, so that a run of puzzles does not fault in a fresh table each.
 _CACHE_POOL: list[np.ndarray] = []
 _CACHE_POOL_MAX = 1
 
@@ -378,6 +379,7 @@ class NativeSearch:
                 t = st[ST_TLEN]
                 trail[t], tkind[t], targ[t] = cell, KIND_GIVEN, -1
                 st[ST_TLEN] = t + 1
+        sync_line_masks(self._state)
 
     def step(self, max_nodes: int) -> bool:
         """Run up to ``max_nodes`` decisions; ``True`` once the search has finished."""
