@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.native.propagate import (
     KIND_DECISION,
     ST_TLEN,
@@ -414,3 +415,7 @@ def smallest_backdoor(
     out.sets = len(seen)
     out.time_s = time.perf_counter() - start
     return out
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

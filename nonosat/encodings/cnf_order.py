@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.puzzle import Puzzle
 
 #: Truth constants inside the kernels (as :data:`nonosat.encodings.cnf.TRUE`): ``-TRUE`` is false.
@@ -278,3 +279,7 @@ def encode_order(puzzle: Puzzle) -> tuple[list[list[int]], int, list[tuple[int, 
     lits, ends, spans, nvars = order_puzzle_kernel(h, w, *pack_lines(puzzle))
     return (clause_lists(lits, ends), int(nvars),
             [(a, b, c, d) for a, b, c, d in spans.tolist()])
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

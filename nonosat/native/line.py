@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.puzzle import Cell
 
 #: Longest line the bit-parallel kernel handles (int64 masks; the sign bit and one carry bit are
@@ -354,3 +355,7 @@ def forced_cells(clue: Sequence[int], cells: Sequence[int] | np.ndarray) -> list
     if out is None:
         raise ValueError("the line contradicts its clue")
     return [(i, Cell(int(v))) for i, (v, old) in enumerate(zip(out, line, strict=True)) if v != old]
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

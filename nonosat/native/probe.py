@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.native.propagate import (
     KIND_DECISION,
     KIND_FAILED_LITERAL,
@@ -499,3 +500,7 @@ def collect_implications(problem, state, pairs):  # pragma: no cover - compiled
             if count >= cap:
                 return count
     return count
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

@@ -59,6 +59,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.native.line import BITS_MAX_LINE, line_kernel, line_masks
 from nonosat.puzzle import PackedClues
 
@@ -475,3 +476,7 @@ def propagate_grid(puzzle, grid: np.ndarray | None = None):
         for t in range(int(st[ST_TLEN]))
     ]
     return state[0].reshape(puzzle.shape).copy(), deductions
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

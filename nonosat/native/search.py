@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.native.probe import (
     TRACK_LINES,
     TRACK_TOUCHED,
@@ -540,3 +541,7 @@ def kernels_cached() -> bool:
         if os.environ.get("NUMBA_CACHE_DIR"):
             roots = list(Path(os.environ["NUMBA_CACHE_DIR"]).rglob("native_*"))
         return any(any(root.glob("search.search_kernel-*.nbi")) for root in roots)
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())
