@@ -49,6 +49,11 @@ class EngineError(NonosatError, RuntimeError):
     """An engine could not run (unknown name, missing optional dependency, internal failure)."""
 
 
+class UndecidedError(EngineError):
+    """An engine gave up (time limit) where the caller needs a decided answer, e.g.
+    :func:`nonosat.analysis.hints.find_mistakes` asked whether a grid state has a solution."""
+
+
 class ProverRefusedError(EngineError):
     """The prover asked for cannot prove this puzzle alone (``--prover native`` on a puzzle the
     native solver decides only by search).  Not bad input: ``certify`` exits 5 for it."""

@@ -12,7 +12,12 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nonosat.analysis.ambiguity import backbone, render_ambiguity_text, uniqueness_givens
+from nonosat.analysis.ambiguity import (
+    ambiguity_map,
+    backbone,
+    render_ambiguity_text,
+    uniqueness_givens,
+)
 from nonosat.analysis.difficulty import analyse
 from nonosat.analysis.staged import fork_search, probe_pass, staged_solve
 from nonosat.engines import Status, solve
@@ -232,3 +237,57 @@ def test_forever_is_decided_with_a_complete_backbone_in_the_default_time_limit()
     assert forever.classification.startswith("unique, needs search (")
     cells = forever.cells_by_stage()
     assert sum(cells.values()) == 625 and cells["search"] == forever.staged.open_after["probing"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pictures)
+def test_ambiguity_map_against_cpsat_enumeration(rows):
+    """The chunked map (guided witnesses, then the "some candidate differs" clause) is exactly
+    the set of cells that differ across every solution CP-SAT enumerates."""
+    puzzle = Puzzle.from_picture(np.array(rows, dtype=bool))
+    result = solve(puzzle, "cpsat", limit=200)
+    assert len(result.solutions) < 200
+    if len(result.solutions) < 2:
+        return
+    stack = np.array(result.solutions)
+    expected = (stack == stack[0]).all(axis=0)
+    bb = ambiguity_map(puzzle, [result.solutions[0]], timeout=60)
+    assert not bb.undecided.any()
+    assert np.array_equal(bb.mask, expected)
+    for w in bb.witnesses:
+        assert puzzle.is_solution(w)
+
+
+def test_guided_witnesses_find_every_ambiguous_cell_of_independent_blocks():
+    """Phase 1 of the chunked backbone alone (no "some candidate differs" clause) finds
+    witnesses covering all 4k ambiguous cells; each witness is a distinct solution."""
+    from nonosat.analysis.ambiguity import _guided_witnesses
+    from nonosat.encodings.cnf import encode
+    from nonosat.encodings.phases import order_phases
+    from nonosat.encodings.satsolver import SatRun
+
+    k = 6
+    n = 2 * k
+    # clues pin the blocks: row 2i and 2i+1 hold one cell in columns 2i..2i+1
+    rows = [(1,)] * n
+    puzzle = Puzzle(rows, rows, title="blocks")
+    pic = np.zeros((n, n), dtype=bool)
+    for i in range(k):
+        pic[2 * i, 2 * i] = pic[2 * i + 1, 2 * i + 1] = True
+    # the clues alone allow more than the blocks (any permutation matrix); restrict to the
+    # blocks with givens: every cell outside them empty
+    known = unknown_grid(puzzle)
+    block = np.zeros((n, n), dtype=bool)
+    for i in range(k):
+        block[2 * i:2 * i + 2, 2 * i:2 * i + 2] = True
+    known[~block] = Cell.EMPTY
+    witnesses = [pic]
+    candidate = block.copy()
+    enc = encode(puzzle, partial=known)
+    with SatRun(enc.clauses) as run:
+        run.set_phases(order_phases(puzzle, known, enc.nvars))
+        _guided_witnesses(puzzle, enc, run, witnesses, candidate, pic, None)
+    assert not candidate.any(), f"{int(candidate.sum())} ambiguous cells missed"
+    assert len({w.tobytes() for w in witnesses}) == len(witnesses)
+    for w in witnesses:
+        assert puzzle.is_solution(w) and not w[~block].any()

@@ -257,3 +257,18 @@ def test_file_hash_n_names_work_for_analyse_hint_and_explain():
     assert hint.stdout == runner.invoke(app, ["hint", str(path), "--index", "7"]).stdout
     explain = runner.invoke(app, ["explain", f"{path}#7", "--max-steps", "3", "--no-grid"])
     assert explain.exit_code == 4 and "1. [" in explain.stdout
+
+
+def test_file_hash_n_names_work_for_render_and_certify(tmp_path):
+    """render and certify take the FILE#N names too, as the same puzzle as --index N."""
+    path = corpus_path("NonogramRecord", "question", "taai2011.txt")
+    by_name = runner.invoke(app, ["render", f"{path}#7"])
+    by_index = runner.invoke(app, ["render", str(path), "--index", "7"])
+    assert by_name.exit_code == by_index.exit_code == 0, by_name.output
+    assert by_name.stdout == by_index.stdout
+    assert by_name.stdout != runner.invoke(app, ["render", str(path), "--index", "8"]).stdout
+    cert = runner.invoke(app, ["certify", f"{path}#7", "-o", str(tmp_path / "a"), "--json"])
+    ref = runner.invoke(app, ["certify", str(path), "--index", "7", "-o", str(tmp_path / "b"),
+                              "--json"])
+    assert cert.exit_code == ref.exit_code != 2, cert.output
+    assert json.loads(cert.stdout)["puzzle"] == json.loads(ref.stdout)["puzzle"] == f"{path}#7"

@@ -34,8 +34,9 @@ from nonosat.batch.results import percentile
 from nonosat.cli.app import app
 from nonosat.engines import solve
 from nonosat.errors import FormatError, NonosatError
-from nonosat.formats import get_format
+from nonosat.formats import get_format, read_puzzle
 from nonosat.puzzle import Puzzle
+from tests.conftest import corpus_path
 
 DOUBLE = "test_batch_doubles:behave"
 
@@ -315,6 +316,22 @@ def test_crosscheck_and_analyse_jobs_run_in_workers():
         assert analysed[puzzle_id]["status"] == status
         assert analysed[puzzle_id]["grade"]["name"]
     assert analysed["eye"]["backbone_size"] < 16  # several solutions: some cells ambiguous
+
+
+def test_batch_analyse_uses_the_portfolio_and_a_short_backdoor_search():
+    """As `nonosat analyse`: the default engine is the portfolio (auto); the backdoor search
+    is bounded by BATCH_BACKDOOR_TIMEOUT per puzzle, and says whether it is exact."""
+    from nonosat.batch.jobs import BATCH_BACKDOOR_TIMEOUT, resolve_job
+
+    assert resolve_job("analyse").default_engine == "auto"
+    forever = read_puzzle(corpus_path("FastNonogramSolver", "puzzles", "survey",
+                                      "webpbn-06574.nin"))
+    record = run_batch([("forever", forever)], BatchConfig(job="analyse", jobs=1))[0]
+    assert record["status"] == "unique"
+    backdoor = record["backdoor"]
+    # Forever's exact backdoor is not proved in 2 s (7 >= 6 at 10 s): the search used its time
+    assert backdoor["time_s"] <= BATCH_BACKDOOR_TIMEOUT + 1.0
+    assert backdoor["exact"] or backdoor["lower_bound"] <= backdoor["size"]
 
 
 # -- command line ------------------------------------------------------------------------------------

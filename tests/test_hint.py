@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -163,6 +164,39 @@ def test_a_wrong_cell_is_reported_as_a_mistake():
     assert hint.kind == "mistake"
     assert hint.cells == (((0, 2), Cell.EMPTY),)
     assert "R1C3" in hint.text
+
+
+def test_a_solver_time_out_is_not_taken_for_no_solution(monkeypatch):
+    """find_mistakes raises UndecidedError when a solve gives up (it used to answer None, "the
+    puzzle has no solution"); next_hint says it could not decide, with verdict "unknown"."""
+    import nonosat.engines as engines
+    from nonosat.analysis.hints import find_mistakes
+    from nonosat.errors import UndecidedError
+
+    puzzle = Puzzle.from_picture(np.array([[1, 1, 0], [0, 1, 0], [1, 1, 1]], dtype=bool))
+    state = unknown_grid(puzzle)
+    state[0, 2] = Cell.FILLED
+    real = engines.solve
+
+    def gives_up(p, engine, **kw):
+        return engines.SolveResult(engines.Status.UNKNOWN, [], engine, 0.0, {})
+
+    monkeypatch.setattr(engines, "solve", gives_up)
+    with pytest.raises(UndecidedError):
+        find_mistakes(puzzle, state, timeout=0.01)
+    hint = next_hint(puzzle, state, timeout=0.01)
+    assert hint.verdict == "unknown" and "could not decide" in hint.text
+    # only the full-puzzle solve gives up: still undecided, not "no solution"
+    calls = []
+
+    def second_gives_up(p, engine, **kw):
+        calls.append(kw.get("partial") is not None)
+        return real(p, engine, **kw) if kw.get("partial") is not None else gives_up(p, engine)
+
+    monkeypatch.setattr(engines, "solve", second_gives_up)
+    with pytest.raises(UndecidedError):
+        find_mistakes(puzzle, state, timeout=0.01)
+    assert calls == [True, False]
 
 
 def test_a_consistent_state_of_a_multi_solution_puzzle_is_no_mistake():

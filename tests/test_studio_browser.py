@@ -523,6 +523,11 @@ def test_step_through_to_the_end(driver, server, shot):
     el(driver, "#step-last").click()
     wait(driver, lambda d: el(d, "#step-verdict").get_attribute("data-status") == "multiple")
     puzzle = read_puzzle(GAMES / "cross-ambiguous.non")
+    # the last step's grid: every row drawn at the puzzle's width, no cell unknown (a read during
+    # the redraw once gave rows of two lengths, and numpy a ValueError)
+    wait(driver, lambda d: (rows := grid(d)) and len(rows) == puzzle.height
+         and all(len(r) == puzzle.width and "?" not in r for r in rows),
+         message="the last step's grid was not drawn")
     end = np.array([[ch == "#" for ch in row] for row in grid(driver)])
     assert puzzle.is_solution(end)
 

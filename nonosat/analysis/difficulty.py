@@ -379,8 +379,9 @@ def analyse(
     count_all : bool
         Enumerate every solution, up to :data:`COUNT_CAP`.
     timeout : float, optional
-        Seconds for the verdict (the engine's solve), and again for each of the ambiguity map
-        and the extra givens.
+        Seconds for the verdict (the engine's solve), and again, shared, for the structure of a
+        several-solution puzzle: the ambiguity map (up to half), then the extra givens and the
+        one-cell edits (the rest; the edits at most 5 s).
     depth : int, optional
         Implication graph traversal depth (unlimited when omitted).
     engine : str
@@ -442,11 +443,23 @@ def analyse(
         if structure:
             out.linked_after_logic = linked_cells_fast(implication_arrays(puzzle, staged.grid))
     if structure and len(solutions) >= 2:
-        out.backbone = ambiguity_map(puzzle, solutions, staged.grid, timeout=timeout)
+        # the ambiguity map and the extra givens share one ``timeout`` (the map up to half of
+        # it, the givens the rest), so that the structure of a several-solution puzzle costs at
+        # most the verdict's time limit again, not once per step
+        structure_start = time.perf_counter()
+        out.backbone = ambiguity_map(puzzle, solutions, staged.grid,
+                                     timeout=None if timeout is None else timeout / 2)
+
+        def left() -> float | None:
+            if timeout is None:
+                return None
+            return max(timeout - (time.perf_counter() - structure_start), 0.0)
+
         out.givens = uniqueness_givens(puzzle, out.backbone.witnesses, staged.grid,
-                                       engine=engine, timeout=timeout)
+                                       engine=engine, timeout=left())
         if puzzle.goal is not None:
-            share = 5.0 if timeout is None else min(timeout, 5.0)
+            rest = left()
+            share = 5.0 if rest is None else min(rest, 5.0)
             out.edits = edit_suggestions(puzzle, out.backbone.ambiguous,
                                          deadline=time.perf_counter() + share)
     if structure and backdoor_timeout != 0 and status in (Status.UNIQUE, Status.MULTIPLE):

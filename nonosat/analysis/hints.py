@@ -34,6 +34,7 @@ from nonosat.analysis.overlap import overlap
 from nonosat.analysis.staged import probe_pass
 from nonosat.analysis.steps import SolveStep
 from nonosat.engines import Status
+from nonosat.errors import UndecidedError
 from nonosat.native.implications import (
     ForcedLiteral,
     Literal,
@@ -408,12 +409,25 @@ def find_mistakes(
     -------
     list of ((row, col), Cell) or None
         Empty when there is no mistake; ``None`` when the puzzle itself has no solution.
+
+    Raises
+    ------
+    UndecidedError
+        A solve gave up within ``timeout`` seconds (each solve has its own), so neither "no
+        mistake" nor "no solution" is known.
     """
     from nonosat.engines import solve
 
-    if solve(puzzle, engine, partial=state, limit=1, timeout=timeout).solutions:
+    given = solve(puzzle, engine, partial=state, limit=1, timeout=timeout)
+    if given.solutions:
         return []
+    if given.status == Status.UNKNOWN:
+        raise UndecidedError("the solver gave up before deciding whether the known cells agree "
+                             "with a solution")
     result = solve(puzzle, engine, limit=2, timeout=timeout)
+    if result.status == Status.UNKNOWN and not result.solutions:
+        raise UndecidedError("the solver gave up before deciding whether the puzzle has a "
+                             "solution")
     if not result.solutions:
         return None
     known = state != Cell.UNKNOWN
@@ -512,7 +526,11 @@ def next_hint(
     """
     grid = unknown_grid(puzzle) if state is None else np.asarray(state, dtype=np.int8)
     if check:
-        mistakes = find_mistakes(puzzle, grid, engine=engine, timeout=timeout)
+        try:
+            mistakes = find_mistakes(puzzle, grid, engine=engine, timeout=timeout)
+        except UndecidedError:
+            return Hint("guess", "The solver could not decide within the time limit whether the "
+                                 "cells known so far are right; no hint.", verdict="unknown")
         if mistakes is None:
             return Hint("no-solution", "The puzzle has no solution.")
         if mistakes:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.native.implications import (
     ForcedLiteral,
     LinkedCells,
@@ -328,3 +329,7 @@ def scc_summary_fast(arrays: ImplicationArrays,
     sizes = np.bincount(comp, minlength=ncomp) if n else np.zeros(0, dtype=np.int64)
     return {"nodes": n, "edges": edges, "components": int(ncomp),
             "nontrivial": int((sizes > 1).sum()), "largest": int(sizes.max()) if n else 0}
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from nonosat.analysis.implied import forced_literals_fast, implication_arrays
+from nonosat.kernel_cache import stamp_module
 from nonosat.native.implications import RULES, Literal, forced_literals, implication_graph
 from nonosat.native.probe import best_branch, new_probe_scratch, probe
 from nonosat.native.propagate import (
@@ -492,3 +493,7 @@ def fork_search(
         else:
             out.finished = True
             return out
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

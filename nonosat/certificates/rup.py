@@ -45,6 +45,8 @@ from itertools import chain
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
+
 # meta slots (int64 array shared between calls)
 _NTRAIL, _NCLAUSES, _NLITS, _NEXTRA, _CONFLICT0, _NFORMULA, _OUTLEN, _DRATLEN = range(8)
 _META = 8
@@ -621,3 +623,7 @@ class RupChecker:
             raise ValueError("unit propagation does not refute the formula")
         self.run([[]])
         return self.lrat()
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

@@ -18,7 +18,10 @@ proved smallest", or "best found in the time limit" with the lower bound proved
 (--backdoor-timeout), 0 cells for a line-solvable puzzle, and with several solutions that of the
 goal picture (else the first solution found), whose givens then also make it the only one; for
 several solutions the whole ambiguity map (<>), extra givens and one-cell edits of the picture
-(when it is known) that make the solution unique.
+(when it is known) that make the solution unique.  --timeout bounds the verdict, and once more
+the structure of a several-solution puzzle (the ambiguity map up to half of it, the givens and
+edits the rest); a map the time limit cuts short is a lower bound ("at least K cells
+ambiguous").
 
 \b
 Grade (score on one scale, 1 to 5):

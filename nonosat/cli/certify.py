@@ -40,6 +40,7 @@ from nonosat.cli.common import (
     announce_compile,
     handle_errors,
     print_json,
+    split_puzzle_ref,
 )
 
 VERIFY_HELP = """Check a certificate directory written by 'nonosat certify'.
@@ -153,6 +154,7 @@ def certify_command(
 
     check_prover(prover)
     use_checker_path(checker_path)
+    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     ensure_writable_dir(out, force)
     if puzzle.is_colour:

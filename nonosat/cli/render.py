@@ -23,6 +23,7 @@ from nonosat.cli.common import (
     PuzzleArg,
     TimeoutOpt,
     handle_errors,
+    split_puzzle_ref,
 )
 from nonosat.errors import FormatError
 from nonosat.formats import read_puzzle
@@ -64,6 +65,7 @@ def render_command(
     index: IndexOpt = None,
 ) -> None:
     """Draw a puzzle (and its solution) as SVG, PNG or text."""
+    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     kind = None
     if out is not None:

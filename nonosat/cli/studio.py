@@ -4,7 +4,7 @@ Serves the page and its JSON API (FastAPI + uvicorn) on http://127.0.0.1:8765/ b
 opens it in the browser. PATH (a puzzle file or a directory) is listed in the page's gallery
 beside games/; a single file opens directly. The solver kernels are warmed in the background
 at start-up, so the page answers at once. Ctrl-C stops the server (exit 0). A port in use is one
-line on stderr and exit 2. API reference: docs/studio.md, or /docs on the running server.
+line on stderr and exit 2. API reference: docs/studio.md; OpenAPI schema at /openapi.json on the running server.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from nonosat.errors import PuzzleError
+from nonosat.kernel_cache import stamp_module
 from nonosat.puzzle import Cell, Puzzle
 
 #: Truth constants inside the kernels (as :data:`nonosat.encodings.cnf.TRUE`): ``-TRUE`` is false.
@@ -358,3 +359,7 @@ def unit_literals(puzzle: Puzzle, partial: np.ndarray) -> np.ndarray:
     sign = np.repeat(np.where(values == empty, -1, 1), reps)
     sign[(np.cumsum(reps) - 1)[clash]] = -1  # the second unit of a conflict cell is -v
     return out * sign
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.puzzle import Cell, Puzzle
 
 #: Rounds of row-then-column message passing.
@@ -356,3 +357,7 @@ def _start_vars(clues: np.ndarray, ks: np.ndarray, h: int, w: int) -> int:
             return -1  # the clue does not fit: the encoding allocates nothing for it
         total += int(k) * (n - span)
     return total
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

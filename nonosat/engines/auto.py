@@ -163,12 +163,15 @@ def _swap_solutions(
 
 
 #: Work budget of the native search in ``auto`` before the hand-off to SAT: probes times lines
-#: (``h + w``), so about 16,000 probes on a 25x25 puzzle (10-25 ms).  nonosolve budgets its DFS
+#: (``h + w``), so about 24,000 probes on a 25x25 puzzle (about 20 ms).  nonosolve budgets its DFS
 #: the same way (40e6 there, with a C++ probe several times cheaper).  Measured with the compiled
 #: CNF build, 100 taai2011 and 100 tcga2016 puzzles, uniqueness, interleaved: 0.8M 6.13 / 6.36 s
 #: against 6.79 / 6.74 s at 1.6M and 7.91 / 8.08 s at 3.2M; 0.4M the same total but median 43 / 36
-#: against 28 / 24 ms (benchmarks/RESULTS.md, "Change-tracked probing").
-NATIVE_WORK = 800_000
+#: against 28 / 24 ms (benchmarks/RESULTS.md, "Change-tracked probing").  With the probe on line
+#: masks (2.3x cheaper), 1.2M: taai2011 / tcga2016 (100 each, two rounds interleaved) 2.65 / 2.99 s
+#: against 3.01 / 3.11 s at 0.8M and 2.90 / 2.93 s at 1.6M in uniqueness, 2.68 / 2.93 s against
+#: 2.90 / 3.13 s and 2.84 / 2.90 s for a first solution (RESULTS.md, "Line state as masks").
+NATIVE_WORK = 1_200_000
 
 #: Seconds of native colour search before the auto engine hands a colour puzzle to SAT.
 COLOUR_NATIVE_BUDGET_S = 1.0

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.puzzle import Puzzle
 
 
@@ -474,3 +475,7 @@ def colour_kernels_cached() -> bool:
     return any(
         any(root.glob("colour.colour_probe-*.nbi")) for root in roots if root.is_dir()
     )
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

@@ -40,6 +40,7 @@ import networkx as nx
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.native.line import line_kernel
 from nonosat.puzzle import Cell, Puzzle, unknown_grid
 
@@ -522,3 +523,7 @@ def read_graph(path: str | Path) -> nx.DiGraph:
     for a, b, data in plain.edges(data=True):
         out.add_edge(names[a], names[b], line=data.get("line"))
     return out
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

@@ -36,7 +36,9 @@ from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.puzzle import Cell
 
 #: Longest line the bit-parallel kernel handles (int64 masks; the sign bit and one carry bit are
@@ -71,14 +73,32 @@ def _fill_down(gen, pro):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def line_kernel_bits(clue, cells, out, starts):  # pragma: no cover - compiled
-    """Bit-parallel complete line solver for lines of at most :data:`BITS_MAX_LINE` cells.
+def line_masks(clue, n, e, f, starts):  # pragma: no cover - compiled
+    """Bit-parallel complete line solver on bit masks, for lines of at most
+    :data:`BITS_MAX_LINE` cells: the core of :func:`line_kernel_bits`.
 
-    Same contract as :func:`line_kernel_dp`; ``starts`` is int64 scratch of at least ``k``
-    entries.  Bit ``i`` of a mask stands for cell (or start position) ``i``.
+    Parameters
+    ----------
+    clue : ndarray of int32, shape (k,)
+        Block lengths, all positive.
+    n : int
+        Line length, at most :data:`BITS_MAX_LINE`.
+    e, f : int
+        Cells that may be empty / may be filled (bit ``i`` for cell ``i``, no bit at or above
+        ``n``); every cell must allow at least one value.
+    starts : ndarray of int64
+        Scratch of at least ``k`` entries.
 
-    * ``e``/``f``: cells that may be empty / filled; ``fit_j``: starts where block ``j`` fits on
-      may-be-filled cells; separators and the ends of the line restrict starts further;
+    Returns
+    -------
+    (bool, int, int)
+        ``(ok, can_e, can_f)``: ``ok`` is ``False`` when no arrangement is consistent (the masks
+        are then 0); else the cells that may be empty / filled in some consistent arrangement.
+
+    Algorithm (bit ``i`` of a mask stands for cell, or start position, ``i``):
+
+    * ``fit_j``: starts where block ``j`` fits on may-be-filled cells; separators and the ends of
+      the line restrict starts further;
     * forwards, the starts of block ``j + 1`` are the cells reachable from "end of block ``j``
       + 1" by crossing may-be-empty cells (one carry-propagating addition);
     * backwards, starts of block ``j`` are kept only if some start of block ``j + 1`` is
@@ -86,42 +106,26 @@ def line_kernel_bits(clue, cells, out, starts):  # pragma: no cover - compiled
     * a cell may be filled iff some surviving start of some block covers it, and may be empty iff
       it lies in a gap reachable from both neighbouring blocks' surviving starts.
     """
-    n = cells.shape[0]
     k = clue.shape[0]
     full = (1 << n) - 1
-    e = 0
-    f = 0
-    for i in range(n):
-        v = cells[i]
-        if v & 1:
-            e |= 1 << i
-        if v & 2:
-            f |= 1 << i
     ne = full & ~e  # cells that must be filled
     if k == 0:
         if ne != 0:
-            return False
-        for i in range(n):
-            out[i] = 1
-        return True
+            return False, 0, 0
+        return True, full, 0
     # first cell that cannot be empty (n if none): block 0 starts at or before it
     z0 = n
-    for i in range(n):
-        if (ne >> i) & 1:
-            z0 = i
-            break
-    # one past the last cell that cannot be empty: the last block ends at or after it
     last = 0
-    for i in range(n - 1, -1, -1):
-        if (ne >> i) & 1:
-            last = i + 1
-            break
+    if ne != 0:
+        z0 = trailing_zeros(ne)
+        # one past the last cell that cannot be empty: the last block ends at or after it
+        last = 64 - leading_zeros(ne)
     # forward pass: starts consistent with the prefix
     reach = (1 << (z0 + 1)) - 1  # positions where block 0 may start
     for j in range(k):
         c = clue[j]
         if c > n:
-            return False
+            return False, 0, 0
         fit = f
         length = 1
         while length * 2 <= c:
@@ -135,7 +139,7 @@ def line_kernel_bits(clue, cells, out, starts):  # pragma: no cover - compiled
             fit &= ~((1 << max(last - c, 0)) - 1)  # everything after the last block may be empty
         s = reach & fit
         if s == 0:
-            return False
+            return False, 0, 0
         starts[j] = s
         if j < k - 1:
             seeds = _shl(s, c + 1) & full
@@ -149,7 +153,7 @@ def line_kernel_bits(clue, cells, out, starts):  # pragma: no cover - compiled
         q = nxt | _fill_down((nxt >> 1) & e, e)
         starts[j] &= q >> (c + 1)
         if starts[j] == 0:
-            return False
+            return False, 0, 0
     # cells that may be filled: covered by a surviving start
     can_f = 0
     for j in range(k):
@@ -172,8 +176,28 @@ def line_kernel_bits(clue, cells, out, starts):  # pragma: no cover - compiled
         else:
             right = full & ~((1 << last) - 1)
         can_e |= left & right
-    can_f &= full
-    can_e &= full
+    return True, can_e & full, can_f & full
+
+
+@njit(cache=True, nogil=True)
+def line_kernel_bits(clue, cells, out, starts):  # pragma: no cover - compiled
+    """Bit-parallel complete line solver for lines of at most :data:`BITS_MAX_LINE` cells.
+
+    Same contract as :func:`line_kernel_dp`; ``starts`` is int64 scratch of at least ``k``
+    entries.  Converts the cells to masks and calls :func:`line_masks`.
+    """
+    n = cells.shape[0]
+    e = 0
+    f = 0
+    for i in range(n):
+        v = cells[i]
+        if v & 1:
+            e |= 1 << i
+        if v & 2:
+            f |= 1 << i
+    ok, can_e, can_f = line_masks(clue, n, e, f, starts)
+    if not ok:
+        return False
     for i in range(n):
         out[i] = ((can_e >> i) & 1) | (((can_f >> i) & 1) << 1)
     return True
@@ -331,3 +355,7 @@ def forced_cells(clue: Sequence[int], cells: Sequence[int] | np.ndarray) -> list
     if out is None:
         raise ValueError("the line contradicts its clue")
     return [(i, Cell(int(v))) for i, (v, old) in enumerate(zip(out, line, strict=True)) if v != old]
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.native.propagate import (
     KIND_DECISION,
     KIND_FAILED_LITERAL,
@@ -218,7 +219,7 @@ def restore_stamps(state, scratch, log_len, epoch):  # pragma: no cover - compil
             probed_at[cell] = -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _probe_valid(scratch, changed_at, cell, h, w, track, event):  # pragma: no cover - compiled
     """Whether ``cell``'s last probe still holds under tracking rule ``track``."""
     stamp = scratch[1][cell]
@@ -241,7 +242,7 @@ def _probe_valid(scratch, changed_at, cell, h, w, track, event):  # pragma: no c
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _bit_index(low):  # pragma: no cover - compiled
     """Index of the single set bit of ``low`` (uint64)."""
     i = 0
@@ -265,7 +266,7 @@ def _bit_index(low):  # pragma: no cover - compiled
     return i
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _touch(problem, state, scratch, cell, start, end):  # pragma: no cover - compiled
     """Add to ``cell``'s touched set the rows and columns of the trail cells ``start:end``."""
     h, w = problem[3][0], problem[3][1]
@@ -499,3 +500,7 @@ def collect_implications(problem, state, pairs):  # pragma: no cover - compiled
             if count >= cap:
                 return count
     return count
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

@@ -6,13 +6,25 @@ all run compiled (numba).  Two tuples travel through every kernel:
 ``problem = (blocks, start, known, dims)``
     The packed clues (:func:`nonosat.puzzle.pack_clues`) and ``dims = [height, width]``.
 
-``state = (grid, trail, tkind, targ, queue, inq, st, linebuf, outbuf, changed_at, cache)``
+``state = (grid, trail, tkind, targ, queue, inq, st, linebuf, outbuf, changed_at, cache,
+lf, le, ldims, starts)``
     ``grid`` (int8, h*w, row-major) holds cell bit sets; ``trail`` (int32) lists the cells assigned
     so far in order, with ``tkind``/``targ`` saying why (see the ``KIND_*`` constants); ``queue``
     (int32, h+w) is the FIFO work queue of lines to solve with ``inq`` flags; ``st`` (int64) holds
     the scalar counters indexed by the ``ST_*`` constants; ``linebuf``/``outbuf`` are scratch
     lines; ``changed_at`` (int64, h+w) is the event number of each line's last change (probing
-    uses it to skip cells whose lines have not changed); ``cache`` is the line cache.
+    uses it to skip cells whose lines have not changed); ``cache`` is the line cache; ``lf``/``le``
+    (int64, h+w) are the known-filled / known-empty cells of every line as bit masks (bit ``i``:
+    cell ``i`` of the line), kept for the lines of at most :data:`~nonosat.native.line.BITS_MAX_LINE`
+    cells only (rows when ``w <= 62``, columns when ``h <= 62``; 0 for the others); ``ldims``
+    (int64) is ``[h, w]``; ``starts`` (int64) is the bit-parallel line solver's scratch.
+
+**Line masks.**  :func:`assign` and :func:`undo_to` update ``lf``/``le`` with the grid, so
+propagation reads a line's state as two words and hands them to the bit-parallel solver
+(:func:`nonosat.native.line.line_masks`) and to the line cache without copying the line; the
+forced cells are the set bits of the solved masks minus the known ones.  Longer lines are
+copied into ``linebuf`` and solved by the dynamic programme.  Code that writes ``grid`` other
+than through :func:`assign`/:func:`undo_to` must call :func:`sync_line_masks` afterwards.
 
 **Line cache.**  Probing and search solve the same line in the same state over and over (and
 tournament puzzles repeat line states often), so results for lines of at most
@@ -23,10 +35,18 @@ open addressing (linear probing), so it needs nothing compiled at run time: a nu
 cost about 0.4 s of compilation in every process, most of a small puzzle's ``nonosat solve``.
 An extra last row holds the table's **generation** ``g`` (from 1); an entry's tag is
 ``g * 2**32 + line + 1``, and an entry of an older generation counts as a free slot.  Emptying
-the table is therefore one increment (:func:`clear_line_cache`), not a write of 20 MB: that is
-done when :data:`CACHE_MAX_ENTRIES` entries are stored, and when a table is reused for another
+the table is therefore one increment (:func:`clear_line_cache`), not a write of the table: that
+is done when :data:`CACHE_MAX_ENTRIES` entries are stored, and when a table is reused for another
 puzzle (:func:`nonosat.native.search.NativeSearch` takes its table from a small pool, so that a
-run of puzzles does not fault in 20 MB of fresh pages each, about 2 ms a puzzle).
+run of puzzles does not fault in fresh pages each).
+
+The table has 2**15 rows (1.3 MB): with the mask-based line solver a miss costs about 0.1 us,
+so a table that stays in the processor's caches beats one that keeps more entries.  Kernel time,
+100 puzzles each (every 10th, native search with the auto engine's budget, sizes interleaved
+per puzzle): taai2011 2**13..2**16 rows 1.333 / 1.315 / 1.341 / 1.366 s, 2**19 (the previous
+size, 20 MB) 10-30 % slower than 2**14, no cache about 15 % slower; tcga2016 alike; Knotty
+and three large survey puzzles (1M probes) prefer larger tables, 1.73 / 1.63 / 1.59 s at
+2**14 / 2**15 / 2**16 (benchmarks/RESULTS.md, "Line state as masks").
 
 Lines are numbered rows first (``0..h-1``), then columns (``h..h+w-1``).  Undoing to a trail
 length resets the cells assigned since then to unknown: a cell only ever goes from unknown to one
@@ -37,8 +57,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
-from nonosat.native.line import line_kernel
+from nonosat.kernel_cache import stamp_module
+from nonosat.native.line import BITS_MAX_LINE, line_kernel, line_masks
 from nonosat.puzzle import PackedClues
 
 # -- why a cell was assigned (tkind) ----------------------------------------------------------
@@ -72,8 +94,8 @@ ST_CACHE_HITS = 16  #: line cache hits
 ST_CACHE_COUNT = 17  #: entries stored in the line cache
 ST_SIZE = 18
 
-CACHE_MAX_LINE = 62  #: longest line whose results are cached (bit masks in an int64)
-CACHE_SLOTS = 1 << 19  #: hash table rows (a power of two)
+CACHE_MAX_LINE = BITS_MAX_LINE  #: longest line solved on masks and cached (62: bits of an int64)
+CACHE_SLOTS = 1 << 15  #: hash table rows (a power of two)
 CACHE_MAX_ENTRIES = 3 * CACHE_SLOTS // 4  #: entries before the cache is emptied (load 0.75)
 
 
@@ -109,7 +131,7 @@ def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = 
     queue = np.arange(n_lines, dtype=np.int32)
     st[ST_QCOUNT] = n_lines
     longest = max(h, w)
-    return (
+    state = (
         flat,
         np.zeros(h * w, dtype=np.int32),
         np.zeros(h * w, dtype=np.int8),
@@ -121,7 +143,28 @@ def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = 
         np.zeros(longest, dtype=np.int8),
         np.zeros(n_lines, dtype=np.int64),
         new_line_cache() if cache is None else cache,
+        np.zeros(n_lines, dtype=np.int64),
+        np.zeros(n_lines, dtype=np.int64),
+        np.array([h, w], dtype=np.int64),
+        np.zeros(BITS_MAX_LINE + 2, dtype=np.int64),
     )
+    sync_line_masks(state)
+    return state
+
+
+def sync_line_masks(state: tuple) -> None:
+    """Recompute ``state``'s line masks ``lf``/``le`` (see the module docstring) from its grid:
+    after building a state, or after writing grid cells other than by :func:`assign`.  NumPy, so
+    that building a state loads no compiled kernel."""
+    h, w = int(state[13][0]), int(state[13][1])
+    grid = state[0].reshape(h, w)
+    for value, masks in ((2, state[11]), (1, state[12])):
+        masks[:] = 0
+        hit = (grid == value).astype(np.int64)
+        if w <= BITS_MAX_LINE:
+            masks[:h] = hit @ (np.int64(1) << np.arange(w, dtype=np.int64))
+        if h <= BITS_MAX_LINE:
+            masks[h:] = (np.int64(1) << np.arange(h, dtype=np.int64)) @ hit
 
 
 def problem_tuple(packed: PackedClues) -> tuple:
@@ -130,7 +173,7 @@ def problem_tuple(packed: PackedClues) -> tuple:
     return (packed.blocks, packed.start, packed.known, dims)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def enqueue(state, line):  # pragma: no cover - compiled
     """Queue ``line`` unless it is queued already."""
     queue, inq, st = state[4], state[5], state[6]
@@ -152,7 +195,7 @@ def clear_queue(state):  # pragma: no cover - compiled
         st[ST_QCOUNT] -= 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def assign(problem, state, cell, value, kind, arg, skip_line):  # pragma: no cover - compiled
     """Set unknown ``cell`` to ``value`` (1 empty / 2 filled), log it on the trail with its reason
     ``(kind, arg)`` and queue its row and column (except ``skip_line``, the line being solved)."""
@@ -166,7 +209,13 @@ def assign(problem, state, cell, value, kind, arg, skip_line):  # pragma: no cov
     targ[t] = arg
     st[ST_TLEN] = t + 1
     row = cell // w
-    col = h + cell % w
+    c = cell - row * w
+    col = h + c
+    lm = state[11] if value == 2 else state[12]
+    if w <= BITS_MAX_LINE:
+        lm[row] |= 1 << c
+    if h <= BITS_MAX_LINE:
+        lm[col] |= 1 << row
     if row != skip_line:
         enqueue(state, row)
     if col != skip_line:
@@ -190,16 +239,27 @@ def mark_changed(problem, state, from_tlen):  # pragma: no cover - compiled
         changed_at[h + cell % w] = ev
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def undo_to(state, tlen):  # pragma: no cover - compiled
     """Reset every cell assigned after trail position ``tlen`` to unknown."""
-    grid, trail, st = state[0], state[1], state[6]
+    grid, trail, st, lf, le, ldims = state[0], state[1], state[6], state[11], state[12], state[13]
+    h, w = ldims[0], ldims[1]
+    rows = w <= BITS_MAX_LINE
+    cols = h <= BITS_MAX_LINE
     for t in range(st[ST_TLEN] - 1, tlen - 1, -1):
-        grid[trail[t]] = 3
+        cell = trail[t]
+        lm = lf if grid[cell] == 2 else le
+        grid[cell] = 3
+        r = cell // w
+        c = cell - r * w
+        if rows:
+            lm[r] &= ~(1 << c)
+        if cols:
+            lm[h + c] &= ~(1 << r)
     st[ST_TLEN] = tlen
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _cache_slot(cache, line, fmask, emask):  # pragma: no cover - compiled
     """Row of ``cache`` holding key ``(line, fmask, emask)``, or the free row where it belongs.
 
@@ -223,10 +283,53 @@ def _cache_slot(cache, line, fmask, emask):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def solve_line_masks(clue, line, n, fmask, emask, state):  # pragma: no cover - compiled
+    """Line solver on masks through the line cache, for lines of at most
+    :data:`CACHE_MAX_LINE` cells.
+
+    ``fmask``/``emask`` are the line's known-filled / known-empty cells (bit ``i``: cell ``i``).
+    Returns ``(fo, eo)``, the cells known filled / known empty once the line is solved (supersets
+    of the inputs), or ``(-1, -1)`` on a contradiction."""
+    return _lookup(state[10], state[6], clue, line, n, fmask, emask, state[14])
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _lookup(cache, st, clue, line, n, fmask, emask, starts):  # pragma: no cover - compiled
+    """:func:`solve_line_masks` on the arrays it needs (a call passing the whole state tuple
+    costs more than a cache hit)."""
+    slot = _cache_slot(cache, line, fmask, emask)
+    low = cache[cache.shape[0] - 1, 0] << 32
+    if cache[slot, 0] >= low:
+        st[ST_CACHE_HITS] += 1
+        return cache[slot, 3], cache[slot, 4]
+    st[ST_LINE_SOLVES] += 1
+    full = (1 << n) - 1
+    ok, can_e, can_f = line_masks(clue, n, full & ~fmask, full & ~emask, starts)
+    if st[ST_CACHE_COUNT] >= 3 * (cache.shape[0] - 1) // 4:
+        cache[cache.shape[0] - 1, 0] += 1  # a new generation: every entry is stale
+        low = cache[cache.shape[0] - 1, 0] << 32
+        st[ST_CACHE_COUNT] = 0
+        slot = _cache_slot(cache, line, fmask, emask)
+    fo = -1
+    eo = -1
+    if ok:
+        fo = can_f & ~can_e
+        eo = can_e & ~can_f
+    cache[slot, 0] = low + line + 1
+    cache[slot, 1] = fmask
+    cache[slot, 2] = emask
+    cache[slot, 3] = fo
+    cache[slot, 4] = eo
+    st[ST_CACHE_COUNT] += 1
+    return fo, eo
+
+
+@njit(cache=True, nogil=True)
 def solve_line_cached(clue, line, n, state):  # pragma: no cover - compiled
-    """Line solver on ``state``'s ``linebuf[:n]`` into ``outbuf[:n]`` through the line cache.
+    """Line solver on ``state``'s ``linebuf[:n]`` into ``outbuf[:n]``, through the line cache
+    (:func:`solve_line_masks`) for lines of at most :data:`CACHE_MAX_LINE` cells.
     Returns ``False`` on a contradiction."""
-    linebuf, outbuf, st, cache = state[7], state[8], state[6], state[10]
+    linebuf, outbuf, st = state[7], state[8], state[6]
     if n > CACHE_MAX_LINE:
         st[ST_LINE_SOLVES] += 1
         return line_kernel(clue, linebuf[:n], outbuf[:n])
@@ -238,47 +341,17 @@ def solve_line_cached(clue, line, n, state):  # pragma: no cover - compiled
             fmask |= 1 << p
         elif v == 1:
             emask |= 1 << p
-    slot = _cache_slot(cache, line, fmask, emask)
-    low = cache[cache.shape[0] - 1, 0] << 32
-    if cache[slot, 0] >= low:
-        st[ST_CACHE_HITS] += 1
-        fo = cache[slot, 3]
-        eo = cache[slot, 4]
-        if fo < 0:
-            return False
-        for p in range(n):
-            if (fo >> p) & 1:
-                outbuf[p] = 2
-            elif (eo >> p) & 1:
-                outbuf[p] = 1
-            else:
-                outbuf[p] = 3
-        return True
-    st[ST_LINE_SOLVES] += 1
-    ok = line_kernel(clue, linebuf[:n], outbuf[:n])
-    if st[ST_CACHE_COUNT] >= 3 * (cache.shape[0] - 1) // 4:
-        cache[cache.shape[0] - 1, 0] += 1  # a new generation: every entry is stale
-        low = cache[cache.shape[0] - 1, 0] << 32
-        st[ST_CACHE_COUNT] = 0
-        slot = _cache_slot(cache, line, fmask, emask)
-    fo = -1
-    eo = -1
-    if ok:
-        fo = 0
-        eo = 0
-        for p in range(n):
-            v = outbuf[p]
-            if v == 2:
-                fo |= 1 << p
-            elif v == 1:
-                eo |= 1 << p
-    cache[slot, 0] = low + line + 1
-    cache[slot, 1] = fmask
-    cache[slot, 2] = emask
-    cache[slot, 3] = fo
-    cache[slot, 4] = eo
-    st[ST_CACHE_COUNT] += 1
-    return ok
+    fo, eo = solve_line_masks(clue, line, n, fmask, emask, state)
+    if fo < 0:
+        return False
+    for p in range(n):
+        if (fo >> p) & 1:
+            outbuf[p] = 2
+        elif (eo >> p) & 1:
+            outbuf[p] = 1
+        else:
+            outbuf[p] = 3
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -290,9 +363,12 @@ def propagate(problem, state):  # pragma: no cover - compiled
     """
     blocks, start, known, dims = problem
     h, w = dims[0], dims[1]
-    grid, queue, inq, st, linebuf, outbuf = (
-        state[0], state[4], state[5], state[6], state[7], state[8]
+    grid, trail, tkind, targ, queue, inq, st, linebuf, outbuf = (
+        state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7], state[8]
     )
+    cache, lf, le, starts = state[10], state[11], state[12], state[14]
+    rows_masked = w <= CACHE_MAX_LINE
+    cols_masked = h <= CACHE_MAX_LINE
     cap = queue.shape[0]
     while st[ST_QCOUNT] > 0:
         line = queue[st[ST_QHEAD]]
@@ -309,6 +385,55 @@ def propagate(problem, state):  # pragma: no cover - compiled
             n = h
             base = line - h
             step = w
+        if n <= CACHE_MAX_LINE:
+            # the line's state is its two masks; the forced cells are the new bits of the result
+            fm = lf[line]
+            em = le[line]
+            fo, eo = _lookup(cache, st, blocks[start[line]:start[line + 1]], line, n, fm, em,
+                             starts)
+            if fo < 0:
+                clear_queue(state)
+                st[ST_CONFLICTS] += 1
+                return False
+            nfm = fo & ~fm
+            new = nfm | (eo & ~em)
+            if new == 0:
+                continue
+            lf[line] = fo
+            le[line] = eo
+            # what assign() does, inlined: grid, trail, the crossing line's mask and queue entry
+            if line < h:
+                cbit = 1 << line
+                cross0 = h
+                cmasked = cols_masked
+            else:
+                cbit = 1 << (line - h)
+                cross0 = 0
+                cmasked = rows_masked
+            while new != 0:
+                p = trailing_zeros(new)
+                bit = 1 << p
+                new ^= bit
+                cell = base + p * step
+                t = st[ST_TLEN]
+                trail[t] = cell
+                tkind[t] = KIND_LINE
+                targ[t] = line
+                st[ST_TLEN] = t + 1
+                cross = cross0 + p
+                if nfm & bit:
+                    grid[cell] = 2
+                    if cmasked:
+                        lf[cross] |= cbit
+                else:
+                    grid[cell] = 1
+                    if cmasked:
+                        le[cross] |= cbit
+                if not inq[cross]:
+                    queue[(st[ST_QHEAD] + st[ST_QCOUNT]) % cap] = cross
+                    st[ST_QCOUNT] += 1
+                    inq[cross] = True
+            continue
         for p in range(n):
             linebuf[p] = grid[base + p * step]
         if not solve_line_cached(blocks[start[line]:start[line + 1]], line, n, state):
@@ -351,3 +476,7 @@ def propagate_grid(puzzle, grid: np.ndarray | None = None):
         for t in range(int(st[ST_TLEN]))
     ]
     return state[0].reshape(puzzle.shape).copy(), deductions
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.native.probe import (
     TRACK_LINES,
     TRACK_TOUCHED,
@@ -67,6 +68,7 @@ from nonosat.native.propagate import (
     new_state,
     problem_tuple,
     propagate,
+    sync_line_masks,
     undo_to,
 )
 from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
@@ -75,7 +77,7 @@ PAUSED = 1
 FINISHED = 0
 
 #: Line caches of finished searches, reused (emptied by a generation step) by the next
-#: :class:`NativeSearch`, so that a run of puzzles does not fault in a fresh 20 MB table each.
+#: :class:`NativeSearch`, so that a run of puzzles does not fault in a fresh table each.
 _CACHE_POOL: list[np.ndarray] = []
 _CACHE_POOL_MAX = 1
 
@@ -378,6 +380,7 @@ class NativeSearch:
                 t = st[ST_TLEN]
                 trail[t], tkind[t], targ[t] = cell, KIND_GIVEN, -1
                 st[ST_TLEN] = t + 1
+        sync_line_masks(self._state)
 
     def step(self, max_nodes: int) -> bool:
         """Run up to ``max_nodes`` decisions; ``True`` once the search has finished."""
@@ -549,3 +552,7 @@ def kernels_cached() -> bool:
         if os.environ.get("NUMBA_CACHE_DIR"):
             roots = list(Path(os.environ["NUMBA_CACHE_DIR"]).rglob("native_*"))
         return any(any(root.glob("search.search_kernel-*.nbi")) for root in roots)
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

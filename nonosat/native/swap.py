@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from nonosat.kernel_cache import stamp_module
 from nonosat.puzzle import Puzzle, pack_clues
 
 
@@ -96,3 +97,7 @@ def swap_neighbour(puzzle: Puzzle, solution: np.ndarray) -> np.ndarray | None:
     out[r1, c1] = out[r2, c2] = False
     out[r1, c2] = out[r2, c1] = True
     return out
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

@@ -1,7 +1,7 @@
 """The studio's JSON API (``/api/...``): a thin layer over nonosat's engines, analysis, formats,
 rendering and certificates.  Every endpoint calls the same functions as the matching CLI
 command; solves run in worker threads under a time limit (:mod:`nonosat.studio.jobs`).  The
-reference is ``docs/studio.md`` (and FastAPI's ``/docs``)."""
+reference is ``docs/studio.md`` (the OpenAPI schema at ``/openapi.json``)."""
 
 from __future__ import annotations
 
@@ -143,17 +143,15 @@ _UNDECIDED = object()
 
 
 def _mistakes(puzzle: Puzzle, grid: np.ndarray, timeout: float):
-    """:func:`nonosat.analysis.hints.find_mistakes` under ``timeout`` seconds (per solve), told
-    apart from a time-out: ``find_mistakes`` answers ``None`` (no solution) also when its solve
-    gave up, so ``None`` is confirmed here and :data:`_UNDECIDED` returned when the solver
-    could not decide."""
+    """:func:`nonosat.analysis.hints.find_mistakes` under ``timeout`` seconds (per solve);
+    :data:`_UNDECIDED` when the solver gave up."""
     from nonosat.analysis.hints import find_mistakes
-    from nonosat.engines import Status, solve
+    from nonosat.errors import UndecidedError
 
-    found = find_mistakes(puzzle, grid, engine="auto", timeout=timeout)
-    if found is None and solve(puzzle, "auto", limit=1, timeout=timeout).status == Status.UNKNOWN:
+    try:
+        return find_mistakes(puzzle, grid, engine="auto", timeout=timeout)
+    except UndecidedError:
         return _UNDECIDED
-    return found
 
 
 @router.post("/hint", summary="The next human-style deduction (`nonosat hint`)")

@@ -1,7 +1,9 @@
 """The studio's ASGI application: :func:`create_app`.
 
 ``GET /`` serves ``static/index.html``, ``/static/...`` the rest of that folder, ``/api/...`` the
-JSON API (:mod:`nonosat.studio.api`), ``/docs`` FastAPI's interactive documentation.  Request
+JSON API (:mod:`nonosat.studio.api`), ``/openapi.json`` its OpenAPI schema (FastAPI's ``/docs``
+and ``/redoc`` pages are off: they load Swagger UI / ReDoc from a CDN, so they stayed blank on an
+offline machine; the reference is ``docs/studio.md``).  Request
 bodies over :data:`MAX_BODY_BYTES` are refused with 413 before they are parsed; nonosat's own
 errors become 4xx with a one-line ``detail``; anything unexpected is logged and answered 500
 without internals.
@@ -134,6 +136,8 @@ def create_app(paths: Iterable[Path] = (), *, include_games: bool = True) -> Fas
         description="Design, check, play and step through nonograms: nonosat's engines, "
                     "analysis and certificates over JSON. Reference: docs/studio.md.",
         version=_version(),
+        docs_url=None,  # Swagger UI and ReDoc load their scripts from a CDN: blank offline
+        redoc_url=None,
     )
     app.state.gallery = Gallery(paths, include_games=include_games)
     app.state.jobs = jobs

@@ -1,0 +1,86 @@
+"""numba's kernel cache is stamped over every kernel source (nonosat.kernel_cache): an edit of a
+callee's file makes the cached callers stale.  Before, numba stamped each kernel with its own
+file only, and the cached search kernel went on running an edited propagate.py's old code."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from nonosat import kernel_cache
+from nonosat.kernel_cache import KERNEL_FILES, source_stamp, stamp_of
+
+PACKAGE = Path(kernel_cache.__file__).resolve().parent
+
+
+def test_every_kernel_module_is_listed_and_stamped():
+    kernel = re.compile(r"@njit\([^)]*cache=True")
+    defining = {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")
+                if kernel.search(p.read_text())}
+    assert "native/search.py" in defining
+    assert defining <= set(KERNEL_FILES), defining - set(KERNEL_FILES)
+    for rel in defining:
+        assert "stamp_module(globals())" in (PACKAGE / rel).read_text(), rel
+
+
+def test_loaded_kernels_carry_the_stamp_of_all_sources():
+    from nonosat.encodings import phases
+    from nonosat.native import line, search
+
+    for kernel in (search.search_kernel, line.line_kernel, phases._bp):
+        assert kernel._cache._cache_file._source_stamp == source_stamp()
+
+
+def test_stamp_changes_with_any_kernel_file(tmp_path):
+    for rel in KERNEL_FILES:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(PACKAGE / rel, tmp_path / rel)
+    before = stamp_of(tmp_path)
+    assert stamp_of(tmp_path) == before
+    target = tmp_path / "native" / "line.py"
+    st = target.stat()
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    assert stamp_of(tmp_path) != before
+
+
+_PROBE = """
+import nonosat
+assert nonosat.__file__.startswith(%r)
+from nonosat.native.propagate import propagate_grid
+from nonosat.puzzle import Puzzle
+# one 70-cell row: the dynamic programme (lines over 62 cells), called from propagate's kernel
+puzzle = Puzzle([(70,)], [(1,)] * 70)
+print("contradiction" if propagate_grid(puzzle) is None else "solved")
+"""
+
+
+def test_editing_a_callee_file_recompiles_its_caller(tmp_path):
+    """A copy of the package and its own cache: propagate (propagate.py) is cached with the DP
+    line solver (line.py) compiled in; line.py is then edited so that every long line
+    contradicts, and the next run must see it without propagate.py changing."""
+    copy = tmp_path / "pkg"
+    shutil.copytree(PACKAGE, copy / "nonosat", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(copy), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run() -> str:
+        # cwd: not the checkout, whose nonosat would come first on sys.path
+        out = subprocess.run([sys.executable, "-c", _PROBE % str(copy)], env=env, capture_output=True,
+                             text=True, timeout=600, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert run() == "solved"
+    assert list((tmp_path / "cache").rglob("propagate.propagate-*.nbi")), "nothing was cached"
+    line = copy / "nonosat" / "native" / "line.py"
+    text = line.read_text()
+    head = "def line_kernel_dp(clue: np.ndarray, cells: np.ndarray, out: np.ndarray) -> bool:"
+    head_end = text.index("\n", text.index(head)) + 1
+    line.write_text(text[:head_end] + "    return False\n" + text[head_end:])
+    st = line.stat()  # a later modification time even on a coarse clock
+    os.utime(line, ns=(st.st_atime_ns, max(st.st_mtime_ns, time.time_ns()) + 2_000_000_000))
+    assert run() == "contradiction"
