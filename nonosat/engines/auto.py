@@ -101,7 +101,7 @@ class AutoEngine:
             root = np.where(given, partial, root).astype(np.int8)
         implications = search.root_implication_literals() if self.implications else ()
         trace = outcome.trace
-        del search, outcome  # free the native state (line cache up to 20 MB) before SAT grows
+        del search, outcome  # free the native state (line cache 1.3 MB, trail, scratch) before SAT grows
         # the first hand-off of a process loads PySAT and the SAT engine's compiled kernels: that
         # is load time (stats["load_s"], added to the result's load_s), not solving time
         sat_load = load_engine("sat", solver=self.sat_solver)
