@@ -80,17 +80,28 @@ def tournament_set(stem: str, sample: int | None, tmp: Path) -> dict:
 
 
 def file_set(name: str, specs: list[tuple[str, str, int | None]], tmp: Path) -> dict:
-    """Puzzles given by (id, path, index), each also written as a ``.nin`` file for the peers."""
+    """Puzzles given by (id, path, index), each also written as a ``.nin`` file for the peers.
+    Puzzles ``.nin`` cannot hold (colour, unknown clues) are left out of the set and counted in
+    ``skipped``: every solver gets the same puzzles."""
+    from nonosat.errors import NonosatError
     from nonosat.formats import read_puzzle, write_puzzle
 
     puzzles = []
+    skipped = 0
     folder = tmp / name
     folder.mkdir(exist_ok=True)
     for k, (pid, path, index) in enumerate(specs):
         nin = folder / f"{k:04d}.nin"
-        write_puzzle(read_puzzle(path, index=index), nin, format="nin")
+        try:
+            write_puzzle(read_puzzle(path, index=index), nin, format="nin")
+        except NonosatError:
+            skipped += 1
+            continue
         puzzles.append((pid, str(nin), None))
-    return {"name": name, "kind": "files", "puzzles": puzzles}
+    if skipped:
+        print(f"# {name}: {skipped} puzzle(s) left out (not expressible as .nin: colour or "
+              f"unknown clues)", flush=True)
+    return {"name": name, "kind": "files", "puzzles": puzzles, "skipped": skipped}
 
 
 def load_sets(names: list[str], sample: int | None, tmp: Path) -> list[dict]:
