@@ -479,3 +479,25 @@ def test_givens_are_unique_and_irredundant_by_cpsat():
     assert np.array_equal(result.givens.target, puzzle.goal)  # the picture is made unique
     for (r, c), k in cells:
         assert puzzle.goal[r, c] == k
+
+
+def test_colour_map_from_one_solution_against_cpsat_enumeration():
+    """colour_ambiguity_map given only the first solution (the guided witnesses, then the
+    "some candidate has another colour" clause) marks exactly the cells where the solutions
+    CP-SAT enumerates differ: on two_swaps and on three diagonal colour swaps (8 solutions)."""
+    from nonosat.analysis.colour import colour_ambiguity_map
+
+    pic = np.zeros((6, 6), dtype=np.int8)
+    for i, k in enumerate((1, 2, 1)):
+        pic[2 * i, 2 * i] = pic[2 * i + 1, 2 * i + 1] = k
+    three = Puzzle.from_picture(pic, palette=_palette(), title="three swaps")
+    for puzzle in (two_swaps(), three):
+        every = solve(puzzle, "cpsat", limit=100).solutions
+        assert 2 <= len(every) < 100
+        stack = np.asarray(every)
+        expected = (stack == stack[0]).all(axis=0)
+        bb = colour_ambiguity_map(puzzle, [every[0]], timeout=60)
+        assert not bb.undecided.any()
+        assert np.array_equal(bb.mask, expected), puzzle.title
+        assert all(puzzle.is_solution(w) for w in bb.witnesses)
+        assert len({np.asarray(w).tobytes() for w in bb.witnesses}) == len(bb.witnesses)

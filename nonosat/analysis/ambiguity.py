@@ -258,23 +258,36 @@ WITNESS_STALE = 8
 
 def _guided_witnesses(
     puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray, deadline: float | None,
+    ref: np.ndarray, deadline: float | None, *,
+    block: Callable[[np.ndarray], list[int]] | None = None,
+    phase_lits: Callable[[np.ndarray], list[int]] | None = None,
 ) -> None:
-    """Phase 1 of :func:`_chunked_backbone`: solution-guided witnesses appended to
-    ``witnesses``, ``candidate`` (bool, (h, w)) narrowed in place."""
+    """Phase 1 of :func:`_chunked_backbone` (and of the colour map,
+    :func:`nonosat.analysis.colour.colour_ambiguity_map`): solution-guided witnesses appended to
+    ``witnesses``, ``candidate`` (bool, (h, w)) narrowed in place.
+
+    ``enc.solution(model)`` decodes a model; ``block(solution)`` is the clause excluding one
+    solution and ``phase_lits(solution)`` the literals that steer the solver to it (defaults:
+    black-and-white cell variables ``1 .. h*w``)."""
     from nonosat.encodings.cnf import blocking_clause
+
+    cells = np.arange(1, ref.size + 1)
+    if block is None:
+        block = blocking_clause
+    if phase_lits is None:
+        def phase_lits(sol: np.ndarray) -> list[int]:
+            return np.where(sol.ravel(), cells, -cells).tolist()
 
     now = time.perf_counter()
     share = WITNESS_MAX_S if deadline is None else min(WITNESS_MAX_S,
                                                        WITNESS_SHARE * (deadline - now))
     stop = now + share
     for sol in witnesses:
-        run.add_clause(blocking_clause(sol))
-    cells = np.arange(1, ref.size + 1)
+        run.add_clause(block(sol))
     last = witnesses[-1]
     stale = 0
     while candidate.any() and stale < WITNESS_STALE and time.perf_counter() < stop:
-        run.set_phases(np.where(last.ravel(), cells, -cells).tolist())
+        run.set_phases(phase_lits(last))
         answer = run.solve(stop)
         if not answer:  # no other solution (the phase-2 clause then proves it) or out of time
             return
@@ -282,7 +295,7 @@ def _guided_witnesses(
         if not puzzle.is_solution(last):  # pragma: no cover - would be an encoding bug
             raise AssertionError("the backbone SAT model is not a solution")
         witnesses.append(last)
-        run.add_clause(blocking_clause(last))
+        run.add_clause(block(last))
         before = int(candidate.sum())
         candidate &= last == ref
         stale = stale + 1 if int(candidate.sum()) == before else 0

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from nonosat.analysis.ambiguity import Backbone, UniquenessGivens
+from nonosat.analysis.ambiguity import Backbone, UniquenessGivens, _guided_witnesses
 from nonosat.analysis.backdoor import Backdoor, smallest_backdoor
 from nonosat.analysis.classify import classify, search_effort
 from nonosat.analysis.difficulty import (
@@ -477,7 +477,8 @@ def colour_ambiguity_map(
     """The backbone (cells of the same colour in every solution) and the whole ambiguity map of
     a colour puzzle, by chunking over one SAT solver as
     :func:`nonosat.analysis.ambiguity.ambiguity_map` does for black-and-white: the colour CNF
-    (:func:`nonosat.encodings.cnf_colour.encode_colour`, restricted to ``known``) plus, again
+    (:func:`nonosat.encodings.cnf_colour.encode_colour`, restricted to ``known``), first the
+    solution-guided witnesses (each solution blocked, phases on the last one), then, again
     and again, the clause "some candidate cell has another colour than in the reference"; a
     model is a new witness and drops every candidate it changes, unsatisfiability proves the
     rest backbone.
@@ -520,6 +521,18 @@ def colour_ambiguity_map(
     if candidate.any():
         enc = encode_colour(puzzle, None if known is None else np.asarray(known, dtype=np.int32))
         with SatRun(enc.clauses) as run:
+            def phase_lits(sol: np.ndarray) -> list[int]:
+                # "cell (r, c) has colour sol[r, c]" true, its other colours false
+                lits = []
+                for (r, c), k in np.ndenumerate(sol):
+                    for j in range(enc.ncol):
+                        v = enc.cell_var(r, c, j)
+                        lits.append(v if j == k else -v)
+                return lits
+
+            if run.set_phases(phase_lits(witnesses[-1])):  # as black-and-white: witnesses first
+                _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
+                                  block=enc.blocking_clause, phase_lits=phase_lits)
             while candidate.any():
                 run.add_clause([-enc.cell_var(int(r), int(c), int(ref[r, c]))
                                 for r, c in zip(*np.nonzero(candidate), strict=True)])
