@@ -39,8 +39,8 @@ FIRST_SOLUTION_OPTIONS: dict[str, dict[str, int]] = {"cadical195": {"stabilizeon
 #: variable elimination, no chronological backtracking.  Measured in one run each (issue 16),
 #: SAT stage of ``auto`` (root grid and implications given), 100 puzzles, CPU, same verdicts:
 #: taai2011 3.86 s stable-only against 7.98 s defaults; tcga2016 (with unique puzzles) and
-#: icga2023: stable-only 0.88x and 0.70x, stable-only without elimination 0.55x and 0.59x of the defaults.  For ``limit=1``,
-#: ``auto`` on three 100-puzzle samples of each of taai2011, tcga2016, icga2018 and tcga2023
+#: icga2023: stable-only 0.88x and 0.70x, stable-only without elimination 0.55x and 0.59x of
+#: the defaults.  For ``limit=1``, ``auto`` on three 100-puzzle samples of each of taai2011, tcga2016, icga2018 and tcga2023
 #: (every 10th from 0, 5 and 3; A/B interleaved, ``benchmarks/bench_handoff.py``), CPU 57.4 s
 #: without elimination against 61.6 s with it (0.87x, 1.00x, 0.95x per sample), the slowest
 #: puzzle 0.83 s against 3.0 s (taai2011 #591: 12,033 conflicts against 59,957), and the first
