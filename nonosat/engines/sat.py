@@ -34,25 +34,25 @@ from nonosat.puzzle import Cell, Puzzle
 #: see :data:`UNIQUENESS_OPTIONS`).
 FIRST_SOLUTION_OPTIONS: dict[str, dict[str, int]] = {"cadical195": {"stabilizeonly": 1}}
 
-#: Solver options for a uniqueness check (``limit >= 2``), and for a first solution too, on
-#: puzzles of at most :data:`UNIQUENESS_OPTIONS_MAX_CELLS` cells: stable mode alone, no bounded
-#: variable elimination, no chronological backtracking.  Measured in one run each (issue 16),
-#: SAT stage of ``auto`` (root grid and implications given), 100 puzzles, CPU, same verdicts:
-#: taai2011 3.86 s stable-only against 7.98 s defaults; tcga2016 (with unique puzzles) and
-#: icga2023: stable-only 0.88x and 0.70x, stable-only without elimination 0.55x and 0.59x of
-#: the defaults.  For ``limit=1``, ``auto`` on three 100-puzzle samples of each of taai2011, tcga2016, icga2018 and tcga2023
-#: (every 10th from 0, 5 and 3; A/B interleaved, ``benchmarks/bench_handoff.py``), CPU 57.4 s
-#: without elimination against 61.6 s with it (0.87x, 1.00x, 0.95x per sample), the slowest
-#: puzzle 0.83 s against 3.0 s (taai2011 #591: 12,033 conflicts against 59,957), and the first
-#: SAT call is then the same search as the uniqueness check's.
+#: Solver options for a uniqueness check (``limit >= 2``), and for a first solution too, on puzzles
+#: of at most :data:`UNIQUENESS_OPTIONS_MAX_CELLS` cells: stable mode alone, no bounded variable
+#: elimination, no chronological backtracking.  Measured in one run each (issue 16), SAT stage of
+#: ``auto`` (root grid and implications given), 100 puzzles, CPU, same verdicts: taai2011 3.86 s
+#: stable-only against 7.98 s defaults; tcga2016 (with unique puzzles) and icga2023: stable-only
+#: 0.88x and 0.70x, stable-only without elimination 0.55x and 0.59x of the defaults.  For
+#: ``limit=1``, ``auto`` on three 100-puzzle samples of each of taai2011, tcga2016, icga2018 and
+#: tcga2023 (every 10th from 0, 5 and 3; A/B interleaved, ``benchmarks/bench_handoff.py``), CPU 57.4
+#: s without elimination against 61.6 s with it (0.87x, 1.00x, 0.95x per sample), the slowest puzzle
+#: 0.83 s against 3.0 s (taai2011 #591: 12,033 conflicts against 59,957), and the first SAT call is
+#: then the same search as the uniqueness check's.
 #: They are used only up to :data:`UNIQUENESS_OPTIONS_MAX_CELLS` cells: on Faase (80x95) ``auto``
 #: took 59.2 s against 24.8 s with the defaults (one run, side by side).
 #: Chronological backtracking is off too (``chrono=0``): the SAT stage of ``auto`` on the hand-off
 #: puzzles of three samples of the four tournament sets (every 10th from 0, 5 and 3; 162, 153 and
 #: 159 puzzles given root grid and implications, uniqueness, variants alternated per puzzle in one
-#: process), CPU 8.35 / 6.39 / 8.17 s against 12.05 / 6.78 / 9.95 s with it (0.69x / 0.94x /
-#: 0.82x), conflicts 173k / 124k / 171k against 258k / 135k / 206k; the same for ``limit=1``
-#: (8.07 against 11.70 s on the first sample).
+#: process), CPU 8.35 / 6.39 / 8.17 s against 12.05 / 6.78 / 9.95 s with it (0.69x / 0.94x / 0.82x),
+#: conflicts 173k / 124k / 171k against 258k / 135k / 206k; the same for ``limit=1`` (8.07 against
+#: 11.70 s on the first sample).
 UNIQUENESS_OPTIONS: dict[str, dict[str, int]] = {
     "cadical195": {"stabilizeonly": 1, "elim": 0, "chrono": 0}
 }
