@@ -205,7 +205,7 @@ def _chunked_backbone(
     2. **Chunking** (module docstring): "some candidate differs from the reference" until
        unsatisfiable (every remaining candidate is backbone) or the deadline.
     """
-    from nonosat.encodings.cnf import cell_var, encode
+    from nonosat.encodings.cnf import encode
     from nonosat.encodings.phases import order_phases
     from nonosat.encodings.satsolver import SatRun
 
@@ -218,34 +218,58 @@ def _chunked_backbone(
         candidate &= np.asarray(known) == Cell.UNKNOWN
     for sol in witnesses[1:]:
         candidate &= sol == ref
-    w = puzzle.width
     undecided = np.zeros(puzzle.shape, dtype=bool)
     if candidate.any():
         enc = encode(puzzle, partial=known)
+        cells = np.arange(1, ref.size + 1).reshape(ref.shape)
+
+        def differs(cand: np.ndarray) -> list[int]:  # some candidate differs from the reference
+            return np.where(ref[cand], -cells[cand], cells[cand]).tolist()
+
         with SatRun(enc.clauses) as run:
             guided = run.set_phases(order_phases(puzzle, known, enc.nvars))
-            if guided:
-                _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline)
-            while candidate.any():
-                cells = [(int(r), int(c)) for r, c in zip(*np.nonzero(candidate), strict=True)]
-                # "some candidate differs from the reference"
-                run.add_clause([-cell_var(w, r, c) if ref[r, c] else cell_var(w, r, c)
-                                for r, c in cells])
-                answer = run.solve(deadline)
-                if answer is None:
-                    undecided = candidate.copy()
-                    break
-                if not answer:
-                    break
-                other = enc.solution(run.model())
-                if not puzzle.is_solution(other):  # pragma: no cover - would be an encoding bug
-                    raise AssertionError("the backbone SAT model is not a solution")
-                witnesses.append(other)
-                candidate &= other == ref
-    ambiguous = np.zeros(puzzle.shape, dtype=bool)
+            undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
+                                differs=differs, guided=guided)
+    ambiguous = _differing(witnesses, ref)
+    return ambiguous, undecided, witnesses
+
+
+def _narrow(
+    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
+    ref: np.ndarray, deadline: float | None, *, differs: Callable[[np.ndarray], list[int]],
+    guided: bool, block: Callable[[np.ndarray], list[int]] | None = None,
+    phase_lits: Callable[[np.ndarray], list[int]] | None = None,
+) -> np.ndarray:
+    """Both phases of :func:`_chunked_backbone` over ``run`` (the puzzle's CNF ``enc``), for any
+    encoding (also :func:`nonosat.analysis.colour.colour_ambiguity_map`): the guided witnesses
+    when ``guided`` (the solver takes phases; ``block``/``phase_lits`` as
+    :func:`_guided_witnesses`), then the clause ``differs(candidate)`` ("some candidate differs
+    from the reference") until unsatisfiable or the deadline.  ``witnesses`` grows and
+    ``candidate`` (bool, (h, w)) narrows in place; returns the candidates left undecided."""
+    if guided:
+        _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
+                          block=block, phase_lits=phase_lits)
+    while candidate.any():
+        run.add_clause(differs(candidate))
+        answer = run.solve(deadline)
+        if answer is None:
+            return candidate.copy()
+        if not answer:
+            break
+        other = enc.solution(run.model())
+        if not puzzle.is_solution(other):  # pragma: no cover - would be an encoding bug
+            raise AssertionError("the backbone SAT model is not a solution")
+        witnesses.append(other)
+        candidate &= other == ref
+    return np.zeros(puzzle.shape, dtype=bool)
+
+
+def _differing(witnesses: list[np.ndarray], ref: np.ndarray) -> np.ndarray:
+    """Cells (bool, (h, w)) on which some witness differs from the reference ``ref``."""
+    ambiguous = np.zeros(ref.shape, dtype=bool)
     for sol in witnesses[1:]:
         ambiguous |= sol != ref
-    return ambiguous, undecided, witnesses
+    return ambiguous
 
 
 #: Share of the time left that :func:`_chunked_backbone` gives its guided-witness phase.

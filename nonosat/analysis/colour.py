@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from nonosat.analysis.ambiguity import Backbone, UniquenessGivens, _guided_witnesses
+from nonosat.analysis.ambiguity import Backbone, UniquenessGivens, _differing, _narrow
 from nonosat.analysis.backdoor import Backdoor, smallest_backdoor
 from nonosat.analysis.classify import classify, search_effort
 from nonosat.analysis.difficulty import (
@@ -530,26 +530,16 @@ def colour_ambiguity_map(
                         lits.append(v if j == k else -v)
                 return lits
 
-            if run.set_phases(phase_lits(witnesses[-1])):  # as black-and-white: witnesses first
-                _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
-                                  block=enc.blocking_clause, phase_lits=phase_lits)
-            while candidate.any():
-                run.add_clause([-enc.cell_var(int(r), int(c), int(ref[r, c]))
-                                for r, c in zip(*np.nonzero(candidate), strict=True)])
-                answer = run.solve(deadline)
-                if answer is None:
-                    undecided = candidate.copy()
-                    break
-                if not answer:
-                    break
-                other = enc.solution(run.model())
-                if not puzzle.is_solution(other):  # pragma: no cover - an encoding bug
-                    raise AssertionError("the backbone SAT model is not a solution")
-                witnesses.append(other)
-                candidate &= other == ref
-    ambiguous = np.zeros(puzzle.shape, dtype=bool)
-    for sol in witnesses[1:]:
-        ambiguous |= sol != ref
+            def differs(cand: np.ndarray) -> list[int]:
+                return [-enc.cell_var(int(r), int(c), int(ref[r, c]))
+                        for r, c in zip(*np.nonzero(cand), strict=True)]
+
+            # as black-and-white: guided witnesses first (the solver takes phases), then chunks
+            guided = run.set_phases(phase_lits(witnesses[-1]))
+            undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
+                                differs=differs, guided=guided, block=enc.blocking_clause,
+                                phase_lits=phase_lits)
+    ambiguous = _differing(witnesses, ref)
     mask = ~ambiguous & ~undecided
     return Backbone(mask, undecided, witnesses, solves=len(witnesses) - len(solutions) + 1)
 
