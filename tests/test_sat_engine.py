@@ -287,3 +287,21 @@ def test_implication_and_blocking_clauses_from_their_definitions():
     clause = blocking_clause(grid)
     assert not any(grid.flat[abs(lit) - 1] == (lit > 0) for lit in clause)  # grid excluded
     assert sorted(abs(lit) for lit in clause) == list(range(1, h * w + 1))
+
+
+def test_solve_limited_answers_under_assumptions_and_stops_at_its_conflict_budget():
+    """SatRun.solve_limited: SAT/UNSAT under assumptions that do not stay, None when the
+    conflict budget runs out (pigeonhole 9 into 8 needs far more than one conflict)."""
+    from nonosat.encodings.satsolver import SatRun
+
+    with SatRun([[1, 2], [-1, 2]]) as run:
+        assert run.solve_limited([-2], 1000) is False
+        assert run.solve_limited([1], 1000) is True and 2 in run.model()
+        assert run.solve() is True  # the assumptions did not stay
+    pigeons, holes = 9, 8
+    var = lambda p, h: p * holes + h + 1  # noqa: E731
+    clauses = [[var(p, h) for h in range(holes)] for p in range(pigeons)]
+    clauses += [[-var(p, h), -var(q, h)] for h in range(holes)
+                for p in range(pigeons) for q in range(p + 1, pigeons)]
+    with SatRun(clauses) as run:
+        assert run.solve_limited([], 1) is None

@@ -203,7 +203,13 @@ def _chunked_backbone(
        in about 2 s.  Blocking clauses exclude only witnesses, which agree with the reference on
        every remaining candidate anyway, so they never change what phase 2 proves.
     2. **Chunking** (module docstring): "some candidate differs from the reference" until
-       unsatisfiable (every remaining candidate is backbone) or the deadline.
+       unsatisfiable (every remaining candidate is backbone) or the deadline.  With a deadline
+       it gets :data:`CHUNK_FIRST_SHARE` of the time left, then rounds of **per-cell checks**
+       (:func:`_cell_checks`: each candidate under an assumption, with a conflict budget that
+       grows by :data:`CELL_BUDGET_GROWTH` per round, every cell proven backbone followed by
+       line propagation) alternate with it.  On Faase (80x95, at least 3,800 ambiguous cells)
+       the disjunction alone proved nothing beyond the guided witnesses in 120 s; the per-cell
+       checks decide most of the rest (``benchmarks/RESULTS.md``).
     """
     from nonosat.encodings.cnf import encode
     from nonosat.encodings.phases import order_phases
@@ -229,9 +235,44 @@ def _chunked_backbone(
         with SatRun(enc.clauses) as run:
             guided = run.set_phases(order_phases(puzzle, known, enc.nvars))
             undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
-                                differs=differs, guided=guided)
+                                differs=differs, guided=guided,
+                                settle=_line_settle(puzzle, ref, known))
     ambiguous = _differing(witnesses, ref)
     return ambiguous, undecided, witnesses
+
+
+def _line_settle(
+    puzzle: Puzzle, ref: np.ndarray, known: np.ndarray | None,
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The ``settle`` of :func:`_cell_checks` for a black-and-white puzzle: a function that adds
+    cells proven backbone (bool, (h, w); their values those of ``ref``) to a grid state that
+    starts from ``known`` and runs the native line solver to a fixpoint, returning the cells
+    it fixes beyond them (bool, (h, w)).  Each follows from the clues and backbone cells, so it
+    is backbone too.
+
+    Raises
+    ------
+    AssertionError
+        Line propagation contradicts ``ref`` (a solution): a line solver or encoding bug.
+    """
+    from nonosat.native.propagate import propagate_grid
+
+    fixed = unknown_grid(puzzle) if known is None else np.asarray(known, dtype=np.int8).copy()
+    values = np.where(ref, Cell.FILLED, Cell.EMPTY).astype(np.int8)
+
+    def settle(proven: np.ndarray) -> np.ndarray:
+        fixed[proven] = values[proven]
+        out = propagate_grid(puzzle, fixed)
+        if out is None:  # pragma: no cover - would be a line solver bug
+            raise AssertionError("line propagation from backbone cells met a contradiction")
+        grid = out[0]
+        new = (grid != Cell.UNKNOWN) & (fixed == Cell.UNKNOWN)
+        if (grid[new] != values[new]).any():  # pragma: no cover - would be a line solver bug
+            raise AssertionError("line propagation from backbone cells contradicts a solution")
+        fixed[new] = grid[new]
+        return new
+
+    return settle
 
 
 def _narrow(
@@ -239,29 +280,115 @@ def _narrow(
     ref: np.ndarray, deadline: float | None, *, differs: Callable[[np.ndarray], list[int]],
     guided: bool, block: Callable[[np.ndarray], list[int]] | None = None,
     phase_lits: Callable[[np.ndarray], list[int]] | None = None,
+    settle: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Both phases of :func:`_chunked_backbone` over ``run`` (the puzzle's CNF ``enc``), for any
+    """The phases of :func:`_chunked_backbone` over ``run`` (the puzzle's CNF ``enc``), for any
     encoding (also :func:`nonosat.analysis.colour.colour_ambiguity_map`): the guided witnesses
     when ``guided`` (the solver takes phases; ``block``/``phase_lits`` as
     :func:`_guided_witnesses`), then the clause ``differs(candidate)`` ("some candidate differs
     from the reference") until unsatisfiable or the deadline.  ``witnesses`` grows and
-    ``candidate`` (bool, (h, w)) narrows in place; returns the candidates left undecided."""
+    ``candidate`` (bool, (h, w)) narrows in place; returns the candidates left undecided.
+
+    With a deadline and ``settle`` (black-and-white cell variables ``1 .. h*w``), the
+    "differs" query gets :data:`CHUNK_FIRST_SHARE` of the time; if it is not decided by then,
+    rounds of per-cell checks (:func:`_cell_checks`) alternate with it until the deadline, so
+    that a puzzle whose whole backbone is out of reach still gets most of its cells decided.
+    """
     if guided:
         _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
                           block=block, phase_lits=phase_lits)
+    if deadline is None or settle is None:
+        _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs)
+        return candidate.copy()
+    budget = CELL_FIRST_BUDGET
+    while candidate.any():
+        now = time.perf_counter()
+        stop = now + CHUNK_FIRST_SHARE * max(deadline - now, 0.0)
+        if _differs_query(puzzle, enc, run, witnesses, candidate, ref, stop, differs):
+            break
+        if time.perf_counter() >= deadline:
+            break
+        _cell_checks(puzzle, enc, run, witnesses, candidate, ref, deadline, budget, settle)
+        budget *= CELL_BUDGET_GROWTH
+    return candidate.copy()
+
+
+def _differs_query(
+    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
+    ref: np.ndarray, stop: float | None, differs: Callable[[np.ndarray], list[int]],
+) -> bool:
+    """Chunking (module docstring): add "some candidate differs from ``ref``" and solve, each
+    model a witness that narrows ``candidate`` (in place), until unsatisfiable (every candidate
+    left is backbone: ``candidate`` is cleared) or ``stop``.  Returns whether the candidates are
+    all decided."""
     while candidate.any():
         run.add_clause(differs(candidate))
-        answer = run.solve(deadline)
+        answer = run.solve(stop)
         if answer is None:
-            return candidate.copy()
+            return False
         if not answer:
-            break
+            candidate[:] = False
+            return True
         other = enc.solution(run.model())
         if not puzzle.is_solution(other):  # pragma: no cover - would be an encoding bug
             raise AssertionError("the backbone SAT model is not a solution")
         witnesses.append(other)
         candidate &= other == ref
-    return np.zeros(puzzle.shape, dtype=bool)
+    return True
+
+
+#: Share of the time left given to the "some candidate differs" query before (and between)
+#: rounds of per-cell checks.
+CHUNK_FIRST_SHARE = 0.25
+#: Conflicts per cell in the first round of :func:`_cell_checks`; each later round multiplies
+#: it by :data:`CELL_BUDGET_GROWTH`.
+CELL_FIRST_BUDGET = 300
+CELL_BUDGET_GROWTH = 10
+
+
+def _cell_checks(
+    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
+    ref: np.ndarray, deadline: float, budget: int, settle: Callable[[np.ndarray], np.ndarray],
+) -> None:
+    """One round of per-cell backbone checks (the one-literal-at-a-time algorithm of Janota,
+    Lynce and Marques-Silva 2015, with model filtering and a conflict budget, as in
+    CadiBack, Biere, Froleyks and Wang, FMCAD 2023): for each candidate cell in reading order,
+    solve under the assumption that it differs from ``ref`` within ``budget`` conflicts, the
+    solver's phases on ``ref`` so that a model is a nearby solution.
+
+    * satisfiable: a witness, which clears every candidate it flips;
+    * unsatisfiable: the cell is backbone; its value is added as a unit clause and
+      ``settle(cells)`` (line propagation from every cell proven so far) returns the further
+      cells that follow, backbone too, added likewise;
+    * out of budget: left for the next round.
+
+    ``candidate`` (bool, (h, w)) narrows in place until every cell was tried or ``deadline``."""
+    n = ref.size
+    cells = np.arange(1, n + 1)
+    agree = np.where(ref.ravel(), cells, -cells)  # literal of each cell's reference value
+    run.set_phases(agree.tolist())
+    tried = np.zeros(n, dtype=bool)
+    while time.perf_counter() < deadline:
+        left = np.flatnonzero(candidate.ravel() & ~tried)
+        if left.size == 0:
+            return
+        i = int(left[0])
+        answer = run.solve_limited([-int(agree[i])], budget)
+        if answer is None:
+            tried[i] = True
+        elif answer:
+            other = enc.solution(run.model())
+            if not puzzle.is_solution(other):  # pragma: no cover - would be an encoding bug
+                raise AssertionError("the backbone SAT model is not a solution")
+            witnesses.append(other)
+            candidate &= other == ref
+        else:
+            proven = np.zeros(n, dtype=bool)
+            proven[i] = True
+            proven |= settle(proven.reshape(ref.shape)).reshape(-1)
+            for j in np.flatnonzero(proven):
+                run.add_clause([int(agree[j])])
+            candidate &= ~proven.reshape(ref.shape)
 
 
 def _differing(witnesses: list[np.ndarray], ref: np.ndarray) -> np.ndarray:

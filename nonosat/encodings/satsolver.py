@@ -279,6 +279,32 @@ class SatRun:
         finally:
             self.solve_time_s += time.perf_counter() - start
 
+    def solve_limited(self, assumptions: Sequence[int], conflicts: int) -> bool | None:
+        """Decide the formula under ``assumptions`` (literals, for this call only) within
+        ``conflicts`` conflicts.
+
+        Returns
+        -------
+        bool or None
+            ``True`` satisfiable (:meth:`model`), ``False`` unsatisfiable under the assumptions,
+            ``None`` the conflict budget ran out first.
+
+        Raises
+        ------
+        EngineError
+            A solver that cannot be bounded (Kissat through PySAT).
+        """
+        start = time.perf_counter()
+        try:
+            self._solver.conf_budget(max(1, int(conflicts)))
+            self.calls += 1
+            return self._solver.solve_limited(assumptions=list(assumptions))
+        except NotImplementedError:
+            raise EngineError(f"SAT solver {self.name!r} cannot be bounded by a conflict "
+                              "budget") from None
+        finally:
+            self.solve_time_s += time.perf_counter() - start
+
     def _solve_bounded(self, deadline: float) -> bool | None:
         while True:
             remaining = deadline - time.perf_counter()
