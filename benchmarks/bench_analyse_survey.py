@@ -105,8 +105,9 @@ def main() -> None:
     run(["analyse", str(SURVEY / "webpbn-06574.nin"), "--json", "--backdoor-timeout", "1"], grace)
     print(f"# load average {os.getloadavg()[0]:.2f}; --timeout {t}", flush=True)
     print("| puzzle | solve: verdict, engine s (wall s) | analyse: verdict, verdict s / total s "
-          "(wall s) | classification | independent parts | backdoor | grade |")
-    print("|---|---|---|---|---|---|---|", flush=True)
+          "(wall s) | classification | backbone: proved / ambiguous / undecided cells | "
+          "independent parts | backdoor | grade |")
+    print("|---|---|---|---|---|---|---|---|", flush=True)
     rows = []
     for path in files:
         s, s_wall, _ = run(["solve", str(path), "--timeout", t, "--json"], grace)
@@ -120,13 +121,17 @@ def main() -> None:
                                                 "solve_time_s", "time_s", "backdoor", "grade",
                                                 "backbone_size")}
             row["analyse"]["parts"] = a["independent_parts"]["sizes"]
+            amb = a.get("ambiguity")
+            row["analyse"]["map"] = None if amb is None else {
+                "ambiguous": len(amb["cells"]), "undecided": len(amb["undecided"]),
+                "complete": amb["complete"]}
             if a["backdoor"]:
                 row["analyse"]["backdoor"] = {k: a["backdoor"][k] for k in
                                               ("size", "exact", "lower_bound", "logic", "time_s")}
         rows.append(row)
         sv = "failed" if s is None else f"{s['status']}, {s['time_s']:.2f} s ({s_wall:.1f})"
         if a is None:
-            print(f"| {row['puzzle']} | {sv} | failed ({a_wall:.1f}) | | | | |", flush=True)
+            print(f"| {row['puzzle']} | {sv} | failed ({a_wall:.1f}) | | | | | |", flush=True)
             continue
         av = f"{a['status']}, {a['solve_time_s']:.2f} / {a['time_s']:.1f} s ({a_wall:.1f})"
         if s is not None and s["status"] in ("unique", "multiple", "none") \
@@ -143,7 +148,12 @@ def main() -> None:
         else:
             back = f"{bd['size']} (best found, >= {bd['lower_bound']})"
         g = a["grade"]
-        print(f"| {row['puzzle']} | {sv} | {av} | {a['classification']} | {parts} | {back} | "
+        m = row["analyse"]["map"]
+        bb = a["backbone_size"]
+        bbs = (f"{bb} / {m['ambiguous']} / {m['undecided']}" if m is not None
+               else f"{bb} / 0 / 0" if a["status"] == "unique" else "-")
+        print(f"| {row['puzzle']} | {sv} | {av} | {a['classification']} | {bbs} | {parts} | "
+              f"{back} | "
               f"{g['grade']} ({g['score']}) |", flush=True)
     if args.json_out:
         args.json_out.write_text(json.dumps(rows, indent=1))

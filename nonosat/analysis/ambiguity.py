@@ -301,6 +301,7 @@ def _narrow(
         _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs)
         return candidate.copy()
     budget = CELL_FIRST_BUDGET
+    pace: list[float] = []  # seconds per conflict of the last call that used its whole budget
     while candidate.any():
         now = time.perf_counter()
         stop = now + CHUNK_FIRST_SHARE * max(deadline - now, 0.0)
@@ -308,7 +309,9 @@ def _narrow(
             break
         if time.perf_counter() >= deadline:
             break
-        _cell_checks(puzzle, enc, run, witnesses, candidate, ref, deadline, budget, settle)
+        if not _cell_checks(puzzle, enc, run, witnesses, candidate, ref, deadline, budget,
+                            settle, pace):
+            break  # the deadline came first
         budget *= CELL_BUDGET_GROWTH
     return candidate.copy()
 
@@ -343,13 +346,16 @@ CHUNK_FIRST_SHARE = 0.25
 #: Conflicts per cell in the first round of :func:`_cell_checks`; each later round multiplies
 #: it by :data:`CELL_BUDGET_GROWTH`.
 CELL_FIRST_BUDGET = 300
+#: A per-cell call that would get fewer conflicts than this before the deadline is not made.
+MIN_CELL_BUDGET = 50
 CELL_BUDGET_GROWTH = 10
 
 
 def _cell_checks(
     puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
     ref: np.ndarray, deadline: float, budget: int, settle: Callable[[np.ndarray], np.ndarray],
-) -> None:
+    pace: list[float],
+) -> bool:
     """One round of per-cell backbone checks (the one-literal-at-a-time algorithm of Janota,
     Lynce and Marques-Silva 2015, with model filtering and a conflict budget, as in
     CadiBack, Biere, Froleyks and Wang, FMCAD 2023): for each candidate cell in reading order,
@@ -362,7 +368,12 @@ def _cell_checks(
       cells that follow, backbone too, added likewise;
     * out of budget: left for the next round.
 
-    ``candidate`` (bool, (h, w)) narrows in place until every cell was tried or ``deadline``."""
+    A call never gets more conflicts than fit in the time left at the pace (seconds per
+    conflict) of the last call that ran out of budget (``pace``, a one-element list kept across
+    rounds, updated here), so that a large budget cannot run far past ``deadline``.
+
+    ``candidate`` (bool, (h, w)) narrows in place until every cell was tried (returns ``True``)
+    or ``deadline`` (returns ``False``)."""
     n = ref.size
     cells = np.arange(1, n + 1)
     agree = np.where(ref.ravel(), cells, -cells)  # literal of each cell's reference value
@@ -371,10 +382,17 @@ def _cell_checks(
     while time.perf_counter() < deadline:
         left = np.flatnonzero(candidate.ravel() & ~tried)
         if left.size == 0:
-            return
+            return True
         i = int(left[0])
-        answer = run.solve_limited([-int(agree[i])], budget)
+        allowed = budget
+        if pace:
+            allowed = min(budget, int((deadline - time.perf_counter()) / pace[0]))
+            if allowed < MIN_CELL_BUDGET:
+                return False
+        start = time.perf_counter()
+        answer = run.solve_limited([-int(agree[i])], allowed)
         if answer is None:
+            pace[:] = [(time.perf_counter() - start) / allowed]
             tried[i] = True
         elif answer:
             other = enc.solution(run.model())
@@ -389,6 +407,7 @@ def _cell_checks(
             for j in np.flatnonzero(proven):
                 run.add_clause([int(agree[j])])
             candidate &= ~proven.reshape(ref.shape)
+    return False
 
 
 def _differing(witnesses: list[np.ndarray], ref: np.ndarray) -> np.ndarray:
