@@ -154,12 +154,24 @@ def classify(
     return head
 
 
+def found_ambiguous(solutions: list[np.ndarray]) -> int | None:
+    """Cells (a count) on which some two of ``solutions`` (arrays of one shape: bool cells or
+    colour indices) differ: a lower bound of the puzzle's ambiguity map; ``None`` for fewer
+    than two solutions."""
+    import numpy as np
+
+    if len(solutions) < 2:
+        return None
+    stack = np.asarray(solutions)
+    return int((stack != stack[0]).any(axis=0).sum())
+
+
 def solve_classification(
     puzzle: Puzzle, result: SolveResult, partial: np.ndarray | None = None
 ) -> str:
     """The classification ``nonosat solve`` prints: from ``result`` and one line-solving
-    fixpoint (no further solving; several solutions are not counted, the backbone being
-    unknown).
+    fixpoint (no further solving: with several solutions, the cells on which the solutions
+    found differ, a lower bound of the ambiguity map, :func:`found_ambiguous`).
 
     * line solving fixes every cell: line-solvable;
     * the native engine decided without a guess: needs probing (its root node is propagation
@@ -173,6 +185,9 @@ def solve_classification(
     from nonosat.native.propagate import propagate_grid
     from nonosat.puzzle import Cell
 
+    if result.status == Status.MULTIPLE:
+        return classify(result.status, None, ambiguous=found_ambiguous(result.solutions),
+                        complete=False)
     if result.status not in (Status.UNIQUE, Status.SOLVED) or puzzle.is_colour:
         return classify(result.status, None)
     line = propagate_grid(puzzle, partial)

@@ -45,7 +45,7 @@ import numpy as np
 
 from nonosat.analysis.ambiguity import Backbone, UniquenessGivens, _differing, _narrow
 from nonosat.analysis.backdoor import Backdoor, smallest_backdoor
-from nonosat.analysis.classify import classify, search_effort
+from nonosat.analysis.classify import classify, found_ambiguous, search_effort
 from nonosat.analysis.difficulty import (
     BACKDOOR_TIMEOUT,
     COUNT_CAP,
@@ -793,7 +793,10 @@ def colour_solve_classification(
     """The classification ``nonosat solve`` prints for a colour puzzle, by the rules of
     :func:`nonosat.analysis.classify.solve_classification`: one colour line-solving fixpoint
     (from ``partial``, colour masks, when given) and the engine's figures, nothing else
-    solved."""
+    solved; with several solutions, the cells on which the solutions found differ)."""
+    if result.status == Status.MULTIPLE:
+        return classify(result.status, None, ambiguous=found_ambiguous(result.solutions),
+                        complete=False)
     if result.status not in (Status.UNIQUE, Status.SOLVED):
         return classify(result.status, None)
     full = (1 << puzzle.n_colours) - 1

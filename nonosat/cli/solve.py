@@ -5,9 +5,10 @@ differ are marked: '@' filled, '.' empty), the davidje13 short codes of the pict
 clues, the verdict (unique / several solutions, with how many were found up to --limit / none /
 unknown) and the engine's own time (loading the compiled kernels is said apart), then a one-line
 classification: "unique, line-solvable", "unique, needs probing (depth 1)", "unique, needs search
-(N guesses)" (native search) or "(N conflicts)" (SAT decided), "several solutions", "no
-solution" (no extra solving: one line-solving fixpoint).  With --json, one JSON object.  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle
-file.
+(N guesses)" (native search) or "(N conflicts)" (SAT decided), "several solutions (at least K
+cells ambiguous)" (K: the cells on which the solutions found differ; `nonosat analyse` gives the
+whole map), "no solution" (no extra solving: one line-solving fixpoint).  With --json, one JSON
+object.  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
 
 \b
 Examples:
