@@ -290,9 +290,11 @@ def _narrow(
     ``candidate`` (bool, (h, w)) narrows in place; returns the candidates left undecided.
 
     With a deadline and ``settle`` (black-and-white cell variables ``1 .. h*w``), the
-    "differs" query gets :data:`CHUNK_FIRST_SHARE` of the time; if it is not decided by then,
-    rounds of per-cell checks (:func:`_cell_checks`) alternate with it until the deadline, so
-    that a puzzle whose whole backbone is out of reach still gets most of its cells decided.
+    "differs" query gets :data:`CHUNK_FIRST_SHARE` of the time left; if it is not decided by
+    then, per-cell checks (:func:`_cell_checks`, :data:`CELL_ROUND_SHARE` of the time left) and
+    the query (its learnt clauses kept by the solver) take turns until the deadline, so that a
+    puzzle whose whole backbone is out of reach still gets most of its cells decided, and one
+    whose query needs more than its first share still gets the time.
     """
     if guided:
         _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
@@ -302,30 +304,41 @@ def _narrow(
         return candidate.copy()
     budget = CELL_FIRST_BUDGET
     pace: list[float] = []  # seconds per conflict of the last call that used its whole budget
+    tried = np.zeros(candidate.size, dtype=bool)  # tried at this budget, in this round
+    clause_over = [-1]  # candidates in the last "differs" clause added
     while candidate.any():
         now = time.perf_counter()
-        stop = now + CHUNK_FIRST_SHARE * max(deadline - now, 0.0)
-        if _differs_query(puzzle, enc, run, witnesses, candidate, ref, stop, differs):
+        if deadline - now < MIN_ROUND_S:
             break
-        if time.perf_counter() >= deadline:
+        stop = now + CHUNK_FIRST_SHARE * (deadline - now)
+        if _differs_query(puzzle, enc, run, witnesses, candidate, ref, stop, differs,
+                          clause_over):
             break
-        if not _cell_checks(puzzle, enc, run, witnesses, candidate, ref, deadline, budget,
-                            settle, pace):
-            break  # the deadline came first
-        budget *= CELL_BUDGET_GROWTH
+        now = time.perf_counter()
+        stop = now + CELL_ROUND_SHARE * max(deadline - now, 0.0)
+        if _cell_checks(puzzle, enc, run, witnesses, candidate, ref, stop, budget, settle,
+                        pace, tried):
+            budget *= CELL_BUDGET_GROWTH  # every candidate tried at this budget: next round
+            tried[:] = False
     return candidate.copy()
 
 
 def _differs_query(
     puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
     ref: np.ndarray, stop: float | None, differs: Callable[[np.ndarray], list[int]],
+    clause_over: list[int] | None = None,
 ) -> bool:
     """Chunking (module docstring): add "some candidate differs from ``ref``" and solve, each
     model a witness that narrows ``candidate`` (in place), until unsatisfiable (every candidate
     left is backbone: ``candidate`` is cleared) or ``stop``.  Returns whether the candidates are
-    all decided."""
+    all decided.  ``clause_over`` (one int, kept by the caller across calls): the number of
+    candidates of the last clause added; the clause is not added again for the same ones."""
     while candidate.any():
-        run.add_clause(differs(candidate))
+        count = int(candidate.sum())
+        if clause_over is None or clause_over[0] != count:
+            run.add_clause(differs(candidate))
+            if clause_over is not None:
+                clause_over[0] = count
         answer = run.solve(stop)
         if answer is None:
             return False
@@ -343,6 +356,10 @@ def _differs_query(
 #: Share of the time left given to the "some candidate differs" query before (and between)
 #: rounds of per-cell checks.
 CHUNK_FIRST_SHARE = 0.25
+#: Share of the time left given to per-cell checks before the query gets its turn again.
+CELL_ROUND_SHARE = 0.5
+#: Seconds left below which the map stops alternating.
+MIN_ROUND_S = 0.05
 #: Conflicts per cell in the first round of :func:`_cell_checks`; each later round multiplies
 #: it by :data:`CELL_BUDGET_GROWTH`.
 CELL_FIRST_BUDGET = 300
@@ -353,8 +370,8 @@ CELL_BUDGET_GROWTH = 10
 
 def _cell_checks(
     puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray, deadline: float, budget: int, settle: Callable[[np.ndarray], np.ndarray],
-    pace: list[float],
+    ref: np.ndarray, stop: float, budget: int, settle: Callable[[np.ndarray], np.ndarray],
+    pace: list[float], tried: np.ndarray,
 ) -> bool:
     """One round of per-cell backbone checks (the one-literal-at-a-time algorithm of Janota,
     Lynce and Marques-Silva 2015, with model filtering and a conflict budget, as in
@@ -370,23 +387,23 @@ def _cell_checks(
 
     A call never gets more conflicts than fit in the time left at the pace (seconds per
     conflict) of the last call that ran out of budget (``pace``, a one-element list kept across
-    rounds, updated here), so that a large budget cannot run far past ``deadline``.
+    rounds, updated here), so that a large budget cannot run far past ``stop``.
 
-    ``candidate`` (bool, (h, w)) narrows in place until every cell was tried (returns ``True``)
-    or ``deadline`` (returns ``False``)."""
+    ``candidate`` (bool, (h, w)) narrows in place, ``tried`` (bool, h*w: the cells out of budget
+    in this round, kept by the caller across calls) grows, until every candidate was tried
+    (returns ``True``) or ``stop`` (returns ``False``)."""
     n = ref.size
     cells = np.arange(1, n + 1)
     agree = np.where(ref.ravel(), cells, -cells)  # literal of each cell's reference value
     run.set_phases(agree.tolist())
-    tried = np.zeros(n, dtype=bool)
-    while time.perf_counter() < deadline:
+    while time.perf_counter() < stop:
         left = np.flatnonzero(candidate.ravel() & ~tried)
         if left.size == 0:
             return True
         i = int(left[0])
         allowed = budget
         if pace:
-            allowed = min(budget, int((deadline - time.perf_counter()) / pace[0]))
+            allowed = min(budget, int((stop - time.perf_counter()) / pace[0]))
             if allowed < MIN_CELL_BUDGET:
                 return False
         start = time.perf_counter()
