@@ -279,7 +279,7 @@ def test_per_cell_checks_alone_give_the_cpsat_map(rows):
     real = amb._cell_checks
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(amb, "WITNESS_MAX_S", 0.0)
-        mp.setattr(amb, "CHUNK_FIRST_SHARE", 0.0)
+        mp.setattr(amb, "CHUNK_SHARE", 0.0)
         mp.setattr(amb, "_cell_checks", lambda *a: calls.append(1) or real(*a))
         bb = amb.ambiguity_map(puzzle, [result.solutions[0]], timeout=60)
     assert calls, "the per-cell phase did not run"

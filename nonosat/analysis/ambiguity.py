@@ -203,11 +203,11 @@ def _chunked_backbone(
        in about 2 s.  Blocking clauses exclude only witnesses, which agree with the reference on
        every remaining candidate anyway, so they never change what phase 2 proves.
     2. **Chunking** (module docstring): "some candidate differs from the reference" until
-       unsatisfiable (every remaining candidate is backbone) or the deadline.  With a deadline
-       it gets :data:`CHUNK_FIRST_SHARE` of the time left, then rounds of **per-cell checks**
-       (:func:`_cell_checks`: each candidate under an assumption, with a conflict budget that
-       grows by :data:`CELL_BUDGET_GROWTH` per round, every cell proven backbone followed by
-       line propagation) alternate with it.  On Faase (80x95, at least 3,800 ambiguous cells)
+       unsatisfiable (every remaining candidate is backbone) or the deadline.  With a deadline,
+       once one of its calls takes :data:`CHUNK_SHARE` of the time left without an answer,
+       rounds of **per-cell checks** (:func:`_cell_checks`: each candidate under an
+       assumption, with a conflict budget that grows by :data:`CELL_BUDGET_GROWTH` per round,
+       every cell proven backbone followed by line propagation) take turns with it.  On Faase (80x95, at least 3,800 ambiguous cells)
        the disjunction alone proved nothing beyond the guided witnesses in 120 s; the per-cell
        checks decide most of the rest (``benchmarks/RESULTS.md``).
     """
@@ -290,8 +290,9 @@ def _narrow(
     ``candidate`` (bool, (h, w)) narrows in place; returns the candidates left undecided.
 
     With a deadline and ``settle`` (black-and-white cell variables ``1 .. h*w``), the
-    "differs" query gets :data:`CHUNK_FIRST_SHARE` of the time left; if it is not decided by
-    then, per-cell checks (:func:`_cell_checks`, :data:`CELL_ROUND_SHARE` of the time left) and
+    "differs" query runs while its calls find witnesses; once a call takes
+    :data:`CHUNK_SHARE` of the time left without an answer, per-cell checks
+    (:func:`_cell_checks`, :data:`CELL_ROUND_SHARE` of the time left) and
     the query (its learnt clauses kept by the solver) take turns until the deadline, so that a
     puzzle whose whole backbone is out of reach still gets most of its cells decided, and one
     whose query needs more than its first share still gets the time.
@@ -310,9 +311,8 @@ def _narrow(
         now = time.perf_counter()
         if deadline - now < MIN_ROUND_S:
             break
-        stop = now + CHUNK_FIRST_SHARE * (deadline - now)
-        if _differs_query(puzzle, enc, run, witnesses, candidate, ref, stop, differs,
-                          clause_over):
+        if _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs,
+                          clause_over, share=CHUNK_SHARE):
             break
         now = time.perf_counter()
         stop = now + CELL_ROUND_SHARE * max(deadline - now, 0.0)
@@ -326,20 +326,26 @@ def _narrow(
 def _differs_query(
     puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
     ref: np.ndarray, stop: float | None, differs: Callable[[np.ndarray], list[int]],
-    clause_over: list[int] | None = None,
+    clause_over: list[int] | None = None, share: float | None = None,
 ) -> bool:
     """Chunking (module docstring): add "some candidate differs from ``ref``" and solve, each
     model a witness that narrows ``candidate`` (in place), until unsatisfiable (every candidate
-    left is backbone: ``candidate`` is cleared) or ``stop``.  Returns whether the candidates are
-    all decided.  ``clause_over`` (one int, kept by the caller across calls): the number of
-    candidates of the last clause added; the clause is not added again for the same ones."""
+    left is backbone: ``candidate`` is cleared) or ``stop``; with ``share``, also as soon as one
+    call takes more than that share of the time left before ``stop`` (the query has stalled).
+    Returns whether the candidates are all decided.  ``clause_over`` (one int, kept by the
+    caller across calls): the number of candidates of the last clause added; the clause is not
+    added again for the same ones."""
     while candidate.any():
         count = int(candidate.sum())
         if clause_over is None or clause_over[0] != count:
             run.add_clause(differs(candidate))
             if clause_over is not None:
                 clause_over[0] = count
-        answer = run.solve(stop)
+        call_stop = stop
+        if stop is not None and share is not None:
+            now = time.perf_counter()
+            call_stop = now + share * max(stop - now, 0.0)
+        answer = run.solve(call_stop)
         if answer is None:
             return False
         if not answer:
@@ -353,9 +359,9 @@ def _differs_query(
     return True
 
 
-#: Share of the time left given to the "some candidate differs" query before (and between)
-#: rounds of per-cell checks.
-CHUNK_FIRST_SHARE = 0.25
+#: Share of the time left that one call of the "some candidate differs" query may take before
+#: the per-cell checks get their turn (the query runs on while its calls find witnesses).
+CHUNK_SHARE = 0.25
 #: Share of the time left given to per-cell checks before the query gets its turn again.
 CELL_ROUND_SHARE = 0.5
 #: Seconds left below which the map stops alternating.
