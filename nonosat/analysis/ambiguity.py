@@ -203,9 +203,8 @@ def _chunked_backbone(
        in about 2 s.  Blocking clauses exclude only witnesses, which agree with the reference on
        every remaining candidate anyway, so they never change what phase 2 proves.
     2. **Chunking** (module docstring): "some candidate differs from the reference" until
-       unsatisfiable (every remaining candidate is backbone) or the deadline.  With a deadline,
-       once one of its calls takes :data:`CHUNK_SHARE` of the time left without an answer,
-       rounds of **per-cell checks** (:func:`_cell_checks`: each candidate under an
+       unsatisfiable (every remaining candidate is backbone) or the deadline.  With a deadline
+       it takes turns (:func:`_narrow`) with rounds of **per-cell checks** (:func:`_cell_checks`: each candidate under an
        assumption, with a conflict budget that grows by :data:`CELL_BUDGET_GROWTH` per round,
        every cell proven backbone followed by line propagation) take turns with it.  On Faase (80x95, at least 3,800 ambiguous cells)
        the disjunction alone proved nothing beyond the guided witnesses in 120 s; the per-cell
@@ -290,12 +289,12 @@ def _narrow(
     ``candidate`` (bool, (h, w)) narrows in place; returns the candidates left undecided.
 
     With a deadline and ``settle`` (black-and-white cell variables ``1 .. h*w``), the
-    "differs" query runs while its calls find witnesses; once a call takes
-    :data:`CHUNK_SHARE` of the time left without an answer, per-cell checks
-    (:func:`_cell_checks`, :data:`CELL_ROUND_SHARE` of the time left) and
-    the query (its learnt clauses kept by the solver) take turns until the deadline, so that a
-    puzzle whose whole backbone is out of reach still gets most of its cells decided, and one
-    whose query needs more than its first share still gets the time.
+    "differs" query (:data:`CHUNK_TURN_SHARE` of the time left; a call that takes
+    :data:`CHUNK_SHARE` of its turn ends the turn) and per-cell checks (:func:`_cell_checks`,
+    :data:`CELL_ROUND_SHARE` of the time left) take turns until the deadline, the solver
+    keeping its learnt clauses, so that a puzzle whose whole backbone is out of reach still
+    gets most of its cells decided, and one whose query needs more than one turn still gets
+    the time.
     """
     if guided:
         _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
@@ -311,7 +310,8 @@ def _narrow(
         now = time.perf_counter()
         if deadline - now < MIN_ROUND_S:
             break
-        if _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs,
+        turn = now + CHUNK_TURN_SHARE * (deadline - now)
+        if _differs_query(puzzle, enc, run, witnesses, candidate, ref, turn, differs,
                           clause_over, share=CHUNK_SHARE):
             break
         now = time.perf_counter()
@@ -359,9 +359,12 @@ def _differs_query(
     return True
 
 
-#: Share of the time left that one call of the "some candidate differs" query may take before
-#: the per-cell checks get their turn (the query runs on while its calls find witnesses).
-CHUNK_SHARE = 0.25
+#: Share of the time left in its turn that one call of the "some candidate differs" query may
+#: take: a call that takes longer ends the turn (the query has stalled).
+CHUNK_SHARE = 0.5
+#: Share of the time left that the "some candidate differs" query gets per turn (tuned on
+#: Faase at 30 s and 120 s: 0.25-0.6 with CHUNK_SHARE 0.5-1 differ by under 5% of cells).
+CHUNK_TURN_SHARE = 0.6
 #: Share of the time left given to per-cell checks before the query gets its turn again.
 CELL_ROUND_SHARE = 0.5
 #: Seconds left below which the map stops alternating.
