@@ -204,11 +204,12 @@ def _chunked_backbone(
        every remaining candidate anyway, so they never change what phase 2 proves.
     2. **Chunking** (module docstring): "some candidate differs from the reference" until
        unsatisfiable (every remaining candidate is backbone) or the deadline.  With a deadline
-       it takes turns (:func:`_narrow`) with rounds of **per-cell checks** (:func:`_cell_checks`: each candidate under an
-       assumption, with a conflict budget that grows by :data:`CELL_BUDGET_GROWTH` per round,
-       every cell proven backbone followed by line propagation) take turns with it.  On Faase (80x95, at least 3,800 ambiguous cells)
-       the disjunction alone proved nothing beyond the guided witnesses in 120 s; the per-cell
-       checks decide most of the rest (``benchmarks/RESULTS.md``).
+       it takes turns (:func:`_narrow`) with rounds of **per-cell checks**
+       (:func:`_cell_checks`: each candidate under an assumption, with a conflict budget that
+       grows by :data:`CELL_BUDGET_GROWTH` per round, every cell proven backbone followed by
+       line propagation).  On Faase (80x95, at least 3,700 ambiguous cells) the disjunction
+       alone proved no cell backbone beyond logic in 120 s; with the per-cell checks, 716 more
+       (``benchmarks/RESULTS.md``).
     """
     from nonosat.encodings.cnf import encode
     from nonosat.encodings.phases import order_phases
