@@ -208,7 +208,7 @@ def _chunked_backbone(
        (:func:`_cell_checks`: each candidate under an assumption, with a conflict budget that
        grows by :data:`CELL_BUDGET_GROWTH` per round, every cell proven backbone followed by
        line propagation).  On Faase (80x95, at least 3,700 ambiguous cells) the disjunction
-       alone proved no cell backbone beyond logic in 120 s; with the per-cell checks, 716 more
+       alone proved no cell backbone beyond logic in 120 s; with the per-cell checks, 690 more
        (``benchmarks/RESULTS.md``).
     """
     from nonosat.encodings.cnf import encode
