@@ -241,23 +241,33 @@ def test_forever_is_decided_with_a_complete_backbone_in_the_default_time_limit()
     assert sum(cells.values()) == 625 and cells["search"] == forever.staged.open_after["probing"]
 
 
+def _cpsat_backbone(puzzle):
+    """(first solution, backbone mask) from CP-SAT's enumeration of every solution, or None
+    with fewer than two."""
+    result = solve(puzzle, "cpsat", limit=200)
+    assert len(result.solutions) < 200
+    if len(result.solutions) < 2:
+        return None
+    stack = np.array(result.solutions)
+    return result.solutions[0], (stack == stack[0]).all(axis=0)
+
+
+def _assert_map(puzzle, bb, expected):
+    assert not bb.undecided.any()
+    assert np.array_equal(bb.mask, expected)
+    for w in bb.witnesses:
+        assert puzzle.is_solution(w)
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pictures)
 def test_ambiguity_map_against_cpsat_enumeration(rows):
     """The chunked map (guided witnesses, then the "some candidate differs" clause) is exactly
     the set of cells that differ across every solution CP-SAT enumerates."""
     puzzle = Puzzle.from_picture(np.array(rows, dtype=bool))
-    result = solve(puzzle, "cpsat", limit=200)
-    assert len(result.solutions) < 200
-    if len(result.solutions) < 2:
-        return
-    stack = np.array(result.solutions)
-    expected = (stack == stack[0]).all(axis=0)
-    bb = ambiguity_map(puzzle, [result.solutions[0]], timeout=60)
-    assert not bb.undecided.any()
-    assert np.array_equal(bb.mask, expected)
-    for w in bb.witnesses:
-        assert puzzle.is_solution(w)
+    truth = _cpsat_backbone(puzzle)
+    if truth is not None:
+        _assert_map(puzzle, ambiguity_map(puzzle, [truth[0]], timeout=60), truth[1])
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -269,24 +279,18 @@ def test_per_cell_checks_alone_give_the_cpsat_map(rows):
     import nonosat.analysis.ambiguity as amb
 
     puzzle = Puzzle.from_picture(np.array(rows, dtype=bool))
-    result = solve(puzzle, "cpsat", limit=200)
-    assert len(result.solutions) < 200
-    if len(result.solutions) < 2:
+    truth = _cpsat_backbone(puzzle)
+    if truth is None:
         return
-    stack = np.array(result.solutions)
-    expected = (stack == stack[0]).all(axis=0)
     calls = []
     real = amb._cell_checks
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(amb, "WITNESS_MAX_S", 0.0)
         mp.setattr(amb, "CHUNK_SHARE", 0.0)
         mp.setattr(amb, "_cell_checks", lambda *a: calls.append(1) or real(*a))
-        bb = amb.ambiguity_map(puzzle, [result.solutions[0]], timeout=60)
+        bb = amb.ambiguity_map(puzzle, [truth[0]], timeout=60)
     assert calls, "the per-cell phase did not run"
-    assert not bb.undecided.any()
-    assert np.array_equal(bb.mask, expected)
-    for w in bb.witnesses:
-        assert puzzle.is_solution(w)
+    _assert_map(puzzle, bb, truth[1])
 
 
 def test_per_cell_checks_on_faase_decide_cells_the_disjunction_cannot():
