@@ -485,22 +485,32 @@ def test_givens_are_unique_and_irredundant_by_cpsat():
         assert puzzle.goal[r, c] == k
 
 
-def test_colour_map_from_one_solution_against_cpsat_enumeration():
+@pytest.mark.parametrize("per_cell", [False, True], ids=["default", "per-cell checks alone"])
+def test_colour_map_from_one_solution_against_cpsat_enumeration(per_cell, monkeypatch):
     """colour_ambiguity_map given only the first solution (the guided witnesses, then the
-    "some candidate has another colour" clause) marks exactly the cells where the solutions
-    CP-SAT enumerates differ: on two_swaps and on three diagonal colour swaps (8 solutions)."""
+    "some candidate has another colour" clause; or, with those switched off, the per-cell
+    checks alone) marks exactly the cells where the solutions CP-SAT enumerates differ: on
+    two_swaps, three diagonal colour swaps (8 solutions) and the ambiguous ladybird."""
+    import nonosat.analysis.ambiguity as amb
     from nonosat.analysis.colour import colour_ambiguity_map
 
+    calls = []
+    if per_cell:
+        real = amb._cell_checks
+        monkeypatch.setattr(amb, "WITNESS_MAX_S", 0.0)
+        monkeypatch.setattr(amb, "CHUNK_SHARE", 0.0)
+        monkeypatch.setattr(amb, "_cell_checks", lambda *a: calls.append(1) or real(*a))
     pic = np.zeros((6, 6), dtype=np.int8)
     for i, k in enumerate((1, 2, 1)):
         pic[2 * i, 2 * i] = pic[2 * i + 1, 2 * i + 1] = k
     three = Puzzle.from_picture(pic, palette=_palette(), title="three swaps")
-    for puzzle in (two_swaps(), three):
+    for puzzle in (two_swaps(), three, read_puzzle(GAMES / "ladybird-ambiguous.xml")):
         every = solve(puzzle, "cpsat", limit=100).solutions
         assert 2 <= len(every) < 100
         stack = np.asarray(every)
         expected = (stack == stack[0]).all(axis=0)
         bb = colour_ambiguity_map(puzzle, [every[0]], timeout=60)
+        assert bool(calls) == per_cell
         assert not bb.undecided.any()
         assert np.array_equal(bb.mask, expected), puzzle.title
         assert all(puzzle.is_solution(w) for w in bb.witnesses)

@@ -236,7 +236,8 @@ def _chunked_backbone(
             guided = run.set_phases(order_phases(puzzle, known, enc.nvars))
             undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
                                 differs=differs, guided=guided,
-                                settle=_line_settle(puzzle, ref, known))
+                                settle=_line_settle(puzzle, ref, known),
+                                agree=np.where(ref, cells, -cells).ravel())
     ambiguous = _differing(witnesses, ref)
     return ambiguous, undecided, witnesses
 
@@ -281,6 +282,7 @@ def _narrow(
     guided: bool, block: Callable[[np.ndarray], list[int]] | None = None,
     phase_lits: Callable[[np.ndarray], list[int]] | None = None,
     settle: Callable[[np.ndarray], np.ndarray] | None = None,
+    agree: np.ndarray | None = None,
 ) -> np.ndarray:
     """The phases of :func:`_chunked_backbone` over ``run`` (the puzzle's CNF ``enc``), for any
     encoding (also :func:`nonosat.analysis.colour.colour_ambiguity_map`): the guided witnesses
@@ -289,7 +291,7 @@ def _narrow(
     from the reference") until unsatisfiable or the deadline.  ``witnesses`` grows and
     ``candidate`` (bool, (h, w)) narrows in place; returns the candidates left undecided.
 
-    With a deadline and ``settle`` (black-and-white cell variables ``1 .. h*w``), the
+    With a deadline, ``settle`` and ``agree`` (as :func:`_cell_checks` takes them), the
     "differs" query (:data:`CHUNK_TURN_SHARE` of the time left; a call that takes
     :data:`CHUNK_SHARE` of its turn ends the turn) and per-cell checks (:func:`_cell_checks`,
     :data:`CELL_ROUND_SHARE` of the time left) take turns until the deadline, the solver
@@ -300,9 +302,10 @@ def _narrow(
     if guided:
         _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
                           block=block, phase_lits=phase_lits)
-    if deadline is None or settle is None:
+    if deadline is None or settle is None or agree is None:
         _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs)
         return candidate.copy()
+    ref_phases = agree.tolist() if phase_lits is None else phase_lits(ref)
     budget = CELL_FIRST_BUDGET
     pace: list[float] = []  # seconds per conflict of the last call that used its whole budget
     tried = np.zeros(candidate.size, dtype=bool)  # tried at this budget, in this round
@@ -318,7 +321,7 @@ def _narrow(
         now = time.perf_counter()
         stop = now + CELL_ROUND_SHARE * max(deadline - now, 0.0)
         if _cell_checks(puzzle, enc, run, witnesses, candidate, ref, stop, budget, settle,
-                        pace, tried):
+                        pace, tried, agree, ref_phases):
             budget *= CELL_BUDGET_GROWTH  # every candidate tried at this budget: next round
             tried[:] = False
     return candidate.copy()
@@ -381,7 +384,7 @@ CELL_BUDGET_GROWTH = 10
 def _cell_checks(
     puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
     ref: np.ndarray, stop: float, budget: int, settle: Callable[[np.ndarray], np.ndarray],
-    pace: list[float], tried: np.ndarray,
+    pace: list[float], tried: np.ndarray, agree: np.ndarray, ref_phases: list[int],
 ) -> bool:
     """One round of per-cell backbone checks (the one-literal-at-a-time algorithm of Janota,
     Lynce and Marques-Silva 2015, with model filtering and a conflict budget, as in
@@ -399,13 +402,14 @@ def _cell_checks(
     conflict) of the last call that ran out of budget (``pace``, a one-element list kept across
     rounds, updated here), so that a large budget cannot run far past ``stop``.
 
-    ``candidate`` (bool, (h, w)) narrows in place, ``tried`` (bool, h*w: the cells out of budget
-    in this round, kept by the caller across calls) grows, until every candidate was tried
-    (returns ``True``) or ``stop`` (returns ``False``)."""
+    ``agree`` (int, h*w): each cell's literal "the cell has its value in ``ref``" (its
+    negation is the assumption, the literal itself the unit of a proved cell);
+    ``ref_phases``: the literals that steer the solver to ``ref``.  ``candidate`` (bool,
+    (h, w)) narrows in place, ``tried`` (bool, h*w: the cells out of budget in this round,
+    kept by the caller across calls) grows, until every candidate was tried (returns ``True``)
+    or ``stop`` (returns ``False``)."""
     n = ref.size
-    cells = np.arange(1, n + 1)
-    agree = np.where(ref.ravel(), cells, -cells)  # literal of each cell's reference value
-    run.set_phases(agree.tolist())
+    run.set_phases(ref_phases)
     while time.perf_counter() < stop:
         left = np.flatnonzero(candidate.ravel() & ~tried)
         if left.size == 0:

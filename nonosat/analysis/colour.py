@@ -535,13 +535,47 @@ def colour_ambiguity_map(
                         for r, c in zip(*np.nonzero(cand), strict=True)]
 
             # as black-and-white: guided witnesses first (the solver takes phases), then chunks
+            agree = np.array([enc.cell_var(r, c, int(k)) for (r, c), k in np.ndenumerate(ref)])
             guided = run.set_phases(phase_lits(witnesses[-1]))
             undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
                                 differs=differs, guided=guided, block=enc.blocking_clause,
-                                phase_lits=phase_lits)
+                                phase_lits=phase_lits, agree=agree,
+                                settle=_colour_line_settle(puzzle, ref, known))
     ambiguous = _differing(witnesses, ref)
     mask = ~ambiguous & ~undecided
     return Backbone(mask, undecided, witnesses, solves=len(witnesses) - len(solutions) + 1)
+
+
+def _colour_line_settle(
+    puzzle: Puzzle, ref: np.ndarray, known: np.ndarray | None,
+) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`nonosat.analysis.ambiguity._line_settle` for a colour puzzle: cells proven
+    backbone (bool, (h, w)) take their colour in ``ref`` in a grid of colour masks that starts
+    from ``known``; colour line propagation (:func:`colour_closure`) to a fixpoint; returns the
+    further cells it decides (one colour left; bool, (h, w)), backbone too.
+
+    Raises
+    ------
+    AssertionError
+        Propagation contradicts ``ref`` (a solution): a line solver or encoding bug.
+    """
+    close = colour_closure(puzzle)
+    full = (1 << puzzle.n_colours) - 1
+    grid = np.full(puzzle.shape, full, dtype=np.int32)
+    if known is not None:
+        grid &= np.asarray(known, dtype=np.int32)
+    values = (1 << ref.astype(np.int32)).astype(np.int32)
+
+    def settle(proven: np.ndarray) -> np.ndarray:
+        grid[proven] = values[proven]
+        out = close(grid)
+        if out is None or ((out & values) == 0).any():  # pragma: no cover - a solver bug
+            raise AssertionError("colour propagation from backbone cells contradicts a solution")
+        new = _is_open(grid) & ~_is_open(out)
+        grid[:] = out
+        return new
+
+    return settle
 
 
 def colour_backbone(
