@@ -515,3 +515,31 @@ def test_colour_map_from_one_solution_against_cpsat_enumeration(per_cell, monkey
         assert np.array_equal(bb.mask, expected), puzzle.title
         assert all(puzzle.is_solution(w) for w in bb.witnesses)
         assert len({np.asarray(w).tobytes() for w in bb.witnesses}) == len(bb.witnesses)
+
+
+def test_colour_one_cell_edits_each_make_the_puzzle_unique():
+    """Colour analyse suggests one-cell edits of the picture (a cell painted another colour):
+    each one's re-derived clues have a unique solution by CP-SAT (an independent engine), and
+    on this small picture, where CP-SAT lists every such edit, the suggestions are among them;
+    the report and the JSON name the colour."""
+    pic = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 2]], dtype=np.int8)  # one red 2x2 swap
+    puzzle = Puzzle.from_picture(pic, palette=_palette(), title="one swap")
+    result = analyse_colour(puzzle, backdoor_timeout=0)
+    assert result.status == Status.MULTIPLE
+    truth = set()
+    for (r, c), k0 in np.ndenumerate(pic):
+        for k in range(len(puzzle.palette)):
+            if k != k0:
+                edited = pic.copy()
+                edited[r, c] = k
+                twin = Puzzle.from_picture(edited, palette=puzzle.palette)
+                if solve(twin, "cpsat", limit=2).status == Status.UNIQUE:
+                    truth.add((r, c, k))
+    found = {(e["cell"][0], e["cell"][1], e["value"]) for e in result.edits}
+    assert found and found <= truth
+    names = [c.name for c in puzzle.palette.colours]
+    data = result.to_json()
+    assert {(e["row"] - 1, e["col"] - 1, names.index(e["colour"])) for e in data["edits"]} \
+        == found
+    assert all(e["text"].startswith(f"paint R{e['row']}C{e['col']} of the picture "
+                                    f"{e['colour']}") for e in data["edits"])

@@ -652,8 +652,10 @@ def uniqueness_givens(
 
 
 def picture_puzzle(puzzle: Puzzle, picture: np.ndarray) -> Puzzle:
-    """The black-and-white puzzle whose clues are derived from ``picture`` (title kept, the
-    picture as its goal)."""
+    """The puzzle whose clues are derived from ``picture`` (bool, or colour indices for a colour
+    ``puzzle``, whose palette is kept), with ``puzzle``'s title and the picture as its goal."""
+    if puzzle.is_colour:
+        return Puzzle.from_picture(picture, palette=puzzle.palette, title=puzzle.title)
     return Puzzle(rows=[line_blocks(r) for r in picture], cols=[line_blocks(c) for c in picture.T],
                   title=puzzle.title, goal=picture)
 
@@ -669,19 +671,22 @@ def edit_suggestions(
     """One-cell edits of the picture (``puzzle.goal``) whose re-derived clues have a unique
     solution, nearest the ambiguous cells first, until ``deadline`` (``perf_counter``).
 
-    Candidates: the ambiguous cells, then their 8 neighbours, then the rest, each flipped.  Each
+    Candidates: the ambiguous cells, then their 8 neighbours, then the rest, each flipped (a
+    colour puzzle's cell painted each other colour of the palette, background included).  Each
     candidate is decided by the native engine under :data:`EDIT_NATIVE_BUDGET_S` (an edit it
     does not decide in that time is skipped).
 
     Returns
     -------
     list of dict
-        ``{"kind": "edit", "cell": [row, col] (0-based), "value": "#" or ".", "text": ...}``;
-        empty when the puzzle has no goal picture.
+        ``{"kind": "edit", "cell": [row, col] (0-based), "value": "#" or ".", "text": ...}``
+        (colour: ``"value"`` the colour index and ``"colour"`` its name); empty when the puzzle
+        has no goal picture.
     """
-    if puzzle.goal is None or np.asarray(puzzle.goal).shape != puzzle.shape or puzzle.is_colour:
+    if puzzle.goal is None or np.asarray(puzzle.goal).shape != puzzle.shape:
         return []
-    goal = np.asarray(puzzle.goal, dtype=bool)
+    palette = puzzle.palette if puzzle.is_colour else None
+    goal = np.asarray(puzzle.goal, dtype=bool if palette is None else np.int8)
     h, w = goal.shape
     ambiguous = np.asarray(ambiguous, dtype=bool)
     order: list[tuple[int, int]] = [(int(r), int(c)) for r, c in zip(*np.nonzero(ambiguous),
@@ -694,24 +699,32 @@ def edit_suggestions(
     order += [(int(r), int(c)) for r, c in zip(*np.nonzero(near), strict=True)]
     seen = set(order)
     order += [(r, c) for r in range(h) for c in range(w) if (r, c) not in seen]
+    edits = [(r, c, v) for r, c in order
+             for v in ([not goal[r, c]] if palette is None
+                       else [k for k in range(len(palette)) if k != goal[r, c]])]
     out: list[dict[str, Any]] = []
-    for r, c in order:
+    for r, c, v in edits:
         left = deadline - time.perf_counter()
         if left <= 0 or len(out) >= max_edits or should_stop():
             break
         picture = goal.copy()
-        picture[r, c] = not picture[r, c]
+        picture[r, c] = v
         try:
             edited = picture_puzzle(puzzle, picture)
         except Exception:  # noqa: BLE001 - an edit that breaks the model is not a suggestion
             continue
         res = solve(edited, "native", limit=2, timeout=min(left, EDIT_NATIVE_BUDGET_S))
-        if res.status == Status.UNIQUE:
-            value = "#" if picture[r, c] else "."
-            word = "fill" if picture[r, c] else "clear"
-            out.append({"kind": "edit", "cell": [r, c], "value": value,
-                        "text": f"{word} R{r + 1}C{c + 1} of the picture: the new clues have a "
-                                f"unique solution"})
+        if res.status != Status.UNIQUE:
+            continue
+        where = f"R{r + 1}C{c + 1} of the picture"
+        why = "the new clues have a unique solution"
+        if palette is not None:
+            name = palette.colours[int(v)].name
+            out.append({"kind": "edit", "cell": [r, c], "value": int(v), "colour": name,
+                        "text": f"paint {where} {name}: {why}"})
+        else:
+            out.append({"kind": "edit", "cell": [r, c], "value": "#" if v else ".",
+                        "text": f"{'fill' if v else 'clear'} {where}: {why}"})
     return out
 
 

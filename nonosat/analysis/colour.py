@@ -43,7 +43,13 @@ from typing import Any
 
 import numpy as np
 
-from nonosat.analysis.ambiguity import Backbone, UniquenessGivens, _differing, _narrow
+from nonosat.analysis.ambiguity import (
+    Backbone,
+    UniquenessGivens,
+    _differing,
+    _narrow,
+    edit_suggestions,
+)
 from nonosat.analysis.backdoor import Backdoor, smallest_backdoor
 from nonosat.analysis.classify import classify, found_ambiguous, search_effort
 from nonosat.analysis.difficulty import (
@@ -679,7 +685,7 @@ class ColourAnalysis(Analysis):
     def to_json(self, name: str | None = None) -> dict[str, Any]:
         """The keys of :meth:`Analysis.to_json`, with ``"kind": "colour"``, ``"colours"`` (the
         palette's names, background first), solutions as rows of palette characters, and
-        backdoor and givens cells with ``"colour"`` (a name) instead of ``"value"``."""
+        backdoor, givens and edit cells with ``"colour"`` (a name) instead of ``"value"``."""
         palette = self.puzzle.palette
         assert palette is not None
         names = [c.name for c in palette.colours]
@@ -693,6 +699,9 @@ class ColourAnalysis(Analysis):
             bd["cells"] = [{"row": r + 1, "col": c + 1, "colour": names[int(k)]}
                            for (r, c), k in self.backdoor.cells]
             out["backdoor"] = {**bd, "of": self.backdoor_of}
+        if self.status == Status.MULTIPLE:
+            out["edits"] = [{"row": e["cell"][0] + 1, "col": e["cell"][1] + 1,
+                             "colour": e["colour"], "text": e["text"]} for e in self.edits]
         if self.givens is not None:
             out["uniqueness_givens"] = {
                 "cells": [{"row": r + 1, "col": c + 1, "colour": names[int(k)]}
@@ -732,7 +741,9 @@ def analyse_colour(
     line-solvable one; with several solutions that of the goal picture when it is a solution,
     else of the first solution found), and for several
     solutions the backbone and whole ambiguity map (:func:`colour_ambiguity_map`) and extra
-    givens (:func:`colour_givens`).  One-cell edits of the picture are not computed for colour.
+    givens (:func:`colour_givens`), and one-cell edits of the picture (each cell painted another
+    colour) whose clues have a unique solution
+    (:func:`nonosat.analysis.ambiguity.edit_suggestions`, at most 5 s of what is left).
 
     Parameters
     ----------
@@ -798,6 +809,11 @@ def analyse_colour(
         if cells is not None:
             out.givens = UniquenessGivens([((r, c), k) for r, c, k in cells], target=target,
                                           unique=True)
+        if goal is not None:
+            rest = 5.0 if deadline is None else min(max(deadline - time.perf_counter(), 0.0),
+                                                    5.0)
+            out.edits = edit_suggestions(puzzle, out.backbone.ambiguous,
+                                         deadline=time.perf_counter() + rest)
     if structure and backdoor_timeout != 0 and status in (Status.UNIQUE, Status.MULTIPLE):
         # as for black-and-white: several solutions, the backdoor of the goal picture when it
         # is a solution, else of the first found (its givens then select it alone)

@@ -440,6 +440,8 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
         lines.append(f"extra givens making the solution {state}: {len(gv.cells)} "
                      f"({listed(gv.cells, 20)}); greedy, no given can be dropped, but not proved "
                      "minimum")
+    for edit in result.edits:
+        lines.append(f"edit: {edit['text']}")
     load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
             if result.load_s >= 0.5 else "")
     lines.append(f"time: {result.time_s:.2f} s{load}")
