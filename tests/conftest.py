@@ -103,3 +103,28 @@ RSS_LAUNCHER = (
     "code = os.waitstatus_to_exitcode(status)\n"
     "sys.exit(code if code >= 0 else 128 - code)\n"
 )
+
+
+def random_implication_pairs(rng, h: int, w: int, n: int) -> list:
+    """``n`` random implications ``((r, c, value), (r, c, value))`` between cells of an ``h`` x
+    ``w`` grid (the tuple form the SAT hand-off takes), drawn from ``rng`` (a numpy
+    ``Generator``: row, column and value of each literal in turn)."""
+
+    def literal() -> tuple[int, int, bool]:
+        return int(rng.integers(h)), int(rng.integers(w)), bool(rng.integers(2))
+
+    return [(literal(), literal()) for _ in range(n)]
+
+
+def force_per_cell_checks(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Switch off the ambiguity map's guided witnesses and its "some candidate differs" query,
+    leaving the per-cell checks alone; returns a list that grows by one per round of them
+    (:func:`nonosat.analysis.ambiguity._cell_checks` call)."""
+    import nonosat.analysis.ambiguity as amb
+
+    calls: list = []
+    real = amb._cell_checks
+    monkeypatch.setattr(amb, "WITNESS_MAX_S", 0.0)
+    monkeypatch.setattr(amb, "CHUNK_SHARE", 0.0)
+    monkeypatch.setattr(amb, "_cell_checks", lambda *a: calls.append(1) or real(*a))
+    return calls

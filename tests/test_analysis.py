@@ -26,7 +26,7 @@ from nonosat.formats import read_puzzle
 from nonosat.native.probe import probe_grid
 from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Cell, Puzzle, unknown_grid
-from tests.conftest import corpus_path
+from tests.conftest import corpus_path, force_per_cell_checks
 
 LINE_ONLY = ["..##..", ".####.", "######", ".#..#.", ".####."]
 #: Stuck for line solving; one round of implication contradictions solves it.
@@ -276,19 +276,13 @@ def test_per_cell_checks_alone_give_the_cpsat_map(rows):
     """The per-cell phase of the map (each candidate under an assumption, line propagation
     after each proof) alone, with the guided witnesses and the "some candidate differs" query
     switched off, finds exactly the cells that differ across CP-SAT's enumeration."""
-    import nonosat.analysis.ambiguity as amb
-
     puzzle = Puzzle.from_picture(np.array(rows, dtype=bool))
     truth = _cpsat_backbone(puzzle)
     if truth is None:
         return
-    calls = []
-    real = amb._cell_checks
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(amb, "WITNESS_MAX_S", 0.0)
-        mp.setattr(amb, "CHUNK_SHARE", 0.0)
-        mp.setattr(amb, "_cell_checks", lambda *a: calls.append(1) or real(*a))
-        bb = amb.ambiguity_map(puzzle, [truth[0]], timeout=60)
+        calls = force_per_cell_checks(mp)
+        bb = ambiguity_map(puzzle, [truth[0]], timeout=60)
     assert calls, "the per-cell phase did not run"
     _assert_map(puzzle, bb, truth[1])
 

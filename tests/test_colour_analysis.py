@@ -29,7 +29,7 @@ from nonosat.engines import Status, solve
 from nonosat.formats import read_puzzle
 from nonosat.native.colour import ColourProblem
 from nonosat.puzzle import Puzzle
-from tests.conftest import GAMES, corpus_path
+from tests.conftest import GAMES, corpus_path, force_per_cell_checks
 from tests.test_analysis import domino
 
 runner = CliRunner()
@@ -491,15 +491,9 @@ def test_colour_map_from_one_solution_against_cpsat_enumeration(per_cell, monkey
     "some candidate has another colour" clause; or, with those switched off, the per-cell
     checks alone) marks exactly the cells where the solutions CP-SAT enumerates differ: on
     two_swaps, three diagonal colour swaps (8 solutions) and the ambiguous ladybird."""
-    import nonosat.analysis.ambiguity as amb
     from nonosat.analysis.colour import colour_ambiguity_map
 
-    calls = []
-    if per_cell:
-        real = amb._cell_checks
-        monkeypatch.setattr(amb, "WITNESS_MAX_S", 0.0)
-        monkeypatch.setattr(amb, "CHUNK_SHARE", 0.0)
-        monkeypatch.setattr(amb, "_cell_checks", lambda *a: calls.append(1) or real(*a))
+    calls = force_per_cell_checks(monkeypatch) if per_cell else []
     pic = np.zeros((6, 6), dtype=np.int8)
     for i, k in enumerate((1, 2, 1)):
         pic[2 * i, 2 * i] = pic[2 * i + 1, 2 * i + 1] = k

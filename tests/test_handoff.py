@@ -21,6 +21,7 @@ from nonosat.engines.sat import SatEngine, implication_clauses, implication_lite
 from nonosat.errors import EngineError, PuzzleError
 from nonosat.native.search import NativeSearch
 from nonosat.puzzle import Cell, Puzzle
+from tests.conftest import random_implication_pairs
 from tests.test_native import brute_force_solutions
 
 
@@ -83,11 +84,8 @@ def test_encode_order_flat_refuses_a_partial_grid_of_another_shape():
 
 
 def test_implication_literals_from_tuples_give_the_implication_clauses():
-    rng = np.random.default_rng(5)
-    h, w = 4, 7
-    pairs = [((int(rng.integers(h)), int(rng.integers(w)), bool(rng.integers(2))),
-              (int(rng.integers(h)), int(rng.integers(w)), bool(rng.integers(2))))
-             for _ in range(40)]
+    w = 7
+    pairs = random_implication_pairs(np.random.default_rng(5), 4, w, 40)
     lits = implication_literals(w, pairs)
     assert [[-a, b] for a, b in lits.tolist()] == implication_clauses(w, pairs)
     assert implication_literals(w, lits) is lits or np.array_equal(implication_literals(w, lits),

@@ -17,7 +17,7 @@ from nonosat.encodings.cnf import ENCODING_VERSIONS
 from nonosat.engines import Status, get_engine, load_engine, solve
 from nonosat.errors import EngineError
 from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
-from tests.conftest import corpus_path
+from tests.conftest import corpus_path, random_implication_pairs
 
 SURVEY = ("FastNonogramSolver", "puzzles", "survey")
 
@@ -271,9 +271,7 @@ def test_implication_and_blocking_clauses_from_their_definitions():
 
     rng = np.random.default_rng(3)
     h, w = 4, 7
-    pairs = [((int(rng.integers(h)), int(rng.integers(w)), bool(rng.integers(2))),
-              (int(rng.integers(h)), int(rng.integers(w)), bool(rng.integers(2))))
-             for _ in range(50)]
+    pairs = random_implication_pairs(rng, h, w, 50)
     pairs = [(a, b) for a, b in pairs if a[:2] != b[:2]]
     for (a, b), clause in zip(pairs, implication_clauses(w, pairs), strict=True):
         # a -> b: the clause is falsified exactly when a holds and b does not

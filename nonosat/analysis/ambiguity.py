@@ -228,16 +228,16 @@ def _chunked_backbone(
     if candidate.any():
         enc = encode(puzzle, partial=known)
         cells = np.arange(1, ref.size + 1).reshape(ref.shape)
+        agree = np.where(ref, cells, -cells)  # each cell's literal "as in the reference"
 
         def differs(cand: np.ndarray) -> list[int]:  # some candidate differs from the reference
-            return np.where(ref[cand], -cells[cand], cells[cand]).tolist()
+            return (-agree[cand]).tolist()
 
         with SatRun(enc.clauses) as run:
             guided = run.set_phases(order_phases(puzzle, known, enc.nvars))
+            rounds = _CellRounds(agree.ravel(), _line_settle(puzzle, ref, known))
             undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
-                                differs=differs, guided=guided,
-                                settle=_line_settle(puzzle, ref, known),
-                                agree=np.where(ref, cells, -cells).ravel())
+                                differs=differs, guided=guided, cells=rounds)
     ambiguous = _differing(witnesses, ref)
     return ambiguous, undecided, witnesses
 
@@ -281,8 +281,7 @@ def _narrow(
     ref: np.ndarray, deadline: float | None, *, differs: Callable[[np.ndarray], list[int]],
     guided: bool, block: Callable[[np.ndarray], list[int]] | None = None,
     phase_lits: Callable[[np.ndarray], list[int]] | None = None,
-    settle: Callable[[np.ndarray], np.ndarray] | None = None,
-    agree: np.ndarray | None = None,
+    cells: _CellRounds | None = None,
 ) -> np.ndarray:
     """The phases of :func:`_chunked_backbone` over ``run`` (the puzzle's CNF ``enc``), for any
     encoding (also :func:`nonosat.analysis.colour.colour_ambiguity_map`): the guided witnesses
@@ -291,7 +290,7 @@ def _narrow(
     from the reference") until unsatisfiable or the deadline.  ``witnesses`` grows and
     ``candidate`` (bool, (h, w)) narrows in place; returns the candidates left undecided.
 
-    With a deadline, ``settle`` and ``agree`` (as :func:`_cell_checks` takes them), the
+    With a deadline and ``cells`` (the per-cell checks' literals and state), the
     "differs" query (:data:`CHUNK_TURN_SHARE` of the time left; a call that takes
     :data:`CHUNK_SHARE` of its turn ends the turn) and per-cell checks (:func:`_cell_checks`,
     :data:`CELL_ROUND_SHARE` of the time left) take turns until the deadline, the solver
@@ -302,13 +301,10 @@ def _narrow(
     if guided:
         _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
                           block=block, phase_lits=phase_lits)
-    if deadline is None or settle is None or agree is None:
+    if deadline is None or cells is None:
         _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs)
         return candidate.copy()
-    ref_phases = agree.tolist() if phase_lits is None else phase_lits(ref)
-    budget = CELL_FIRST_BUDGET
-    pace: list[float] = []  # seconds per conflict of the last call that used its whole budget
-    tried = np.zeros(candidate.size, dtype=bool)  # tried at this budget, in this round
+    phases = cells.agree.tolist() if phase_lits is None else phase_lits(ref)
     clause_over = [-1]  # candidates in the last "differs" clause added
     while candidate.any():
         now = time.perf_counter()
@@ -320,10 +316,8 @@ def _narrow(
             break
         now = time.perf_counter()
         stop = now + CELL_ROUND_SHARE * max(deadline - now, 0.0)
-        if _cell_checks(puzzle, enc, run, witnesses, candidate, ref, stop, budget, settle,
-                        pace, tried, agree, ref_phases):
-            budget *= CELL_BUDGET_GROWTH  # every candidate tried at this budget: next round
-            tried[:] = False
+        if _cell_checks(puzzle, enc, run, witnesses, candidate, ref, stop, cells, phases):
+            cells.next_round()  # every candidate tried at this budget
     return candidate.copy()
 
 
@@ -355,12 +349,22 @@ def _differs_query(
         if not answer:
             candidate[:] = False
             return True
-        other = enc.solution(run.model())
-        if not puzzle.is_solution(other):  # pragma: no cover - would be an encoding bug
-            raise AssertionError("the backbone SAT model is not a solution")
-        witnesses.append(other)
-        candidate &= other == ref
+        _take_witness(puzzle, enc, run, witnesses, candidate, ref)
     return True
+
+
+def _take_witness(
+    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
+    ref: np.ndarray,
+) -> np.ndarray:
+    """The solution of ``run``'s last model, checked against the clues, appended to
+    ``witnesses``; every candidate on which it differs from ``ref`` is cleared (in place)."""
+    other = enc.solution(run.model())
+    if not puzzle.is_solution(other):  # pragma: no cover - would be an encoding bug
+        raise AssertionError("the backbone SAT model is not a solution")
+    witnesses.append(other)
+    candidate &= other == ref
+    return other
 
 
 #: Share of the time left in its turn that one call of the "some candidate differs" query may
@@ -381,62 +385,88 @@ MIN_CELL_BUDGET = 50
 CELL_BUDGET_GROWTH = 10
 
 
+@dataclass
+class _CellRounds:
+    """What the per-cell checks (:func:`_cell_checks`) of one map need and keep across turns.
+
+    Attributes
+    ----------
+    agree : ndarray of int, shape (h*w,)
+        Each cell's literal "the cell has its value in the reference" (its negation is the
+        assumption, the literal itself the unit of a proved cell).
+    settle : callable
+        Line propagation from the cells proved so far (:func:`_line_settle`): given the cells
+        just proved (bool, (h, w)), returns the further cells that follow (bool, (h, w)).
+    budget : int
+        Conflicts per cell in this round.
+    pace : float or None
+        Seconds per conflict of the last call that used its whole budget.
+    tried : ndarray of bool, shape (h*w,)
+        Cells out of budget in this round.
+    """
+
+    agree: np.ndarray
+    settle: Callable[[np.ndarray], np.ndarray]
+    budget: int = field(init=False)
+    pace: float | None = None
+    tried: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.budget = CELL_FIRST_BUDGET
+        self.tried = np.zeros(self.agree.size, dtype=bool)
+
+    def next_round(self) -> None:
+        """Every candidate was tried at this budget: the next round, :data:`CELL_BUDGET_GROWTH`
+        times the budget, tries them all again."""
+        self.budget *= CELL_BUDGET_GROWTH
+        self.tried[:] = False
+
+
 def _cell_checks(
     puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray, stop: float, budget: int, settle: Callable[[np.ndarray], np.ndarray],
-    pace: list[float], tried: np.ndarray, agree: np.ndarray, ref_phases: list[int],
+    ref: np.ndarray, stop: float, cells: _CellRounds, phases: list[int],
 ) -> bool:
     """One round of per-cell backbone checks (the one-literal-at-a-time algorithm of Janota,
     Lynce and Marques-Silva 2015, with model filtering and a conflict budget, as in
     CadiBack, Biere, Froleyks and Wang, FMCAD 2023): for each candidate cell in reading order,
-    solve under the assumption that it differs from ``ref`` within ``budget`` conflicts, the
-    solver's phases on ``ref`` so that a model is a nearby solution.
+    solve under the assumption that it differs from ``ref`` within ``cells.budget`` conflicts,
+    the solver's phases on ``ref`` (``phases``) so that a model is a nearby solution.
 
     * satisfiable: a witness, which clears every candidate it flips;
     * unsatisfiable: the cell is backbone; its value is added as a unit clause and
-      ``settle(cells)`` (line propagation from every cell proven so far) returns the further
+      ``cells.settle`` (line propagation from every cell proven so far) returns the further
       cells that follow, backbone too, added likewise;
     * out of budget: left for the next round.
 
-    A call never gets more conflicts than fit in the time left at the pace (seconds per
-    conflict) of the last call that ran out of budget (``pace``, a one-element list kept across
-    rounds, updated here), so that a large budget cannot run far past ``stop``.
+    A call never gets more conflicts than fit in the time left at ``cells.pace`` (updated
+    here), so that a large budget cannot run far past ``stop``.
 
-    ``agree`` (int, h*w): each cell's literal "the cell has its value in ``ref``" (its
-    negation is the assumption, the literal itself the unit of a proved cell);
-    ``ref_phases``: the literals that steer the solver to ``ref``.  ``candidate`` (bool,
-    (h, w)) narrows in place, ``tried`` (bool, h*w: the cells out of budget in this round,
-    kept by the caller across calls) grows, until every candidate was tried (returns ``True``)
-    or ``stop`` (returns ``False``)."""
-    n = ref.size
-    run.set_phases(ref_phases)
+    ``candidate`` (bool, (h, w)) narrows in place, ``cells.tried`` grows, until every candidate
+    was tried (returns ``True``) or ``stop`` (returns ``False``)."""
+    run.set_phases(phases)
     while time.perf_counter() < stop:
-        left = np.flatnonzero(candidate.ravel() & ~tried)
+        left = np.flatnonzero(candidate.ravel() & ~cells.tried)
         if left.size == 0:
             return True
         i = int(left[0])
-        allowed = budget
-        if pace:
-            allowed = min(budget, int((stop - time.perf_counter()) / pace[0]))
+        allowed = cells.budget
+        if cells.pace is not None:
+            allowed = min(allowed, int((stop - time.perf_counter()) / cells.pace))
             if allowed < MIN_CELL_BUDGET:
                 return False
         start = time.perf_counter()
-        answer = run.solve_limited([-int(agree[i])], allowed)
+        answer = run.solve_limited([-int(cells.agree[i])], allowed)
         if answer is None:
-            pace[:] = [(time.perf_counter() - start) / allowed]
-            tried[i] = True
+            cells.pace = (time.perf_counter() - start) / allowed
+            cells.tried[i] = True
         elif answer:
-            other = enc.solution(run.model())
-            if not puzzle.is_solution(other):  # pragma: no cover - would be an encoding bug
-                raise AssertionError("the backbone SAT model is not a solution")
-            witnesses.append(other)
-            candidate &= other == ref
+            _take_witness(puzzle, enc, run, witnesses, candidate, ref)
         else:
-            proven = np.zeros(n, dtype=bool)
+            proven = np.zeros(ref.size, dtype=bool)
             proven[i] = True
-            proven |= settle(proven.reshape(ref.shape)).reshape(-1)
+            proven |= cells.settle(proven.reshape(ref.shape)).reshape(-1)
             for j in np.flatnonzero(proven):
-                run.add_clause([int(agree[j])])
+                run.add_clause([int(cells.agree[j])])
             candidate &= ~proven.reshape(ref.shape)
     return False
 
@@ -492,13 +522,9 @@ def _guided_witnesses(
         answer = run.solve(stop)
         if not answer:  # no other solution (the phase-2 clause then proves it) or out of time
             return
-        last = enc.solution(run.model())
-        if not puzzle.is_solution(last):  # pragma: no cover - would be an encoding bug
-            raise AssertionError("the backbone SAT model is not a solution")
-        witnesses.append(last)
-        run.add_clause(block(last))
         before = int(candidate.sum())
-        candidate &= last == ref
+        last = _take_witness(puzzle, enc, run, witnesses, candidate, ref)
+        run.add_clause(block(last))
         stale = stale + 1 if int(candidate.sum()) == before else 0
 
 

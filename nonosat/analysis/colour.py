@@ -46,6 +46,7 @@ import numpy as np
 from nonosat.analysis.ambiguity import (
     Backbone,
     UniquenessGivens,
+    _CellRounds,
     _differing,
     _narrow,
     edit_suggestions,
@@ -536,17 +537,19 @@ def colour_ambiguity_map(
                         lits.append(v if j == k else -v)
                 return lits
 
+            # each cell's literal "the cell has its reference colour"
+            agree = np.array([enc.cell_var(r, c, int(k)) for (r, c), k in np.ndenumerate(ref)])
+
             def differs(cand: np.ndarray) -> list[int]:
-                return [-enc.cell_var(int(r), int(c), int(ref[r, c]))
-                        for r, c in zip(*np.nonzero(cand), strict=True)]
+                return (-agree.reshape(ref.shape)[cand]).tolist()
 
             # as black-and-white: guided witnesses first (the solver takes phases), then chunks
-            agree = np.array([enc.cell_var(r, c, int(k)) for (r, c), k in np.ndenumerate(ref)])
+            # and per-cell checks
             guided = run.set_phases(phase_lits(witnesses[-1]))
+            rounds = _CellRounds(agree, _colour_line_settle(puzzle, ref, known))
             undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
                                 differs=differs, guided=guided, block=enc.blocking_clause,
-                                phase_lits=phase_lits, agree=agree,
-                                settle=_colour_line_settle(puzzle, ref, known))
+                                phase_lits=phase_lits, cells=rounds)
     ambiguous = _differing(witnesses, ref)
     mask = ~ambiguous & ~undecided
     return Backbone(mask, undecided, witnesses, solves=len(witnesses) - len(solutions) + 1)
