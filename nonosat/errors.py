@@ -10,9 +10,9 @@ from __future__ import annotations
 def one_line(text: str) -> str:
     """``text`` with line breaks and other control characters escaped (``\\n``, ``\\x1b``), so
     that an error message naming a file called ``"a\\nb.non"`` stays on one line."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
+    from nonosat.text import printable
+
+    return printable(text)
 
 
 class NonosatError(Exception):
