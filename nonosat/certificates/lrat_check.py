@@ -31,11 +31,12 @@ Rules beyond RUP (each one a way a forged proof could otherwise pass):
   proofs are RUP only (the native prover's lemmas and CaDiCaL's proofs through drat-trim ``-L``
   never need RAT), and RUP is all this checker implements;
 * a lemma that holds a literal and its negation (a tautology) is refused;
-* **fresh variables** (above the CNF header's variable count) may appear in a lemma but give
-  nothing: they are never assigned, so a lemma is checked as RUP of its other literals (which
-  implies the lemma), and a hint clause holding a fresh literal fails the step (it could only be
-  unit on the fresh literal, which would assert something about a variable no CNF clause
-  mentions).  This is sound and no more permissive than treating them as ordinary variables;
+* **fresh variables are refused**: every literal of a lemma is on one of the CNF header's
+  variables.  A RUP lemma may in principle hold a variable no clause mentions, but it gives
+  nothing (RUP never needs it; only RAT and extended resolution introduce variables, and
+  nonosat's proofs have neither), so a fresh literal can only be corruption or a forgery such as
+  the stale-trail proof of ``docs/proof-checking.md``.  Refusing them is sound and keeps the
+  assignment one byte per CNF variable;
 * the proof is accepted only when every line checks **and** it adds the empty clause;
 * anything malformed (an empty line, a missing terminating ``0``, a number that is not one, a
   number past 2**62 or a literal past 2**31, trailing text, binary data) is refused with a reason
@@ -79,6 +80,11 @@ CHECKER_VERSION = "1"
 
 #: Bytes read from a file at a time.
 CHUNK_BYTES = 8 << 20
+#: First sizes of the clause store (clauses, literals); it doubles as needed.
+_INITIAL_CLAUSES = 1 << 12
+_INITIAL_LITERALS = 1 << 14
+#: Dead clauses (literals) tolerated beyond half the store before a compaction between chunks.
+_COMPACT_SLACK = 1024
 #: Largest CNF header variable count: the assignment takes one byte per variable.
 MAX_VARS = 1 << 28
 
@@ -123,7 +129,7 @@ _E_HINT_FORWARD = 10
 _E_HINT_DEAD = 11
 _E_HINT_SATISFIED = 12
 _E_HINT_NOT_UNIT = 13
-_E_HINT_FRESH = 14
+_E_FRESH = 14
 _E_NO_CONFLICT = 15
 _E_TAUTOLOGY = 16
 _E_BAD_CHAR = 17
@@ -157,7 +163,8 @@ def _message(code: int, a: int, b: int) -> str:
         _E_HINT_SATISFIED: f"hint {a} is satisfied by the assignment (hint #{b})",
         _E_HINT_NOT_UNIT: f"hint {a} has two unassigned literals, neither unit nor falsified "
         f"(hint #{b})",
-        _E_HINT_FRESH: f"hint {a} has a literal on variable {b}, outside the CNF's variables",
+        _E_FRESH: f"literal {a} is outside the CNF's {b} variables (fresh variables are not "
+        "supported: RUP never needs them)",
         _E_NO_CONFLICT: "the hints end without a conflict: the clause is not RUP along them",
         _E_TAUTOLOGY: f"the clause holds both {a} and -{a}",
         _E_BAD_CHAR: f"unexpected byte {a:#04x} (text LRAT/DRAT/DIMACS only)",
@@ -224,7 +231,7 @@ class LratCheck:
 # -- kernels -------------------------------------------------------------------------------------
 @njit(cache=True, nogil=True)
 def _is_space(c: int) -> bool:
-    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+    return c == 32 or c == 9 or c == 13  # cake_lpr does not take \v or \f as spaces
 
 
 @njit(cache=True, nogil=True)
@@ -374,8 +381,11 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
                     return _ERROR
                 if lit == 0:
                     break
-                if lit > _MAX_LITERAL or -lit > _MAX_LITERAL:
-                    st[_S_ERR] = _E_LITERAL
+                if lit > nvars or -lit > nvars:
+                    st[_S_ERR] = _E_LITERAL if lit > _MAX_LITERAL or -lit > _MAX_LITERAL \
+                        else _E_FRESH
+                    st[_S_ERR_A] = lit
+                    st[_S_ERR_B] = nvars
                     return _ERROR
                 lits[nlit + k] = lit
                 k += 1
@@ -401,15 +411,13 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
             if p < line_end:
                 st[_S_ERR] = _E_TRAILING
                 return _ERROR
-            # RUP along the hints: assign the negation of the clause (fresh variables: never)
+            # RUP along the hints: assign the negation of the clause
             t0 = h
             t = h
             status = 0
             for i in range(k):
                 lit = lits[nlit + i]
                 var = lit if lit > 0 else -lit
-                if var > nvars:
-                    continue
                 want = -1 if lit > 0 else 1
                 if val[var] == want:
                     continue
@@ -438,13 +446,7 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
                 last = 0
                 for i in range(clen[slot]):
                     lit = lits[base + i]
-                    var = lit if lit > 0 else -lit
-                    if var > nvars:
-                        status = _E_HINT_FRESH
-                        st[_S_ERR_A] = hint
-                        st[_S_ERR_B] = var
-                        break
-                    v = val[var]
+                    v = val[lit if lit > 0 else -lit]
                     if v == 0:
                         if unassigned == 0 or lit != last:
                             unassigned += 1
@@ -616,18 +618,137 @@ def _compact(st, cid, cstart, clen, lits):
     st[_S_DEADLIT] = 0
 
 
+@njit(cache=True, nogil=True)
+def _added_lines(buf, start, end, st, lrat, flat, offs, where):
+    """The clauses added by the complete lines of ``buf[start:end]``: text LRAT (``lrat``;
+    ``ID lits 0 hints 0``, deletions skipped) or text DRAT (``lits 0``, ``d lits 0`` skipped).
+    Each clause's literals go to ``flat`` sorted and without repeats, ``offs[i]:offs[i + 1]``
+    is clause ``i`` (``st[_S_NCL]`` of them so far), ``where[i]`` its line.  Statuses as
+    :func:`_lrat_lines` (``_NEED_LITS`` asks for ``flat``, ``_NEED_CLAUSES`` for ``offs`` and
+    ``where``)."""
+    p = start
+    while p < end:
+        q = p
+        while q < end and buf[q] != 10:
+            q += 1
+        line_end = q
+        length = line_end - p
+        ncl = st[_S_NCL]
+        nlit = st[_S_NLIT]
+        if ncl + 2 > offs.shape[0]:
+            st[_S_POS] = p
+            st[_S_NEED] = ncl + 2
+            return _NEED_CLAUSES
+        if nlit + length // 2 + 1 > flat.shape[0]:
+            st[_S_POS] = p
+            st[_S_NEED] = nlit + length // 2 + 1
+            return _NEED_LITS
+        st[_S_LINE] += 1
+        p = _skip(buf, p, line_end)
+        if p >= line_end:
+            st[_S_ERR] = _E_EMPTY_LINE
+            return _ERROR
+        if lrat:
+            ident, p = _number(buf, p, line_end, st)
+            if p < 0:
+                return _ERROR
+            if ident <= 0:
+                st[_S_ERR] = _E_ZERO_ID if ident == 0 else _E_SYNTAX
+                st[_S_ERR_A] = 45
+                return _ERROR
+            p = _skip(buf, p, line_end)
+        deletion = False
+        if p < line_end and buf[p] == 100:
+            deletion = True
+            p += 1
+            if p < line_end and not _is_space(buf[p]):
+                st[_S_ERR] = _E_SYNTAX
+                return _ERROR
+        k = 0
+        while True:
+            p = _skip(buf, p, line_end)
+            if p >= line_end:
+                st[_S_ERR] = _E_UNTERMINATED
+                return _ERROR
+            lit, p = _number(buf, p, line_end, st)
+            if p < 0:
+                return _ERROR
+            if lit == 0:
+                break
+            if lit > _MAX_LITERAL or -lit > _MAX_LITERAL:
+                st[_S_ERR] = _E_LITERAL
+                return _ERROR
+            flat[nlit + k] = lit
+            k += 1
+        if lrat and not deletion:
+            while True:
+                p = _skip(buf, p, line_end)
+                if p >= line_end:
+                    st[_S_ERR] = _E_UNTERMINATED
+                    return _ERROR
+                hint, p = _number(buf, p, line_end, st)
+                if p < 0:
+                    return _ERROR
+                if hint == 0:
+                    break
+        p = _skip(buf, p, line_end)
+        if p < line_end:
+            st[_S_ERR] = _E_TRAILING
+            return _ERROR
+        if not deletion:
+            part = np.sort(flat[nlit:nlit + k])
+            w = 0
+            for i in range(k):
+                if i == 0 or part[i] != part[i - 1]:
+                    flat[nlit + w] = part[i]
+                    w += 1
+            offs[ncl] = nlit
+            offs[ncl + 1] = nlit + w
+            where[ncl] = st[_S_LINE]
+            st[_S_NCL] = ncl + 1
+            st[_S_NLIT] = nlit + w
+            if w == 0 and st[_S_EMPTY] == 0:
+                st[_S_EMPTY] = st[_S_LINE]
+        p = line_end + 1
+    st[_S_POS] = end
+    return _DONE
+
+
+@njit(cache=True, nogil=True)
+def _subsequence(a_flat, a_offs, a_n, a_i, b_flat, b_offs, b_n, b_i):
+    """Advance through clauses ``a_i..a_n`` (LRAT) and ``b_i..b_n`` (DRAT), matching each
+    ``a`` clause to the next equal ``b`` clause (greedy: the earliest match, which finds a
+    subsequence whenever there is one).  Returns the new ``(a_i, b_i)``; one of them is at its
+    end."""
+    while a_i < a_n and b_i < b_n:
+        a0 = a_offs[a_i]
+        la = a_offs[a_i + 1] - a0
+        b0 = b_offs[b_i]
+        if b_offs[b_i + 1] - b0 == la:
+            same = True
+            for i in range(la):
+                if a_flat[a0 + i] != b_flat[b0 + i]:
+                    same = False
+                    break
+            if same:
+                a_i += 1
+        b_i += 1
+    return a_i, b_i
+
+
 # -- clause store --------------------------------------------------------------------------------
 class _Store:
     """The clause store and checker state that the kernels update (numpy arrays)."""
 
-    def __init__(self, clauses: int = 1 << 12, literals: int = 1 << 14):
+    def __init__(self) -> None:
+        clauses, literals = _INITIAL_CLAUSES, _INITIAL_LITERALS
         self.st = np.zeros(_S_LEN, dtype=np.int64)
         self.st[_S_OPEN] = -1
         self.cid = np.zeros(clauses, dtype=np.int64)
         self.cstart = np.zeros(clauses, dtype=np.int64)
         self.clen = np.zeros(clauses, dtype=np.int32)
         self.lits = np.zeros(literals, dtype=np.int32)
-        self.scratch = np.zeros(1 << 12, dtype=np.int64)
+        self.scratch = np.zeros(64, dtype=np.int64)
         self.val = np.zeros(1, dtype=np.int8)
 
     def make_room(self, status: int) -> None:
@@ -654,7 +775,8 @@ class _Store:
     def maybe_compact(self) -> None:
         """Compact when deleted clauses are more than half the store."""
         st = self.st
-        if st[_S_DEADCL] * 2 > st[_S_NCL] + 1024 or st[_S_DEADLIT] * 2 > st[_S_NLIT] + 4096:
+        if (st[_S_DEADCL] * 2 > st[_S_NCL] + _COMPACT_SLACK
+                or st[_S_DEADLIT] * 2 > st[_S_NLIT] + 4 * _COMPACT_SLACK):
             _compact(st, self.cid, self.cstart, self.clen, self.lits)
 
 
@@ -854,9 +976,9 @@ def check_lrat(
     limit = _size_limit(max_bytes)
     store = _Store()
     st = store.st
+    _, chunks = _open_source(lrat, limit, "lrat")  # a proof over the limit: refused first
     try:
         _load_cnf(store, cnf, nvars, limit, deadline)
-        _, chunks = _open_source(lrat, limit, "lrat")
         for buf, end in _lines(chunks):
             _check_deadline(deadline, f"checking (line {int(st[_S_LINE])})")
             _run(_lrat_lines, store, buf, end, with_val=True)
@@ -868,6 +990,132 @@ def check_lrat(
                          time.perf_counter() - start, failure.timed_out)
     return LratCheck(True, "verified", int(st[_S_LEMMAS]), int(st[_S_DELS]),
                      time.perf_counter() - start)
+
+
+class _Added:
+    """The clauses a DRAT or LRAT proof adds, batch by batch (one batch per chunk)."""
+
+    def __init__(self, source: Any, lrat: bool, limit: int, what: str):
+        self.name, chunks = _open_source(source, limit, what)
+        self.lrat = lrat
+        self.what = what
+        self.lines = _lines(chunks)
+        self.st = np.zeros(_S_LEN, dtype=np.int64)
+        self.flat = np.zeros(1 << 14, dtype=np.int32)
+        self.offs = np.zeros(1 << 12, dtype=np.int64)
+        self.where = np.zeros(1 << 12, dtype=np.int64)
+        self.first = True
+        self.count = 0  # clauses in the current batch
+        self.done = False
+
+    def next_batch(self, deadline: float | None) -> bool:
+        """Read the next chunk's clauses; ``False`` at the end of the file."""
+        while True:
+            try:
+                buf, end = next(self.lines)
+            except StopIteration:
+                self.done = True
+                self.count = 0
+                return False
+            _check_deadline(deadline, f"reading the {self.what}")
+            if self.first:
+                self.first = False
+                if not self.lrat and end and buf[0] == 0x61:  # 'a': binary DRAT's addition
+                    raise _Failure(f"{self.what} line 1: binary DRAT is not supported "
+                                   "(nonosat writes and reads text DRAT)")
+            st = self.st
+            st[_S_NCL] = 0
+            st[_S_NLIT] = 0
+            pos = 0
+            while True:
+                status = _added_lines(buf, pos, end, st, self.lrat, self.flat, self.offs,
+                                      self.where)
+                if status == _DONE:
+                    break
+                if status == _ERROR:
+                    code = int(st[_S_ERR])
+                    extra = (" (binary DRAT is not supported; nonosat reads text DRAT)"
+                             if code == _E_BAD_CHAR and not self.lrat else "")
+                    raise _Failure(f"{self.what} line {int(st[_S_LINE])}: "
+                                   + _message(code, int(st[_S_ERR_A]), int(st[_S_ERR_B]))
+                                   + extra)
+                pos = int(st[_S_POS])
+                need = int(st[_S_NEED])
+                if status == _NEED_LITS:
+                    self.flat = _grown(self.flat, max(need, 2 * self.flat.shape[0]))
+                else:
+                    self.offs = _grown(self.offs, max(need, 2 * self.offs.shape[0]))
+                    self.where = _grown(self.where, self.offs.shape[0])
+            self.count = int(st[_S_NCL])
+            if self.count:
+                return True
+
+
+def lemmas_agree(
+    drat: str | bytes | os.PathLike[str],
+    lrat: str | bytes | os.PathLike[str],
+    *,
+    deadline: float | None = None,
+    max_bytes: int | None = None,
+) -> tuple[bool, str]:
+    """Whether the DRAT and the LRAT proof tell the same refutation: the clauses the LRAT adds
+    (as sets of literals, in order) are a subsequence of the lemmas the DRAT adds (drat-trim
+    ``-L`` keeps only the lemmas it needs), and both add the empty clause.
+
+    Parameters
+    ----------
+    drat, lrat : str, bytes or os.PathLike
+        The proofs, as paths or text (as ``lrat`` of :func:`check_lrat`).  Text DRAT only: a
+        binary DRAT proof is refused with a reason.
+    deadline : float, optional
+        A :func:`time.perf_counter` value, checked between chunks.
+    max_bytes : int, optional
+        Largest file read; default :func:`nonosat.limits.max_proof_bytes`.
+
+    Returns
+    -------
+    (bool, str)
+        Agreement and a reason (``"agree"``, or the first LRAT line not found, a parse error
+        naming its file and line, or which proof lacks the empty clause).
+
+    Raises
+    ------
+    ProofTooLargeError
+        A file over the size limit.
+    FormatError
+        A file that cannot be opened.
+
+    Notes
+    -----
+    Both files are streamed together; memory is one chunk's clauses of each.  Time linear in
+    the two files (each clause is compared once per DRAT lemma it is tried against).
+    """
+    limit = _size_limit(max_bytes)
+    try:
+        a = _Added(lrat, True, limit, "lrat")
+        b = _Added(drat, False, limit, "drat")
+        a_i = b_i = 0
+        while True:
+            if a_i >= a.count:
+                if not a.next_batch(deadline):
+                    break
+                a_i = 0
+            if b_i >= b.count:
+                if not b.next_batch(deadline):
+                    line = int(a.where[a_i])
+                    return False, (f"lrat line {line}: adds a clause that the DRAT proof does "
+                                   "not add (after the lemmas matched before it)")
+                b_i = 0
+            a_i, b_i = _subsequence(a.flat, a.offs, a.count, a_i, b.flat, b.offs, b.count, b_i)
+        if a.st[_S_EMPTY] == 0:
+            return False, "the LRAT proof never adds the empty clause"
+        while b.st[_S_EMPTY] == 0 and b.next_batch(deadline):  # the rest of the DRAT proof
+            pass
+        if b.st[_S_EMPTY] == 0:
+            return False, "the DRAT proof never adds the empty clause"
+    except _Failure as failure:
+        return False, failure.reason
+    return True, "agree"
 
 
 stamp_module(globals())
