@@ -180,6 +180,21 @@ def test_lemmas_agree_rules():
     assert not ok and "drat line 2" in reason
 
 
+def test_lemmas_agree_takes_trimmed_and_materialised_lrat():
+    # drat-trim -L drops literals from lemmas it keeps: {2} for the DRAT's {1, 2}
+    assert lemmas_agree(b"1 2 0\n0\n", b"5 2 0 1 2 0\n6 0 5 3 4 0\n") == (True, "agree")
+    # but never adds one: {1, 2, 3} is not among the DRAT's lemmas
+    assert not lemmas_agree(b"1 2 0\n0\n", b"5 1 2 3 0 1 0\n6 0 5 3 4 0\n")[0]
+    # nonosat's own LRAT gives level-0 literals unit lemmas that the DRAT does not have
+    assert lemmas_agree(b"2 0\n0\n", b"5 1 0 1 0\n6 2 0 1 0\n7 0 1 0\n") == (True, "agree")
+    # only units: a clause of two literals between the DRAT's lemmas is not nonosat's writer's
+    ok, reason = lemmas_agree(b"2 0\n0\n", b"5 1 3 0 1 0\n6 2 0 1 0\n7 0 1 0\n")
+    assert not ok and "drat line 1" in reason and "lrat line 1" in reason, reason
+    # and every DRAT lemma up to the empty clause must be there
+    ok, reason = lemmas_agree(b"2 0\n-1 0\n0\n", b"5 1 0 1 0\n6 2 0 1 0\n7 0 1 0\n")
+    assert not ok and "drat line 2" in reason, reason
+
+
 def test_cnf_files_are_read_strictly(tmp_path):
     proof = tmp_path / "p.lrat"
     proof.write_text(FULL2_LRAT)
@@ -340,7 +355,8 @@ def test_real_proofs_are_accepted_by_both_and_their_pairs_agree(real_proofs, cak
 def test_swapped_drat_lrat_pairs_disagree(real_proofs):
     multi = [p for p in real_proofs if p[4].count("\n") > 3]
     assert len(multi) >= 3
-    for (name_a, *_, drat_a, _), (name_b, *_, _, lrat_b) in zip(multi, multi[1:] + multi[:1]):
+    for (name_a, *_, drat_a, _), (name_b, *_, _, lrat_b) in zip(multi, multi[1:] + multi[:1],
+                                                                strict=True):
         ok, reason = lemmas_agree(drat_a.encode(), lrat_b.encode())
         assert not ok, (name_a, name_b)
         assert reason.startswith("lrat line"), reason

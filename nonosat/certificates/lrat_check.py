@@ -715,25 +715,55 @@ def _added_lines(buf, start, end, st, lrat, flat, offs, where):
 
 
 @njit(cache=True, nogil=True)
-def _subsequence(a_flat, a_offs, a_n, a_i, b_flat, b_offs, b_n, b_i):
-    """Advance through clauses ``a_i..a_n`` (LRAT) and ``b_i..b_n`` (DRAT), matching each
-    ``a`` clause to the next equal ``b`` clause (greedy: the earliest match, which finds a
-    subsequence whenever there is one).  Returns the new ``(a_i, b_i)``; one of them is at its
-    end."""
+def _subset(a_flat, a0, la, b_flat, b0, lb):
+    """Whether the sorted literals ``a_flat[a0:a0 + la]`` are among ``b_flat[b0:b0 + lb]``."""
+    if la > lb:
+        return False
+    j = 0
+    for i in range(la):
+        x = a_flat[a0 + i]
+        while j < lb and b_flat[b0 + j] < x:
+            j += 1
+        if j == lb or b_flat[b0 + j] != x:
+            return False
+        j += 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _trimmed(a_flat, a_offs, a_n, a_i, b_flat, b_offs, b_n, b_i):
+    """drat-trim's relation: match each LRAT clause ``a_i..a_n`` to the next DRAT lemma
+    (``b_i..b_n``) that holds all its literals (drat-trim ``-L`` leaves lemmas out and drops
+    literals from the ones it keeps).  Greedy, the earliest match: it finds a matching whenever
+    one exists.  Returns the new ``(a_i, b_i, failed)``; one of the first two is at its end."""
+    while a_i < a_n and b_i < b_n:
+        a0 = a_offs[a_i]
+        b0 = b_offs[b_i]
+        if _subset(a_flat, a0, a_offs[a_i + 1] - a0, b_flat, b0, b_offs[b_i + 1] - b0):
+            a_i += 1
+        b_i += 1
+    return a_i, b_i, False
+
+
+@njit(cache=True, nogil=True)
+def _materialised(a_flat, a_offs, a_n, a_i, b_flat, b_offs, b_n, b_i):
+    """nonosat's relation: every DRAT lemma (``b_i..b_n``) is the next LRAT clause
+    (``a_i..a_n``) equal to it, and the LRAT clauses passed over are units (the level-0
+    literals nonosat's LRAT writer gives unit lemmas of their own).  Returns the new
+    ``(a_i, b_i, failed)``; ``failed`` when a clause of two or more literals, or the empty
+    clause, would be passed over."""
     while a_i < a_n and b_i < b_n:
         a0 = a_offs[a_i]
         la = a_offs[a_i + 1] - a0
         b0 = b_offs[b_i]
-        if b_offs[b_i + 1] - b0 == la:
-            same = True
-            for i in range(la):
-                if a_flat[a0 + i] != b_flat[b0 + i]:
-                    same = False
-                    break
-            if same:
-                a_i += 1
-        b_i += 1
-    return a_i, b_i
+        if b_offs[b_i + 1] - b0 == la and _subset(a_flat, a0, la, b_flat, b0, la):
+            a_i += 1
+            b_i += 1
+        elif la == 1:
+            a_i += 1
+        else:
+            return a_i, b_i, True
+    return a_i, b_i, False
 
 
 # -- clause store --------------------------------------------------------------------------------
@@ -1058,9 +1088,21 @@ def lemmas_agree(
     deadline: float | None = None,
     max_bytes: int | None = None,
 ) -> tuple[bool, str]:
-    """Whether the DRAT and the LRAT proof tell the same refutation: the clauses the LRAT adds
-    (as sets of literals, in order) are a subsequence of the lemmas the DRAT adds (drat-trim
-    ``-L`` keeps only the lemmas it needs), and both add the empty clause.
+    """Whether the DRAT and the LRAT proof tell the same refutation, so that a certificate's
+    two proof files cannot come from different puzzles (a swapped pair).
+
+    They agree when both add the empty clause and one of two relations holds (clauses compared
+    as sets of literals):
+
+    * **trimmed** (drat-trim ``-L``): the clauses the LRAT adds are, in order, a subsequence of
+      the lemmas the DRAT adds, each one the DRAT lemma or that lemma with literals dropped
+      (drat-trim leaves out the lemmas it does not need and removes literals from some it
+      keeps: 4 of the 134 lemmas of taai2011 #3's certificate);
+    * **materialised** (nonosat's own LRAT): the lemmas the DRAT adds up to its empty clause are,
+      in order, a subsequence of the clauses the LRAT adds, and every LRAT clause between them
+      is a unit (nonosat's LRAT writer gives level-0 literals unit lemmas of their own, e.g.
+      8,651 of the 8,700 of webpbn #1611's).  Every DRAT lemma is then an LRAT lemma that
+      :func:`check_lrat` checks.
 
     Parameters
     ----------
@@ -1088,9 +1130,24 @@ def lemmas_agree(
     Notes
     -----
     Both files are streamed together; memory is one chunk's clauses of each.  Time linear in
-    the two files (each clause is compared once per DRAT lemma it is tried against).
+    the two files (each comparison advances a pointer), twice when the first relation fails.
     """
     limit = _size_limit(max_bytes)
+    ok, reason, mismatch = _agree(drat, lrat, _trimmed, limit, deadline)
+    if ok or not mismatch:
+        return ok, reason  # agreement, a file that does not parse, no empty clause, time
+    ok, other, _ = _agree(drat, lrat, _materialised, limit, deadline)
+    return (True, "agree") if ok else (False, f"{reason}; nor are the DRAT lemmas the LRAT's "
+                                              f"own ({other})")
+
+
+def _agree(drat: Any, lrat: Any, relation: Any, limit: int,
+           deadline: float | None) -> tuple[bool, str, bool]:
+    """One streamed pass of :func:`lemmas_agree` with ``relation`` (:func:`_trimmed`: the LRAT
+    drives; :func:`_materialised`: the DRAT drives).  Returns ``(agree, reason, mismatch)``,
+    ``mismatch`` when the lemmas differ (rather than a parse error, a missing empty clause or
+    the deadline)."""
+    trimmed = relation is _trimmed
     try:
         a = _Added(lrat, True, limit, "lrat")
         b = _Added(drat, False, limit, "drat")
@@ -1098,24 +1155,41 @@ def lemmas_agree(
         while True:
             if a_i >= a.count:
                 if not a.next_batch(deadline):
-                    break
+                    if trimmed:
+                        break  # every LRAT clause matched
+                    if b_i >= b.count:
+                        if not b.next_batch(deadline):
+                            break  # every DRAT lemma matched (and the DRAT has no empty clause)
+                        b_i = 0
+                    return False, (f"drat line {int(b.where[b_i])}: a lemma that the LRAT "
+                                   "proof does not add"), True
                 a_i = 0
             if b_i >= b.count:
                 if not b.next_batch(deadline):
-                    line = int(a.where[a_i])
-                    return False, (f"lrat line {line}: adds a clause that the DRAT proof does "
-                                   "not add (after the lemmas matched before it)")
+                    if not trimmed:
+                        break  # every DRAT lemma matched
+                    return False, (f"lrat line {int(a.where[a_i])}: adds a clause that is not "
+                                   "among the DRAT proof's lemmas (in order; literals may be "
+                                   "dropped)"), True
                 b_i = 0
-            a_i, b_i = _subsequence(a.flat, a.offs, a.count, a_i, b.flat, b.offs, b.count, b_i)
+            a_i, b_i, failed = relation(a.flat, a.offs, a.count, a_i, b.flat, b.offs, b.count,
+                                        b_i)
+            if failed:
+                return False, (f"drat line {int(b.where[b_i])}: a lemma that the LRAT proof does "
+                               f"not add where expected (lrat line {int(a.where[a_i])} "
+                               "instead)"), True
+            if not trimmed and b.st[_S_EMPTY] and b_i > 0 and b.where[b_i - 1] >= b.st[_S_EMPTY]:
+                break  # every DRAT lemma up to its empty clause matched
+        while a.st[_S_EMPTY] == 0 and a.next_batch(deadline):  # the rest of the LRAT proof
+            pass
         if a.st[_S_EMPTY] == 0:
-            return False, "the LRAT proof never adds the empty clause"
+            return False, "the LRAT proof never adds the empty clause", False
         while b.st[_S_EMPTY] == 0 and b.next_batch(deadline):  # the rest of the DRAT proof
             pass
         if b.st[_S_EMPTY] == 0:
-            return False, "the DRAT proof never adds the empty clause"
+            return False, "the DRAT proof never adds the empty clause", False
     except _Failure as failure:
-        return False, failure.reason
-    return True, "agree"
-
+        return False, failure.reason, False
+    return True, "agree", False
 
 stamp_module(globals())
