@@ -195,14 +195,22 @@ def test_lemmas_agree_takes_trimmed_and_materialised_lrat():
     assert not ok and "drat line 2" in reason, reason
 
 
-def test_cnf_files_are_read_strictly(tmp_path):
+@pytest.mark.parametrize("chunk", [3, 1 << 20])
+def test_cnf_files_are_read_strictly(tmp_path, monkeypatch, chunk):
+    from nonosat.certificates import lrat_check
+
+    monkeypatch.setattr(lrat_check, "CHUNK_BYTES", chunk)
+    monkeypatch.setattr(lrat_check, "_INITIAL_CLAUSES", 1)
+    monkeypatch.setattr(lrat_check, "_INITIAL_LITERALS", 1)
     proof = tmp_path / "p.lrat"
     proof.write_text(FULL2_LRAT)
     cases = {
         "c comment\np cnf 2 4\n1 2 0\n-1 2 0\n1 -2\n0\n-1 -2 0\n": "verified",
         "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n": "3 clauses, the header says 4",
         "1 2 0\n": "no 'p cnf",
-        "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -3 0\n": "literal -3 outside the header's 2",
+        "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -3 0\n": "CNF line 5: literal -3 outside the "
+        "header's 2",
+        "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 % 0\n": "CNF line 5: expected a number",
         "p cnf 2 3\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n": "more clauses than the header's 3",
         "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2\n": "the last clause has no terminating 0",
         "p dnf 2 4\n": "malformed 'p cnf",

@@ -92,7 +92,6 @@ MAX_VARS = 1 << 28
 _DONE = 0
 _NEED_CLAUSES = 1
 _NEED_LITS = 2
-_NEED_SCRATCH = 3
 _ERROR = 4
 
 # state vector (int64) slots
@@ -114,7 +113,8 @@ _S_NVARS = 14  # variables of the CNF
 _S_HEADER = 15  # CNF: 1 once "p cnf" was read
 _S_DECL = 16  # CNF: clause count of the header
 _S_OPEN = 17  # CNF: literals of the clause being read (-1: none open)
-_S_LEN = 18
+_S_TOKENS = 18  # CNF: 1 once the current line has had a token
+_S_LEN = 19
 
 _E_SYNTAX = 1
 _E_EMPTY_LINE = 2
@@ -253,7 +253,7 @@ def _number(buf, p, e, st):
             st[_S_ERR] = _E_NUMBER
             return 0, -1
         p += 1
-    if p < e and not _is_space(buf[p]):
+    if p < e and not _is_space(buf[p]) and buf[p] != 10:
         st[_S_ERR] = _E_SYNTAX if buf[p] < 128 and buf[p] >= 32 else _E_BAD_CHAR
         st[_S_ERR_A] = buf[p]
         return 0, -1
@@ -295,37 +295,36 @@ def _find(cid, ncl, ident):
 
 
 @njit(cache=True, nogil=True)
-def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
+def _undo(val, trail, t):
+    for i in range(t):
+        val[trail[i]] = 0
+
+
+@njit(cache=True, nogil=True)
+def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
     """Check the complete lines of ``buf[start:end]`` (text LRAT) against the clause store.
 
     ``cid``/``cstart``/``clen`` hold the clauses by increasing ID (``clen < 0``: deleted, the
     literal count being ``-clen - 1``), ``lits`` their literals, ``val`` the assignment per
-    variable (0 unassigned, 1 true, -1 false; all 0 between steps), ``scratch`` room for one
-    line's hints and the step's trail.  Returns a status: ``_DONE`` (all consumed), a
-    ``_NEED_*`` status (``st[_S_POS]`` is the line to resume at, ``st[_S_NEED]`` the capacity
-    needed) or ``_ERROR`` (``st[_S_ERR]``, details in ``st[_S_ERR_A]``/``st[_S_ERR_B]``)."""
+    variable (0 unassigned, 1 true, -1 false; all 0 between steps), ``trail`` the variables
+    assigned in the current step (at most one entry per variable).  Hints are processed as they
+    are read, never stored.  Returns a status: ``_DONE`` (all consumed), a ``_NEED_*`` status
+    (``st[_S_POS]`` is the line to resume at, ``st[_S_NEED]`` the capacity needed) or
+    ``_ERROR`` (``st[_S_ERR]``, details in ``st[_S_ERR_A]``/``st[_S_ERR_B]``)."""
     nvars = st[_S_NVARS]
     p = start
     while p < end:
+        line_start = p
         q = p
         while q < end and buf[q] != 10:
             q += 1
         line_end = q
-        length = line_end - p
         ncl = st[_S_NCL]
         nlit = st[_S_NLIT]
         if ncl >= cid.shape[0]:
-            st[_S_POS] = p
+            st[_S_POS] = line_start
             st[_S_NEED] = ncl + 1
             return _NEED_CLAUSES
-        if nlit + length // 2 + 1 > lits.shape[0]:
-            st[_S_POS] = p
-            st[_S_NEED] = nlit + length // 2 + 1
-            return _NEED_LITS
-        if length + 2 > scratch.shape[0]:
-            st[_S_POS] = p
-            st[_S_NEED] = length + 2
-            return _NEED_SCRATCH
         st[_S_LINE] += 1
         p = _skip(buf, p, line_end)
         if p >= line_end:
@@ -343,6 +342,7 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
             p += 1
             if p < line_end and not _is_space(buf[p]):
                 st[_S_ERR] = _E_SYNTAX
+                st[_S_ERR_A] = buf[p]
                 return _ERROR
             while True:
                 p = _skip(buf, p, line_end)
@@ -354,7 +354,7 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
                     return _ERROR
                 if target == 0:
                     break
-                slot = _find(cid, st[_S_NCL], target) if target > 0 else -1
+                slot = _find(cid, ncl, target) if target > 0 else -1
                 if slot < 0 or clen[slot] < 0:
                     st[_S_ERR] = _E_DELETE_UNKNOWN
                     st[_S_ERR_A] = target
@@ -387,34 +387,15 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
                     st[_S_ERR_A] = lit
                     st[_S_ERR_B] = nvars
                     return _ERROR
+                if nlit + k >= lits.shape[0]:  # no room: grow, then read this line again
+                    st[_S_LINE] -= 1
+                    st[_S_POS] = line_start
+                    st[_S_NEED] = nlit + 2 * k + 16
+                    return _NEED_LITS
                 lits[nlit + k] = lit
                 k += 1
-            # the hints
-            h = 0
-            while True:
-                p = _skip(buf, p, line_end)
-                if p >= line_end:
-                    st[_S_ERR] = _E_UNTERMINATED
-                    return _ERROR
-                hint, p = _number(buf, p, line_end, st)
-                if p < 0:
-                    return _ERROR
-                if hint == 0:
-                    break
-                if hint < 0:
-                    st[_S_ERR] = _E_RAT
-                    st[_S_ERR_A] = hint
-                    return _ERROR
-                scratch[h] = hint
-                h += 1
-            p = _skip(buf, p, line_end)
-            if p < line_end:
-                st[_S_ERR] = _E_TRAILING
-                return _ERROR
-            # RUP along the hints: assign the negation of the clause
-            t0 = h
-            t = h
-            status = 0
+            # RUP along the hints: assign the negation of the clause ...
+            t = 0
             for i in range(k):
                 lit = lits[nlit + i]
                 var = lit if lit > 0 else -lit
@@ -422,16 +403,33 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
                 if val[var] == want:
                     continue
                 if val[var] == -want:
-                    status = _E_TAUTOLOGY
+                    _undo(val, trail, t)
+                    st[_S_ERR] = _E_TAUTOLOGY
                     st[_S_ERR_A] = var
-                    break
+                    return _ERROR
                 val[var] = want
-                scratch[t] = var
+                trail[t] = var
                 t += 1
+            # ... then each hint, as it is read, must be unit (assign it) or falsified
             conflict = False
-            j = 0
-            while status == 0 and j < h:
-                hint = scratch[j]
+            status = 0
+            nhint = 0
+            while True:
+                p = _skip(buf, p, line_end)
+                if p >= line_end:
+                    status = _E_UNTERMINATED
+                    break
+                hint, p = _number(buf, p, line_end, st)
+                if p < 0:
+                    status = st[_S_ERR]
+                    break
+                if hint == 0:
+                    break
+                nhint += 1
+                if hint < 0:
+                    status = _E_RAT
+                    st[_S_ERR_A] = hint
+                    break
                 slot = _find(cid, ncl, hint)
                 if slot < 0 or clen[slot] < 0:
                     status = _E_HINT_FORWARD if hint >= ident else _E_HINT_DEAD
@@ -439,7 +437,6 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
                     st[_S_ERR_B] = ident
                     break
                 if conflict:  # hints after the conflict: only checked to be live clauses
-                    j += 1
                     continue
                 base = cstart[slot]
                 unassigned = 0
@@ -453,26 +450,24 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
                             last = lit
                     elif (v > 0) == (lit > 0):
                         status = _E_HINT_SATISFIED
-                        st[_S_ERR_A] = hint
-                        st[_S_ERR_B] = j + 1
                         break
                 if status != 0:
+                    st[_S_ERR_A] = hint
+                    st[_S_ERR_B] = nhint
                     break
                 if unassigned == 0:
                     conflict = True
                 elif unassigned == 1:
                     var = last if last > 0 else -last
                     val[var] = 1 if last > 0 else -1
-                    scratch[t] = var
+                    trail[t] = var
                     t += 1
                 else:
                     status = _E_HINT_NOT_UNIT
                     st[_S_ERR_A] = hint
-                    st[_S_ERR_B] = j + 1
+                    st[_S_ERR_B] = nhint
                     break
-                j += 1
-            for i in range(t0, t):
-                val[scratch[i]] = 0
+            _undo(val, trail, t)
             if status == 0 and not conflict:
                 status = _E_NO_CONFLICT
             if status != 0:
@@ -487,11 +482,10 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
             st[_S_LEMMAS] += 1
             if k == 0 and st[_S_EMPTY] == 0:
                 st[_S_EMPTY] = st[_S_LINE]
+        p = _skip(buf, p, line_end)
         if p < line_end:
-            p = _skip(buf, p, line_end)
-            if p < line_end:
-                st[_S_ERR] = _E_TRAILING
-                return _ERROR
+            st[_S_ERR] = _E_TRAILING
+            return _ERROR
         p = line_end + 1
     st[_S_POS] = end
     return _DONE
@@ -499,36 +493,34 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, scratch):
 
 @njit(cache=True, nogil=True)
 def _cnf_lines(buf, start, end, st, cid, cstart, clen, lits):
-    """Read the complete lines of ``buf[start:end]`` (DIMACS CNF) into the clause store
-    (IDs 1, 2, ... in order); statuses as :func:`_lrat_lines`.  ``st[_S_OPEN]`` carries a
-    clause that spans lines."""
+    """Read ``buf[start:end]`` (DIMACS CNF, complete lines) into the clause store (IDs 1, 2, ...
+    in order), token by token: ``st[_S_OPEN]`` carries a clause that spans lines,
+    ``st[_S_LINE]`` counts the lines ended, ``st[_S_TOKENS]`` whether the current line has had
+    a token.  Statuses as :func:`_lrat_lines`; a ``_NEED_*`` status resumes at the token
+    ``st[_S_POS]``."""
     p = start
     while p < end:
-        q = p
-        while q < end and buf[q] != 10:
-            q += 1
-        line_end = q
-        length = line_end - p
-        ncl = st[_S_NCL]
-        if ncl + length // 2 + 1 > cid.shape[0]:
-            st[_S_POS] = p
-            st[_S_NEED] = ncl + length // 2 + 1
-            return _NEED_CLAUSES
-        if st[_S_NLIT] + length // 2 + 1 > lits.shape[0]:
-            st[_S_POS] = p
-            st[_S_NEED] = st[_S_NLIT] + length // 2 + 1
-            return _NEED_LITS
-        st[_S_LINE] += 1
-        p = _skip(buf, p, line_end)
-        if p < line_end and buf[p] == 99:  # 'c' comment
-            p = line_end + 1
+        c = buf[p]
+        if c == 10:
+            st[_S_LINE] += 1
+            st[_S_TOKENS] = 0
+            p += 1
             continue
-        if p < line_end and buf[p] == 112:  # 'p cnf V C'
+        if _is_space(c):
+            p += 1
+            continue
+        if st[_S_TOKENS] == 0 and (c == 99 or c == 112):
+            line_end = p
+            while line_end < end and buf[line_end] != 10:
+                line_end += 1
+        if st[_S_TOKENS] == 0 and c == 99:  # 'c': a comment line
+            p = line_end
+            continue
+        if st[_S_TOKENS] == 0 and c == 112:  # 'p cnf V C'
             if st[_S_HEADER] != 0 or st[_S_NCL] > 0 or st[_S_OPEN] >= 0:
                 st[_S_ERR] = _E_HEADER
                 return _ERROR
-            p += 1
-            p = _skip(buf, p, line_end)
+            p = _skip(buf, p + 1, line_end)
             if (p + 3 > line_end or buf[p] != 99 or buf[p + 1] != 110 or buf[p + 2] != 102
                     or (p + 3 < line_end and not _is_space(buf[p + 3]))):
                 st[_S_ERR] = _E_HEADER
@@ -554,44 +546,47 @@ def _cnf_lines(buf, start, end, st, cid, cstart, clen, lits):
             st[_S_HEADER] = 1
             st[_S_NVARS] = nv
             st[_S_DECL] = nc
-            p = line_end + 1
+            st[_S_TOKENS] = 1
             continue
-        nvars = st[_S_NVARS]
-        while True:
-            p = _skip(buf, p, line_end)
-            if p >= line_end:
-                break
-            lit, p = _number(buf, p, line_end, st)
-            if p < 0:
+        if st[_S_NCL] >= cid.shape[0]:
+            st[_S_POS] = p
+            st[_S_NEED] = st[_S_NCL] + 1
+            return _NEED_CLAUSES
+        if st[_S_NLIT] >= lits.shape[0]:
+            st[_S_POS] = p
+            st[_S_NEED] = st[_S_NLIT] + 1
+            return _NEED_LITS
+        lit, p = _number(buf, p, end, st)
+        if p < 0:
+            return _ERROR
+        st[_S_TOKENS] = 1
+        if st[_S_HEADER] == 0:
+            st[_S_ERR] = _E_NO_HEADER
+            return _ERROR
+        if st[_S_OPEN] < 0:
+            if st[_S_NCL] >= st[_S_DECL]:
+                st[_S_ERR] = _E_TOO_MANY_CLAUSES
+                st[_S_ERR_A] = st[_S_DECL]
                 return _ERROR
-            if st[_S_HEADER] == 0:
-                st[_S_ERR] = _E_NO_HEADER
+            st[_S_OPEN] = 0
+        if lit == 0:
+            ncl = st[_S_NCL]
+            k = st[_S_OPEN]
+            cid[ncl] = ncl + 1
+            cstart[ncl] = st[_S_NLIT] - k
+            clen[ncl] = k
+            st[_S_NCL] = ncl + 1
+            st[_S_MAXID] = ncl + 1
+            st[_S_OPEN] = -1
+        else:
+            if lit > st[_S_NVARS] or -lit > st[_S_NVARS]:
+                st[_S_ERR] = _E_CNF_LITERAL
+                st[_S_ERR_A] = lit
+                st[_S_ERR_B] = st[_S_NVARS]
                 return _ERROR
-            if st[_S_OPEN] < 0:
-                if st[_S_NCL] >= st[_S_DECL]:
-                    st[_S_ERR] = _E_TOO_MANY_CLAUSES
-                    st[_S_ERR_A] = st[_S_DECL]
-                    return _ERROR
-                st[_S_OPEN] = 0
-            if lit == 0:
-                ncl = st[_S_NCL]
-                k = st[_S_OPEN]
-                cid[ncl] = ncl + 1
-                cstart[ncl] = st[_S_NLIT] - k
-                clen[ncl] = k
-                st[_S_NCL] = ncl + 1
-                st[_S_MAXID] = ncl + 1
-                st[_S_OPEN] = -1
-            else:
-                if lit > nvars or -lit > nvars:
-                    st[_S_ERR] = _E_CNF_LITERAL
-                    st[_S_ERR_A] = lit
-                    st[_S_ERR_B] = nvars
-                    return _ERROR
-                lits[st[_S_NLIT]] = lit
-                st[_S_NLIT] += 1
-                st[_S_OPEN] += 1
-        p = line_end + 1
+            lits[st[_S_NLIT]] = lit
+            st[_S_NLIT] += 1
+            st[_S_OPEN] += 1
     st[_S_POS] = end
     return _DONE
 
@@ -628,21 +623,17 @@ def _added_lines(buf, start, end, st, lrat, flat, offs, where):
     ``where``)."""
     p = start
     while p < end:
+        line_start = p
         q = p
         while q < end and buf[q] != 10:
             q += 1
         line_end = q
-        length = line_end - p
         ncl = st[_S_NCL]
         nlit = st[_S_NLIT]
         if ncl + 2 > offs.shape[0]:
-            st[_S_POS] = p
+            st[_S_POS] = line_start
             st[_S_NEED] = ncl + 2
             return _NEED_CLAUSES
-        if nlit + length // 2 + 1 > flat.shape[0]:
-            st[_S_POS] = p
-            st[_S_NEED] = nlit + length // 2 + 1
-            return _NEED_LITS
         st[_S_LINE] += 1
         p = _skip(buf, p, line_end)
         if p >= line_end:
@@ -678,6 +669,11 @@ def _added_lines(buf, start, end, st, lrat, flat, offs, where):
             if lit > _MAX_LITERAL or -lit > _MAX_LITERAL:
                 st[_S_ERR] = _E_LITERAL
                 return _ERROR
+            if nlit + k >= flat.shape[0]:  # no room: grow, then read this line again
+                st[_S_LINE] -= 1
+                st[_S_POS] = line_start
+                st[_S_NEED] = nlit + 2 * k + 16
+                return _NEED_LITS
             flat[nlit + k] = lit
             k += 1
         if lrat and not deletion:
@@ -778,16 +774,13 @@ class _Store:
         self.cstart = np.zeros(clauses, dtype=np.int64)
         self.clen = np.zeros(clauses, dtype=np.int32)
         self.lits = np.zeros(literals, dtype=np.int32)
-        self.scratch = np.zeros(64, dtype=np.int64)
         self.val = np.zeros(1, dtype=np.int8)
+        self.trail = np.zeros(1, dtype=np.int32)
 
     def make_room(self, status: int) -> None:
         """Compact, or grow the array a ``_NEED_*`` status asked for."""
         st = self.st
         need = int(st[_S_NEED])
-        if status == _NEED_SCRATCH:
-            self.scratch = np.zeros(max(need, 2 * self.scratch.shape[0]), dtype=np.int64)
-            return
         if st[_S_DEADCL] * 2 > st[_S_NCL] or st[_S_DEADLIT] * 2 > st[_S_NLIT]:
             dead_cl, dead_lit = int(st[_S_DEADCL]), int(st[_S_DEADLIT])
             _compact(st, self.cid, self.cstart, self.clen, self.lits)
@@ -867,17 +860,19 @@ def _file_chunks(path: str, limit: int) -> Iterator[bytes]:
 
 def _lines(chunks: Iterator[bytes]) -> Iterator[tuple[np.ndarray, int]]:
     """Buffers of complete lines: ``(bytes as uint8, end)``; the last one may lack its
-    newline."""
-    rest = b""
+    newline.  A line longer than a chunk is gathered whole (joined once)."""
+    pending: list[bytes] = []
     for chunk in chunks:
-        data = rest + chunk if rest else chunk
-        cut = data.rfind(b"\n")
+        cut = chunk.rfind(b"\n")
         if cut < 0:
-            rest = data
+            pending.append(chunk)
             continue
-        rest = data[cut + 1:]
-        yield np.frombuffer(data, dtype=np.uint8), cut + 1
-    if rest:
+        data = b"".join([*pending, chunk]) if pending else chunk
+        end = len(data) - (len(chunk) - cut - 1)
+        pending = [chunk[cut + 1:]] if cut + 1 < len(chunk) else []
+        yield np.frombuffer(data, dtype=np.uint8), end
+    if pending:
+        rest = b"".join(pending)
         yield np.frombuffer(rest, dtype=np.uint8), len(rest)
 
 
@@ -890,19 +885,20 @@ class _Failure(Exception):
 
 def _run(kernel, store: _Store, buf: np.ndarray, end: int, with_val: bool) -> None:
     """Run ``kernel`` over ``buf[:end]``, making room whenever it asks; raises
-    :class:`_Failure` on an error."""
+    :class:`_Failure` on an error (the CNF kernel counts the lines it has ended, the LRAT
+    kernel the lines it has begun)."""
     pos = 0
     while True:
         st = store.st
         if with_val:
             status = kernel(buf, pos, end, st, store.cid, store.cstart, store.clen, store.lits,
-                            store.val, store.scratch)
+                            store.val, store.trail)
         else:
             status = kernel(buf, pos, end, st, store.cid, store.cstart, store.clen, store.lits)
         if status == _DONE:
             return
         if status == _ERROR:
-            raise _Failure(f"line {int(st[_S_LINE])}: "
+            raise _Failure(f"line {int(st[_S_LINE]) + (not with_val)}: "
                            + _message(int(st[_S_ERR]), int(st[_S_ERR_A]), int(st[_S_ERR_B])))
         pos = int(st[_S_POS])
         store.make_room(status)
@@ -922,7 +918,7 @@ def _load_cnf(store: _Store, cnf: Any, nvars: int | None, limit: int,
             if failure.timed_out:
                 raise
             raise _Failure("CNF " + failure.reason) from None
-        where = f"CNF line {int(st[_S_LINE])}"
+        where = f"CNF line {int(st[_S_LINE]) + int(st[_S_TOKENS])}"
         if st[_S_HEADER] == 0:
             raise _Failure(f"{where}: " + _message(_E_NO_HEADER, 0, 0))
         if st[_S_OPEN] >= 0:
@@ -951,6 +947,7 @@ def _load_cnf(store: _Store, cnf: Any, nvars: int | None, limit: int,
         st[_S_MAXID] = m
         st[_S_NVARS] = nvars
     store.val = np.zeros(int(st[_S_NVARS]) + 1, dtype=np.int8)
+    store.trail = np.zeros(int(st[_S_NVARS]) + 1, dtype=np.int32)
     st[_S_LINE] = 0
 
 
