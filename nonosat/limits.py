@@ -17,7 +17,7 @@ text lines in one file      ``C / 4``                               (1,048,576)
 file bytes                  ``4 * C + 1 MiB`` (``NONOSAT_MAX_FILE_BYTES`` overrides)    (17 MiB)
 estimated memory            ``NONOSAT_MAX_MEMORY_MB``       (half the physical memory, >= 1 GiB)
 default ``--timeout``       ``NONOSAT_TIMEOUT`` seconds             (300 s; ``0`` = none)
-proof file bytes            ``NONOSAT_MAX_PROOF_BYTES``             (512 MiB; see below)
+proof file bytes            ``NONOSAT_MAX_PROOF_BYTES``             (256 MiB; see below)
 ==========================  ====================================================================
 
 The time limit is passed to the engines, which check it between steps; a ``nonosat`` process
@@ -76,8 +76,8 @@ ENV_MAX_MEMORY_MB = "NONOSAT_MAX_MEMORY_MB"
 ENV_TIMEOUT = "NONOSAT_TIMEOUT"
 ENV_MAX_PROOF_BYTES = "NONOSAT_MAX_PROOF_BYTES"
 
-#: Default largest proof (or CNF) file the LRAT checker reads, in bytes (512 MiB).
-DEFAULT_MAX_PROOF_BYTES = 512 << 20
+#: Default largest proof (or CNF) file the LRAT checker reads, in bytes (256 MiB).
+DEFAULT_MAX_PROOF_BYTES = 256 << 20
 
 
 def _env_number(name: str, default: float, integer: bool = True) -> float:

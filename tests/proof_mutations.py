@@ -24,14 +24,14 @@ KINDS = (
     "retarget-hint", "forward-hint", "deleted-hint", "negate-hint", "flip-literal",
     "drop-literal", "add-literal", "fresh-literal", "delete-early", "delete-unknown",
     "drop-empty", "truncate", "garbage", "huge-number", "drop-zero", "smaller-id",
-    "weaker-cnf", "flip-cnf-literal", "extra-hint",
+    "weaker-cnf", "flip-cnf-literal", "extra-hint", "stale-trail",
 )
 
 #: Mutations that nonosat's checker must reject whatever the rest of the proof says (a missing
 #: empty clause, RAT, a fresh variable, a deletion or hint of a clause that is not live, a
 #: repeated ID or deletion).
 ALWAYS_REJECTED = ("drop-empty", "negate-hint", "fresh-literal", "delete-unknown", "forward-hint",
-                   "deleted-hint", "duplicate-line")
+                   "deleted-hint", "duplicate-line", "stale-trail")
 
 
 def _parse(lrat: str) -> list[list]:
@@ -61,6 +61,27 @@ def _text(lines: list[list]) -> str:
             hints = " ".join(map(str, ln[3]))
             parts.append(" ".join(x for x in (str(ln[0]), lits, "0", hints, "0") if x))
     return "\n".join(parts) + "\n"
+
+
+def to_drat(clauses: Sequence[Sequence[int]], lrat: str) -> str | None:
+    """The DRAT form of the LRAT proof ``lrat`` of ``clauses`` (hints dropped, deletions by
+    their literals), or ``None`` when the text is not LRAT this module can read.  Deletions of
+    IDs that are not live have no DRAT form and are left out."""
+    try:
+        lines = _parse(lrat)
+    except (ValueError, IndexError):
+        return None
+    live = {i + 1: list(c) for i, c in enumerate(clauses)}
+    out = []
+    for ln in lines:
+        if ln[1] == "d":
+            for ident in ln[2]:
+                if ident in live:
+                    out.append("d " + " ".join(map(str, live.pop(ident))) + " 0")
+        else:
+            live[ln[0]] = ln[2]
+            out.append(" ".join([*map(str, ln[2]), "0"]))
+    return "\n".join(out) + "\n"
 
 
 def mutate(clauses: Sequence[Sequence[int]], nvars: int, lrat: str, rng: random.Random,
@@ -133,6 +154,12 @@ def mutate(clauses: Sequence[Sequence[int]], nvars: int, lrat: str, rng: random.
         ln[3].insert(rng.randint(0, len(ln[3])), rng.randint(1, ln[0] - 1))
     elif kind == "weaker-cnf" and cnf:
         del cnf[rng.randrange(len(cnf))]
+    elif kind == "stale-trail":
+        # the whole proof replaced by the stale-trail forgery on two fresh variables y, w:
+        # y; w -y; delete (w -y); -w; the empty clause (docs/proof-checking.md)
+        y, w, i = nvars + 1, nvars + 2, m + 1
+        lines = [[i, "a", [y], []], [i + 1, "a", [w, -y], []], [i + 1, "d", [i + 1]],
+                 [i + 2, "a", [-w], []], [i + 3, "a", [], [i, i + 1, i + 2]]]
     elif kind == "flip-cnf-literal" and cnf:
         c = rng.choice([c for c in cnf if c] or [[0]])
         if c != [0]:

@@ -804,9 +804,15 @@ class _Store:
 
 
 def _grown(array: np.ndarray, size: int) -> np.ndarray:
-    out = np.zeros(size, dtype=array.dtype)
-    out[: array.shape[0]] = array
-    return out
+    """``array`` enlarged to ``size`` (zeros after), in place where the allocator can
+    (``realloc``: a large block is remapped, not copied, so growing does not hold two copies)."""
+    try:
+        array.resize(size, refcheck=False)  # no view of the store outlives a kernel call
+        return array
+    except ValueError:  # not the owner of its data (e.g. a view): copy
+        out = np.zeros(size, dtype=array.dtype)
+        out[: array.shape[0]] = array
+        return out
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -860,20 +866,23 @@ def _file_chunks(path: str, limit: int) -> Iterator[bytes]:
 
 def _lines(chunks: Iterator[bytes]) -> Iterator[tuple[np.ndarray, int]]:
     """Buffers of complete lines: ``(bytes as uint8, end)``; the last one may lack its
-    newline.  A line longer than a chunk is gathered whole (joined once)."""
-    pending: list[bytes] = []
+    newline.  A line longer than a chunk is gathered whole, in one growing buffer."""
+    pending = bytearray()
     for chunk in chunks:
         cut = chunk.rfind(b"\n")
         if cut < 0:
-            pending.append(chunk)
+            pending += chunk
             continue
-        data = b"".join([*pending, chunk]) if pending else chunk
-        end = len(data) - (len(chunk) - cut - 1)
-        pending = [chunk[cut + 1:]] if cut + 1 < len(chunk) else []
+        if pending:
+            pending += chunk
+            data: bytes | bytearray = pending
+            end = len(pending) - (len(chunk) - cut - 1)
+        else:
+            data, end = chunk, cut + 1
         yield np.frombuffer(data, dtype=np.uint8), end
+        pending = bytearray(chunk[cut + 1:])
     if pending:
-        rest = b"".join(pending)
-        yield np.frombuffer(rest, dtype=np.uint8), len(rest)
+        yield np.frombuffer(pending, dtype=np.uint8), len(pending)
 
 
 class _Failure(Exception):
