@@ -190,6 +190,10 @@ def test_lemmas_agree_takes_trimmed_and_materialised_lrat():
     # only units: a clause of two literals between the DRAT's lemmas is not nonosat's writer's
     ok, reason = lemmas_agree(b"2 0\n0\n", b"5 1 3 0 1 0\n6 2 0 1 0\n7 0 1 0\n")
     assert not ok and "drat line 1" in reason and "lrat line 1" in reason, reason
+    # ... before a lemma, never before the empty clause: a propagation certificate's DRAT (the
+    # empty clause alone) does not agree with a proof that needs lemmas
+    ok, reason = lemmas_agree(b"0\n", b"5 1 0 1 0\n6 0 5 2 0\n")
+    assert not ok and "drat line 1" in reason, reason
     # and every DRAT lemma up to the empty clause must be there
     ok, reason = lemmas_agree(b"2 0\n-1 0\n0\n", b"5 1 0 1 0\n6 2 0 1 0\n7 0 1 0\n")
     assert not ok and "drat line 2" in reason, reason

@@ -745,9 +745,10 @@ def _trimmed(a_flat, a_offs, a_n, a_i, b_flat, b_offs, b_n, b_i):
 def _materialised(a_flat, a_offs, a_n, a_i, b_flat, b_offs, b_n, b_i):
     """nonosat's relation: every DRAT lemma (``b_i..b_n``) is the next LRAT clause
     (``a_i..a_n``) equal to it, and the LRAT clauses passed over are units (the level-0
-    literals nonosat's LRAT writer gives unit lemmas of their own).  Returns the new
-    ``(a_i, b_i, failed)``; ``failed`` when a clause of two or more literals, or the empty
-    clause, would be passed over."""
+    literals nonosat's LRAT writer gives unit lemmas of their own, before a lemma that is not
+    the empty clause).  Returns the new ``(a_i, b_i, failed)``; ``failed`` when a clause of two
+    or more literals, or the empty clause, would be passed over, or a unit before the DRAT's
+    empty clause."""
     while a_i < a_n and b_i < b_n:
         a0 = a_offs[a_i]
         la = a_offs[a_i + 1] - a0
@@ -755,9 +756,9 @@ def _materialised(a_flat, a_offs, a_n, a_i, b_flat, b_offs, b_n, b_i):
         if b_offs[b_i + 1] - b0 == la and _subset(a_flat, a0, la, b_flat, b0, la):
             a_i += 1
             b_i += 1
-        elif la == 1:
+        elif la == 1 and b_offs[b_i + 1] > b0:
             a_i += 1
-        else:
+        else:  # a clause of two or more literals, the empty clause, or a unit before it
             return a_i, b_i, True
     return a_i, b_i, False
 
