@@ -218,8 +218,14 @@ _CONVERT: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 def terminal_width() -> int:
     """The width text output must fit: ``$COLUMNS``, else the terminal's, else 80 (a pipe)."""
-    return shutil.get_terminal_size((80, 24)).columns if (
-        sys.stdout.isatty() or "COLUMNS" in __import__("os").environ) else 80
+    import os
+
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((80, 24)).columns
+    return 80
 
 
 def brief_line(puzzle: str, status: str, time_s: float | None, *extra: str) -> str:
@@ -243,8 +249,7 @@ def grid_summary(text: str, what: str, shape: tuple[int, int]) -> str:
     """The one line printed instead of a grid ``text`` wider than the terminal."""
     cols = max((len(line) for line in text.split("\n")), default=0)
     height, width = shape
-    return (f"({what}: {width}x{height}, {cols} columns wide, wider than the terminal's "
-            f"{terminal_width()}; see it with --json, 'nonosat render', or COLUMNS={cols})")
+    return f"({width}x{height} {what} not shown: {cols} columns wide; see --json or 'nonosat render')"
 
 
 def echo_grid(text: str, what: str, shape: tuple[int, int]) -> None:
@@ -261,4 +266,4 @@ def fit_line(line: str, what: str) -> str:
     if len(line) <= terminal_width():
         return line
     label, _, value = line.partition(": ")
-    return f"{label}: ({len(value)} characters, longer than the terminal; --json has the {what})"
+    return f"{label}: (not shown: {len(value)} characters; see --json)"
