@@ -77,6 +77,8 @@ _METAVARS = {
     "puzzles": "PUZZLE", "scheduler": "ADDRESS", "jobs": "N", "cell": "PIXELS",
     "depth": "N", "limit": "N", "max_steps": "N", "memory_limit": "MIB", "timeout": "SECONDS",
 }
+#: click's ranges in help ("x>=0.0", "1<=x<=9"): the help texts say the bounds in words.
+_RANGE = re.compile(r"(?:; )?(?:-?[\d.]+<=?x(?:<=?-?[\d.]+)?|x[<>]=?-?[\d.]+)(?=[;\]])")
 _TYPE_METAVARS = {"path": "FILE", "int": "N", "float": "X", "str": "NAME"}
 _PROSE_DEFAULT = re.compile(r"\s*[(;]\s*default:?\s+([^)]*?)\)\s*(?=\.|$)|\s*Default:\s+([^.]*)\.\s*$")
 
@@ -194,6 +196,7 @@ class NonosatCommand(TyperCommand):
             if record is None:
                 continue
             name, text = record
+            text = _RANGE.sub("", text).replace("  []", "").replace("[; ", "[")
             default = getattr(param, "_prose_default", None)
             if default:
                 if text.endswith("]") and "  [" in text:

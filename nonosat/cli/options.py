@@ -125,10 +125,14 @@ EngineOpt = Annotated[
 EnginesOpt = Annotated[
     str | None,
     typer.Option(
-        "--engine", "-e", "--engines", metavar="NAME[,NAME...]",
+        "--engine", "-e", metavar="NAME[,NAME...]",
         help="One engine or a comma-separated list (native, sat, cpsat; crosscheck compares "
         "them) (default: native,sat,cpsat).",
     ),
+]
+#: ``--engines``, the old spelling of :data:`EnginesOpt`, still accepted (hidden from help).
+EnginesAliasOpt = Annotated[
+    str | None, typer.Option("--engines", hidden=True, help="Same as --engine."),
 ]
 CheckerOpt = Annotated[
     list[str] | None,
@@ -163,6 +167,19 @@ def use_checker_path(dirs: list[Path] | None) -> None:
         os.environ[ENV_CHECKER_PATH] = os.pathsep.join(parts)
 
 
-def engine_list(value: str | None, default: str = "native,sat,cpsat") -> list[str]:
-    """The engines of ``--engine NAME[,NAME...]`` (blank entries dropped)."""
-    return [n.strip() for n in (value or default).split(",") if n.strip()]
+def engine_list(value: str | None, default: str = "native,sat,cpsat",
+                alias: str | None = None) -> list[str]:
+    """The engines of ``--engine NAME[,NAME...]`` (or its old spelling ``--engines``, ``alias``;
+    blank entries dropped).
+
+    Raises
+    ------
+    EngineError
+        ``--engine`` and ``--engines`` both given.
+    """
+    if value is not None and alias is not None:
+        from nonosat.errors import EngineError
+
+        raise EngineError("give --engine once (--engines is its old spelling)")
+    chosen = value if value is not None else alias
+    return [n.strip() for n in (chosen or default).split(",") if n.strip()]

@@ -32,8 +32,8 @@ from typing import Any
 
 import typer
 
-#: The version of the JSON contract, in every object's ``schema`` field.
-SCHEMA = "nonosat/1"
+from nonosat import JSON_SCHEMA as SCHEMA  # the contract's version: "nonosat/1"
+
 #: The one vocabulary of ``status``.
 STATUSES = ("unique", "multiple", "none", "solved", "unknown")
 #: Cell values of black-and-white puzzles.
@@ -201,6 +201,32 @@ def _verify(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+def _rows(rows: Any) -> Any:
+    """Summary rows (``{"id", "status", "wall_s", ...}``) with the contract's names."""
+    if not isinstance(rows, list):
+        return rows
+    out = []
+    for row in rows:
+        if isinstance(row, dict):
+            row = dict(row)
+            _rename(row, "id", "puzzle")
+            _rename(row, "wall_s", "elapsed_s")
+        out.append(row)
+    return out
+
+
+def _summary(body: dict[str, Any]) -> dict[str, Any]:
+    """A summary over many puzzles (batch, verify --results): ``kind`` ``summary``, rows with
+    the contract's names, the per-puzzle time figures in ``per_puzzle_s``."""
+    body.setdefault("kind", "summary")
+    if isinstance(body.get("time_s"), dict):
+        body["per_puzzle_s"] = body.pop("time_s")
+    for key in ("slowest", "disagreements", "failures", "refuted", "bad_rows", "undecided"):
+        if key in body:
+            body[key] = _rows(body[key])
+    return body
+
+
 _CONVERT: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "solve": _solve,
     "analyse": _analyse,
@@ -210,6 +236,7 @@ _CONVERT: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "certify": _certify,
     "verify-certificate": _verify_certificate,
     "verify": _verify,
+    "batch": _summary,
 }
 
 

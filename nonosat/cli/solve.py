@@ -15,7 +15,7 @@ Examples:
   nonosat solve games/heart.non
   nonosat solve games/cross-ambiguous.non --limit 10 --json
   nonosat solve taai2011.txt --index 7 --engine sat --timeout 60
-  nonosat solve puzzle.non --state partial.txt    # '#' filled, '.' empty, '?' unknown
+  nonosat solve puzzle.non --state partial.txt  # '#' filled, '.' empty, '?'
 """
 
 from __future__ import annotations
