@@ -246,7 +246,8 @@ class _Progress:
         from collections import Counter
 
         self.total = total
-        self.brief = brief
+        #: Called with each finished record (--brief prints its line).
+        self.on_each: Any = (lambda record: typer.echo(brief_record(record))) if brief else None
         self.done = 0
         self.counts: Counter[str] = Counter()
         self.start = time.perf_counter()
@@ -294,8 +295,8 @@ class _Progress:
 
         self.done += 1
         status = str(record.get("status"))
-        if self.brief:
-            typer.echo(brief_record(record))
+        if self.on_each is not None:
+            self.on_each(record)
         self.counts[status] += 1
         problem = None
         if is_disagreement(record):

@@ -194,10 +194,18 @@ def _verify_certificate(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _verify(body: dict[str, Any]) -> dict[str, Any]:
-    _rename(body, "id", "puzzle")
+    if body.get("kind") == "summary":
+        return _summary(body)
+    if "puzzle" in body:
+        _rename(body, "id", "row_id")  # a results row: the id the other solver gave
+    else:
+        _rename(body, "id", "puzzle")
+    if body.get("status") not in STATUSES and "status" in body:  # a row's outcome
+        body.setdefault("outcome", body.pop("status"))
     truth = body.pop("truth", None)
     body["status"] = truth if truth in STATUSES else "unknown"
-    body.setdefault("ok", body.get("outcome") == "confirmed")
+    _rename(body, "wall_s", "elapsed_s")
+    body["ok"] = body.get("outcome") == "confirmed"
     return body
 
 
