@@ -374,9 +374,9 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console(highlight=False)
-    if not console.is_terminal:  # a log file: do not wrap ids at 80 columns
-        console.width = max(console.width, 160)
+    from nonosat.cli.output import fold, terminal_width
+
+    console = Console(highlight=False, width=terminal_width())  # 80 in a pipe or log file
     rate = f", {ran / elapsed:.1f} puzzles/s" if ran and elapsed > 0 else ""
     console.print(
         f"[bold]{job}[/]: {summary.puzzles} puzzles ({ran} run now in {elapsed:.1f} s{rate}"
@@ -387,26 +387,26 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
     for status, n in summary.counts.items():
         share = f"{100.0 * n / summary.puzzles:.1f}%" if summary.puzzles else ""
         verdicts.add_row(f"[{_STYLE.get(status, '')}]{status}[/]", str(n), share)
-    console.print(verdicts)
+    console.print(fold(verdicts))
     times = Table(
         "total", "median", "p99", "max", title="time per puzzle (s)", title_justify="left"
     )
     times.add_row(
         *(f"{t:.3f}" for t in (summary.total_s, summary.median_s, summary.p99_s, summary.max_s))
     )
-    console.print(times)
+    console.print(fold(times))
     if summary.slowest:
         slow = Table("puzzle", "status", "seconds", title="slowest", title_justify="left")
         for row in summary.slowest:
             slow.add_row(escape(row["id"]), str(row["status"]), f"{row['wall_s'] or 0:.3f}")
-        console.print(slow)
+        console.print(fold(slow))
     if summary.grades:
         grades = Table("grade", "puzzles", "share", title="difficulty grades",
                        title_justify="left")
         graded = sum(summary.grades.values())
         for grade, n in summary.grades.items():
             grades.add_row(grade, str(n), f"{100.0 * n / graded:.1f}%")
-        console.print(grades)
+        console.print(fold(grades))
     for title, ids in (("several solutions", summary.multiple), ("no solution", summary.none)):
         if not ids:
             continue
@@ -415,7 +415,7 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
             listed.add_row(escape(puzzle_id))
         if len(ids) > _LISTED:
             listed.add_row(f"... {len(ids) - _LISTED} more (--json lists them all)")
-        console.print(listed)
+        console.print(fold(listed))
     for title, rows, key in (
         ("disagreements", summary.disagreements, "reason"),
         ("failures", summary.failures, "error"),
@@ -427,4 +427,4 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
             table.add_row(escape(row["id"]), str(row["status"]), escape(str(row[key] or "")))
         if len(rows) > _LISTED:
             table.add_row("...", "", f"{len(rows) - _LISTED} more in the results file")
-        console.print(table)
+        console.print(fold(table))

@@ -302,3 +302,11 @@ def fit_line(line: str, what: str) -> str:
         return line
     label, _, value = line.partition(": ")
     return f"{label}: (not shown: {len(value)} characters; see --json)"
+
+
+def fold(table: Any) -> Any:
+    """A rich ``Table`` whose cells fold long text onto more lines instead of cutting it with an
+    ellipsis (names and paths are never cut)."""
+    for column in table.columns:
+        column.overflow = "fold"
+    return table

@@ -318,11 +318,10 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from nonosat.cli.output import fold, terminal_width
     from nonosat.verify import OUTCOMES
 
-    console = Console(highlight=False)
-    if not console.is_terminal:  # a log file: do not wrap ids at 80 columns
-        console.width = max(console.width, 160)
+    console = Console(highlight=False, width=terminal_width())  # 80 in a pipe or log file
     console.print(f"[bold]verify[/]: {summary.rows} rows in {elapsed:.1f} s")
     outcomes = [o for o in OUTCOMES if summary.count(o)]
     table = Table("claimed", *(f"[{_STYLE[o]}]{o}[/]" for o in outcomes), "rows",
@@ -331,7 +330,7 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
         table.add_row("(no verdict)" if claim == "-" else claim,
                       *(str(counts.get(o, 0)) for o in outcomes), str(sum(counts.values())))
     table.add_row("[bold]all[/]", *(str(summary.count(o)) for o in outcomes), str(summary.rows))
-    console.print(table)
+    console.print(fold(table))
     sections = (
         ("refuted", summary.refuted, ("id", "claim", "evidence", "witness_dir")),
         ("bad rows", summary.bad_rows, ("id", "line", "reason")),
@@ -348,6 +347,6 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
                         for c in columns))
         if len(rows) > _LISTED:
             t.add_row("...", *([""] * (len(columns) - 2)), f"{len(rows) - _LISTED} more (--json)")
-        console.print(t)
+        console.print(fold(t))
     if summary.refuted and not any(r.get("witness_dir") for r in summary.refuted):
         console.print(f"no witness written (see {escape(str(witnesses))})")
