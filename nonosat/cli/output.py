@@ -139,7 +139,7 @@ def _explain(body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(body.get("steps"), list):
         body["steps"] = [_step(s, height) for s in body["steps"]]
     if isinstance(body.get("stuck"), dict):
-        body["stuck"] = _step(body["stuck"], height)
+        body["stuck"] = _hint(_step(body["stuck"], height))
     return body
 
 
