@@ -30,7 +30,7 @@ from nonosat.batch import (
     summarise,
 )
 from nonosat.batch.jobs import goal_check
-from nonosat.batch.results import percentile
+from nonosat.batch.results import memory_record, percentile
 from nonosat.cli.app import app
 from nonosat.engines import solve
 from nonosat.errors import FormatError, NonosatError
@@ -215,7 +215,7 @@ def test_rerun_after_a_kill_runs_only_the_missing_puzzles(tmp_path):
         new = run_batch(todo, config, results=results)
     assert {r["id"] for r in new} == {i for i, _ in items} - kept_ids
     assert out.read_text().startswith("".join(kept))
-    final = by_id([json.loads(line) for line in out.read_text().splitlines()])
+    final = by_id([memory_record(json.loads(line)) for line in out.read_text().splitlines()])
     assert set(final) == {i for i, _ in items}
     for puzzle_id, p in items:
         assert final[puzzle_id]["status"] == expected_status(p)

@@ -410,12 +410,12 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
     for title, ids in (("several solutions", summary.multiple), ("no solution", summary.none)):
         if not ids:
             continue
-        listed = Table("puzzle", title=f"{title} ({len(ids)})", title_justify="left")
+        # one name per line, never folded or cut (copyable)
+        console.print(f"{title} ({len(ids)})", markup=False)
         for puzzle_id in ids[:_LISTED]:
-            listed.add_row(escape(puzzle_id))
+            console.print(f"  {escape(puzzle_id)}", soft_wrap=True)
         if len(ids) > _LISTED:
-            listed.add_row(f"... {len(ids) - _LISTED} more (--json lists them all)")
-        console.print(fold(listed))
+            console.print(f"  ... {len(ids) - _LISTED} more (--json lists them all)")
     for title, rows, key in (
         ("disagreements", summary.disagreements, "reason"),
         ("failures", summary.failures, "error"),
