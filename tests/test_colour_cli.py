@@ -53,7 +53,7 @@ def test_colour_state_files_for_solve_and_hint(tmp_path):
     result = runner.invoke(app, ["solve", lady, "--state", str(good), "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["status"] == "unique"
     hint = runner.invoke(app, ["hint", lady, "--state", str(good), "--json"])
-    assert hint.exit_code == 0 and json.loads(hint.stdout)["kind"] == "hint"
+    assert hint.exit_code == 0 and json.loads(hint.stdout)["outcome"] == "hint"
     wrong = tmp_path / "wrong.txt"
     wrong.write_text("\n".join(["...kk....", "..kkkr..."] + ["?" * 9] * 9) + "\n")
     result = runner.invoke(app, ["solve", lady, "--state", str(wrong)])

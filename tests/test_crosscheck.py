@@ -329,7 +329,7 @@ def test_cli_json_one_line_per_puzzle_of_a_multi_puzzle_file(tmp_path):
     result = run_cli(path, single, "--json", "-e", ",".join(ENGINES))
     assert result.exit_code == 0, result.output
     objs = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [o["id"] for o in objs] == [f"{path}#1", f"{path}#2", f"{path}#3", str(single)]
+    assert [o["puzzle"] for o in objs] == [f"{path}#1", f"{path}#2", f"{path}#3", str(single)]
     assert [o["status"] for o in objs] == ["unique", "multiple", "unique", "unique"]
     for obj in objs:
         assert set(obj["engines"]) == set(ENGINES)
@@ -397,7 +397,7 @@ def test_cli_timeout_reaches_the_engine_and_exits_4():
     result = run_cli(knotty, "-e", "cpsat", "--timeout", "0.01", "--json")
     assert result.exit_code == 4, result.output
     obj = json.loads(result.stdout)
-    assert obj["status"] == "unknown" and obj["engines"]["cpsat"]["verdict"] == "unknown"
+    assert obj["status"] == "unknown" and obj["engines"]["cpsat"]["status"] == "unknown"
 
 
 @pytest.mark.corpus

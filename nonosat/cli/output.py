@@ -194,12 +194,12 @@ def _verify_certificate(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _verify(body: dict[str, Any]) -> dict[str, Any]:
-    if body.get("kind") == "summary":
-        return _summary(body)
-    if "puzzle" in body:
-        _rename(body, "id", "row_id")  # a results row: the id the other solver gave
-    else:
-        _rename(body, "id", "puzzle")
+    if body.get("kind") == "summary":  # rows keep the other solver's id as row_id
+        return _summary(body, "row_id")
+    if "line" in body and "id" in body:  # a row of a results file (verify --results)
+        body["row_id"] = body.pop("id")
+        if not body.get("puzzle"):
+            body["puzzle"] = body["row_id"]
     if body.get("status") not in STATUSES and "status" in body:  # a row's outcome
         body.setdefault("outcome", body.pop("status"))
     truth = body.pop("truth", None)
@@ -209,21 +209,22 @@ def _verify(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _rows(rows: Any) -> Any:
-    """Summary rows (``{"id", "status", "wall_s", ...}``) with the contract's names."""
+def _rows(rows: Any, id_name: str = "puzzle") -> Any:
+    """Summary rows (``{"id", "status", "wall_s", ...}``) with the contract's names (``id``
+    becomes ``id_name``)."""
     if not isinstance(rows, list):
         return rows
     out = []
     for row in rows:
         if isinstance(row, dict):
             row = dict(row)
-            _rename(row, "id", "puzzle")
+            _rename(row, "id", id_name)
             _rename(row, "wall_s", "elapsed_s")
         out.append(row)
     return out
 
 
-def _summary(body: dict[str, Any]) -> dict[str, Any]:
+def _summary(body: dict[str, Any], id_name: str = "puzzle") -> dict[str, Any]:
     """A summary over many puzzles (batch, verify --results): ``kind`` ``summary``, rows with
     the contract's names, the per-puzzle time figures in ``per_puzzle_s``."""
     body.setdefault("kind", "summary")
@@ -231,7 +232,7 @@ def _summary(body: dict[str, Any]) -> dict[str, Any]:
         body["per_puzzle_s"] = body.pop("time_s")
     for key in ("slowest", "disagreements", "failures", "refuted", "bad_rows", "undecided"):
         if key in body:
-            body[key] = _rows(body[key])
+            body[key] = _rows(body[key], id_name)
     return body
 
 
