@@ -131,21 +131,28 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 _VERDICTS = frozenset({"unique", "multiple", "none", "solved", "unknown"})
 
 
+#: The command whose JSON a job's record follows (:func:`nonosat.contract.convert`).
+_JOB_COMMAND = {"solve": "solve", "check": "solve", "analyse": "analyse",
+                "crosscheck": "crosscheck", "certify": "certify"}
+
+
 def file_record(record: dict[str, Any]) -> dict[str, Any]:
     """``record`` (the in-memory form) as written to the file: ``schema`` first, ``puzzle`` for
     ``id``, ``elapsed_s`` for ``wall_s``, a failure status in ``failure`` with ``status``
     ``unknown`` (module docstring)."""
-    from nonosat import JSON_SCHEMA
+    from nonosat.contract import SCHEMA, convert
 
-    out: dict[str, Any] = {"schema": JSON_SCHEMA, "puzzle": record.get("id"),
+    out: dict[str, Any] = {"schema": SCHEMA, "puzzle": record.get("id"),
                            "job": record.get("job")}
     status = record.get("status")
+    command = _JOB_COMMAND.get(str(record.get("job")))
+    converted = convert(command, record) if command is not None else dict(record)
     if status is not None and status not in _VERDICTS:
         out["status"] = "unknown"
         out["failure"] = status
     else:
-        out["status"] = status
-    for key, value in record.items():
+        out["status"] = converted.get("status", status)
+    for key, value in converted.items():
         if key in ("id", "puzzle", "job", "status", "schema"):
             continue
         out["elapsed_s" if key == "wall_s" else key] = value

@@ -23,11 +23,15 @@ GAMES = ["cross-ambiguous.non", "heart.non", "house.json", "impossible.non", "mu
 COMMANDS = ["solve", "analyse", "explain", "hint"]
 
 _TIME = re.compile(r"\d+(?:\.\d+)?(?= s\b)")
+#: What a fresh process adds (the first load of the kernels), not an in-process run.
+_LOAD = re.compile(r"(; loading the engine's kernels and libraries: <t> s(?=\])| \(loading the "
+                   r"engine's kernels and libraries: <t> s apart\))")
 
 
 def normalise(text: str) -> str:
-    """``text`` with every duration (a number before `` s``) replaced by ``<t>``."""
-    return _TIME.sub("<t>", text)
+    """``text`` with every duration (a number before `` s``) replaced by ``<t>``; the mention of
+    a first load of the kernels (a fresh process's) dropped."""
+    return _LOAD.sub("", _TIME.sub("<t>", text))
 
 
 def run(command: str, game: str) -> str:
