@@ -25,11 +25,11 @@ ambiguous").
 
 \b
 Grade (score on one scale, 1 to 5):
-  1 easy       line solving alone                score 1 + s/(s+100)
-  2 moderate   implications, at most 2 rounds    score 2 + r/(r+10)
-  3 hard       more implication rounds, probing  score 3 + r/(r+10)
-  4 very hard  search with effort e < 100        score 4 + e/(e+100), < 4.5
-  5 extreme    search with effort e >= 100       score in [4.5, 5); 5 undecided
+  1 easy       line solving alone               score 1 + s/(s+100)
+  2 moderate   implications, at most 2 rounds   score 2 + r/(r+10)
+  3 hard       more implication rounds, probing score 3 + r/(r+10)
+  4 very hard  search with effort e < 100       score 4 + e/(e+100), < 4.5
+  5 extreme    search with effort e >= 100      in [4.5, 5); 5 = undecided
   s = line steps, r = implication rounds + 2 x probing rounds, e = the native
   search's guesses, or SAT's conflicts when SAT decided.
 
