@@ -364,3 +364,16 @@ def test_timeout_default_and_environment(monkeypatch):
     assert command_timeout(None, "analyse") == command_timeout(None, "batch") == 7.0
     monkeypatch.setenv("NONOSAT_TIMEOUT", "0")
     assert command_timeout(None, "verify --results") is None
+
+
+def test_colour_puzzles_follow_the_same_contract(tmp_path):
+    cases = [(("explain", GAMES / "ladybird.non"), "explain", 0),
+             (("analyse", GAMES / "ladybird-ambiguous.xml"), "analyse", 1),
+             (("certify", GAMES / "ladybird.non", "--out", tmp_path / "c"), "certify", 0),
+             (("verify-certificate", tmp_path / "c"), "verify-certificate", 0),
+             (("hint", GAMES / "ladybird-impossible.non"), "hint", 0)]
+    for args, schema, code in cases:
+        obj = json.loads(run(*args, "--json", code=code).stdout)
+        validate(schema, obj)
+    step = json.loads(run("explain", GAMES / "ladybird.non", "--json").stdout)["steps"][0]
+    assert step["cells"] and all(set(c) == {"row", "col", "colours"} for c in step["cells"])
