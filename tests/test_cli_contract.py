@@ -263,7 +263,7 @@ def test_the_verdict_line_names_the_file(tmp_path):
 def test_grids_wider_than_the_terminal_are_summarised():
     narrow = run("solve", GAMES / "house.json", code=0, env={"COLUMNS": "30"}).stdout
     assert "|" not in narrow and "(13x12 grid not shown: " in narrow
-    assert "see --json or 'nonosat render'" in narrow
+    assert "see --json or render --out F.svg" in narrow
     assert "short rules: (not shown: 37 characters; see --json)" in narrow
     assert all(len(line) <= 80 for line in narrow.splitlines() if "house.json" not in line)
     wide = run("solve", GAMES / "house.json", code=0, env={"COLUMNS": "80"}).stdout

@@ -36,7 +36,7 @@ from nonosat.cli.common import (
     split_puzzle_ref,
 )
 from nonosat.cli.options import timeout_option
-from nonosat.cli.output import emit
+from nonosat.cli.output import echo_grid, emit
 from nonosat.formats import read_puzzle
 
 TimeoutOpt = timeout_option("explain")
@@ -197,9 +197,10 @@ def explain_command(
             if k in shots:
                 final = k == len(walk.steps) or walk.steps[k - 1].kind == "solution"
                 typer.echo(f"Grid after step {k}:")
-                typer.echo("\n".join(grid_lines(puzzle, shots[k], clues=final)))
+                echo_grid("\n".join(grid_lines(puzzle, shots[k], clues=final)), "grid",
+                          puzzle.shape)
         if 0 in shots:
-            typer.echo("\n".join(grid_lines(puzzle, shots[0], clues=True)))
+            echo_grid("\n".join(grid_lines(puzzle, shots[0], clues=True)), "grid", puzzle.shape)
         if walk.stuck is not None and not any(n == "search" for n, f, e in walk.stages
                                               if e > f):
             typer.echo(wrap(walk.stuck.text))

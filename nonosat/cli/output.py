@@ -111,7 +111,7 @@ def grid_summary(text: str, what: str, shape: tuple[int, int]) -> str:
     """The one line printed instead of a grid ``text`` wider than the terminal."""
     cols = max((len(line) for line in text.split("\n")), default=0)
     height, width = shape
-    return f"({width}x{height} {what} not shown: {cols} columns wide; see --json or 'nonosat render')"
+    return f"({width}x{height} {what} not shown: {cols} columns; see --json or render --out F.svg)"
 
 
 def echo_grid(text: str, what: str, shape: tuple[int, int]) -> None:
