@@ -338,6 +338,11 @@ def test_usage_errors_are_one_line(args):
     assert re.search(r"\(try 'nonosat( [a-z-]+)? -h'\)$", line), line
 
 
+def test_no_arguments_still_shows_the_help():
+    result = run(code=2)
+    assert result.output.startswith("Usage: nonosat") and "Commands:" in result.output
+
+
 def test_messages_do_not_leak_internals():
     result = run("solve", GAMES / "heart.non", "--format", "foo", code=2)
     assert "<format>" not in result.output and "--format: unknown format 'foo'" in result.output

@@ -118,7 +118,8 @@ def _one_line_errors(call: Callable[[], Any]) -> Any:
     try:
         return call()
     except click.UsageError as error:
-        error.show = lambda file=None, _e=error: _usage_one_line(_e)  # type: ignore[method-assign]
+        if type(error).__name__ != "NoArgsIsHelpError":  # that one shows the help, as it should
+            error.show = lambda file=None, _e=error: _usage_one_line(_e)  # type: ignore
         raise
 
 
