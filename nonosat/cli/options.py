@@ -116,13 +116,14 @@ IndexOpt = Annotated[
 ]
 JsonOpt = Annotated[
     bool,
-    typer.Option("--json", help="Print JSON (schema nonosat/1, docs/cli.md): one object per "
-                 "puzzle, JSON Lines for several."),
+    typer.Option("--json", help="Print JSON (schema nonosat/1, docs/cli.md); JSON Lines when "
+                 "several objects."),
 ]
 BriefOpt = Annotated[
     bool,
     typer.Option("--brief", "-q",
-                 help="One line per puzzle: PUZZLE STATUS TIME (analyse: and the grade)."),
+                 help="One line per puzzle: PUZZLE STATUS TIME, then what the command adds "
+                 "(analyse: grade=N)."),
 ]
 #: The old ``--timeout`` type, default $NONOSAT_TIMEOUT or 300 (kept for commands not yet
 #: using :func:`timeout_option`).
