@@ -245,6 +245,21 @@ def test_proof_over_the_size_limit_is_refused_before_reading(tmp_path, monkeypat
     assert check_lrat(cnf, proof).ok
 
 
+def test_files_that_are_not_regular_or_missing_are_refused(tmp_path):
+    from nonosat.errors import FormatError
+
+    cnf = tmp_path / "f.cnf"
+    cnf.write_text(dimacs(FULL2, 2))
+    fifo = tmp_path / "proof.fifo"
+    os.mkfifo(fifo)
+    for proof in (tmp_path, fifo, tmp_path / "missing.lrat"):
+        with pytest.raises(FormatError) as err:
+            check_lrat(cnf, proof)
+        assert str(proof) in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(FormatError):
+        lemmas_agree(fifo, cnf)
+
+
 def test_deadline_gives_up_without_a_verdict(tmp_path):
     import time
 
