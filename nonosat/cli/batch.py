@@ -30,6 +30,7 @@ from nonosat.cli.common import (
     handle_errors,
     print_json,
 )
+from nonosat.text import printable
 
 if TYPE_CHECKING:  # the batch machinery (numpy, the model) is imported by the command only
     from nonosat.batch import Summary
@@ -177,9 +178,9 @@ def batch_command(
         earlier = len(inputs.puzzles) - len(todo)
         where = f"dask scheduler {scheduler}" if scheduler else f"{jobs or 'all'} local workers"
         typer.echo(
-            f"nonosat batch: {job.name} on {len(inputs.puzzles)} puzzles"
+            printable(f"nonosat batch: {job.name} on {len(inputs.puzzles)} puzzles"
             + (f" ({earlier} already in {out}, {len(todo)} to run)" if earlier else "")
-            + f" with {where}",
+            + f" with {where}"),
             err=True,
         )
         start = time.perf_counter()
@@ -296,8 +297,8 @@ class _Progress:
                 from rich.markup import escape
 
                 self._bar.console.print(
-                    f"[{_STYLE.get(status, 'red')}]{escape(record['id'])}: {status}[/]"
-                    f" {escape(str(problem))}"
+                    f"[{_STYLE.get(status, 'red')}]{escape(printable(record['id']))}: "
+                    f"{escape(printable(status))}[/] {escape(printable(str(problem)))}"
                 )
             elapsed = time.perf_counter() - self.start
             self._bar.update(
@@ -308,14 +309,14 @@ class _Progress:
             )
             return
         if problem:
-            typer.echo(f"nonosat batch: {record['id']}: {status}: {problem}", err=True)
+            typer.echo(printable(f"nonosat batch: {record['id']}: {status}: {problem}"), err=True)
         now = time.perf_counter()
         if now - self._last_line >= PLAIN_PROGRESS_SECONDS or self.done == self.total:
             self._last_line = now
             self._plain_line()
 
     def _counts_text(self) -> str:
-        return ", ".join(f"{status} {n}" for status, n in self.counts.most_common())
+        return printable(", ".join(f"{status} {n}" for status, n in self.counts.most_common()))
 
     def _plain_line(self) -> None:
         self._printed = self.done
@@ -351,14 +352,15 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
         console.width = max(console.width, 160)
     rate = f", {ran / elapsed:.1f} puzzles/s" if ran and elapsed > 0 else ""
     console.print(
-        f"[bold]{job}[/]: {summary.puzzles} puzzles ({ran} run now in {elapsed:.1f} s{rate}"
+        f"[bold]{escape(printable(job))}[/]: {summary.puzzles} puzzles "
+        f"({ran} run now in {elapsed:.1f} s{rate}"
         + (f", {earlier} from earlier results" if earlier else "")
         + ")"
     )
     verdicts = Table("status", "puzzles", "share", title="verdicts", title_justify="left")
     for status, n in summary.counts.items():
         share = f"{100.0 * n / summary.puzzles:.1f}%" if summary.puzzles else ""
-        verdicts.add_row(f"[{_STYLE.get(status, '')}]{status}[/]", str(n), share)
+        verdicts.add_row(f"[{_STYLE.get(status, '')}]{escape(printable(status))}[/]", str(n), share)
     console.print(verdicts)
     times = Table(
         "total", "median", "p99", "max", title="time per puzzle (s)", title_justify="left"
@@ -370,21 +372,22 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
     if summary.slowest:
         slow = Table("puzzle", "status", "seconds", title="slowest", title_justify="left")
         for row in summary.slowest:
-            slow.add_row(escape(row["id"]), str(row["status"]), f"{row['wall_s'] or 0:.3f}")
+            slow.add_row(escape(printable(row["id"])), escape(printable(str(row["status"]))),
+                         f"{row['wall_s'] or 0:.3f}")
         console.print(slow)
     if summary.grades:
         grades = Table("grade", "puzzles", "share", title="difficulty grades",
                        title_justify="left")
         graded = sum(summary.grades.values())
         for grade, n in summary.grades.items():
-            grades.add_row(grade, str(n), f"{100.0 * n / graded:.1f}%")
+            grades.add_row(escape(printable(str(grade))), str(n), f"{100.0 * n / graded:.1f}%")
         console.print(grades)
     for title, ids in (("several solutions", summary.multiple), ("no solution", summary.none)):
         if not ids:
             continue
         listed = Table("puzzle", title=f"{title} ({len(ids)})", title_justify="left")
         for puzzle_id in ids[:_LISTED]:
-            listed.add_row(escape(puzzle_id))
+            listed.add_row(escape(printable(puzzle_id)))
         if len(ids) > _LISTED:
             listed.add_row(f"... {len(ids) - _LISTED} more (--json lists them all)")
         console.print(listed)
@@ -396,7 +399,8 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
             continue
         table = Table("puzzle", "status", key, title=f"{title} ({len(rows)})", title_justify="left")
         for row in rows[:_LISTED]:
-            table.add_row(escape(row["id"]), str(row["status"]), escape(str(row[key] or "")))
+            table.add_row(escape(printable(row["id"])), escape(printable(str(row["status"]))),
+                          escape(printable(str(row[key] or ""))))
         if len(rows) > _LISTED:
             table.add_row("...", "", f"{len(rows) - _LISTED} more in the results file")
         console.print(table)

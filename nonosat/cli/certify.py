@@ -42,6 +42,7 @@ from nonosat.cli.common import (
     print_json,
     split_puzzle_ref,
 )
+from nonosat.text import printable
 
 VERIFY_HELP = """Check a certificate directory written by 'nonosat certify'.
 
@@ -177,7 +178,7 @@ def certify_command(
             print_json({"puzzle": puzzle.describe(), "verdict": "unknown", "certified": False,
                         "prover": prover, "refused": str(exc)})
         else:
-            typer.echo(f"nonosat: {exc}", err=True)
+            typer.echo(printable(f"nonosat: {exc}"), err=True)
         raise typer.Exit(EXIT_PROVER_REFUSED) from None
     written = [] if cert.verdict == "unknown" else write_certificate(cert, out, force)
     rejected = [c for c in cert.checks if not c.ok]
@@ -202,15 +203,16 @@ def certify_command(
         raise typer.Exit(code)
     name = puzzle.describe()
     if cert.verdict == "unknown":
-        typer.echo(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; nothing written")
+        typer.echo(printable(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; "
+                             "nothing written"))
         raise typer.Exit(code)
     if cert.verdict == "multiple":
-        typer.echo(f"{name}: several solutions; two of them are the witness in "
-                   f"{out / 'solution.txt'} (no certificate)")
+        typer.echo(printable(f"{name}: several solutions; two of them are the witness in "
+                   f"{out / 'solution.txt'} (no certificate)"))
         raise typer.Exit(code)
     claim = "unique solution" if cert.verdict == "unique" else "no solution"
     status = "certified" if cert.proved else "NOT certified: the proof was rejected"
-    typer.echo(f"{name}: {claim}, {status}")
+    typer.echo(printable(f"{name}: {claim}, {status}"))
     lemmas = cert.stats.get("lemmas", 0)
     how = cert.stats.get("prove", {}).get("method", "sat")
     prefix = cert.stats.get("prefix_lemmas", 0)
@@ -233,9 +235,9 @@ def certify_command(
         typer.echo(f"  LRAT: {cert.lrat.count(chr(10)):,} lines, written by {by}")
     for check in cert.checks:
         verdict = "accepted" if check.ok else f"REJECTED ({check.reason})"
-        typer.echo(f"  {check.checker}: {verdict} in {check.time_s:.3f} s")
-    typer.echo(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
-               f"[{cert.times['total']:.3f} s]")
+        typer.echo(printable(f"  {check.checker}: {verdict} in {check.time_s:.3f} s"))
+    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
+               f"[{cert.times['total']:.3f} s]"))
     raise typer.Exit(code)
 
 
@@ -278,12 +280,12 @@ def verify_command(
             claim = {"unique": "unique solution", "none": "no solution"}.get(
                 colour.verdict or "", str(colour.verdict))
             matched = f", the clues of {puzzle_file}" if expected is not None else ""
-            typer.echo(f"{cert_dir}: verified: {claim} of {about} (colour; clues sha256 "
-                       f"{fingerprint}...{matched}) [{checks}]")
+            typer.echo(printable(f"{cert_dir}: verified: {claim} of {about} (colour; clues sha256 "
+                       f"{fingerprint}...{matched}) [{checks}]"))
         else:
-            typer.echo(f"{cert_dir}: NOT verified", err=True)
+            typer.echo(printable(f"{cert_dir}: NOT verified"), err=True)
             for problem in colour.problems:
-                typer.echo(f"  {problem}", err=True)
+                typer.echo(printable(f"  {problem}"), err=True)
         raise typer.Exit(code)
     result = verify_certificate(cert_dir, checker or ["auto"], timeout, expected=expected)
     code = _EXIT.get(result.verdict or "", EXIT_FAILED) if result.ok else EXIT_FAILED
@@ -297,12 +299,13 @@ def verify_command(
         about = result.puzzle.describe() if result.puzzle is not None else "?"
         fingerprint = result.puzzle.fingerprint()[:12] if result.puzzle is not None else "?"
         matched = f", the clues of {puzzle_file}" if expected is not None else ""
-        typer.echo(f"{cert_dir}: verified: {claim} of {about} (clues sha256 {fingerprint}..."
-                   f"{matched})" + (f" [{checks}]" if checks else ""))
+        typer.echo(printable(f"{cert_dir}: verified: {claim} of {about} (clues sha256 "
+                             f"{fingerprint}..."
+                   f"{matched})" + (f" [{checks}]" if checks else "")))
     else:
-        typer.echo(f"{cert_dir}: NOT verified", err=True)
+        typer.echo(printable(f"{cert_dir}: NOT verified"), err=True)
         for problem in result.problems:
-            typer.echo(f"  {problem}", err=True)
+            typer.echo(printable(f"  {problem}"), err=True)
     raise typer.Exit(code)
 
 
@@ -330,16 +333,16 @@ def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output) -> N
         what = ("gave up before deciding; nothing written" if cert.verdict == "unknown" else
                 f"several solutions; two of them are the witness in {out / 'solution.txt'} "
                 "(no certificate)")
-        typer.echo(f"{name}: {what}")
+        typer.echo(printable(f"{name}: {what}"))
         raise typer.Exit(code)
     claim = "unique solution" if cert.verdict == "unique" else "no solution"
     status = "certified" if cert.proved else "NOT certified: the proof was rejected"
-    typer.echo(f"{name}: {claim}, {status} (colour puzzle)")
+    typer.echo(printable(f"{name}: {claim}, {status} (colour puzzle)"))
     lemmas = (cert.proof or "").count("\n")
     typer.echo(f"  proof: {lemmas:,} DRAT lines ({cert.solver}), colour-starts encoding")
     for check in cert.checks:
         verdict = "accepted" if check.ok else f"REJECTED ({check.reason})"
-        typer.echo(f"  {check.checker}: {verdict} in {check.time_s:.3f} s")
-    typer.echo(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
-               f"[{cert.times['total']:.3f} s]")
+        typer.echo(printable(f"  {check.checker}: {verdict} in {check.time_s:.3f} s"))
+    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
+               f"[{cert.times['total']:.3f} s]"))
     raise typer.Exit(code)

@@ -37,6 +37,7 @@ from nonosat.cli.common import (
     split_puzzle_ref,
 )
 from nonosat.formats import read_puzzle
+from nonosat.text import printable, printable_lines
 
 StateOpt = Annotated[
     Path | None,
@@ -78,11 +79,12 @@ def hint_command(
         print_json(hint.to_json(puzzle))
     else:
         label = f"[{hint.technique}] " if hint.technique else ""
-        typer.echo(wrap(hint.text, label, indent=2))
+        typer.echo(printable_lines(wrap(hint.text, label, indent=2)))
         if hint.cells:
             verb = "correct values" if hint.kind == "mistake" else "fixes"
-            typer.echo(wrap(pair_cells_text(puzzle, hint.cells, limit=12), f"{verb}: ",
-                            indent=2))
+            typer.echo(printable_lines(wrap(pair_cells_text(puzzle, hint.cells, limit=12),
+                                            f"{verb}: ",
+                            indent=2)))
     if hint.kind == "guess":
         code = {"multiple": EXIT_MULTIPLE, "unknown": EXIT_GAVE_UP}.get(hint.verdict, EXIT_OK)
     else:
@@ -119,7 +121,7 @@ def _colour_hint(puzzle, grid, json_output) -> None:
     if json_output:
         print_json({"kind": kind, "step": step.to_json(puzzle) if step is not None else None})
     elif step is not None:
-        typer.echo(f"[{step.technique}] {step.text}")
+        typer.echo(printable(f"[{step.technique}] {step.text}"))
     else:
         typer.echo({"solved": "the grid is solved", "no-solution": "the puzzle has no solution",
                     "guess": "no deduction left: only a guess"}[kind])

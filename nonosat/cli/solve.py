@@ -39,6 +39,7 @@ from nonosat.cli.common import (
     split_puzzle_ref,
 )
 from nonosat.engines import ENGINE_MODULES, Status
+from nonosat.text import printable, printable_lines
 
 if TYPE_CHECKING:
     import numpy as np
@@ -141,11 +142,12 @@ def solve_command(
         console.print(verdict_line(puzzle, result, limit), markup=False)
         from nonosat.analysis.colour import colour_solve_classification
 
-        console.print(f"classification: {colour_solve_classification(puzzle, result, partial)}",
-                      markup=False)
+        console.print(printable(
+            f"classification: {colour_solve_classification(puzzle, result, partial)}"
+        ), markup=False)
     else:
         for line in report_lines(puzzle, result, limit, partial):
-            typer.echo(line)
+            typer.echo(printable_lines(line))
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
@@ -192,7 +194,7 @@ def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int) -> str:
     timing = f"{result.engine}, {result.time_s:.3f} s"
     if result.load_s >= LOAD_SHOWN_S:
         timing += f"; loading the engine's kernels and libraries: {result.load_s:.1f} s"
-    return f"{puzzle.describe()}: {verdict} [{timing}]"
+    return f"{printable(puzzle.describe())}: {verdict} [{timing}]"
 
 
 def mark_differences(text: str, puzzle: Puzzle, solution: np.ndarray,

@@ -42,6 +42,7 @@ from nonosat.cli.common import (
     handle_errors,
     print_json,
 )
+from nonosat.text import printable
 
 PuzzlesArg = Annotated[
     list[Path],
@@ -171,7 +172,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         print_json({"puzzle": name, **judgement.to_json(),
                     "witness_dir": str(out) if written else None})
         raise typer.Exit(code)
-    typer.echo(f"{name} ({puzzle.width}x{puzzle.height}): {judgement.outcome.upper()}")
+    typer.echo(printable(f"{name} ({puzzle.width}x{puzzle.height}): {judgement.outcome.upper()}"))
     for k, check in enumerate(judgement.checks, start=1):
         label = "solution" if len(judgement.checks) == 1 else f"solution {k}"
         if check.valid:
@@ -180,7 +181,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
             n = len(check.errors)
             typer.echo(f"  {label}: INVALID, {n} line{'s' if n != 1 else ''} break their clue:")
             for error in check.errors:
-                typer.echo(f"    {error}")
+                typer.echo(printable(f"    {error}"))
     if judgement.claim is not None:
         claim_reason = judgement.reason.rpartition(": ")[2] if judgement.checks and (
             judgement.outcome == "refuted" and judgement.claim_outcome != "refuted"
@@ -191,7 +192,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
                f"[{judgement.time_s:.3f} s]")
     if written and out is not None:
         names = sorted({p.relative_to(out).parts[0] for p in written})
-        typer.echo(f"  witness: {out}/ ({', '.join(names)})")
+        typer.echo(printable(f"  witness: {out}/ ({', '.join(names)})"))
     elif judgement.outcome == "refuted" and judgement.claim_outcome == "refuted":
         from nonosat.render.text import render_text
 
@@ -253,8 +254,9 @@ def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
     index = PuzzleIndex(inputs.puzzles)
     witnesses = out if out is not None else results.with_name(results.name + ".witnesses")
     limit = BATCH_TIMEOUT if timeout is None else (timeout or None)
-    typer.echo(f"nonosat verify: {len(rows)} rows of {results} against {len(inputs.puzzles)} "
-               f"puzzles with {jobs or 'all'} local workers", err=True)
+    typer.echo(printable(f"nonosat verify: {len(rows)} rows of {results} against "
+                         f"{len(inputs.puzzles)} "
+               f"puzzles with {jobs or 'all'} local workers"), err=True)
     start = time.perf_counter()
     progress = _Progress(len(rows))
     try:
@@ -305,7 +307,7 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
     table = Table("claimed", *(f"[{_STYLE[o]}]{o}[/]" for o in outcomes), "rows",
                   title="outcome per claimed verdict", title_justify="left")
     for claim, counts in summary.table.items():
-        table.add_row("(no verdict)" if claim == "-" else claim,
+        table.add_row("(no verdict)" if claim == "-" else escape(printable(claim)),
                       *(str(counts.get(o, 0)) for o in outcomes), str(sum(counts.values())))
     table.add_row("[bold]all[/]", *(str(summary.count(o)) for o in outcomes), str(summary.rows))
     console.print(table)
@@ -321,10 +323,10 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
         t = Table(*(labels.get(c, c) for c in columns), title=f"{title} ({len(rows)})",
                   title_justify="left")
         for row in rows[:_LISTED]:
-            t.add_row(*(escape(str(row.get(c) if row.get(c) is not None else "-"))
+            t.add_row(*(escape(printable(str(row.get(c) if row.get(c) is not None else "-")))
                         for c in columns))
         if len(rows) > _LISTED:
             t.add_row("...", *([""] * (len(columns) - 2)), f"{len(rows) - _LISTED} more (--json)")
         console.print(t)
     if summary.refuted and not any(r.get("witness_dir") for r in summary.refuted):
-        console.print(f"no witness written (see {escape(str(witnesses))})")
+        console.print(f"no witness written (see {escape(printable(str(witnesses)))})")

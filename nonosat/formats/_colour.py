@@ -63,7 +63,7 @@ def make_palette(
     entries = []
     taken: set[str] = set()
     for name, rgb, ch in (background, *colours):
-        if len(ch) != 1 or ch in taken or ch.isspace() or ch == "?":
+        if len(ch) != 1 or ch in taken or ch.isspace() or not ch.isprintable() or ch == "?":
             spare = next((c for c in SPARE_CHARS if c not in taken), None)
             if spare is None:
                 raise FormatError(path, None, f"too many colours ({len(colours) + 1} with the "
