@@ -153,6 +153,19 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> Fo
     )
 
 
+def one_line_text(text: str) -> str:
+    """``text`` as a line-based format writes a title, author, copyright, licence or colour
+    name: each run of white space (line breaks of every kind, TABs, U+2028, ...) and NUL
+    becomes one space, and the ends are stripped, so that the text stays on its line and reads
+    back the same.  Every other character, controls included, is written as it is (a file is
+    not a terminal; nonosat escapes text where it prints it: :mod:`nonosat.text`).
+
+    >>> one_line_text("Two\r\nlines\tand  a tab ")
+    'Two lines and a tab'
+    """
+    return " ".join(text.replace("\x00", " ").split())
+
+
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """Read a puzzle file, refusing missing files, directories, FIFOs, devices and files over
     the size limit (:func:`nonosat.limits.size_limits`), without ever blocking

@@ -133,6 +133,31 @@ def make_colour_puzzle(
         raise FormatError(path, None, str(exc)) from None
 
 
+def writer_names(palette: Palette, fmt: str) -> list[str]:
+    """The colour names a line-based format writes: each made :func:`~nonosat.formats.
+    one_line_text` (one line, single spaces).
+
+    Raises
+    ------
+    FormatError
+        A name that is blank, or two names that become the same (the file could not tell
+        the colours apart).
+    """
+    from nonosat.formats import one_line_text
+    from nonosat.text import quoted
+
+    names = [one_line_text(c.name) for c in palette.colours]
+    for k, (name, colour) in enumerate(zip(names, palette.colours, strict=True)):
+        if not name:
+            raise FormatError(f"<{fmt}>", None, f"colour {k} has a blank name "
+                              f"({quoted(colour.name)}); {fmt} files name every colour")
+        if name in names[:k]:
+            raise FormatError(f"<{fmt}>", None, f"colour names {quoted(colour.name)} and "
+                              f"{quoted(palette.colours[names.index(name)].name)} are the same "
+                              f"on one line; {fmt} files could not tell them apart")
+    return names
+
+
 def writer_chars(palette: Palette, background: str = ".") -> list[str]:
     """One distinct character per colour for writing: the palette's own characters where they
     are distinct, non-blank and not digits, else spare letters; ``background`` for colour 0."""

@@ -37,8 +37,14 @@ import re
 import numpy as np
 
 from nonosat.errors import FormatError
-from nonosat.formats import Format
-from nonosat.formats._colour import make_colour_puzzle, make_palette, parse_rgb, writer_chars
+from nonosat.formats import Format, one_line_text
+from nonosat.formats._colour import (
+    make_colour_puzzle,
+    make_palette,
+    parse_rgb,
+    writer_chars,
+    writer_names,
+)
 from nonosat.formats._text import (
     clue_string,
     decode_text,
@@ -378,8 +384,9 @@ def write_non(puzzle: Puzzle) -> bytes:
     out += [f"width {puzzle.width}", f"height {puzzle.height}", ""]
     if puzzle.palette is not None:
         chars = writer_chars(puzzle.palette, "0")
-        for ch, colour in zip(chars, puzzle.palette.colours, strict=True):
-            out.append(f"color {ch} {colour.hex} {colour.name}")
+        names = writer_names(puzzle.palette, "non")
+        for ch, colour, name in zip(chars, puzzle.palette.colours, names, strict=True):
+            out.append(f"color {ch} {colour.hex} {name}")
         colours = puzzle.line_colours
         out += ["", "rows"]
         for i, clue in enumerate(puzzle.lines):
@@ -413,7 +420,7 @@ def write_nonpack(puzzles: list[Puzzle]) -> bytes:
 
 
 def _quote(value: str) -> str:
-    one_line = re.sub(r"[\r\n\t]+", " ", value)
+    one_line = one_line_text(value)
     return '"' + html.escape(one_line, quote=False).replace('"', "&quot;") + '"'
 
 

@@ -27,7 +27,13 @@ import re
 
 from nonosat.errors import FormatError
 from nonosat.formats import Format
-from nonosat.formats._colour import make_colour_puzzle, make_palette, parse_rgb, writer_chars
+from nonosat.formats._colour import (
+    make_colour_puzzle,
+    make_palette,
+    parse_rgb,
+    writer_chars,
+    writer_names,
+)
 from nonosat.formats._text import (
     MAX_CLUE_LINE_CHARS,
     clue_string,
@@ -204,9 +210,10 @@ def write_olsak(puzzle: Puzzle) -> bytes:
     require_known(puzzle, "olsak")
     if puzzle.palette is not None:
         chars = writer_chars(puzzle.palette, "0")
-        out = ["#d", f"   0:   {puzzle.palette.colours[0].hex}   {puzzle.palette.colours[0].name}"]
-        for ch, colour in zip(chars[1:], puzzle.palette.colours[1:], strict=True):
-            out.append(f"   {ch}:{ch}  {colour.hex}   {colour.name}")
+        names = writer_names(puzzle.palette, "olsak")
+        out = ["#d", f"   0:   {puzzle.palette.colours[0].hex}   {names[0]}"]
+        for ch, colour, name in zip(chars[1:], puzzle.palette.colours[1:], names[1:], strict=True):
+            out.append(f"   {ch}:{ch}  {colour.hex}   {name}")
         out.append(": rows")
         for clue, colours in zip(puzzle.lines, puzzle.line_colours, strict=True):
             if len(out) == len(puzzle.palette) + 2 + puzzle.height:

@@ -22,6 +22,7 @@ declarations refused, external DTDs never fetched) through its SAX interface, so
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 import xml.sax
 from dataclasses import dataclass, field
@@ -368,7 +369,26 @@ def write_webpbn_set(puzzles: list[Puzzle]) -> bytes:
             count.tail = None
         line.text = None
     body = ET.tostring(root, encoding="unicode")
-    return ('<?xml version="1.0"?>\n' + body + "\n").encode()
+    bad = _NOT_XML.search(body)
+    if bad:
+        from nonosat.text import printable
+
+        raise FormatError("<webpbn>", None, f"the text {printable(_around(body, bad.start()))} "
+                          f"holds {printable(bad.group())}, a character XML 1.0 cannot hold")
+    # ElementTree writes a CR of a text node as it is, which every XML parser reads as LF
+    return ('<?xml version="1.0"?>\n' + body.replace("\r", "&#13;") + "\n").encode()
+
+
+#: Characters XML 1.0 cannot hold, not even as a character reference: C0 controls other than
+#: TAB, LF and CR, the surrogates and U+FFFE, U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _around(body: str, at: int) -> str:
+    """The text around position ``at`` of ``body`` (its element's text), for an error."""
+    start = max(body.rfind(">", 0, at), body.rfind('"', 0, at)) + 1
+    ends = [e for e in (body.find("<", at), body.find('"', at)) if e >= 0]
+    return body[start:min(ends) if ends else at + 1][:60]
 
 
 def _add_puzzle(root: ET.Element, puzzle: Puzzle) -> None:
