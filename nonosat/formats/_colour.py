@@ -46,6 +46,36 @@ def parse_rgb(value: str) -> tuple[int, int, int] | None:
     return (int(rgb[0]), int(rgb[1]), int(rgb[2]))
 
 
+def refuse_repeated(declared: Sequence[tuple[str, int | None]], path: str,
+                    what: str = "colour") -> None:
+    """The one rule for colour declarations in every reader: a colour name (or, where colours
+    are declared by character, a character) is declared once.
+
+    Parameters
+    ----------
+    declared : sequence of (str, int or None)
+        Each declared name with the file line of its declaration, in file order.
+    path : str
+        The file, for the error.
+    what : str
+        What is named: ``"colour"`` (a name) or ``"colour character"``.
+
+    Raises
+    ------
+    FormatError
+        A name declared a second time; names the file and the second declaration's line.
+    """
+    from nonosat.text import quoted
+
+    first: dict[str, int | None] = {}
+    for name, line in declared:
+        if name in first:
+            where = f" (first on line {first[name]})" if first[name] is not None else ""
+            raise FormatError(path, line, f"{what} {quoted(name)} is declared twice{where}; "
+                              "each colour is declared once")
+        first[name] = line
+
+
 def make_palette(
     background: tuple[str, tuple[int, int, int], str],
     colours: Sequence[tuple[str, tuple[int, int, int], str]],

@@ -31,7 +31,13 @@ import numpy as np
 
 from nonosat.errors import FormatError
 from nonosat.formats import Format
-from nonosat.formats._colour import make_colour_puzzle, make_palette, parse_rgb, writer_chars
+from nonosat.formats._colour import (
+    make_colour_puzzle,
+    make_palette,
+    parse_rgb,
+    refuse_repeated,
+    writer_chars,
+)
 from nonosat.formats._text import decode_text, make_puzzle, require_known
 from nonosat.limits import size_limits
 from nonosat.puzzle import Clue, Puzzle
@@ -167,6 +173,7 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
         )
     default = node.attrib.get("defaultcolor", "black")
     background = node.attrib.get("backgroundcolor", "white")
+    refuse_repeated([(c.attrib.get("name", ""), c.line) for c in node.findall("color")], path)
     chars = {c.attrib.get("name", ""): c.attrib.get("char", "") for c in node.findall("color")}
     values = {c.attrib.get("name", ""): c.text.strip() for c in node.findall("color")}
     used: dict[str, int] = {}
