@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,17 +154,21 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> Fo
     )
 
 
-def one_line_text(text: str) -> str:
-    """``text`` as a line-based format writes a title, author, copyright, licence or colour
-    name: each run of white space (line breaks of every kind, TABs, U+2028, ...) and NUL
-    becomes one space, and the ends are stripped, so that the text stays on its line and reads
-    back the same.  Every other character, controls included, is written as it is (a file is
-    not a terminal; nonosat escapes text where it prints it: :mod:`nonosat.text`).
+#: White space other than the space (line breaks of every kind, TAB, U+2028, ...) and NUL.
+_BREAKS = re.compile(r"[^\S ]+|\x00+")
 
-    >>> one_line_text("Two\r\nlines\tand  a tab ")
-    'Two lines and a tab'
+
+def one_line_text(text: str) -> str:
+    """``text`` as a line-based format writes a title, author, copyright or licence: each run
+    of white space other than spaces (line breaks of every kind, TABs, U+2028, ...) and of NULs
+    becomes one space, so that the text stays on its line and reads back the same.  Every other
+    character, controls included, is written as it is (a file is not a terminal; nonosat
+    escapes text where it prints it: :mod:`nonosat.text`).
+
+    >>> one_line_text("Two\r\nlines,\ta tab and  two spaces")
+    'Two lines, a tab and  two spaces'
     """
-    return " ".join(text.replace("\x00", " ").split())
+    return _BREAKS.sub(" ", text)
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:

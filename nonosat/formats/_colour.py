@@ -164,8 +164,8 @@ def make_colour_puzzle(
 
 
 def writer_names(palette: Palette, fmt: str) -> list[str]:
-    """The colour names a line-based format writes: each made :func:`~nonosat.formats.
-    one_line_text` (one line, single spaces).
+    """The colour names a line-based format writes: each made one line of words separated by
+    single spaces (the readers split a colour line into words).
 
     Raises
     ------
@@ -173,10 +173,9 @@ def writer_names(palette: Palette, fmt: str) -> list[str]:
         A name that is blank, or two names that become the same (the file could not tell
         the colours apart).
     """
-    from nonosat.formats import one_line_text
     from nonosat.text import quoted
 
-    names = [one_line_text(c.name) for c in palette.colours]
+    names = [" ".join(c.name.replace("\x00", " ").split()) for c in palette.colours]
     for k, (name, colour) in enumerate(zip(names, palette.colours, strict=True)):
         if not name:
             raise FormatError(f"<{fmt}>", None, f"colour {k} has a blank name "
