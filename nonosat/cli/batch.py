@@ -27,6 +27,7 @@ from nonosat.cli.common import (
     EXIT_OK,
     FormatOpt,
     JsonOpt,
+    TaaiOutOpt,
     handle_errors,
     print_json,
 )
@@ -104,7 +105,8 @@ RetryOpt = Annotated[
     typer.Option("--retry-failed", help="Rerun puzzles recorded as timeout, crashed or error."),
 ]
 BatchForceOpt = Annotated[
-    bool, typer.Option("--force", help="Replace existing certificate directories under --cert-dir.")
+    bool, typer.Option("--force", help="Replace existing certificate directories under --cert-dir "
+                       "and an existing --taai-out FILE.")
 ]
 MemoryOpt = Annotated[
     int | None,
@@ -143,6 +145,7 @@ def batch_command(
     json_output: JsonOpt = False,
     format: FormatOpt = None,
     force: BatchForceOpt = False,
+    taai_out: TaaiOutOpt = None,
 ) -> None:
     """Run a job (check, solve, certify, crosscheck, analyse) over many puzzles."""
     from nonosat.batch import (
@@ -203,6 +206,8 @@ def batch_command(
     else:
         records = new
     summary = summarise(records, inputs.errors)
+    if taai_out is not None:
+        _write_taai_out(taai_out, inputs.puzzles, records, force)
     if json_output:
         print_json(
             {
@@ -218,6 +223,26 @@ def batch_command(
     else:
         _print_summary(summary, job.name, len(new), earlier, elapsed)
     raise typer.Exit(_exit_code(summary, bool(inputs.errors)))
+
+
+def _write_taai_out(path: Path, puzzles: list[tuple[str, Any]], records: list[dict[str, Any]],
+                    force: bool) -> None:
+    """``--taai-out``: the first solution of each puzzle's record (all 0 where it has none), in
+    the puzzles' order, numbered by their ``$N`` (else their place in the list)."""
+    from nonosat.errors import FormatError
+    from nonosat.formats.tournament import save_solutions
+    from nonosat.puzzle import grid_from_rows, grid_to_solution
+
+    by_id = {r.get("id"): r for r in records}
+    pictures = []
+    for k, (puzzle_id, puzzle) in enumerate(puzzles, start=1):
+        if puzzle.is_colour:
+            raise FormatError(str(path), None, f"{puzzle_id} is a colour puzzle; tournament "
+                              "solution files hold black-and-white puzzles only")
+        found = (by_id.get(puzzle_id) or {}).get("solutions") or []
+        first = grid_to_solution(grid_from_rows(found[0], puzzle.shape)) if found else None
+        pictures.append((puzzle.number if puzzle.number is not None else k, puzzle.shape, first))
+    save_solutions(path, pictures, force)
 
 
 def _exit_code(summary: Summary, unreadable: bool) -> int:

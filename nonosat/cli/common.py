@@ -86,6 +86,16 @@ TimeoutOpt = Annotated[
     ),
 ]
 
+TaaiOutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--taai-out", metavar="FILE",
+        help="Also write the solutions as a tournament solution file ($N, then N rows of "
+        "TAB-separated 0/1, as nonosolve -o writes; all 0 where none was found); "
+        "'nonosat verify --results FILE' reads it back.",
+    ),
+]
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Metavars of options and arguments that name none, by parameter name (else by type, below):

@@ -31,6 +31,7 @@ from nonosat.cli.common import (
     IndexOpt,
     JsonOpt,
     PuzzleArg,
+    TaaiOutOpt,
     TimeoutOpt,
     announce_compile,
     handle_errors,
@@ -76,6 +77,10 @@ StateOpt = Annotated[
     ),
 ]
 
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Replace an existing --taai-out FILE.")
+]
+
 SatSolverOpt = Annotated[
     str | None,
     typer.Option(
@@ -108,6 +113,8 @@ def solve_command(
     format: FormatOpt = None,
     index: IndexOpt = None,
     sat_solver: SatSolverOpt = None,
+    taai_out: TaaiOutOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
     from nonosat.engines import solve
@@ -126,6 +133,16 @@ def solve_command(
         options["solver"] = sat_solver
     result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout, **options)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+    if taai_out is not None:
+        from nonosat.errors import FormatError
+        from nonosat.formats.tournament import save_solutions
+
+        if puzzle.is_colour:
+            raise FormatError(str(taai_out), None, "tournament solution files hold "
+                              "black-and-white puzzles only")
+        number = index if index is not None else (puzzle.number or 1)
+        first = result.solutions[0] if result.solutions else None
+        save_solutions(taai_out, [(number, puzzle.shape, first)], force)
     if json_output:
         print_json(result.to_json(puzzle, name))
     elif puzzle.is_colour:

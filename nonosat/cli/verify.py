@@ -211,8 +211,20 @@ def _read_solution(path: Path, format: str | None, index: int | None,
                    shape: tuple[int, int]) -> Any:
     """The picture in ``path`` (its goal), checked to have the puzzle's size."""
     from nonosat.errors import FormatError
-    from nonosat.formats import read_puzzles
+    from nonosat.formats import detect_format, read_bytes, read_puzzles
 
+    data = read_bytes(path) if index is not None else b""
+    if index is not None and (format or detect_format(path, data[:4096]).name) == "tournament":
+        # a solution file cut short keeps its intact pictures: read the block asked for
+        from nonosat.formats.tournament import solution_blocks
+
+        blocks = {n: (line, pic, why) for n, line, pic, why in solution_blocks(data, str(path))}
+        if index not in blocks:
+            raise FormatError(str(path), None, f"no picture numbered {index} in the file")
+        line, goal, why = blocks[index]
+        if goal is None:
+            raise FormatError(str(path), line, why or "no picture")
+        return _sized(goal, path, shape)
     pictures = read_puzzles(path, format)
     if len(pictures) > 1:
         if index is None:
@@ -227,11 +239,18 @@ def _read_solution(path: Path, format: str | None, index: int | None,
         picture = pictures[0]
     if picture.goal is None:
         raise FormatError(str(path), None, "holds clues but no solution picture")
-    if picture.goal.shape != shape:
-        h, w = picture.goal.shape
+    return _sized(picture.goal, path, shape)
+
+
+def _sized(goal: Any, path: Path, shape: tuple[int, int]) -> Any:
+    """``goal``, checked to have the puzzle's size."""
+    from nonosat.errors import FormatError
+
+    if goal.shape != shape:
+        h, w = goal.shape
         raise FormatError(str(path), None, f"wrong size: the solution is {w}x{h}, the puzzle "
                           f"{shape[1]}x{shape[0]}")
-    return picture.goal
+    return goal
 
 
 # -- a results file --------------------------------------------------------------------------------
