@@ -83,8 +83,9 @@ def test_certify_verify_certificate_convert_and_batch_escape(hostile_dir, tmp_pa
         code, out = _run("convert", puzzle, tmp_path / f"out\x1b{suffix}")
         assert code in (0, 2), out
         _assert_clean(out)
-    code, out = _run("batch", puzzle, "--out", tmp_path / "r\x1b.jsonl")
-    _assert_clean(out)
+    if which == "t":  # one batch is enough (it starts a worker process)
+        code, out = _run("batch", puzzle, "--out", tmp_path / "r\x1b.jsonl")
+        _assert_clean(out)
 
 
 def test_json_keeps_the_exact_title(hostile_dir):
@@ -100,10 +101,10 @@ def test_json_keeps_the_exact_title(hostile_dir):
 def test_verify_results_ids_and_claims_are_escaped(hostile_dir, tmp_path):
     puzzle = _puzzle(hostile_dir, "t")
     results = tmp_path / "results.jsonl"
-    rows = [{"id": puzzle.name, "status": "multiple"},
-            {"id": "no\x1b]0;such\x07.non", "status": "unique"},
-            {"id": puzzle.name, "status": "un\x1b]0;x\x07ique"}]
+    rows = [{"id": "no\x1b]0;such\x07.non", "status": "unique"},
+            {"id": puzzle.name, "status": "un\x1b]0;x\x07ique"}]  # bad rows: no worker runs
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     code, out = _run("verify", "--results", results, hostile_dir, "--timeout", "60")
-    assert code in (1, 2), out
+    assert code == 2, out
+    assert "itle\\r.non" in out  # the row's id, escaped
     _assert_clean(out)
