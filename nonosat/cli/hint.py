@@ -115,8 +115,8 @@ def _colour_hint(puzzle, grid, json_output) -> None:
                     {"row": r + 1, "col": c + 1, "correct": n} for r, c, n in cells]})
             else:
                 typer.echo(f"mistake: {len(cells)} cell(s) of the state exclude the solution")
-                typer.echo("correct values: " + ", ".join(
-                    f"R{r + 1}C{c + 1} {n}" for r, c, n in cells[:20]))
+                typer.echo(printable("correct values: " + ", ".join(
+                    f"R{r + 1}C{c + 1} {n}" for r, c, n in cells[:20])))
             raise typer.Exit(EXIT_FAILED)
     if json_output:
         print_json({"kind": kind, "step": step.to_json(puzzle) if step is not None else None})

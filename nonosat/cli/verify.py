@@ -11,7 +11,9 @@ with nonosat verify-certificate), line-errors.txt, verdict.json.
 
 Many puzzles: verify --results FILE PUZZLES... reads the other solver's results, JSON Lines
 ({"id": "set.txt#12", "status": "unique", "solution": ["##..", ...]}) or TSV with a header naming
-the columns id, status and optionally solution (rows separated by '|' or '/').  Ids are FILE#N,
+the columns id, status and optionally solution (rows separated by '|' or '/'), or the peers'
+files: a tournament solution file (nonosolve -o, --taai-out; one cut short keeps its intact
+puzzles), nonosolve's --log, pbnsolve's output (see docs/formats.md).  Ids are FILE#N,
 FILE, or the bare number N of a tournament set.  The rows are judged in parallel with a progress
 bar; the summary counts confirmed / refuted / undecided rows per claimed verdict and lists every
 refuted row with its witness directory (under --out, default RESULTS.witnesses beside the
