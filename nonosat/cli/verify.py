@@ -221,12 +221,13 @@ def _read_solution(path: Path, format: str | None, index: int | None,
         from nonosat.formats.tournament import solution_blocks
 
         blocks = {n: (line, pic, why) for n, line, pic, why in solution_blocks(data, str(path))}
-        if index not in blocks:
-            raise FormatError(str(path), None, f"no picture numbered {index} in the file")
-        line, goal, why = blocks[index]
-        if goal is None:
-            raise FormatError(str(path), line, why or "no picture")
-        return _sized(goal, path, shape)
+        if any(pic is not None for _, pic, _ in blocks.values()):  # a solution file
+            if index not in blocks:
+                raise FormatError(str(path), None, f"no picture numbered {index} in the file")
+            line, goal, why = blocks[index]
+            if goal is None:
+                raise FormatError(str(path), line, why or "no picture")
+            return _sized(goal, path, shape)
     pictures = read_puzzles(path, format)
     if len(pictures) > 1:
         if index is None:
