@@ -30,7 +30,7 @@ from nonosat.formats import read_puzzle
 from nonosat.text import printable
 
 SolutionOpt = Annotated[
-    bool, typer.Option("--solution", "-s", help="Solve the puzzle and draw its solution.")
+    bool, typer.Option("--solution", help="Solve the puzzle and draw its solution.")
 ]
 OutOpt = Annotated[
     Path | None,
