@@ -30,14 +30,15 @@ PUZZLES = [PEER_DATA / n for n in ("set.txt", "plus.non", "diagonals.non", "impo
 runner = CliRunner()
 
 
-def _verify(results: Path, *puzzles: Path) -> tuple[int, dict]:
+def _verify(results: Path, *puzzles: Path) -> tuple[int, list[tuple], dict]:
+    """Exit code, ``(puzzle, claim, outcome)`` of each row (the puzzle's file name and number,
+    the outcome ``None`` for a row not judged) and the summary of ``verify --results --json``."""
     result = runner.invoke(app, ["verify", "--results", str(results), *map(str, puzzles),
                                  "--json", "--jobs", "1", "--out", str(results) + ".w"])
-    return result.exit_code, json.loads(result.stdout)
-
-
-def _outcomes(report: dict) -> list[tuple]:
-    return [(r["id"], r["claim"], r["status"]) for r in report["records"]]
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    rows = [(Path(r["puzzle"]).name, r.get("claim"), r.get("claim_outcome")) for r in lines[:-1]]
+    assert lines[-1]["kind"] == "summary"
+    return result.exit_code, rows, lines[-1]
 
 
 def test_nonosolve_log_rows_claim_its_verdicts():
@@ -78,14 +79,16 @@ def test_pbnsolve_outputs_give_one_row_per_run():
 def test_verify_judges_the_peers_claims_with_its_own_evidence(tmp_path):
     for name in ("nonosolve-log.txt", "nonosolve-sol-cut.txt", "pbnsolve-b.txt"):
         shutil.copy(PEER_DATA / name, tmp_path / name)
-    code, report = _verify(tmp_path / "nonosolve-log.txt", *PUZZLES)
+    code, rows, _ = _verify(tmp_path / "nonosolve-log.txt", *PUZZLES)
     assert code == 0
-    assert _outcomes(report) == [("1", "unique", "confirmed"), ("2", "multiple", "confirmed"),
-                                 ("3", "none", "confirmed"), ("4", "multiple", "confirmed")]
-    code, report = _verify(tmp_path / "nonosolve-sol-cut.txt", *PUZZLES)
+    assert rows == [("set.txt#1", "unique", "confirmed"), ("set.txt#2", "multiple", "confirmed"),
+                    ("set.txt#3", "none", "confirmed"), ("set.txt#4", "multiple", "confirmed")]
+    code, rows, summary = _verify(tmp_path / "nonosolve-sol-cut.txt", *PUZZLES)
     assert code == 2  # the cut block is a bad row; the intact ones are judged
-    assert _outcomes(report) == [("1", "solved", "confirmed"), ("2", "solved", "confirmed"),
-                                 ("3", None, "unjudged"), ("4", None, "bad-row")]
+    assert rows == [("set.txt#1", "solved", "confirmed"), ("set.txt#2", "solved", "confirmed"),
+                    ("set.txt#3", None, None), ("4", None, None)]
+    (bad,) = summary["bad_rows"]
+    assert bad["line"] == 16 and "cut short: 12 whole rows of 15" in bad["reason"]
     # pbnsolve's rows name the same puzzles by file (its verdicts are the same claims)
     from nonosat.batch import collect_puzzles
     from nonosat.verify import PuzzleIndex
@@ -117,10 +120,10 @@ def test_taai_out_round_trips_through_verify_results(tmp_path):
     blocks = solution_blocks(many.read_bytes(), str(many))
     assert [(n, p is not None and p.any()) for n, _, p, _ in blocks] == [
         (1, True), (2, True), (3, False), (4, True)]  # no solution: all 0, as nonosolve writes
-    code, report = _verify(many, puzzles)
-    assert code == 0
-    assert _outcomes(report) == [("1", "solved", "confirmed"), ("2", "solved", "confirmed"),
-                                 ("3", None, "unjudged"), ("4", "solved", "confirmed")]
+    code, rows, summary = _verify(many, puzzles)
+    assert code == 0 and not summary["bad_rows"]
+    assert rows == [("set.txt#1", "solved", "confirmed"), ("set.txt#2", "solved", "confirmed"),
+                    ("set.txt#3", None, None), ("set.txt#4", "solved", "confirmed")]
     (row,) = read_results(one)
     assert (row.id, row.status) == ("2", "solved")
     puzzle = read_puzzles(puzzles)[1]
