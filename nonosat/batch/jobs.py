@@ -23,6 +23,7 @@ from typing import Any
 
 from nonosat.errors import InvalidSolutionError, NonosatError
 from nonosat.puzzle import Puzzle
+from nonosat.verdict import CROSSCHECK_ENGINES
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,9 @@ JOBS: dict[str, Job] = {
         f"{_HERE}:crosscheck_job",
         None,
         ("nonosat.crosscheck",),
-        "solve with every independent engine and compare the verdicts",
+        "solve with nonosat's portfolio, SAT and CP-SAT and compare the verdicts",
+        engines_in_turn=True,
+        default_engine=",".join(CROSSCHECK_ENGINES),
     ),
     "analyse": Job(
         "analyse",

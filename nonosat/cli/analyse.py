@@ -108,7 +108,7 @@ def analyse_command(
     map_file: MapOpt = None,
     depth: DepthOpt = None,
     engine: EngineOpt = "auto",
-    timeout: TimeoutOpt = 30.0,
+    timeout: TimeoutOpt = None,
     backdoor_timeout: BackdoorOpt = BACKDOOR_TIMEOUT,
     backdoor_logic: BackdoorLogicOpt = "line",
     force: ForceOpt = False,

@@ -95,7 +95,7 @@ EngineOpt = Annotated[
         "-e",
         metavar="NAME",
         help="Engine for solve, check and analyse; comma-separated engines for crosscheck "
-        "(default: auto; analyse: native; crosscheck: native,sat,cpsat).",
+        "(default: auto; crosscheck: auto,sat,cpsat).",
     ),
 ]
 RetryOpt = Annotated[

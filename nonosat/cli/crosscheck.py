@@ -1,6 +1,8 @@
 """Cross-check engines: solve each puzzle with every engine and fail loudly when they disagree.
 
-Runs the independent engines (native, sat, cpsat, or --engines) with limit 2 on every puzzle
+Runs nonosat's verdict (auto: the portfolio 'nonosat solve' decides with) against the SAT
+engine alone and CP-SAT (or the engines of --engines; native, the native solver alone, too) with
+limit 2 on every puzzle
 named: files (a multi-puzzle file expands to each puzzle, named FILE#N), directories (searched
 recursively for puzzle files), FILE#N names as nonosat prints them, or puzzle N of each file with
 --index N.  Checks each solution against the clues and the file's goal picture, and prints a table
@@ -32,7 +34,7 @@ from nonosat.cli.common import (
     print_json,
     split_puzzle_ref,
 )
-from nonosat.engines import INDEPENDENT_ENGINES
+from nonosat.verdict import CROSSCHECK_ENGINES
 
 if TYPE_CHECKING:
     from nonosat.crosscheck import CrossCheck
@@ -52,7 +54,7 @@ EnginesOpt = Annotated[
     typer.Option("--engines", "-e", metavar="NAMES", help="Comma-separated engines to compare."),
 ]
 
-_DEFAULT_ENGINES = ",".join(INDEPENDENT_ENGINES)
+_DEFAULT_ENGINES = ",".join(CROSSCHECK_ENGINES)
 _STYLE = {"disagreement": "red", "unknown": "yellow"}
 #: Exit code after Ctrl-C when what finished has no findings (1 when it has).
 EXIT_INTERRUPTED = 130
