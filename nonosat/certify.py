@@ -48,7 +48,6 @@ from nonosat.encodings.cnf import DEFAULT_ENCODING, ENCODING_VERSIONS, PuzzleCnf
 from nonosat.encodings.satsolver import DEFAULT_SOLVER, proof_solver_name
 from nonosat.engines import SolveResult, Status
 from nonosat.errors import EngineError, ProverRefusedError
-from nonosat.native.search import Trace
 from nonosat.puzzle import Puzzle
 from nonosat.verdict import decide, load_portfolio, remaining
 
@@ -156,6 +155,8 @@ def certify_puzzle(
 
     # the portfolio's native part ran the root node (propagation and probing): its deductions
     # are the proof's first lemmas
+    from nonosat.native.search import Trace
+
     trace = decision.trace
     if not isinstance(trace, Trace):
         raise EngineError(f"the portfolio ({decision.engine}) returned no native deduction trace")
