@@ -308,7 +308,8 @@ def _read_puzzle(root: Path) -> Puzzle:
     data = _read(root, PUZZLE_FILE)
     try:
         text = data.decode("utf-8")
-        colour = isinstance(json.loads(text), dict) and "palette" in json.loads(text)
+        obj = json.loads(text)
+        colour = isinstance(obj, dict) and "palette" in obj
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise FormatError(str(path), None, f"invalid JSON: {str(exc)[:120]}") from None
     if colour:
