@@ -110,7 +110,7 @@ def test_verify_refutes_unique_on_knotty_with_two_solutions(knotty_solutions, tm
                  "--out", out)
     assert result.exit_code == 1, result.output
     record = json.loads(result.stdout)
-    assert record["outcome"] == "refuted" and record["truth"] == "multiple"
+    assert record["outcome"] == "refuted" and record["status"] == "multiple"
     assert record["witness"] == "two solutions" and record["solutions"][0]["valid"]
     evidence = [np.array([[ch == "#" for ch in r] for r in rows]) for rows in record["evidence"]]
     assert len(evidence) == 2 and not np.array_equal(*evidence)
@@ -135,7 +135,7 @@ def test_certify_writes_a_witness_for_knotty(tmp_path):
     result = cli("certify", knotty(), "--out", out, "--json")
     assert result.exit_code == 1, result.output
     record = json.loads(result.stdout)
-    assert record["verdict"] == "multiple" and record["kind"] == "witness"
+    assert record["status"] == "multiple" and record["kind"] == "witness"
     assert_witness(out, read_puzzle(knotty()))
     assert verify_certificate(out, expected=read_puzzle(knotty())).ok
 
@@ -157,7 +157,7 @@ def test_analyse_and_crosscheck_decide_knotty(knotty_solutions):
     assert crossed.exit_code == 0, crossed.output  # both decide, and agree
     report = json.loads(crossed.stdout)
     auto = report["engines"]["auto"]
-    assert auto["verdict"] == "multiple" and report["status"] == "multiple", report
+    assert auto["status"] == "multiple" and report["status"] == "multiple", report
     sols = [np.array([[ch == "#" for ch in r] for r in rows]) for rows in auto["solutions"]]
     assert len(sols) == 2 and not np.array_equal(*sols)
     assert all(puzzle.line_errors(s) == [] for s in sols)
