@@ -1,6 +1,8 @@
 """Cross-check engines: solve each puzzle with every engine and fail loudly when they disagree.
 
-Runs the independent engines (native, sat, cpsat, or --engine NAME,NAME...) with limit 2 on every puzzle
+Runs nonosat's verdict (auto: the portfolio 'nonosat solve' decides with) against the SAT
+engine alone and CP-SAT (or --engine NAME,NAME...; native, the native solver alone, too) with
+limit 2 on every puzzle
 named: files (a multi-puzzle file expands to each puzzle, named FILE#N), directories (searched
 recursively for puzzle files), FILE#N names as nonosat prints them, or puzzle N of each file with
 --index N.  Checks each solution against the clues and the file's goal picture, and prints a table
@@ -39,7 +41,8 @@ from nonosat.cli.options import (
     timeout_option,
 )
 from nonosat.cli.output import brief_line, emit
-from nonosat.engines import INDEPENDENT_ENGINES
+from nonosat.text import printable
+from nonosat.verdict import CROSSCHECK_ENGINES
 
 if TYPE_CHECKING:
     from nonosat.crosscheck import CrossCheck
@@ -47,7 +50,7 @@ if TYPE_CHECKING:
 
 TimeoutOpt = timeout_option("crosscheck", "Seconds per puzzle and engine; an engine "
                             "past it gave up")
-_DEFAULT_ENGINES = ",".join(INDEPENDENT_ENGINES)
+_DEFAULT_ENGINES = ",".join(CROSSCHECK_ENGINES)
 _STYLE = {"disagreement": "red", "unknown": "yellow"}
 #: Exit code after Ctrl-C when what finished has no findings (1 when it has).
 EXIT_INTERRUPTED = 130
@@ -79,7 +82,7 @@ def crosscheck_command(
     skipped: list[tuple[str, str]] = []
     puzzles = collect(puzzle_paths, format, index, skipped=skipped)
     for name, why in skipped:
-        typer.echo(f"nonosat: not checked: {name}: {why}", err=True)
+        typer.echo(printable(f"nonosat: not checked: {name}: {why}"), err=True)
     reports: list[CrossCheck] = []
     interrupted = False
     with _Progress(len(puzzles)) as progress:
@@ -199,7 +202,7 @@ class _Progress:
     def start(self, puzzle_id: str) -> None:
         """Show that ``puzzle_id`` is being checked."""
         if self._bar is not None:
-            self._bar.update(self._task, description=_shorten(puzzle_id, 40))
+            self._bar.update(self._task, description=_shorten(printable(puzzle_id), 40))
 
     def done(self, report: CrossCheck) -> None:
         """Account for one finished puzzle."""
@@ -243,8 +246,8 @@ def table_lines(reports: list[CrossCheck], names: list[str], width: int) -> list
     folders = {os.path.dirname(r.puzzle_id) for r in reports}
     folder = folders.pop() if len(folders) == 1 else ""
     skip = len(os.path.join(folder, "")) if folder else 0
-    ids = [r.puzzle_id[skip:] for r in reports]
-    lines = [f"in {os.path.join(folder, '')}:"] if folder else []
+    ids = [printable(r.puzzle_id[skip:]) for r in reports]
+    lines = [f"in {printable(os.path.join(folder, ''))}:"] if folder else []
     for short in (False, True):
         def verdict(text: str, short: bool = short) -> str:
             return _SHORT.get(text, text) if short else text
@@ -292,6 +295,7 @@ def print_table(reports: list[CrossCheck], names: list[str]) -> None:
     width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
     colour = sys.stdout.isatty()
     for line in table_lines(reports, names, width):
+        line = printable(line)
         if colour:
             for status, style in _STYLE.items():
                 if line.endswith(status) or line.endswith(_SHORT.get(status, "\0")):
@@ -299,7 +303,7 @@ def print_table(reports: list[CrossCheck], names: list[str]) -> None:
         typer.echo(line)
     for report in reports:
         for finding in report.findings:
-            typer.echo(f"{report.puzzle_id}: {finding.kind}: {finding.message}")
+            typer.echo(printable(f"{report.puzzle_id}: {finding.kind}: {finding.message}"))
     failed = sum(r.failed for r in reports)
     gave_up = sum(r.gave_up and not r.failed for r in reports)
     typer.echo(
