@@ -58,6 +58,7 @@ from nonosat.analysis.difficulty import (
     COUNT_CAP,
     Analysis,
     difficulty_grade,
+    solution_count,
 )
 from nonosat.analysis.staged import STAGES, StagedRun, Step
 from nonosat.analysis.structure import independent_parts, scc_summary
@@ -790,7 +791,8 @@ def analyse_colour(
     search = search_effort(result) if staged.status == "stuck" else None
     grade = difficulty_grade(staged, search, contradiction=staged.status == "contradiction")
     out = ColourAnalysis(puzzle, status, solutions, counted_all, staged, search, grade,
-                         engine=result.engine, solve_time_s=result.time_s)
+                         engine=result.engine, solve_time_s=result.time_s,
+                         solution_count=solution_count(puzzle, result, cap, timeout))
     full = (1 << puzzle.n_colours) - 1
     line_fix = colour_closure(puzzle)(np.full(puzzle.shape, full, dtype=np.int32))
     if line_fix is not None:

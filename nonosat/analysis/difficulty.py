@@ -85,7 +85,8 @@ from nonosat.analysis.implied import (
 )
 from nonosat.analysis.staged import StagedRun, staged_solve
 from nonosat.analysis.structure import Part, independent_parts, scc_summary
-from nonosat.engines import Status, solve
+from nonosat.engines import SolveResult, Status, solve
+from nonosat.engines.counting import SolutionCount
 from nonosat.native.implications import (
     ForcedLiteral,
     LinkedCells,
@@ -216,6 +217,9 @@ class Analysis:
         The solution the backdoor's givens are taken from (``"the goal picture"``, ``"the
         first solution found"``, ``"the solution found"``).
     classification : str
+    solution_count : SolutionCount or None
+        The number of solutions (:func:`nonosat.engines.counting.count_after_solve`: exact from
+        the verdict, a finished enumeration or the model counter, else the lower bound found).
     time_s : float
         The analysis' own time (seconds), without ``load_s``.
     load_s : float
@@ -245,6 +249,7 @@ class Analysis:
     backdoor_of: str = ""
     classification: str = ""
     graph: Any = None
+    solution_count: SolutionCount | None = None
     time_s: float = 0.0
     load_s: float = 0.0
 
@@ -303,6 +308,7 @@ class Analysis:
             "solve_time_s": round(self.solve_time_s, 6),
             "solutions_found": len(self.solutions),
             "counted_all": self.counted_all,
+            **({} if self.solution_count is None else self.solution_count.to_json()),
             "techniques_needed": self.techniques_needed,
             "cells_by_stage": self.cells_by_stage(),
             "deductions": self.cells_by_stage(),
@@ -353,6 +359,28 @@ class Analysis:
                              "value": "filled" if e["value"] == "#" else "empty",
                              "text": e["text"]} for e in self.edits]
         return out
+
+
+def solution_count(puzzle: Puzzle, result: SolveResult, limit: int,
+                   timeout: float | None) -> SolutionCount | None:
+    """The number of solutions for :attr:`Analysis.solution_count`: the model counter
+    (:func:`nonosat.engines.counting.count_after_solve`) gets at most
+    :data:`~nonosat.engines.counting.DEFAULT_COUNT_TIMEOUT` seconds (and no more than
+    ``timeout``); when the counter fails (not installed, crashed) the count is the lower bound
+    found, with the error as its ``reason``."""
+    from nonosat.engines.counting import (
+        DEFAULT_COUNT_TIMEOUT,
+        SolutionCount,
+        count_after_solve,
+    )
+    from nonosat.errors import EngineError
+
+    budget = DEFAULT_COUNT_TIMEOUT if timeout is None else min(timeout, DEFAULT_COUNT_TIMEOUT)
+    try:
+        return count_after_solve(puzzle, result, limit=limit, timeout=budget)
+    except EngineError as exc:
+        return SolutionCount(len(result.solutions) or None, False, "lower bound",
+                             reason=str(exc))
 
 
 def analyse(
@@ -435,7 +463,8 @@ def analyse(
     out = Analysis(puzzle, status, solutions, counted_all, staged, search, grade,
                    engine=result.engine, solve_time_s=result.time_s, linked=linked,
                    graph_forced=forced, graph_summary=summary,
-                   graph=graph if keep_graph else None)
+                   graph=graph if keep_graph else None,
+                   solution_count=solution_count(puzzle, result, cap, timeout))
     if line_fix is not None:
         out.parts_after_line = independent_parts(line_fix[0])
     if staged.status == "stuck":

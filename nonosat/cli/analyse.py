@@ -21,7 +21,8 @@ several solutions the whole ambiguity map (<>), extra givens and one-cell edits 
 (when it is known) that make the solution unique.  --timeout bounds the verdict, and once more
 the structure of a several-solution puzzle (the ambiguity map up to half of it, the givens and
 edits the rest); a map the time limit cuts short is a lower bound ("at least K cells
-ambiguous").
+ambiguous").  A puzzle with several solutions is counted exactly when the model counter (Ganak,
+on the CNF projected on the cells; exact, not certified) finishes within 10 s: "N solutions".
 
 \b
 Grade (score on one scale, 1 to 5):
@@ -228,6 +229,17 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
     return out
 
 
+def _several(result) -> str:
+    """The verdict of several solutions: "N solutions" when counted exactly (a finished
+    enumeration or the model counter), else "several solutions (at least N)"."""
+    counted = result.solution_count
+    if counted is not None and counted.exact and counted.count is not None:
+        return counted.describe()
+    if result.counted_all:
+        return f"{len(result.solutions)} solutions"
+    return f"several solutions (at least {len(result.solutions)})"
+
+
 def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> str:
     """The human-readable report."""
     from nonosat.analysis.ambiguity import render_ambiguity_text
@@ -237,8 +249,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     n_cells = puzzle.height * puzzle.width
     verdict = _VERDICT[result.status.value]
     if result.status.value == "multiple":
-        verdict = (f"{len(result.solutions)} solutions" if result.counted_all
-                   else f"several solutions (at least {len(result.solutions)})")
+        verdict = _several(result)
     lines = [f"{name}: {puzzle.describe()}: {verdict} [{result.engine}, "
              f"{result.solve_time_s:.3f} s]",
              f"classification: {result.classification}"]
@@ -361,8 +372,7 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
     n_cells = puzzle.height * puzzle.width
     verdict = _VERDICT[result.status.value]
     if result.status.value == "multiple":
-        verdict = (f"{len(result.solutions)} solutions" if result.counted_all
-                   else f"several solutions (at least {len(result.solutions)})")
+        verdict = _several(result)
     lines = [f"{name}: {puzzle.describe()}, {len(names) - 1} colours: {verdict} "
              f"[{result.engine}, {result.solve_time_s:.3f} s]",
              f"classification: {result.classification}"]

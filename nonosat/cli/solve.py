@@ -7,19 +7,24 @@ unknown) and the engine's own time (loading the compiled kernels is said apart),
 classification: "unique, line-solvable", "unique, needs probing (depth 1)", "unique, needs search
 (N guesses)" (native search) or "(N conflicts)" (SAT decided), "several solutions (at least K
 cells ambiguous)" (K: the cells on which the solutions found differ; `nonosat analyse` gives the
-whole map), "no solution" (no extra solving: one line-solving fixpoint).  With --json, one JSON
-object.  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
+whole map), "no solution" (no extra solving: one line-solving fixpoint).  With --count, a
+puzzle with several solutions is counted exactly ("48 solutions"): the CNF encoding's models
+projected on the cell variables, counted by Ganak (pyganak) within what is left of --timeout;
+exact, but not certified.  If the count does not finish, the verdict keeps the lower bound.
+With --json, one JSON object (with --count: solution_count and solution_count_exact).  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
 
 \b
 Examples:
   nonosat solve games/heart.non
   nonosat solve games/cross-ambiguous.non --limit 10 --json
+  nonosat solve games/cross-ambiguous.non --count   # "48 solutions"
   nonosat solve taai2011.txt --index 7 --engine sat --timeout 60
   nonosat solve puzzle.non --state partial.txt    # '#' filled, '.' empty, '?' unknown
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -44,6 +49,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from nonosat.engines import SolveResult
+    from nonosat.engines.counting import SolutionCount
     from nonosat.puzzle import Puzzle
 
 EngineOpt = Annotated[
@@ -72,6 +78,15 @@ StateOpt = Annotated[
         metavar="FILE",
         help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
         "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
+    ),
+]
+
+CountOpt = Annotated[
+    bool,
+    typer.Option(
+        "--count", "-c",
+        help="With several solutions, count them exactly (model counter, within what is left of "
+        "--timeout); prints 'N solutions', else the lower bound found.",
     ),
 ]
 
@@ -107,6 +122,7 @@ def solve_command(
     format: FormatOpt = None,
     index: IndexOpt = None,
     sat_solver: SatSolverOpt = None,
+    count: CountOpt = False,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
     from nonosat.engines import solve
@@ -123,10 +139,20 @@ def solve_command(
         if engine != "sat":
             raise EngineError("--sat-solver applies to --engine sat")
         options["solver"] = sat_solver
+    started = time.perf_counter()
     result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout, **options)
+    counted = None
+    if count:
+        from nonosat.engines.counting import count_after_solve
+
+        left = None if timeout is None else max(timeout - (time.perf_counter() - started), 0.0)
+        counted = count_after_solve(puzzle, result, limit=limit, partial=partial, timeout=left)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
-        print_json(result.to_json(puzzle, name))
+        out = result.to_json(puzzle, name)
+        if counted is not None:
+            out.update(counted.to_json())
+        print_json(out)
     elif puzzle.is_colour:
         from rich.console import Console
 
@@ -138,19 +164,20 @@ def solve_command(
                 console.print(f"solution {k}:")
             console.print(render_colour_text(puzzle, sol))
             console.print("")
-        console.print(verdict_line(puzzle, result, limit), markup=False)
+        console.print(verdict_line(puzzle, result, limit, counted), markup=False)
         from nonosat.analysis.colour import colour_solve_classification
 
         console.print(f"classification: {colour_solve_classification(puzzle, result, partial)}",
                       markup=False)
     else:
-        for line in report_lines(puzzle, result, limit, partial):
+        for line in report_lines(puzzle, result, limit, partial, counted):
             typer.echo(line)
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
 def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
-                 partial: np.ndarray | None = None) -> list[str]:
+                 partial: np.ndarray | None = None,
+                 counted: SolutionCount | None = None) -> list[str]:
     """The text report of ``nonosat solve``: the solution grids (at most :data:`SHOWN`; with
     several, the cells that differ between the solutions found marked by :func:`mark_differences`),
     the davidje13 short codes (``short image``: the solution, or with several solutions the cells
@@ -175,21 +202,29 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
     if several:
         lines += ["'@' filled, '.' empty: cells that differ between the solutions found", ""]
     lines += short_codes(puzzle, solutions)
-    lines.append(verdict_line(puzzle, result, limit))
+    lines.append(verdict_line(puzzle, result, limit, counted))
     from nonosat.analysis.classify import solve_classification
 
     lines.append(f"classification: {solve_classification(puzzle, result, partial)}")
     return lines
 
 
-def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int) -> str:
+def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int,
+                 counted: SolutionCount | None = None) -> str:
     """``NAME (WxH): VERDICT [ENGINE, TIME s]``; several solutions are counted ("48 solutions
-    found (limit 100)"), and a load of the engine of :data:`LOAD_SHOWN_S` or more is said apart
-    from the engine's time."""
+    found (limit 100)"; with an exact count ``counted`` from the model counter, "48 solutions",
+    its time said after the engine's), and a load of the engine of :data:`LOAD_SHOWN_S` or more
+    is said apart from the engine's time."""
     verdict = _VERDICT[result.status]
     if result.status is Status.MULTIPLE:
         verdict = f"{len(result.solutions)} solutions found (limit {limit})"
+        if counted is not None and counted.exact and counted.count is not None:
+            verdict = counted.describe()
+        elif counted is not None:
+            verdict += f"; not counted exactly ({counted.reason or 'counter did not finish'})"
     timing = f"{result.engine}, {result.time_s:.3f} s"
+    if counted is not None and counted.method not in ("engine", "lower bound"):
+        timing += f"; counted by {counted.method} in {counted.time_s:.3f} s"
     if result.load_s >= LOAD_SHOWN_S:
         timing += f"; loading the engine's kernels and libraries: {result.load_s:.1f} s"
     return f"{puzzle.describe()}: {verdict} [{timing}]"
