@@ -15,8 +15,9 @@ Steps (:func:`picture_grid`):
    (:func:`skimage.filters.threshold_otsu`: the threshold that maximises the between-class
    variance of the grey histogram); darker than the threshold is filled.  A fixed threshold
    (0-255) can be given instead.  **Colour** (``colours >= 2`` colours besides the background):
-   Pillow's median-cut quantiser (:meth:`PIL.Image.Image.quantize`) reduces the scaled picture to
-   ``colours + 1`` colours; the most frequent colour on the border is the background.
+   Pillow's median-cut quantiser (:meth:`PIL.Image.Image.quantize`) chooses ``colours + 1``
+   colours from the picture before scaling, and each cell of the scaled picture takes the nearest
+   of them; the most frequent colour on the border is the background.
 4. **Specks** (optional, ``despeckle=N``): connected regions of at most ``N`` cells (4-connected,
    per colour) are painted the colour most common around them
    (:func:`skimage.measure.label`): a lone pixel adds two clues and almost never helps the
@@ -186,20 +187,33 @@ def threshold_picture(rgb: Any, threshold: float | None = None, invert: bool = F
         threshold = 128.0
         filled = grey < threshold
     else:
-        threshold = float(threshold_otsu(grey))
+        threshold = float(threshold_otsu(grey.astype(np.uint8)))
         filled = grey <= threshold  # skimage's convention: above the threshold is foreground
     return (~filled if invert else filled), float(threshold)
 
 
-def quantise_picture(rgb: Any, colours: int) -> tuple[np.ndarray, Palette]:
-    """Colour indices (int8 ``(h, w)``, 0 = background) and palette of a scaled picture reduced
-    to at most ``colours`` colours besides the background (Pillow's median cut).  Colours are
-    named by their hex code; the background is the most frequent colour on the border."""
+def quantise_picture(rgb: Any, colours: int, source: Any = None) -> tuple[np.ndarray, Palette]:
+    """Colour indices (int8 ``(h, w)``, 0 = background) and palette of a scaled picture ``rgb``
+    reduced to at most ``colours`` colours besides the background.
+
+    The palette is chosen by Pillow's median cut on ``source`` (the picture before scaling, at
+    most 512 pixels a side, scaled without antialiasing: its flat areas, not the greys that
+    scaling makes at their edges, decide the colours; ``rgb`` itself when omitted), then each
+    cell takes the nearest palette colour (no dithering).  Colours are named by their hex code
+    (the background ``white`` when it is); the background is the most frequent colour on the
+    border."""
     from PIL import Image
 
     if not 1 <= colours <= MAX_COLOURS - 1:
         raise ValueError(f"colours must be 1..{MAX_COLOURS - 1}")
-    quant = rgb.quantize(colors=colours + 1, method=Image.Quantize.MEDIANCUT, dither=0)
+    base = rgb if source is None else source
+    w, h = base.size
+    scale = min(1.0, 512 / max(w, h))
+    base = base.resize((max(1, round(w * scale)), max(1, round(h * scale))),
+                       Image.Resampling.NEAREST)
+    chosen = base.quantize(colors=colours + 1, method=Image.Quantize.MEDIANCUT,
+                           dither=Image.Dither.NONE)
+    quant = rgb.quantize(palette=chosen, dither=Image.Dither.NONE)
     idx = np.asarray(quant, dtype=np.int64)
     pal = quant.getpalette()[: 3 * 256]
     used = sorted(set(np.unique(idx).tolist()))
@@ -311,7 +325,7 @@ def picture_grid(
         picture, t = threshold_picture(small, threshold, invert)
         palette = None
     else:
-        picture, palette = quantise_picture(small, colours)
+        picture, palette = quantise_picture(small, colours, rgb)
         t = None
     picture, specks = remove_specks(picture, despeckle)
     return PictureGrid(picture, palette, kind, used, t, specks, source)
