@@ -281,3 +281,42 @@ def test_cli_help_teaches():
 
 def test_unknown_cell_check_uses_the_cell_values():
     assert int(Cell.UNKNOWN) == 3  # open_cells compares the native grid with Cell.UNKNOWN
+
+
+# -- studio API --------------------------------------------------------------------------------
+def test_studio_picture_import_and_make_unique():
+    from fastapi.testclient import TestClient
+
+    from nonosat.studio.app import create_app
+
+    client = TestClient(create_app())
+    files = {"file": ("ring.png", drawing(), "image/png")}
+    got = client.post("/api/picture", files=files, data={"width": "16", "height": "12"})
+    assert got.status_code == 200, got.text
+    body = got.json()
+    assert (body["width"], body["height"], body["kind"]) == (16, 12, "line art")
+    goal = body["puzzle"]["goal"]
+    assert len(goal) == 12 and all(len(r) == 16 for r in goal) and goal[6][8] == "#"
+    darker = client.post("/api/picture", files=files,
+                         data={"width": "16", "height": "12", "threshold": "5"}).json()
+    assert sum(r.count("#") for r in darker["puzzle"]["goal"]) < sum(r.count("#") for r in goal)
+    # bad input: one message, no decoding of a bomb, bad numbers
+    bomb = client.post("/api/picture", files={"file": ("b.png", _png_header(9000, 9000))},
+                       data={"width": "10"})
+    assert bomb.status_code == 400 and "pixels" in bomb.json()["detail"]
+    assert client.post("/api/picture", files=files, data={"width": "0"}).status_code == 422
+    assert client.post("/api/picture", files={"file": ("x.png", b"junk")}).status_code == 400
+    # make unique: changes proposed, not applied; the proposal is unique by CP-SAT
+    pic = _ambiguous_picture()
+    puzzle = Puzzle.from_picture(pic)
+    payload = {"puzzle": {"rows": [list(c) for c in puzzle.rows],
+                          "cols": [list(c) for c in puzzle.cols],
+                          "goal": ["".join("#" if v else "." for v in row) for row in pic]}}
+    made = client.post("/api/make-unique", json=payload).json()
+    assert made["status"] == "unique" and made["changed"]
+    proposal = np.array([[ch == "#" for ch in row] for row in made["picture"]])
+    assert sorted(map(list, zip(*np.nonzero(proposal != pic), strict=True))) == \
+        sorted(made["changed"])
+    assert unique_by_cpsat(Puzzle.from_picture(proposal))
+    no_goal = client.post("/api/make-unique", json={"puzzle": {"rows": [[1]], "cols": [[1]]}})
+    assert no_goal.status_code == 422

@@ -238,8 +238,12 @@ def _options(picture: np.ndarray, fix: np.ndarray, cell: tuple[int, int], colour
 def _slack(picture: np.ndarray, cell: tuple[int, int], palette: Palette | None) -> int:
     """Free cells of the row and the column of ``cell`` under their clues (the line length less
     the least length the clue needs), summed."""
-    from nonosat.puzzle import clue_min_length, clue_min_length_colour, line_blocks
-    from nonosat.puzzle import line_colour_blocks
+    from nonosat.puzzle import (
+        clue_min_length,
+        clue_min_length_colour,
+        line_blocks,
+        line_colour_blocks,
+    )
 
     r, c = cell
     total = 0
