@@ -199,6 +199,7 @@ export class Editor {
   /** Something changed: redraw (unless `drawn` already), re-analyse soon. */
   changed(drawn = false) {
     this.version += 1;
+    if (this.app.pictures && this.app.pictures.proposal) this.app.pictures.discard(true);
     this.last = null;
     $("verdict").dataset.busy = "true";
     if (this.app.mode === "edit") {
