@@ -46,10 +46,13 @@ import numpy as np
 from nonosat.engines import Status, solve
 from nonosat.puzzle import Cell, Palette, Puzzle
 
-#: Candidate cells scored per step (the ambiguous ones first, then open ones, sampled).
+#: Candidate cells scored per step (the ambiguous ones first, then open ones, sampled); a
+#: third of them for colour pictures, each with at most two colours.
 CANDIDATES = 48
 #: Seconds one uniqueness check may take at most.
 CHECK_TIMEOUT = 2.0
+#: The least a uniqueness check gets after checks that gave up (see ``_Checker.check``).
+MIN_CHECK_TIMEOUT = 0.25
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -188,6 +191,7 @@ class _Checker:
         self.engine = engine
         self.deadline = deadline
         self.checks = 0
+        self.budget = CHECK_TIMEOUT
 
     def left(self) -> float | None:
         return None if self.deadline is None else max(self.deadline - time.perf_counter(), 0.0)
@@ -207,8 +211,15 @@ class _Checker:
         if self.logic is not None:
             return False, open_mask, None, Status.UNKNOWN
         left = self.left()
-        timeout = CHECK_TIMEOUT if left is None else min(left, CHECK_TIMEOUT)
-        result = solve(puzzle, self.engine, limit=2, timeout=max(timeout, 0.01))
+        timeout = self.budget if left is None else min(left, self.budget)
+        # colour: the portfolio's hand-off to SAT builds the colour CNF in Python (about half a
+        # second on 30x30, not bounded by the time limit), so the native search checks alone
+        engine = "native" if puzzle.is_colour and self.engine == "auto" else self.engine
+        result = solve(puzzle, engine, limit=2, timeout=max(timeout, 0.01))
+        # a check that gives up halves the next one's budget (a picture that hard is changed
+        # further anyway); a decided one restores it
+        self.budget = (max(self.budget / 2, MIN_CHECK_TIMEOUT) if result.status is Status.UNKNOWN
+                       else CHECK_TIMEOUT)
         if result.status is Status.UNIQUE:
             return True, open_mask, None, result.status
         differ = None
@@ -231,8 +242,10 @@ def _options(picture: np.ndarray, fix: np.ndarray, cell: tuple[int, int], colour
         if 0 <= r + dr < h and 0 <= c + dc < w:
             allowed.add(int(picture[r + dr, c + dc]))
     allowed.discard(here)
-    allowed.add(0) if here != 0 else None
-    return sorted(allowed)[:4]
+    # the background first (a cell emptied), then the other colours, at most two: a colour
+    # candidate costs ~20 ms (the puzzle's clues re-derived and validated, then line solving)
+    ordered = sorted(allowed, key=lambda k: (k != 0, k))
+    return ordered[:2]
 
 
 def _slack(picture: np.ndarray, cell: tuple[int, int], palette: Palette | None) -> int:
@@ -349,7 +362,8 @@ def make_unique(
         assert fix is not None
         best: tuple[tuple[int, int, int], tuple[int, int], int] | None = None
         ties = 0
-        for cell in _candidates(open_mask, differ, rng, candidates):
+        for cell in _candidates(open_mask, differ, rng,
+                                candidates if not colour else max(8, candidates // 3)):
             for value in _options(pic, fix[1], cell, colour):
                 old = pic[cell]
                 pic[cell] = value
