@@ -3,7 +3,9 @@
 ``nonosat solve --count`` and ``nonosat analyse`` use :func:`count_solutions`; it encodes the
 puzzle (black-and-white: the default ``order`` encoding, :func:`nonosat.encodings.cnf.encode`;
 colour: :func:`nonosat.encodings.cnf_colour.encode_colour`) and counts the models projected on
-the cell variables with Ganak (:mod:`nonosat.encodings.count`), so that the auxiliary variables
+the cell variables with Ganak (:mod:`nonosat.encodings.count`), after the cells the native
+solver's root node (line propagation and probing) fixes are added as unit clauses (they hold in
+every solution, and they shrink the counter's work), so that the auxiliary variables
 of the encoding never change the count: black-and-white cells are variables ``1 .. h*w``, colour
 cells the ``h*w*C`` "cell has colour k" variables (exactly one per cell, so their projected
 models are the pictures).  The count is exact but not certified (no proof accompanies it).
@@ -70,6 +72,7 @@ def count_solutions(
     partial: np.ndarray | None = None,
     timeout: float | None = DEFAULT_COUNT_TIMEOUT,
     encoding: str = "order",
+    simplify: bool = True,
 ) -> SolutionCount:
     """Count the solutions of ``puzzle`` (agreeing with ``partial``) with the model counter.
 
@@ -86,6 +89,9 @@ def count_solutions(
         Black-and-white line encoding (:func:`nonosat.encodings.cnf.encode`); every encoding
         gives the same projected count (the ``dfa`` encoding's unprojected count is far larger:
         its automaton variables are not functions of the cells).
+    simplify : bool
+        Add the cells the native root node fixes as unit clauses first (:func:`root_fixpoint`;
+        sound: they hold in every solution).  ``False`` counts the encoding alone.
 
     Returns
     -------
@@ -103,6 +109,12 @@ def count_solutions(
     from nonosat.encodings.count import COUNTER_NAME, count_models
 
     h, w = puzzle.shape
+    start = time.perf_counter()
+    if simplify:
+        fixed = root_fixpoint(puzzle, partial)
+        if fixed is None:  # logic refutes the puzzle: no solution
+            return SolutionCount(0, True, "engine", time.perf_counter() - start)
+        partial = fixed
     if puzzle.is_colour:
         from nonosat.encodings.cnf_colour import encode_colour
 
@@ -115,8 +127,31 @@ def count_solutions(
         benc = encode(puzzle, encoding, partial)
         cells = h * w
         nvars, clauses = max(benc.nvars, cells), benc.clauses
-    result = count_models(clauses, nvars, range(1, cells + 1), timeout=timeout)
-    return SolutionCount(result.count, result.exact, COUNTER_NAME, result.time_s, result.reason)
+    left = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
+    result = count_models(clauses, nvars, range(1, cells + 1), timeout=left)
+    return SolutionCount(result.count, result.exact, COUNTER_NAME,
+                         time.perf_counter() - start, result.reason)
+
+
+def root_fixpoint(puzzle: Puzzle, partial: np.ndarray | None = None) -> np.ndarray | None:
+    """The native solver's root node from ``partial`` (line propagation and failed-literal
+    probing to a fixpoint, compiled): every cell it fixes has that value in every solution, so
+    its units leave the count unchanged and make the counter's formula far smaller.  ``None``
+    on a contradiction (no solution)."""
+    import numpy as np
+
+    if puzzle.is_colour:
+        from nonosat.native.colour import ColourProblem
+
+        full = (1 << puzzle.n_colours) - 1
+        start = (np.full(puzzle.shape, full, dtype=np.int32) if partial is None
+                 else np.asarray(partial, dtype=np.int32))
+        flat = start.reshape(-1).copy()
+        return flat.reshape(puzzle.shape) if ColourProblem.of(puzzle).probe(flat) else None
+    from nonosat.native.probe import probe_grid
+
+    got = probe_grid(puzzle, partial)
+    return None if got is None else got[0]
 
 
 def count_after_solve(
