@@ -25,6 +25,7 @@ from nonosat.engines import Status, solve
 from nonosat.engines.counting import count_after_solve, count_solutions
 from nonosat.formats import read_puzzle
 from nonosat.puzzle import Colour, Palette, Puzzle, line_blocks, line_colour_blocks
+from tests.test_cli_contract import validate
 
 REPO = Path(__file__).resolve().parent.parent
 GAMES = REPO / "games"
@@ -271,9 +272,11 @@ def test_solve_count_prints_the_exact_count():
 def test_solve_count_json_and_analyse_json():
     done = run("solve", str(GAMES / "ladybird-ambiguous.xml"), "--count", "--json")
     out = json.loads(done.stdout)
+    validate("solve", out)
     assert (out["solution_count"], out["solution_count_exact"]) == (2, True)
     done = run("analyse", str(GAMES / "cross-ambiguous.non"), "--json", "--backdoor-timeout", "0")
     out = json.loads(done.stdout)
+    validate("analyse", out)
     assert (out["solution_count"], out["solution_count_exact"]) == (48, True)
     assert out["count_method"] == "ganak (pyganak)"
     text = run("analyse", str(GAMES / "cross-ambiguous.non"), "--backdoor-timeout", "0").stdout

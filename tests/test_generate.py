@@ -29,6 +29,7 @@ from nonosat.generate.picture import (
 from nonosat.generate.random import random_puzzle
 from nonosat.generate.unique import make_unique
 from nonosat.puzzle import Cell, Puzzle
+from tests.test_cli_contract import validate
 
 runner = CliRunner()
 
@@ -229,12 +230,13 @@ def test_cli_picture_to_puzzle_with_diff_and_json(tmp_path):
                                "--diff", str(diff), "--json"])
     assert done.exit_code == 0, done.output
     report = json.loads(done.stdout)
+    validate("generate", report)
     assert report["status"] == "unique" and report["kind"] == "line art"
     puzzle = read_puzzle(out)
     assert unique_by_cpsat(puzzle)
     image = Image.open(diff)
     assert image.size == (16 * 12 + 1, 12 * 12 + 1)
-    for r, c in report["changed"]:   # each changed cell is outlined in red
+    for r, c in ((x["row"], x["col"]) for x in report["changed"]):  # outlined in red
         assert image.getpixel(((c - 1) * 12 + 1, (r - 1) * 12 + 6))[0] > 200
     # never overwrite without --force; the file is left as it was
     before = out.read_bytes()
@@ -267,6 +269,7 @@ def test_cli_random_batch_to_a_file_and_to_a_directory(tmp_path):
     done = runner.invoke(app, ["generate", "--random", "8x8", "--count", "2", "--seed", "4",
                                "--out", str(folder), "--json"])
     assert done.exit_code == 0, done.output
+    validate("generate", json.loads(done.stdout))
     files = sorted(folder.iterdir())
     assert len(files) == 2
     assert read_puzzle(files[0]) == puzzles[0]   # the same seeds give the same puzzles

@@ -205,26 +205,41 @@ def test_a_solution_of_the_wrong_size_is_bad_input():
 
 def test_undecided_when_the_certifier_runs_out_of_time(monkeypatch):
     import nonosat.certificates as certificate
+    import nonosat.certify as certifier
 
     def out_of_time(puzzle, **kwargs):
         return certificate.Certificate(puzzle, "unknown", [], "order", 1, "cadical195")
 
-    monkeypatch.setattr(certificate, "certify", out_of_time)
+    monkeypatch.setattr(certifier, "certify", out_of_time)  # the proof step, after the verdict
     judgement = verify(UNIQUE, "unique", timeout=1.0)
     assert judgement.outcome == "undecided" and "1 s" in judgement.reason
 
 
+@pytest.mark.parametrize("puzzle", [UNIQUE, MULTIPLE], ids=["unique", "multiple"])
+def test_undecided_when_the_verdict_runs_out_of_time(monkeypatch, puzzle):
+    """The portfolio gives up (as 'nonosat solve' would): no claim is judged either way."""
+    import nonosat.certify as certifier
+    from nonosat.engines import SolveResult, Status
+
+    monkeypatch.setattr(certifier, "decide", lambda puzzle, **kw: SolveResult(
+        Status.UNKNOWN, [], "native+sat", 1.0))
+    for claim in ("unique", "multiple", "none"):
+        judgement = verify(puzzle, claim, timeout=1.0)
+        assert judgement.outcome == "undecided" and "1 s" in judgement.reason
+
+
 def test_a_rejected_proof_is_undecided_never_confirmed(monkeypatch):
     import nonosat.certificates as certificate
+    import nonosat.certify as certifier
 
-    real = certificate.certify
+    real = certifier.certify
 
     def rejected(puzzle, **kwargs):
         cert = real(puzzle, **kwargs)
         cert.checks = [certificate.ProofCheck("dratify", False, "lemma 3 is not RUP", 0.0)]
         return cert
 
-    monkeypatch.setattr(certificate, "certify", rejected)
+    monkeypatch.setattr(certifier, "certify", rejected)
     judgement = verify(UNIQUE, "unique")
     assert judgement.outcome == "undecided" and "rejects the proof" in judgement.reason
 
@@ -299,8 +314,9 @@ def test_cli_two_solutions_shown_when_unique_is_refuted(tmp_path):
 
 def test_cli_undecided_exits_4(tmp_path, monkeypatch):
     import nonosat.certificates as certificate
+    import nonosat.certify as certifier
 
-    monkeypatch.setattr(certificate, "certify", lambda puzzle, **kw: certificate.Certificate(
+    monkeypatch.setattr(certifier, "certify", lambda puzzle, **kw: certificate.Certificate(
         puzzle, "unknown", [], "order", 1, "cadical195"))
     path = write_grid(tmp_path / "p.txt", brute_force(UNIQUE)[0])
     result = runner.invoke(app, ["verify", str(path), "--claim", "unique", "--timeout", "0.5"])
@@ -467,29 +483,31 @@ def test_tournament_slice_exactly_the_planted_mistakes_are_refuted(tmp_path, taa
     result = runner.invoke(app, ["verify", "--results", str(results), str(corpus_path(*TAAI)),
                                  "--out", str(out), "--jobs", "2", "--json", "--timeout", "60"])
     assert result.exit_code == 1, result.output
-    report = json.loads(result.stdout)
-    records = {r["id"]: r for r in report["records"]}
-    refuted = {r["id"] for r in report["refuted"]}
+    lines = [json.loads(line) for line in result.stdout.splitlines()]  # JSON Lines
+    report = lines[-1]
+    assert report["kind"] == "summary" and all(r["command"] == "verify" for r in lines)
+    records = {r["row_id"]: r for r in lines[:-1]}
+    refuted = {r["row_id"] for r in report["refuted"]}
     assert refuted == {rows[n]["id"] for n in planted}
     for n, row in rows.items():
         record = records[row["id"]]
         if n not in planted:
-            assert record["status"] == "confirmed", record
+            assert record["outcome"] == "confirmed" and record["ok"], record
             continue
-        assert record["status"] == "refuted"
+        assert record["outcome"] == "refuted" and not record["ok"]
         witness = Path(record["witness_dir"])
         assert witness.parent == out and record["witness"] == planted[n]
         check_witness(puzzles[n], witness, planted[n])
-    assert records["taai2011.txt#5000"]["status"] == "bad-row"
+    assert records["taai2011.txt#5000"]["outcome"] == "bad-row"
     assert "not found" in records["taai2011.txt#5000"]["reason"]
-    assert records["taai2011.txt#21"]["status"] == "bad-row"
+    assert records["taai2011.txt#21"]["outcome"] == "bad-row"
     assert "wrong size" in records["taai2011.txt#21"]["reason"]
-    assert records["taai2011.txt#22"]["status"] == "unjudged"
+    assert records["taai2011.txt#22"]["outcome"] == "unjudged"
     table = report["table"]
     assert sum(sum(c.values()) for c in table.values()) == len(rows) + len(extra)
     assert table["unique"]["refuted"] >= 1 and table["none"] == {"refuted": 1}
     # only refuted rows get a witness directory
     assert {p.name for p in out.iterdir()} == {Path(records[rows[n]["id"]]["witness_dir"]).name
                                                for n in planted}
-    assert {(r["id"], r["evidence"]) for r in report["refuted"]} == {
+    assert {(r["row_id"], r["evidence"]) for r in report["refuted"]} == {
         (rows[n]["id"], planted[n]) for n in planted}

@@ -22,7 +22,7 @@ file each (--format, default non).
 \b
 Examples:
   nonosat generate cat.png --size 30x30 --out cat.non
-  nonosat generate logo.png --size 25x20 --colours 3 --grade 1 --diff changes.png --out logo.xml
+  nonosat generate logo.png -s 25x20 -k 3 -g 1 --diff changes.png -o logo.xml
   nonosat generate --random 25x25 --grade 1 --seed 7 --out r.non
   nonosat generate --random 15x15 --count 20 --out batch.nonpack
 """
@@ -43,12 +43,14 @@ from nonosat.cli.common import (
     EXIT_OK,
     FormatOpt,
     JsonOpt,
-    TimeoutOpt,
     announce_compile,
     fail,
     handle_errors,
-    print_json,
 )
+from nonosat.cli.options import timeout_option
+from nonosat.cli.output import emit
+
+TimeoutOpt = timeout_option("generate", "Stop the search after SECONDS per puzzle (exit 4)")
 
 PictureArg = Annotated[
     Path | None,
@@ -281,7 +283,7 @@ def _finish(made, out, format, force, diff, certify, json_output, total_s, write
     cert_info = _certify(made, certify, force) if certify is not None else None
     code = _exit_code(made)
     if json_output:
-        print_json({**made.to_json(), "out": str(out), "format": fmt.name,
+        emit("generate", {**made.to_json(), "out": str(out), "format": fmt.name,
                     "diff": None if diff is None else str(diff), "certificate": cert_info,
                     "total_s": round(total_s, 6)})
         raise typer.Exit(code)
@@ -381,7 +383,7 @@ def _random(random, out, colours, grade, density, seed, count, timeout, force, j
     reached = sum(m.reached for m in made_all)
     code = EXIT_OK if reached == count else EXIT_MULTIPLE
     if json_output:
-        print_json({"count": count, "reached": reached, "total_s": round(total, 6),
+        emit("generate", {"count": count, "reached": reached, "total_s": round(total, 6),
                     "per_second": round(count / total, 3) if total else None,
                     "written": paths, "puzzles": [m.to_json() for m in made_all]})
         raise typer.Exit(code)

@@ -109,7 +109,8 @@ class Generated:
         return int(self.changed.sum())
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-serialisable summary (cells 1-based ``[row, col]``)."""
+        """JSON-serialisable summary (cells 1-based ``{"row", "col"}``, as the JSON contract of
+        ``docs/cli.md``)."""
         h, w = self.picture.shape
         return {
             "width": w, "height": h,
@@ -120,8 +121,8 @@ class Generated:
             "grade": self.grade, "grade_name": self.grade_name,
             "cells_changed": self.changes,
             "share_changed": round(self.changes / (h * w), 6),
-            "changed": [[int(r) + 1, int(c) + 1] for r, c in zip(*np.nonzero(self.changed),
-                                                                   strict=True)],
+            "changed": [{"row": int(r) + 1, "col": int(c) + 1}
+                        for r, c in zip(*np.nonzero(self.changed), strict=True)],
             "steps": self.steps,
             "time_s": round(self.time_s, 6),
             "reason": self.reason,

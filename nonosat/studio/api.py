@@ -390,7 +390,7 @@ async def make_unique_endpoint(body: MakeUniqueRequest, request: Request) -> dic
         made = make_unique(np.asarray(puzzle.goal, dtype=bool), grade=body.grade,
                            timeout=timeout, should_stop=should_stop, title=puzzle.title)
         out = made.to_json()
-        out["changed"] = [[r - 1, c - 1] for r, c in out["changed"]]
+        out["changed"] = [[c["row"] - 1, c["col"] - 1] for c in out["changed"]]
         out["picture"] = puzzle_to_json(made.puzzle)["goal"]
         return out
 
@@ -466,8 +466,8 @@ async def render(body: RenderRequest, request: Request) -> Response:
 async def certify(body: CertifyRequest, request: Request) -> Response:
     """Headers ``X-Nonosat-Verdict`` (unique / multiple / none) and ``X-Nonosat-Certified``
     (the proof was checked and accepted).  A verdict not reached in time: 422."""
-    from nonosat.certificates import certificate_files, resolve_checkers
-    from nonosat.certify import certify_puzzle
+    from nonosat.certificates import resolve_checkers
+    from nonosat.certify import certificate_files_of, certify_puzzle
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout, default=20.0)
@@ -478,7 +478,7 @@ async def certify(body: CertifyRequest, request: Request) -> Response:
             return cert, b""
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-            for name, data in certificate_files(cert).items():
+            for name, data in certificate_files_of(cert).items():  # several: a witness
                 zf.writestr(f"certificate/{name}", data)
         return cert, buf.getvalue()
 
