@@ -22,7 +22,7 @@ file each (--format, default non).
 \b
 Examples:
   nonosat generate cat.png --size 30x30 --out cat.non
-  nonosat generate logo.png -s 25x20 -k 3 -g 1 --diff changes.png -o logo.xml
+  nonosat generate logo.png --size 25x20 -k 3 -g 1 --diff d.png -o logo.xml
   nonosat generate --random 25x25 --grade 1 --seed 7 --out r.non
   nonosat generate --random 15x15 --count 20 --out batch.nonpack
 """
@@ -59,7 +59,7 @@ PictureArg = Annotated[
 ]
 SizeOpt = Annotated[
     str | None,
-    typer.Option("--size", "-s", metavar="WxH",
+    typer.Option("--size", metavar="WxH",
                  help="Grid size in cells, e.g. 30x20 (30 alone: height from the aspect ratio)."),
 ]
 OutOpt = Annotated[
@@ -108,7 +108,7 @@ DensityOpt = Annotated[
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, metavar="S", help="Random seed.")]
 CountOpt = Annotated[
-    int, typer.Option("--count", "-n", min=1, max=100_000, metavar="N",
+    int, typer.Option("--count", min=1, max=100_000, metavar="N",
                       help="--random: make N puzzles (seeds S, S+1, ...).")
 ]
 DiffOpt = Annotated[

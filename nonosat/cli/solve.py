@@ -78,7 +78,7 @@ StateOpt = Annotated[
 CountOpt = Annotated[
     bool,
     typer.Option(
-        "--count", "-c",
+        "--count",
         help="With several solutions, count them exactly (model counter, within what is left of "
         "--timeout); prints 'N solutions', else the lower bound found.",
     ),
