@@ -730,6 +730,7 @@ def analyse_colour(
     backdoor_timeout: float | None = BACKDOOR_TIMEOUT,
     keep_graph: bool = False,
     backdoor_logic: str = "line",
+    count: bool = True,
 ) -> ColourAnalysis:
     """Analyse a colour puzzle as :func:`nonosat.analysis.difficulty.analyse` analyses a
     black-and-white one.
@@ -768,6 +769,8 @@ def analyse_colour(
         Seconds for the backdoor search (``0`` skips it).
     backdoor_logic : str
         What completes the backdoor's givens: ``"line"`` or ``"probing"``.
+    count : bool
+        Count several solutions exactly (as :func:`nonosat.analysis.difficulty.analyse`).
     keep_graph : bool
         Keep the implication graph at the line-solving fixpoint
         (:func:`colour_implication_graph`) in ``graph`` (for export); its figures are in
@@ -793,7 +796,8 @@ def analyse_colour(
     grade = difficulty_grade(staged, search, contradiction=staged.status == "contradiction")
     out = ColourAnalysis(puzzle, status, solutions, counted_all, staged, search, grade,
                          engine=result.engine, solve_time_s=result.time_s,
-                         solution_count=solution_count(puzzle, result, cap, timeout))
+                         solution_count=solution_count(puzzle, result, cap, timeout)
+                         if count else None)
     full = (1 << puzzle.n_colours) - 1
     line_fix = colour_closure(puzzle)(np.full(puzzle.shape, full, dtype=np.int32))
     if line_fix is not None:

@@ -396,6 +396,7 @@ def analyse(
     keep_graph: bool = False,
     backdoor_timeout: float | None = BACKDOOR_TIMEOUT,
     backdoor_logic: str = "line",
+    count: bool = True,
 ) -> Analysis:
     """Analyse ``puzzle`` (module docstring).
 
@@ -425,6 +426,9 @@ def analyse(
     backdoor_logic : str
         The logic the backdoor's givens are completed by: ``"line"`` (line solving) or
         ``"probing"`` (line solving and failed-literal probing).
+    count : bool
+        Count several solutions exactly with the model counter (:func:`solution_count`, at most
+        10 s); ``False`` keeps the lower bound (batch runs: no counter process per puzzle).
 
     Returns
     -------
@@ -465,7 +469,8 @@ def analyse(
                    engine=result.engine, solve_time_s=result.time_s, linked=linked,
                    graph_forced=forced, graph_summary=summary,
                    graph=graph if keep_graph else None,
-                   solution_count=solution_count(puzzle, result, cap, timeout))
+                   solution_count=solution_count(puzzle, result, cap, timeout) if count
+                   else None)
     if line_fix is not None:
         out.parts_after_line = independent_parts(line_fix[0])
     if staged.status == "stuck":

@@ -430,7 +430,8 @@ def grade_of(puzzle: Puzzle, timeout: float | None = 30.0) -> Any:
         from nonosat.analysis.colour import analyse_colour
 
         return analyse_colour(puzzle, structure=False, backdoor_timeout=0,
-                              timeout=timeout).grade
+                              timeout=timeout, count=False).grade
     from nonosat.analysis.difficulty import analyse
 
-    return analyse(puzzle, structure=False, backdoor_timeout=0, timeout=timeout).grade
+    return analyse(puzzle, structure=False, backdoor_timeout=0, timeout=timeout,
+                   count=False).grade
