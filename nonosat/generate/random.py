@@ -116,11 +116,13 @@ def random_puzzle(
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     best: Generated | None = None
+    drawn = 0
     for attempt in range(max(1, attempts)):
         left = None if timeout is None else timeout - (time.perf_counter() - start)
         if (left is not None and left <= 0) or should_stop():
             break
         picture = random_picture(rng, width, height, density, colours)
+        drawn += 1
         got = make_unique(picture, palette, grade=grade, timeout=left, engine=engine,
                           seed=int(rng.integers(1 << 31)),
                           # grade 4-5 (search) must stay hard: random changes, no scoring
@@ -139,11 +141,11 @@ def random_puzzle(
             best = got
         elif best is None:
             best = got
-    assert best is not None or timeout is not None
     if best is None:
         raise TimeoutError("no draw finished within the time limit")
-    if not best.reached and not best.reason:
-        best.reason = (f"grade {best.grade} after {best.info.get('attempts')} draws; "
-                       f"grade {grade} not drawn" if best.grade is not None else "not unique")
+    best.info["draws"] = drawn
+    if not best.reached and (not best.reason or best.grade is not None):
+        best.reason = (f"grade {grade} not drawn in {drawn} draws (closest: grade {best.grade})"
+                       if best.grade is not None else best.reason or "not unique")
     best.time_s = time.perf_counter() - start
     return best
