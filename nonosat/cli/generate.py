@@ -13,8 +13,8 @@ irredundant (each one is needed), not proved fewest.
 Random (--random WxH): a random picture (--density of filled cells, --colours K) repaired until
 unique and exactly grade G when --grade is given (redrawn otherwise); the same --seed gives the
 same puzzle.  --count N makes N puzzles (seeds S, S+1, ...) into one multi-puzzle file (a format
-that holds several: .nonpack, .xml, .txt tournament, ...) or, when --out is a directory, one
-file each (--format, default non).
+that holds several: .nonpack, .xml, .txt tournament, ...) or, when --out is an existing
+directory, one file each (--format, default non).
 
 --out is written in the format of its suffix (or --format) and never overwritten without
 --force.  --certify DIR writes the uniqueness certificate of the puzzle (as 'nonosat certify').
