@@ -11,7 +11,8 @@ whole map), "no solution" (no extra solving: one line-solving fixpoint).  With -
 puzzle with several solutions is counted exactly ("48 solutions"): the CNF encoding's models
 projected on the cell variables, counted by Ganak (pyganak) within what is left of --timeout;
 exact, but not certified.  If the count does not finish, the verdict keeps the lower bound.
-With --json, one JSON object (with --count: solution_count and solution_count_exact).  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
+With --json, one JSON object (with --count: solution_count and solution_count_exact).  The
+puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
 
 \b
 Examples:
@@ -44,10 +45,12 @@ from nonosat.cli.options import (
     IndexOpt,
     JsonOpt,
     PuzzleArg,
+    TaaiOutOpt,
     timeout_option,
 )
 from nonosat.cli.output import brief_line, echo_grid, emit, fit_line
 from nonosat.engines import Status
+from nonosat.text import printable, printable_lines
 
 if TYPE_CHECKING:
     import numpy as np
@@ -84,6 +87,10 @@ CountOpt = Annotated[
     ),
 ]
 
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Replace an existing --taai-out FILE.")
+]
+
 SatSolverOpt = Annotated[
     str | None,
     typer.Option(
@@ -117,6 +124,8 @@ def solve_command(
     index: IndexOpt = None,
     sat_solver: SatSolverOpt = None,
     brief: BriefOpt = False,
+    taai_out: TaaiOutOpt = None,
+    force: ForceOpt = False,
     count: CountOpt = False,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
@@ -143,6 +152,16 @@ def solve_command(
         left = None if timeout is None else max(timeout - (time.perf_counter() - started), 0.0)
         counted = count_after_solve(puzzle, result, limit=limit, partial=partial, timeout=left)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+    if taai_out is not None:
+        from nonosat.errors import FormatError
+        from nonosat.formats.tournament import save_solutions
+
+        if puzzle.is_colour:
+            raise FormatError(str(taai_out), None, "tournament solution files hold "
+                              "black-and-white puzzles only")
+        number = index if index is not None else (puzzle.number or 1)
+        first = result.solutions[0] if result.solutions else None
+        save_solutions(taai_out, [(number, puzzle.shape, first)], force)
     if json_output:
         emit("solve", {**result.to_json(puzzle, name), **solve_extras(puzzle, result, partial),
                        **({} if counted is None else counted.to_json())})
@@ -164,14 +183,16 @@ def solve_command(
             else:
                 echo_grid(plain, "grid", puzzle.shape)
             console.print("")
-        console.print(f"{name}: {verdict_line(puzzle, result, limit, counted)}", markup=False)
+        console.print(f"{printable(name)}: {verdict_line(puzzle, result, limit, counted)}",
+                      markup=False)
         from nonosat.analysis.colour import colour_solve_classification
 
-        console.print(f"classification: {colour_solve_classification(puzzle, result, partial)}",
-                      markup=False)
+        console.print(printable(
+            f"classification: {colour_solve_classification(puzzle, result, partial)}"
+        ), markup=False)
     else:
         for line in report_lines(puzzle, result, limit, partial, name, counted):
-            typer.echo(line)
+            typer.echo(printable_lines(line))
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
@@ -224,7 +245,7 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
         lines += ["'@' filled, '.' empty: cells that differ between the solutions found", ""]
     lines += [fit_line(line, "short codes") for line in short_codes(puzzle, solutions)]
     verdict = verdict_line(puzzle, result, limit, counted)
-    lines.append(f"{name}: {verdict}" if name is not None else verdict)
+    lines.append(f"{printable(name)}: {verdict}" if name is not None else verdict)
     from nonosat.analysis.classify import solve_classification
 
     lines.append(f"classification: {solve_classification(puzzle, result, partial)}")
@@ -249,7 +270,7 @@ def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int,
         timing += f"; counted by {counted.method} in {counted.time_s:.3f} s"
     if result.load_s >= LOAD_SHOWN_S:
         timing += f"; loading the engine's kernels and libraries: {result.load_s:.1f} s"
-    return f"{puzzle.describe()}: {verdict} [{timing}]"
+    return f"{printable(puzzle.describe())}: {verdict} [{timing}]"
 
 
 def mark_differences(text: str, puzzle: Puzzle, solution: np.ndarray,
