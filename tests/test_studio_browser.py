@@ -835,6 +835,7 @@ def test_import_a_picture_and_make_it_unique_with_undo(driver, server, shot, tmp
     wait(driver, lambda d: grid(d) == rows, message="the automatic threshold did not return")
     assert verdict(driver) == "multiple"
 
+    assert not el(driver, "#make-unique-proposal").is_displayed()  # nothing proposed yet
     el(driver, "#make-unique").click()
     wait(driver, lambda d: el(d, "#make-unique-proposal").is_displayed(),
          message="no proposal shown")

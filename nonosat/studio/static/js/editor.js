@@ -177,6 +177,8 @@ export class Editor {
       grid.setAll(sol || makeGrid(this.height, this.width, "?"));
     }
     grid.mark("given", Array.from(this.givens.keys(), (k) => k.split(",").map(Number)));
+    const proposal = this.app.pictures && this.app.pictures.proposal;
+    if (proposal && proposal.version === this.version) grid.mark("proposed", proposal.changed);
   }
 
   /** Painting (GridView callback). */
