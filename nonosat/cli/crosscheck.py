@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from nonosat import interrupts
+from nonosat.cli import signals
 from nonosat.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -54,7 +56,7 @@ EnginesOpt = Annotated[
 
 _DEFAULT_ENGINES = ",".join(INDEPENDENT_ENGINES)
 _STYLE = {"disagreement": "red", "unknown": "yellow"}
-#: Exit code after Ctrl-C when what finished has no findings (1 when it has).
+#: Exit code after Ctrl-C when what finished has no findings (1 when it has; 143 after SIGTERM).
 EXIT_INTERRUPTED = 130
 #: Seconds between plain progress lines on stderr when it is not a terminal.
 PLAIN_PROGRESS_SECONDS = 10.0
@@ -99,14 +101,17 @@ def crosscheck_command(
     if not json_output:
         print_table(reports, names)
     if interrupted:
-        typer.echo(
+        signals.announce(
             f"nonosat: interrupted after {len(reports)} of {len(puzzles)} puzzles "
-            "(the table shows those)", err=True,
+            f"(the {'lines' if json_output else 'table'} above show{'' if json_output else 's'} "
+            "those)"
         )
     if any(r.failed for r in reports):
+        if interrupted:
+            signals.KEEP_FAILED.set()  # real findings among what finished: exit 1, not 130
         raise typer.Exit(EXIT_FAILED)
     if interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(128 + (interrupts.requested() or 2))
     if skipped:
         typer.echo(f"nonosat: {len(skipped)} file{'s' if len(skipped) > 1 else ''} in the "
                    "directories could not be read (listed above)", err=True)
