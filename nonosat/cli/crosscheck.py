@@ -87,6 +87,16 @@ def crosscheck_command(
         typer.echo(f"nonosat: not checked: {name}: {why}", err=True)
     reports: list[CrossCheck] = []
     interrupted = False
+
+    def last_words() -> int:
+        # the process must end while an engine is in compiled code: what finished, as below
+        done = list(reports)
+        if not json_output:
+            print_table(done, names)
+        signals.announce(f"nonosat: interrupted after {len(done)} of {len(puzzles)} puzzles")
+        return EXIT_FAILED if any(r.failed for r in done) else 128 + (interrupts.requested() or 2)
+
+    signals.last_words = last_words
     with _Progress(len(puzzles)) as progress:
         try:
             for puzzle_id, puzzle in puzzles:
@@ -98,6 +108,7 @@ def crosscheck_command(
                     print_json(report.to_json())
         except KeyboardInterrupt:
             interrupted = True
+    signals.last_words = None
     if not json_output:
         print_table(reports, names)
     if interrupted:

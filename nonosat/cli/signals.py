@@ -181,9 +181,23 @@ def finish(code: Any) -> None:
     _flush_and_exit(final)
 
 
+#: Set by a command (crosscheck) that can still print what finished when the process has to
+#: end while its main thread is stuck in compiled code: called by :func:`hard_exit` in the
+#: watcher thread; returns the exit code, or None for 128 + the signal number.
+last_words: Any = None
+
+
 def hard_exit() -> None:
-    """End the process now with 128 + the signal received (the watcher thread's last resort)."""
+    """End the process now with 128 + the signal received (the watcher thread's last resort),
+    after :data:`last_words` when a command set them."""
     signum = interrupts.requested() or signal.SIGINT
+    if last_words is not None and not _exiting.locked():
+        try:
+            code = last_words()
+        except Exception:
+            code = None
+        if code is not None:
+            _flush_and_exit(code)
     announce_done = _announced.is_set()
     if not announce_done:
         try:
