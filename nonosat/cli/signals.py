@@ -90,17 +90,21 @@ def _handler(signum: int, frame: Any) -> None:
         raise interrupts.Interrupted(interrupts.requested() or signum)
 
 
-#: Python code that C calls back (an exception raised there is printed and dropped by ctypes,
-#: and the C code goes on): llvmlite's callbacks while numba compiles or loads a kernel.
-_CALLBACK_PACKAGES = (f"{os.sep}llvmlite{os.sep}",)
+#: Libraries whose Python code must not be unwound half-way: code that C calls back (an
+#: exception raised there is printed and dropped by ctypes, and the C code goes on: llvmlite's
+#: callbacks while numba compiles or loads a kernel), and wrappers that keep a C object's state
+#: in Python (PySAT's ``delete`` frees the solver, then forgets it: unwound in between, the
+#: solver is freed twice, "double free or corruption"; OR-Tools, numba's compiler).
+_NO_RAISE_PACKAGES = tuple(f"{os.sep}{name}{os.sep}"
+                           for name in ("llvmlite", "numba", "pysat", "ortools"))
 
 
 def _in_callback(frame: Any) -> bool:
-    """Whether ``frame`` or one of its callers runs in :data:`_CALLBACK_PACKAGES` (the flag is
+    """Whether ``frame`` or one of its callers runs in :data:`_NO_RAISE_PACKAGES` (the flag is
     then only set: the next :func:`nonosat.interrupts.check`, or the watcher, ends the run)."""
     depth = 0
     while frame is not None and depth < 64:
-        if any(package in frame.f_code.co_filename for package in _CALLBACK_PACKAGES):
+        if any(package in frame.f_code.co_filename for package in _NO_RAISE_PACKAGES):
             return True
         frame = frame.f_back
         depth += 1

@@ -13,12 +13,16 @@ call so that a call lasts about :data:`CALL_S` seconds (less when the deadline i
 the clock and :func:`nonosat.interrupts.check` between calls, and goes on.  An interrupt (Ctrl-C,
 ``SIGTERM``) therefore raises :class:`nonosat.interrupts.Interrupted` within about one call, and is
 never reported as a deadline.  The solver keeps its learnt clauses between calls, so the search
-continues where it stopped; each call restarts some of CaDiCaL's schedules, which costs little at
-this length (Faase, 80x95, SAT engine alone: 19.6 s CPU in 190 calls against 19.8 s in 2; taai2011
-#591: 13.7k conflicts in 15 calls against 12.4k in 2).  The first budget
-(:data:`FIRST_CONFLICT_BUDGET`) is small enough for a large puzzle's first call.  A deadline is
-overshot by about one call.  Solvers that PySAT cannot bound (Lingeling) refuse a deadline and
-cannot be interrupted before they return.
+continues where it stopped, but each call restarts some of CaDiCaL's schedules: 100 taai2011
+puzzles (every 10th from 0 and from 5, ``auto``, uniqueness), SAT conflicts 55.1k and 21.1k in 69
+and 44 calls against 44.2k and 19.7k in 36 and 31 unbudgeted calls (CPU 8.4 / 5.7 s against
+6.8-8.9 / 5.2-5.4 s, a loaded machine); Faase (80x95, SAT engine alone) 19.6 s CPU in 190 calls
+against 19.8 s in 2.  The first budget (:data:`FIRST_CONFLICT_BUDGET`, at most what the last
+solver of the process ended with) is small enough for a large puzzle's first call; a formula much
+slower per conflict than the last one can still make the first call last a few seconds (the
+ambiguity map of Knotty: up to 2.9 s on a loaded machine).  A deadline is overshot by about one
+call.  Solvers that PySAT cannot bound (Lingeling) refuse a deadline and cannot be interrupted
+before they return.
 
 PySAT's own Ctrl-C handling in the main thread (a ``longjmp`` out of the solver, which leaves it
 corrupt: double frees, crashes at the next Ctrl-C) is switched off when this module is imported:
@@ -58,15 +62,20 @@ MainThread.check = staticmethod(lambda: False)
 #: The SAT solver used when none is named (CaDiCaL 1.9.5).
 DEFAULT_SOLVER = "Cadical195"
 
-#: First conflict budget of a solve; later budgets follow the conflict rate (about 0.05 s of
-#: CaDiCaL on a 25x25 puzzle, 0.3 s on Faase, 80x95).
+#: First conflict budget of a solver (at most the budget the last solver of the process ended
+#: with); later budgets follow the conflict rate seen.  1000 conflicts: about 0.05 s of CaDiCaL on
+#: a 25x25 puzzle, 0.3 s on Faase (80x95), 3 s on the ambiguity map's queries on Knotty (300
+#: conflicts a second on a loaded machine).
 FIRST_CONFLICT_BUDGET = 1_000
 #: Conflicts per second assumed for the first call under a short deadline (a low estimate).
 FIRST_CONFLICT_RATE = 2_000
-MIN_CONFLICT_BUDGET = 100
+MIN_CONFLICT_BUDGET = 50
 MAX_CONFLICT_BUDGET = 1 << 24
 #: Seconds a budgeted call aims at: the longest an interrupt waits for CaDiCaL.
-CALL_S = 0.25
+CALL_S = 0.4
+
+#: The conflict budget the last solver of this process ended with (0: none yet).
+_last_budget = [0]
 
 
 #: Solvers whose options :class:`SatRun` can set (CaDiCaL's ``options.hpp`` names).
@@ -192,7 +201,9 @@ class SatRun:
         self._solver.append_formula(clauses)
         if flat is not None:
             self.add_flat(*flat)
-        self._budget = 0
+        # the first budget: the default, or less when the last solver of this process needed
+        # less for a call of CALL_S seconds (Knotty's ambiguity queries: about 300 conflicts)
+        self._budget = min(FIRST_CONFLICT_BUDGET, _last_budget[0] or FIRST_CONFLICT_BUDGET)
         if options:
             self._solver.configure(dict(options))
 
@@ -204,6 +215,8 @@ class SatRun:
 
     def close(self) -> None:
         """Free the solver (also done on leaving the ``with`` block)."""
+        if self._budget:
+            _last_budget[0] = self._budget
         self._solver.delete()
 
     def add_clause(self, clause: Sequence[int]) -> None:
@@ -316,22 +329,54 @@ class SatRun:
             while True:
                 interrupts.check()
                 budget = min(left, self._budget or FIRST_CONFLICT_BUDGET)
-                self._solver.conf_budget(budget)
-                self.calls += 1
-                call_start = time.perf_counter()
-                result = self._solver.solve_limited(assumptions=list(assumptions))
-                interrupts.check()
+                result, used = self._call(budget, CALL_S, list(assumptions))
                 if result is not None:
                     return result
-                left -= budget
+                left -= max(used, budget)
                 if left <= 0:
                     return None
-                self._rescale(budget, time.perf_counter() - call_start, CALL_S)
         except NotImplementedError:
             raise EngineError(f"SAT solver {self.name!r} cannot be bounded by a conflict "
                               "budget") from None
         finally:
             self.solve_time_s += time.perf_counter() - start
+
+    def _call(self, budget: int, target: float, assumptions: list[int] | None = None
+              ) -> tuple[bool | None, int]:
+        """One ``solve_limited`` call within ``budget`` conflicts; the next budget is sized from
+        the conflicts it made and its time so that a call lasts about ``target`` seconds.
+        Returns the answer and the conflicts made.
+
+        Raises
+        ------
+        NotImplementedError
+            A solver that cannot be bounded.
+        Interrupted
+            An interrupt was requested meanwhile (the answer is not used).
+        """
+        before = self._conflicts()
+        self._solver.conf_budget(max(1, int(budget)))
+        self.calls += 1
+        call_start = time.perf_counter()
+        if assumptions:
+            result = self._solver.solve_limited(assumptions=assumptions)
+        else:
+            result = self._solver.solve_limited()
+        took = time.perf_counter() - call_start
+        interrupts.check()  # an interrupted search is no answer, and no "deadline" either
+        used = self._conflicts() - before if before is not None else budget
+        if result is None or took >= 0.05:  # a short finished call says little about the rate
+            scaled = int(max(used, 1) * max(target, 0.01) / max(took, 1e-4))
+            self._budget = max(MIN_CONFLICT_BUDGET,
+                               min(scaled, 4 * max(budget, used), MAX_CONFLICT_BUDGET))
+        return result, used
+
+    def _conflicts(self) -> int | None:
+        """Conflicts made so far (None when the solver does not say)."""
+        try:
+            return int((self._solver.accum_stats() or {}).get("conflicts", 0))
+        except NotImplementedError:
+            return None
 
     def _solve_bounded(self, deadline: float | None) -> bool | None:
         while True:
@@ -341,11 +386,10 @@ class SatRun:
             if not self._budget:
                 self._budget = max(MIN_CONFLICT_BUDGET, min(
                     FIRST_CONFLICT_BUDGET, int(max(remaining, CALL_S) * FIRST_CONFLICT_RATE)))
+            # aim at CALL_S seconds, or less when the deadline is nearer
+            left = CALL_S if deadline is None else max(deadline - time.perf_counter(), 0.0)
             try:
-                self._solver.conf_budget(self._budget)
-                call_start = time.perf_counter()
-                self.calls += 1
-                result = self._solver.solve_limited()
+                result, _ = self._call(self._budget, min(left, CALL_S))
             except NotImplementedError:
                 if deadline is None:  # cannot be bounded (nor interrupted): one plain call
                     result = self._solver.solve()
@@ -355,18 +399,8 @@ class SatRun:
                     f"SAT solver {self.name!r} cannot be stopped at a time limit; "
                     "run it without --timeout or choose another solver"
                 ) from None
-            interrupts.check()  # an interrupted search is no answer and no "deadline"
             if result is not None:
                 return result
-            # aim the next call at CALL_S seconds, or less when the deadline is nearer
-            left = CALL_S if deadline is None else max(deadline - time.perf_counter(), 0.0)
-            self._rescale(self._budget, time.perf_counter() - call_start, min(left, CALL_S))
-
-    def _rescale(self, budget: int, took: float, target: float) -> None:
-        """Size the next conflict budget so that a call lasts about ``target`` seconds, from
-        ``budget`` conflicts having taken ``took`` seconds (at most 4x the last budget)."""
-        scaled = int(budget * max(target, 0.01) / max(took, 1e-4))
-        self._budget = max(MIN_CONFLICT_BUDGET, min(scaled, 4 * budget, MAX_CONFLICT_BUDGET))
 
     def model(self) -> list[int]:
         """The model of the last satisfiable :meth:`solve` (signed literals, variable order)."""
