@@ -157,6 +157,29 @@ def temporaries() -> list[str]:
         return sorted(_temporaries)
 
 
+_before_blocking: Callable[[], object] | None = None
+
+
+def on_blocking(hook: Callable[[], object] | None) -> None:
+    """Set the hook :func:`before_blocking` runs once (the CLI starts its native guard there)."""
+    global _before_blocking
+    _before_blocking = hook
+
+
+def before_blocking() -> None:
+    """Called before C code that holds the GIL for long stretches (a SAT solver) is used: runs
+    the hook of :func:`on_blocking` once, in the main thread (elsewhere it waits for a call there)."""
+    global _before_blocking
+    hook = _before_blocking
+    if hook is None or threading.current_thread() is not threading.main_thread():
+        return
+    _before_blocking = None
+    try:
+        hook()
+    except Exception:  # an optional guard: signals are handled without it
+        pass
+
+
 def reset() -> None:
     """Forget a requested interrupt (tests; a process that was interrupted ends)."""
     global _signum

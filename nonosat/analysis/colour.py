@@ -633,6 +633,7 @@ def colour_givens(
     def lit(r: int, c: int) -> int:
         return enc.cell_var(r, c, int(target[r, c]))
 
+    interrupts.before_blocking()  # CaDiCaL holds the GIL (nonosat.encodings.satsolver)
     with Solver(name=solver_name(DEFAULT_SOLVER), bootstrap_with=enc.clauses) as sat:
         sat.add_clause([-lit(int(r), int(c)) for r, c in np.argwhere(open_cells)])
 

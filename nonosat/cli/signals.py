@@ -60,9 +60,25 @@ def install() -> None:
     signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
     for signum in HANDLED:
         signal.signal(signum, _handler)
+    _sockets[:] = [reader, writer]
+    interrupts.on_blocking(_start_native_guard)
     sys.unraisablehook = _unraisable(sys.unraisablehook)
     threading.Thread(target=_watch, args=(reader, writer), name="nonosat-interrupts",
                      daemon=True).start()
+
+
+_sockets: list[socket.socket] = []
+
+
+def _start_native_guard() -> None:
+    """Start :mod:`nonosat.cli.native_guard` (before the first SAT solver of the process): the
+    signal bytes then go to its native thread first, which forwards them to the watcher."""
+    from nonosat.cli import native_guard
+
+    wakeup = native_guard.start(forward_to=_sockets[1])
+    if wakeup is not None:
+        _sockets.append(wakeup)
+        signal.set_wakeup_fd(wakeup.fileno(), warn_on_full_buffer=False)
 
 
 def arm() -> None:
@@ -152,11 +168,18 @@ def announce(text: str = "nonosat: interrupted") -> None:
     if _installed and _announced.is_set():
         return
     _announced.set()
+    _said_natively()
     try:
         sys.stderr.write(text + "\n")
         sys.stderr.flush()
     except Exception:
         pass
+
+
+def _said_natively() -> None:
+    native = sys.modules.get("nonosat.cli.native_guard")
+    if native is not None:
+        native.said()
 
 
 def exit_code(code: Any) -> int:
@@ -204,6 +227,7 @@ def hard_exit() -> None:
             _flush_and_exit(code)
     announce_done = _announced.is_set()
     if not announce_done:
+        _said_natively()
         try:
             os.write(2, b"nonosat: interrupted\n")
         except OSError:

@@ -190,6 +190,7 @@ class SatRun:
             raise EngineError(f"SAT solver {self.name!r} takes no options; CaDiCaL does")
         self.calls = 0
         self.solve_time_s = 0.0
+        interrupts.before_blocking()  # the solver holds the GIL: the CLI's native guard, if any
         try:
             self._solver = Solver(name=self.name, with_proof=with_proof)
         except NoSuchSolverError:
