@@ -13,7 +13,11 @@ one handler for ``SIGINT`` and ``SIGTERM`` and starts a watcher thread:
   stopped) and, if the process is still running :data:`GRACE_S` seconds later (a compiled step
   that cannot be interrupted), removes the declared temporary files, flushes what it can and
   ends the process with ``os._exit(128 + signum)`` and one line on stderr.  A second signal
-  ends it at once, and so does a signal while the command line is still being imported.
+  ends it at once, and so does a signal while the command line is still being imported;
+* CaDiCaL holds the GIL while it searches, when no Python thread runs: before the first SAT
+  solver of the process (:func:`nonosat.interrupts.before_blocking`), a native thread
+  (:mod:`nonosat.cli.native_guard`) takes the wakeup socket and ends the process
+  :data:`nonosat.cli.native_guard.GRACE_S` seconds after a signal if it is still running.
 
 The command then unwinds as for any :class:`KeyboardInterrupt` (``handle_errors`` prints
 ``nonosat: interrupted`` and exits 130; crosscheck and batch keep what finished), and

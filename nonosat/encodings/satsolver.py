@@ -20,7 +20,9 @@ and 44 calls against 44.2k and 19.7k in 36 and 31 unbudgeted calls (CPU 8.4 / 5.
 against 19.8 s in 2.  The first budget (:data:`FIRST_CONFLICT_BUDGET`, at most what the last
 solver of the process ended with) is small enough for a large puzzle's first call; a formula much
 slower per conflict than the last one can still make the first call last a few seconds (the
-ambiguity map of Knotty: up to 2.9 s on a loaded machine).  A deadline is overshot by about one
+ambiguity map of Knotty: up to 2.9 s on a loaded machine; the CLI's native guard,
+:mod:`nonosat.cli.native_guard`, started by :func:`nonosat.interrupts.before_blocking` when a
+solver is created, ends an interrupted process then).  A deadline is overshot by about one
 call.  Solvers that PySAT cannot bound (Lingeling) refuse a deadline and cannot be interrupted
 before they return.
 
