@@ -250,6 +250,9 @@ def main() -> None:
         code = 1
     if interrupts.requested():
         signals.finish(code)
+    signals.ignore()  # the command is done: a signal now must not kill the exiting interpreter
+    if interrupts.requested():  # one arrived in between
+        signals.finish(code)
     sys.exit(code)
 
 

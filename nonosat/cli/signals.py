@@ -100,6 +100,16 @@ _started = False
 _raised = False
 
 
+def ignore() -> None:
+    """Ignore ``SIGINT`` and ``SIGTERM`` from here on (main thread, the command has finished and
+    its exit code is decided): Python's finalisation would otherwise restore the default
+    action, and a signal arriving then would kill the process instead of letting it exit."""
+    if not _installed:
+        return
+    for signum in HANDLED:
+        signal.signal(signum, signal.SIG_IGN)
+
+
 def _handler(signum: int, frame: Any) -> None:
     # raised once at most, only where main() catches it, and never into a deferred block (which
     # checks the flag itself); a second signal is the watcher's: it ends the process at once
