@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from nonosat import interrupts
+from nonosat.cli import signals
 from nonosat.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -200,8 +202,8 @@ def batch_command(
             )
     except KeyboardInterrupt:
         kept = f"; the finished puzzles are in {out}, rerun to resume" if out else ""
-        typer.echo(f"nonosat: interrupted{kept}", err=True)
-        raise typer.Exit(130) from None
+        signals.announce(f"nonosat: interrupted{kept}")
+        raise typer.Exit(128 + (interrupts.requested() or 2)) from None
     finally:
         if results is not None:
             results.close()
