@@ -7,9 +7,14 @@ analysis:
 classification                           when
 =======================================  ===================================================
 ``unique, line-solvable``                line solving alone fixes every cell
-``unique, needs probing (depth 1)``      line solving gets stuck; the implication graph and
-                                         failed-literal probing (one assumption at a time,
-                                         fully propagated) fix every cell
+``unique, needs implications (depth 1)`` line solving gets stuck; the implication graph (one
+                                         assumption at a time, through single lines) fixes
+                                         every cell (``nonosat analyse``, which runs the stage)
+``unique, needs probing (depth 1)``      failed-literal probing (one assumption at a time,
+                                         fully propagated) is needed; ``nonosat solve`` says
+                                         this of every puzzle the native root node decides
+                                         without line solving alone (it does not run the
+                                         implication stage apart)
 ``unique, needs search (N guesses)``     logic gets stuck; the native search decided with N
                                          decisions
 ``unique, needs search (N conflicts)``   logic gets stuck; SAT (CaDiCaL, after the native
@@ -22,7 +27,22 @@ classification                           when
 
 ``solved`` replaces ``unique`` when uniqueness was not examined (``--limit 1``).  The
 implication stage of ``nonosat analyse`` is weaker than probing (both are "depth 1": one
-assumption at a time), so the classification does not single it out; the grade does.
+assumption at a time).  In ``nonosat analyse`` the classification, the techniques needed and the
+grade are decided together, by :func:`nonosat.analysis.difficulty.assess`, so they cannot
+contradict each other.
+
+Counting guesses and backtracks
+-------------------------------
+The one definition every command (``solve``, ``analyse``, ``explain``, ``hint``) and the JSON
+use: a **guess** is a search decision, a cell given its first value while the search could
+still take the other; trying a decided cell's *other* value after the first led to no (more)
+solutions is a **backtrack**, not a new guess.  So ``backtracks <= guesses``, and a puzzle
+solved without a guess has 0 of both (finding that the space is exhausted after the last
+solution is neither).  The native search counts them as ``stats["guesses"]`` and
+``stats["backtracks"]`` (:meth:`nonosat.native.search.NativeSearch.stats`); ``nonosat explain``
+numbers its ``guess`` steps (``"guesses"`` in its JSON) and its ``other value`` steps
+(``"backtracks"``) by the same rule, and the two agree with the native search's figures for the
+same search.  A ``SAT`` search counts **conflicts** instead (CaDiCaL's), not guesses.
 
 :func:`solve_classification` is the cheap form for ``nonosat solve``: from the engine's result
 and one line-solving fixpoint (about a millisecond), nothing else solved.
@@ -143,7 +163,9 @@ def classify(
     head = "unique" if status == Status.UNIQUE else "solved"
     if needed == "line":
         return f"{head}, line-solvable"
-    if needed in ("implications", "probing"):
+    if needed == "implications":
+        return f"{head}, needs implications (depth 1)"
+    if needed == "probing":
         return f"{head}, needs probing (depth 1)"
     if needed == "search":
         if search is not None and search.engine in ("native", "sat"):

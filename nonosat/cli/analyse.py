@@ -44,6 +44,7 @@ from typing import Annotated
 
 import typer
 
+from nonosat.cli import common
 from nonosat.cli.common import (
     STATUS_EXIT,
     FormatOpt,
@@ -108,7 +109,7 @@ def analyse_command(
     map_file: MapOpt = None,
     depth: DepthOpt = None,
     engine: EngineOpt = "auto",
-    timeout: TimeoutOpt = 30.0,
+    timeout: TimeoutOpt = None,
     backdoor_timeout: BackdoorOpt = BACKDOOR_TIMEOUT,
     backdoor_logic: BackdoorLogicOpt = "line",
     force: ForceOpt = False,
@@ -134,9 +135,14 @@ def analyse_command(
     if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
         raise FormatError(str(map_file), None, "--map must end in .svg or .png")
     announce_compile()
+    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+    progress: list = []
+    _report_on_overrun(progress, name, json_output, backdoor_timeout)
     result = analyse(puzzle, limit=limit, count_all=count_all, timeout=timeout, depth=depth,
                      engine=engine, keep_graph=graph is not None,
-                     backdoor_timeout=backdoor_timeout, backdoor_logic=backdoor_logic)
+                     backdoor_timeout=backdoor_timeout, backdoor_logic=backdoor_logic,
+                     progress=progress)
+    common.OVERRUN_REPORT = None
     if graph is not None:
         from nonosat.analysis.structure import write_graph_with_components
 
@@ -146,12 +152,34 @@ def analyse_command(
     if map_file is not None:
         _write_map(result, map_file)
         typer.echo(f"wrote {map_file}", err=True)
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
         print_json(result.to_json(name))
     else:
         typer.echo(_report(result, name, backdoor_timeout))
     raise typer.Exit(STATUS_EXIT[result.status])
+
+
+def _report_on_overrun(progress: list, name: str, json_output: bool, backdoor_timeout: float,
+                       colour: bool = False) -> None:
+    """Let the watchdog (:func:`nonosat.cli.common._watchdog`) print the sections of the
+    analysis that finished (the analysis in ``progress``, its unfinished sections marked) when a
+    compiled step overruns the time limit and the process must end."""
+    def report() -> str | None:
+        if not progress:
+            return None
+        result = progress[-1]
+        for key, state in result.sections.items():
+            if state not in ("done", "skipped", "not applicable", "cut short"):
+                result.sections[key] = "time limit"
+        result.settle()
+        if json_output:
+            import json
+
+            return json.dumps(result.to_json(name))
+        render = _colour_report if colour else _report
+        return render(result, name, backdoor_timeout)
+
+    common.OVERRUN_REPORT = report
 
 
 def _write_map(result, path: Path) -> None:
@@ -214,7 +242,9 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
         why = ("no solution" if status == "none" else
                "undecided puzzle" if status == "unknown" else
                "uniqueness not checked (--limit 1)" if status == "solved" else
-               "skipped (--backdoor-timeout 0)" if backdoor_timeout == 0 else "not computed")
+               "skipped (--backdoor-timeout 0)" if backdoor_timeout == 0 else
+               "not run: time limit" if result.sections.get("backdoor") == "time limit" else
+               "not computed")
         return f"{head}: none ({why})"
     if bd.several:
         head += f" of {result.backdoor_of}"
@@ -226,6 +256,34 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
 
         out += "\n" + wrap(_cells(bd.cells, 60), first="  givens: ", indent=4)
     return out
+
+
+#: What the report says of a section the time limit cut short or left no time for.
+_SECTION_NAMES = {"stages": "logic stages", "structure": "structure", "map": "ambiguity map",
+                  "givens": "extra givens", "edits": "one-cell edits", "backdoor": "backdoor"}
+
+
+def _techniques_line(result, chain: list[str], upto: dict[str, int]) -> str:
+    """``techniques needed: ...`` from the assessment (the classification's own source)."""
+    needed = result.techniques_needed
+    if needed is None:
+        return "techniques needed: unknown (the logic stages did not finish: time limit)"
+    return f"techniques needed: {needed} ({' -> '.join(chain[:upto[needed]])})"
+
+
+def _unfinished_line(result) -> str | None:
+    """``time limit: not run: backdoor; cut short: ambiguity map`` when the time limit stopped
+    sections of the analysis (``None`` when every section finished)."""
+    sections = result.sections
+    cut = [_SECTION_NAMES[k] for k, v in sections.items() if v == "cut short" and
+           k in _SECTION_NAMES]
+    missed = [_SECTION_NAMES[k] for k, v in sections.items() if v == "time limit" and
+              k in _SECTION_NAMES]
+    if not cut and not missed:
+        return None
+    parts = ([f"cut short: {', '.join(cut)}"] if cut else []) + (
+        [f"not run: {', '.join(missed)}"] if missed else [])
+    return "time limit reached: " + "; ".join(parts)
 
 
 def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> str:
@@ -242,10 +300,8 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     lines = [f"{name}: {puzzle.describe()}: {verdict} [{result.engine}, "
              f"{result.solve_time_s:.3f} s]",
              f"classification: {result.classification}"]
-    needed = result.techniques_needed
-    chain = ["line solving", "implications", "probing", "search"]
-    upto = {"line": 1, "implications": 2, "probing": 3, "search": 4}[needed]
-    lines.append(f"techniques needed: {needed} ({' -> '.join(chain[:upto])})")
+    lines.append(_techniques_line(result, ["line solving", "implications", "probing", "search"],
+                                  {"line": 1, "implications": 2, "probing": 3, "search": 4}))
     cells = result.cells_by_stage()
     parts = [f"line {cells['line']}", f"implications {cells['implications']}",
              f"probing {cells['probing']}", f"search {cells['search']}"]
@@ -290,8 +346,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     if result.linked_after_logic:
         lines.append(f"linked cells after logic: {_linked(result.linked_after_logic)}")
     lines.append(_backdoor_line(result, backdoor_timeout))
-    g = result.grade
-    lines.append(f"grade: {g.grade} ({g.name}), score {g.score} (scale 1-5): {g.reason}")
+    lines.append(f"grade: {result.grade.describe()}")
     if result.backbone is not None:
         amb = result.backbone.ambiguous
         lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
@@ -306,6 +361,10 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
                      "minimum")
     for edit in result.edits:
         lines.append(f"edit: {edit['text']}")
+    if result.edits_text() is not None:
+        lines.append(result.edits_text())
+    if _unfinished_line(result) is not None:
+        lines.append(_unfinished_line(result))
     load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
             if result.load_s >= 0.5 else "")
     lines.append(f"time: {result.time_s:.2f} s{load}")
@@ -327,9 +386,14 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
     if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
         raise FormatError(str(map_file), None, "--map must end in .svg or .png")
     announce_compile(colour=True)
+    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+    progress: list = []
+    _report_on_overrun(progress, name, json_output, backdoor_timeout, colour=True)
     result = analyse_colour(puzzle, limit=limit, count_all=count_all, engine=engine,
                             timeout=timeout, backdoor_timeout=backdoor_timeout,
-                            keep_graph=graph is not None, backdoor_logic=backdoor_logic)
+                            keep_graph=graph is not None, backdoor_logic=backdoor_logic,
+                            progress=progress)
+    common.OVERRUN_REPORT = None
     if graph is not None:
         from nonosat.analysis.colour import write_colour_graph
 
@@ -342,7 +406,6 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
     if map_file is not None:
         _write_map(result, map_file)
         typer.echo(f"wrote {map_file}", err=True)
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
         print_json(result.to_json(name))
     else:
@@ -366,10 +429,8 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
     lines = [f"{name}: {puzzle.describe()}, {len(names) - 1} colours: {verdict} "
              f"[{result.engine}, {result.solve_time_s:.3f} s]",
              f"classification: {result.classification}"]
-    needed = result.techniques_needed
-    chain = ["line solving", "probing", "search"]
-    upto = {"line": 1, "implications": 2, "probing": 2, "search": 3}[needed]
-    lines.append(f"techniques needed: {needed} ({' -> '.join(chain[:upto])})")
+    lines.append(_techniques_line(result, ["line solving", "probing", "search"],
+                                  {"line": 1, "implications": 2, "probing": 2, "search": 3}))
     cells = result.cells_by_stage()
     parts = [f"line {cells['line']}", f"probing {cells['probing']}", f"search {cells['search']}"]
     if cells["ambiguous"]:
@@ -426,8 +487,7 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
             lines.append("  (several solutions: these givens also make it the only one)")
         if bd.cells:
             lines.append(wrap(listed(bd.cells, 60), first="  givens: ", indent=4))
-    g = result.grade
-    lines.append(f"grade: {g.grade} ({g.name}), score {g.score} (scale 1-5): {g.reason}")
+    lines.append(f"grade: {result.grade.describe()}")
     if result.backbone is not None:
         amb = result.backbone.ambiguous
         lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
@@ -442,6 +502,10 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
                      "minimum")
     for edit in result.edits:
         lines.append(f"edit: {edit['text']}")
+    if result.edits_text() is not None:
+        lines.append(result.edits_text())
+    if _unfinished_line(result) is not None:
+        lines.append(_unfinished_line(result))
     load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
             if result.load_s >= 0.5 else "")
     lines.append(f"time: {result.time_s:.2f} s{load}")

@@ -294,8 +294,8 @@ HARD_TIME_LIMIT = False
 
 #: Commands whose whole run the watchdog bounds, by ``module.function``: how many times the
 #: ``--timeout`` the command may use by design (stages that each get the limit: render's
-#: ambiguity witnesses after the solve, the checkers of verify-certificate one after another,
-#: analyse's verdict, backdoor search and staged logic).  Commands not listed (crosscheck: the
+#: ambiguity witnesses after the solve, the checkers of verify-certificate one after another;
+#: analyse's sections share one deadline, :func:`nonosat.analysis.difficulty.analyse`).  Commands not listed (crosscheck: the
 #: limit is per puzzle and engine) are not bounded as a whole.
 HARD_STOP_STAGES = {
     "nonosat.cli.solve.solve_command": 1,
@@ -305,8 +305,14 @@ HARD_STOP_STAGES = {
     "nonosat.cli.certify.verify_command": 3,
     "nonosat.cli.render.render_command": 2,
     "nonosat.cli.verify.verify_command": 2,
-    "nonosat.cli.analyse.analyse_command": 3,
+    "nonosat.cli.analyse.analyse_command": 1,
 }
+
+
+#: Set by a command that can report what it finished (``analyse``): called by :func:`_watchdog`
+#: before it ends the process, its text (if any) is printed on stdout first, so that an overrun
+#: keeps the finished part of the command's output.
+OVERRUN_REPORT: Callable[[], str | None] | None = None
 
 
 def _watchdog(limit: float) -> Any:
@@ -323,6 +329,15 @@ def _watchdog(limit: float) -> Any:
 
     def overrun() -> None:
         try:
+            report = None
+            if OVERRUN_REPORT is not None:
+                try:
+                    report = OVERRUN_REPORT()
+                except Exception:  # noqa: BLE001 - the error line below is what matters
+                    report = None
+            if report:
+                sys.stdout.write(report + "\n")
+                sys.stdout.flush()
             sys.stderr.write(
                 f"nonosat: error: gave up: still running {grace:g} s past the time limit of "
                 f"{limit:g} s (raise it with --timeout or NONOSAT_TIMEOUT; 0 = none)\n"
