@@ -796,6 +796,7 @@ def analyse_colour(
     clock = Clock(timeout)
     cap = max(limit, COUNT_CAP) if count_all else limit
     result = solve(puzzle, engine, limit=cap, timeout=clock.left())
+    clock.allow(result.load_s)  # loading the engine's kernels is not the analysis' time
     solutions = list(result.solutions)
     status = result.status
     counted_all = (status in (Status.UNIQUE, Status.NONE)

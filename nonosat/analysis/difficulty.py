@@ -539,6 +539,11 @@ class Clock:
     def __init__(self, timeout: float | None) -> None:
         self.deadline = None if timeout is None else time.perf_counter() + timeout
 
+    def allow(self, seconds: float) -> None:
+        """Move the deadline ``seconds`` later (time that does not count: loading an engine)."""
+        if self.deadline is not None:
+            self.deadline += seconds
+
     def left(self) -> float | None:
         """Seconds left (never negative); ``None`` without a limit."""
         if self.deadline is None:
@@ -619,6 +624,7 @@ def analyse(
     clock = Clock(timeout)
     cap = max(limit, COUNT_CAP) if count_all else limit
     result = solve(puzzle, engine, limit=cap, timeout=clock.left())
+    clock.allow(result.load_s)  # loading the engine's kernels is not the analysis' time
     solutions = list(result.solutions)
     status = result.status
     counted_all = (status in (Status.UNIQUE, Status.NONE)

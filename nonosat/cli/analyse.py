@@ -302,38 +302,41 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
              f"classification: {result.classification}"]
     lines.append(_techniques_line(result, ["line solving", "implications", "probing", "search"],
                                   {"line": 1, "implications": 2, "probing": 3, "search": 4}))
-    cells = result.cells_by_stage()
-    parts = [f"line {cells['line']}", f"implications {cells['implications']}",
-             f"probing {cells['probing']}", f"search {cells['search']}"]
-    if cells["ambiguous"]:
-        parts.append(f"ambiguous {cells['ambiguous']}")
-    if cells["undecided"]:
-        parts.append(f"undecided {cells['undecided']}")
-    total = sum(cells.values())
-    lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
-    oa = staged.open_after
-    lines.append(f"cells open after: line {oa['line']}, implications {oa['implications']}, "
-                 f"probing {oa['probing']} (of {n_cells})")
-    inv = staged.invocations
-    steps = staged.techniques()
-    lines.append(f"rounds that made progress: line {inv['line']}, implications "
-                 f"{inv['implications']}, probing {inv['probing']}; steps: "
-                 + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
-    search = result.search
-    if search is None:
-        lines.append("search: not needed")
-    elif search.engine == "sat":
-        lines.append(f"search: decided by SAT after logic: {search.describe()}"
-                     + ("" if search.decided else " (time limit: not decided)"))
-    elif search.engine == "native":
-        lines.append(f"search: decided by the native search: {search.describe()}, max depth "
-                     f"{search.max_depth}" + ("" if search.decided else
-                                              " (time limit: not decided)"))
+    if result.sections.get("stages") == "time limit":
+        lines.append("logic stages: not run (time limit)")
     else:
-        lines.append(f"search: decided by {search.engine} (no search figures)")
+        cells = result.cells_by_stage()
+        parts = [f"line {cells['line']}", f"implications {cells['implications']}",
+                 f"probing {cells['probing']}", f"search {cells['search']}"]
+        if cells["ambiguous"]:
+            parts.append(f"ambiguous {cells['ambiguous']}")
+        if cells["undecided"]:
+            parts.append(f"undecided {cells['undecided']}")
+        total = sum(cells.values())
+        lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
+        oa = staged.open_after
+        lines.append(f"cells open after: line {oa['line']}, implications {oa['implications']}, "
+                     f"probing {oa['probing']} (of {n_cells})")
+        inv = staged.invocations
+        steps = staged.techniques()
+        lines.append(f"rounds that made progress: line {inv['line']}, implications "
+                     f"{inv['implications']}, probing {inv['probing']}; steps: "
+                     + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
+        search = result.search
+        if search is None:
+            lines.append("search: not needed")
+        elif search.engine == "sat":
+            lines.append(f"search: decided by SAT after logic: {search.describe()}"
+                         + ("" if search.decided else " (time limit: not decided)"))
+        elif search.engine == "native":
+            lines.append(f"search: decided by the native search: {search.describe()}, max depth "
+                         f"{search.max_depth}" + ("" if search.decided else
+                                                  " (time limit: not decided)"))
+        else:
+            lines.append(f"search: decided by {search.engine} (no search figures)")
     bb = result.backbone_size()
     lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
-    if staged.status != "contradiction":
+    if staged.status != "contradiction" and result.sections.get("structure") != "time limit":
         lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
         lines.append(f"independent parts after logic: {_parts(result.parts)}")
     gs = result.graph_summary
@@ -431,35 +434,38 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
              f"classification: {result.classification}"]
     lines.append(_techniques_line(result, ["line solving", "probing", "search"],
                                   {"line": 1, "implications": 2, "probing": 2, "search": 3}))
-    cells = result.cells_by_stage()
-    parts = [f"line {cells['line']}", f"probing {cells['probing']}", f"search {cells['search']}"]
-    if cells["ambiguous"]:
-        parts.append(f"ambiguous {cells['ambiguous']}")
-    if cells["undecided"]:
-        parts.append(f"undecided {cells['undecided']}")
-    total = sum(cells.values())
-    lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
-    oa = staged.open_after
-    lines.append(f"cells open after: line {oa['line']}, probing {oa['probing']} (of {n_cells})")
-    inv = staged.invocations
-    steps = staged.techniques()
-    lines.append(f"rounds that made progress: line {inv['line']}, probing {inv['probing']}; "
-                 "steps: " + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
-    search = result.search
-    if search is None:
-        lines.append("search: not needed")
-    elif search.engine == "sat":
-        lines.append(f"search: decided by SAT after logic: {search.describe()}"
-                     + ("" if search.decided else " (time limit: not decided)"))
-    elif search.engine == "native":
-        lines.append(f"search: decided by the native search: {search.describe()}, max depth "
-                     f"{search.max_depth}" + ("" if search.decided else
-                                              " (time limit: not decided)"))
+    if result.sections.get("stages") == "time limit":
+        lines.append("logic stages: not run (time limit)")
     else:
-        lines.append(f"search: decided by {search.engine} (no search figures)")
+        cells = result.cells_by_stage()
+        parts = [f"line {cells['line']}", f"probing {cells['probing']}", f"search {cells['search']}"]
+        if cells["ambiguous"]:
+            parts.append(f"ambiguous {cells['ambiguous']}")
+        if cells["undecided"]:
+            parts.append(f"undecided {cells['undecided']}")
+        total = sum(cells.values())
+        lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
+        oa = staged.open_after
+        lines.append(f"cells open after: line {oa['line']}, probing {oa['probing']} (of {n_cells})")
+        inv = staged.invocations
+        steps = staged.techniques()
+        lines.append(f"rounds that made progress: line {inv['line']}, probing {inv['probing']}; "
+                     "steps: " + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
+        search = result.search
+        if search is None:
+            lines.append("search: not needed")
+        elif search.engine == "sat":
+            lines.append(f"search: decided by SAT after logic: {search.describe()}"
+                         + ("" if search.decided else " (time limit: not decided)"))
+        elif search.engine == "native":
+            lines.append(f"search: decided by the native search: {search.describe()}, max depth "
+                         f"{search.max_depth}" + ("" if search.decided else
+                                                  " (time limit: not decided)"))
+        else:
+            lines.append(f"search: decided by {search.engine} (no search figures)")
     bb = result.backbone_size()
     lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
-    if staged.status != "contradiction":
+    if staged.status != "contradiction" and result.sections.get("structure") != "time limit":
         lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
         lines.append(f"independent parts after logic: {_parts(result.parts)}")
     gs = result.graph_summary
