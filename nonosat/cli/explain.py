@@ -173,6 +173,7 @@ def explain_command(
             "steps": [s.to_json(puzzle) for s in walk.steps],
             "solutions": [grid_rows(s) for s in walk.solutions],
             "guesses": walk.guesses,
+            "backtracks": walk.backtracks,
             "counts": walk.counts(),
             "grids": [{"after": k, "rows": grid_rows(g)} for k, g in snapshots],
         })
@@ -188,7 +189,7 @@ def explain_command(
                 typer.echo(_STAGE_TITLES[starts[k - 1]])
                 if starts[k - 1] == "search" and walk.stuck is not None:
                     typer.echo(wrap(walk.stuck.text))
-            label = step.technique or step.kind
+            label = step.label
             if step.technique is None and step.depth and step.kind in ("line", "probe",
                                                                        "contradiction"):
                 label += f", depth {step.depth}"
