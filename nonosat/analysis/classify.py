@@ -193,7 +193,9 @@ def solve_classification(
 ) -> str:
     """The classification ``nonosat solve`` prints: from ``result`` and one line-solving
     fixpoint (no further solving: with several solutions, the cells on which the solutions
-    found differ, a lower bound of the ambiguity map, :func:`found_ambiguous`).
+    found differ, :func:`found_ambiguous`: a lower bound of the ambiguity map, "at least K
+    cells", unless the engine enumerated every solution below its limit,
+    :attr:`nonosat.engines.SolveResult.exhausted`, when it is the map).
 
     * line solving fixes every cell: line-solvable;
     * the native engine decided without a guess: needs probing (its root node is propagation
@@ -208,8 +210,9 @@ def solve_classification(
     from nonosat.puzzle import Cell
 
     if result.status == Status.MULTIPLE:
+        # every solution found (the search ended below its limit): the map is exact
         return classify(result.status, None, ambiguous=found_ambiguous(result.solutions),
-                        complete=False)
+                        complete=bool(result.exhausted))
     if result.status not in (Status.UNIQUE, Status.SOLVED) or puzzle.is_colour:
         return classify(result.status, None)
     line = propagate_grid(puzzle, partial)

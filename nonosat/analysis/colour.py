@@ -916,7 +916,7 @@ def colour_solve_classification(
     solved; with several solutions, the cells on which the solutions found differ)."""
     if result.status == Status.MULTIPLE:
         return classify(result.status, None, ambiguous=found_ambiguous(result.solutions),
-                        complete=False)
+                        complete=bool(result.exhausted))
     if result.status not in (Status.UNIQUE, Status.SOLVED):
         return classify(result.status, None)
     full = (1 << puzzle.n_colours) - 1

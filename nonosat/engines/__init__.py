@@ -111,7 +111,8 @@ class SolveResult:
 
     def to_json(self, puzzle: Puzzle, name: str | None = None) -> dict[str, Any]:
         """The ``solve --json`` object: puzzle, width, height, status, solutions (row strings of
-        ``#`` and ``.``), engine, time_s, load_s, stats."""
+        ``#`` and ``.``), engine, time_s, load_s, counted_all (:attr:`exhausted`: the solutions
+        are every solution), stats."""
         from nonosat.puzzle import colour_rows, grid_rows
 
         return {
@@ -126,6 +127,7 @@ class SolveResult:
             "engine": self.engine,
             "time_s": round(self.time_s, 6),
             "load_s": round(self.load_s, 6),
+            "counted_all": bool(self.exhausted),
             "stats": self.stats,
         }
 
