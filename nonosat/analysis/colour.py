@@ -60,6 +60,7 @@ from nonosat.analysis.difficulty import (
     Analysis,
     Clock,
     _empty_staged,
+    _goal_fits,
     not_graded,
 )
 from nonosat.analysis.staged import STAGES, StagedRun, Step
@@ -869,9 +870,10 @@ def analyse_colour(
             if cells is not None:
                 out.givens = UniquenessGivens([((r, c), k) for r, c, k in cells],
                                               target=target, unique=True)
-        if goal is None:
+        if puzzle.goal is None or not _goal_fits(puzzle):
+            # a picture that contradicts the clues is no picture of this puzzle to edit
             sections["edits"] = "not applicable"
-            out.edit_search = {"end": "no picture"}
+            out.edit_search = {"end": "no picture" if puzzle.goal is None else "invalid picture"}
         elif not clock.out():
             rest = clock.share(0.5, 5.0)
             assert rest is not None

@@ -508,6 +508,9 @@ class Analysis:
         info = self.edit_search
         if self.puzzle.goal is None or info.get("end") == "no picture":
             return "edits: none looked for (the puzzle has no picture to edit)"
+        if info.get("end") == "invalid picture":
+            return ("edits: none looked for (the picture stored in the file contradicts the "
+                    "clues)")
         if state == "time limit":
             return "edits: not looked for (time limit reached before the search for edits)"
         if state == "skipped" or not info:
@@ -520,6 +523,14 @@ class Analysis:
                     f"a unique solution{tail})")
         return (f"edits: none found before the time limit ({tried} of {n} one-cell edits "
                 f"tried{tail})")
+
+
+def _goal_fits(puzzle: Puzzle) -> bool:
+    """The puzzle's goal picture satisfies its clues."""
+    try:
+        return puzzle.goal is not None and puzzle.is_solution(puzzle.goal)
+    except Exception:  # noqa: BLE001 - a goal of the wrong shape or type does not fit
+        return False
 
 
 def _empty_staged(puzzle: Puzzle) -> StagedRun:
@@ -694,9 +705,10 @@ def analyse(
             out.givens = uniqueness_givens(puzzle, out.backbone.witnesses, staged.grid,
                                            engine=engine, timeout=clock.share(0.5))
             sections["givens"] = "done" if out.givens.unique else "cut short"
-        if puzzle.goal is None:
+        if puzzle.goal is None or not _goal_fits(puzzle):
+            # a picture that contradicts the clues is no picture of this puzzle to edit
             sections["edits"] = "not applicable"
-            out.edit_search = {"end": "no picture"}
+            out.edit_search = {"end": "no picture" if puzzle.goal is None else "invalid picture"}
         elif not clock.out():
             share = clock.share(0.5, 5.0)
             assert share is not None

@@ -55,9 +55,9 @@ from nonosat.cli.common import (
     announce_compile,
     handle_errors,
     print_json,
+    read_puzzle,
     split_puzzle_ref,
 )
-from nonosat.formats import read_puzzle
 
 LimitOpt = Annotated[
     int, typer.Option("--limit", "-n", min=1, help="Count solutions up to N (2 decides uniqueness).")

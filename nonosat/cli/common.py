@@ -362,6 +362,7 @@ def handle_errors(func: F) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         timer = None
+        WARNINGS.clear()
         try:
             if "timeout" in kwargs and func.__name__ != "batch_command" and not kwargs.get("results"):
                 kwargs["timeout"] = resolve_timeout(kwargs["timeout"])
@@ -492,7 +493,65 @@ def _colour_state(rows: list[str], puzzle: Puzzle, path: str) -> np.ndarray:
     return grid
 
 
+#: The warnings said on stderr while the command runs (:func:`warn`); :func:`print_json` adds
+#: them to the command's JSON object as ``"warnings"``.  Emptied when a command starts
+#: (:func:`handle_errors`).
+WARNINGS: list[str] = []
+
+
+def warn(message: str) -> None:
+    """Say ``nonosat: warning: message`` (one line) on stderr and keep it for the JSON output."""
+    text = one_line(message)
+    WARNINGS.append(text)
+    typer.echo(f"nonosat: warning: {text}", err=True)
+
+
+def goal_problem(puzzle: Puzzle) -> str | None:
+    """Why the goal picture stored with ``puzzle`` (``puzzle.goal``) does not satisfy its clues:
+    how many lines break their clue and the first of them; ``None`` without a goal or when it
+    is a solution."""
+    from nonosat.errors import PuzzleError
+    from nonosat.puzzle import clue_text, colour_clue_text
+
+    if puzzle.goal is None:
+        return None
+    try:
+        errors = puzzle.line_errors(puzzle.goal)
+    except PuzzleError as exc:
+        return str(exc)
+    if not errors:
+        return None
+    line, expected, actual = errors[0]
+    if puzzle.palette is not None:
+        want, got = (colour_clue_text(*expected, puzzle.palette),
+                     colour_clue_text(*actual, puzzle.palette))
+    else:
+        want, got = clue_text(expected), clue_text(actual)
+    n = len(errors)
+    return (f"{n} line{'s' if n != 1 else ''} break{'s' if n == 1 else ''} {'its' if n == 1 else 'their'} "
+            f"clue (first: {puzzle.line_name(line)} should be {want} but the picture has {got})")
+
+
+def read_puzzle(path: Path, format: str | None = None, index: int | None = None) -> Puzzle:
+    """:func:`nonosat.formats.read_puzzle`, for the commands that use a puzzle's stored solution
+    (its goal picture): a goal that contradicts the clues is a warning (:func:`warn`, naming
+    the file and the first line it breaks), as ``nonosat crosscheck`` flags it."""
+    from nonosat.formats import read_puzzle as read
+    from nonosat.text import printable
+
+    puzzle = read(path, format, index)
+    problem = goal_problem(puzzle)
+    if problem is not None:
+        name = printable(str(path)) + (f"#{index}" if index is not None else "")
+        warn(f"{name}: the solution stored in the file (its goal picture) contradicts the "
+             f"clues: {problem}")
+    return puzzle
+
+
 def print_json(obj: Any) -> None:
-    """Print ``obj`` as one line of JSON on stdout."""
+    """Print ``obj`` as one line of JSON on stdout (with ``"warnings"``, the command's
+    :data:`WARNINGS`, added to an object when there are any)."""
+    if WARNINGS and isinstance(obj, dict) and "warnings" not in obj:
+        obj = {**obj, "warnings": list(WARNINGS)}
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()

@@ -35,9 +35,9 @@ from nonosat.cli.common import (
     announce_compile,
     handle_errors,
     print_json,
+    read_puzzle,
     split_puzzle_ref,
 )
-from nonosat.formats import read_puzzle
 
 MaxStepsOpt = Annotated[
     int | None, typer.Option("--max-steps", min=1, help="Stop after N steps (exit 4).")

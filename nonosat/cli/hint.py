@@ -33,10 +33,10 @@ from nonosat.cli.common import (
     announce_compile,
     handle_errors,
     print_json,
+    read_puzzle,
     read_state,
     split_puzzle_ref,
 )
-from nonosat.formats import read_puzzle
 
 StateOpt = Annotated[
     Path | None,

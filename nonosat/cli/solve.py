@@ -110,9 +110,9 @@ def solve_command(
     sat_solver: SatSolverOpt = None,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
+    from nonosat.cli.common import read_puzzle
     from nonosat.engines import solve
     from nonosat.errors import EngineError
-    from nonosat.formats import read_puzzle
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
