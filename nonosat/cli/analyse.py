@@ -272,8 +272,9 @@ def _techniques_line(result, chain: list[str], upto: dict[str, int]) -> str:
 
 
 def _unfinished_line(result) -> str | None:
-    """``time limit: not run: backdoor; cut short: ambiguity map`` when the time limit stopped
-    sections of the analysis (``None`` when every section finished)."""
+    """``time limits: cut short: ambiguity map; not run: backdoor`` when the time limit (or a
+    section's own budget: the edits' 5 s, the backdoor's --backdoor-timeout) stopped sections
+    of the analysis (``None`` when every section finished)."""
     sections = result.sections
     cut = [_SECTION_NAMES[k] for k, v in sections.items() if v == "cut short" and
            k in _SECTION_NAMES]
@@ -283,7 +284,7 @@ def _unfinished_line(result) -> str | None:
         return None
     parts = ([f"cut short: {', '.join(cut)}"] if cut else []) + (
         [f"not run: {', '.join(missed)}"] if missed else [])
-    return "time limit reached: " + "; ".join(parts)
+    return "time limits: " + "; ".join(parts)
 
 
 def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> str:
