@@ -46,6 +46,18 @@ grade  name          rule                                                       
 5      extreme       not decided within the time limit                           5
 =====  ============  ==========================================================  ==============
 
+A puzzle without a solution or with several gets no grade (:func:`not_graded`: ``"not graded:
+no solution"`` / ``"not graded: several solutions"``): the rule measures what it takes to reach
+*the* solution.  The grade, the classification and the techniques needed are decided together by
+:func:`assess`.
+
+Time limit
+----------
+``timeout`` bounds the whole analysis: its :data:`SECTIONS` share one deadline (a
+:class:`Clock`), each getting what the sections before it left (the map at most half, ...), and
+:attr:`Analysis.sections` says of each whether it finished, was cut short (its partial result
+kept) or not run.  Docs: ``docs/analysis.md``.
+
 Scores: ``1 + s / (s + 100)`` for grade 1 with ``s`` the line steps (line solves that fixed a
 cell); ``g + (i + 2 p) / (i + 2 p + 10)`` for grades 2-3 with ``i``/``p`` the implication/probing
 rounds; ``4 + e / (e + 100)`` for a search with effort ``e`` (so grade 5 starts at 4.5).  The
