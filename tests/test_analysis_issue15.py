@@ -112,8 +112,11 @@ def test_classification_of_each_kind():
         found = solve(several, "auto", limit=limit)
         differ = int((np.array(found.solutions) != found.solutions[0]).any(axis=0).sum())
         assert 1 <= differ <= 33 and (limit == 2 or differ == 33)
+        # every solution enumerated below the limit (100 > 48): exact (issue 25)
+        assert found.exhausted == (limit == 100)
+        at_least = "" if found.exhausted else "at least "
         assert solve_classification(several, found) == \
-            f"several solutions (at least {differ} cell{'s' * (differ != 1)} ambiguous)"
+            f"several solutions ({at_least}{differ} cell{'s' * (differ != 1)} ambiguous)"
     assert solve_classification(none, solve(none, "auto", limit=2)) == "no solution"
     out = runner.invoke(app, ["solve", str(GAMES / "heart.non")])
     assert out.stdout.strip().endswith("classification: unique, line-solvable")
