@@ -315,6 +315,19 @@ HARD_STOP_STAGES = {
 OVERRUN_REPORT: Callable[[], str | None] | None = None
 
 
+#: Seconds the running command spent on work its time limit does not count (loading the
+#: engine's compiled kernels and libraries, reading the puzzle: :func:`excuse`); the watchdog
+#: grants them on top of the limit before it stops the process.
+_EXCUSED = [0.0]
+
+
+def excuse(seconds: float) -> None:
+    """Tell the watchdog (:func:`_watchdog`) that ``seconds`` of the command's time went to work
+    its time limit does not count (loading an engine), so that it stops the process that much
+    later."""
+    _EXCUSED[0] += max(seconds, 0.0)
+
+
 def _watchdog(limit: float) -> Any:
     """A daemon timer that ends the process with exit 4 and one line on stderr when the command
     is still running ``max(5, limit / 4)`` seconds past ``limit`` seconds (its time limit times
@@ -326,8 +339,18 @@ def _watchdog(limit: float) -> Any:
     import threading
 
     grace = max(5.0, limit / 4)
+    _EXCUSED[0] = 0.0
+    granted = [0.0]
 
     def overrun() -> None:
+        extra = _EXCUSED[0] - granted[0]
+        if extra > 0.01:  # time the limit does not count (loading): allow it, then look again
+            granted[0] += extra
+            again = threading.Timer(extra, overrun)
+            again.daemon = True
+            again.start()
+            timers.append(again)
+            return
         try:
             report = None
             if OVERRUN_REPORT is not None:
@@ -346,10 +369,24 @@ def _watchdog(limit: float) -> Any:
         finally:
             os._exit(EXIT_GAVE_UP)
 
+    timers: list[Any] = []
     timer = threading.Timer(limit + grace, overrun)
     timer.daemon = True
     timer.start()
-    return timer
+    timers.append(timer)
+    return _Timers(timers)
+
+
+class _Timers:
+    """The watchdog's timers (the first, and those re-armed for excused time): ``cancel`` stops
+    them all."""
+
+    def __init__(self, timers: list[Any]) -> None:
+        self.timers = timers
+
+    def cancel(self) -> None:
+        for timer in list(self.timers):
+            timer.cancel()
 
 
 def handle_errors(func: F) -> F:
