@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nonosat.analysis.ambiguity import edit_suggestions, picture_puzzle
+from nonosat.analysis.classify import solve_classification
 from nonosat.analysis.colour import analyse_colour
 from nonosat.analysis.difficulty import analyse
 from nonosat.cli import common
@@ -77,6 +78,9 @@ def test_edge_and_bucks_classification_matches_the_techniques(number):
     assert result.techniques_needed == "implications"
     assert result.classification == "unique, needs implications (depth 1)"
     _agree(result)
+    # nonosat solve says the same
+    out = runner.invoke(app, ["solve", str(corpus_path(*SURVEY, f"webpbn-{number}.nin"))])
+    assert "classification: unique, needs implications (depth 1)" in out.stdout
 
 
 def test_generated_puzzles_classification_against_independent_figures():
@@ -109,6 +113,9 @@ def test_generated_puzzles_classification_against_independent_figures():
         if truth == Status.MULTIPLE:
             assert result.classification.startswith("several solutions")
         _agree(result)
+        if truth == Status.UNIQUE and needed != "search":  # solve classifies alike
+            assert solve_classification(puzzle, solve(puzzle, "native", limit=2)) == \
+                result.classification
         seen.add((truth, needed))
     assert {(Status.UNIQUE, "line"), (Status.MULTIPLE, "search")} <= seen, seen
 

@@ -9,12 +9,9 @@ classification                           when
 ``unique, line-solvable``                line solving alone fixes every cell
 ``unique, needs implications (depth 1)`` line solving gets stuck; the implication graph (one
                                          assumption at a time, through single lines) fixes
-                                         every cell (``nonosat analyse``, which runs the stage)
+                                         every cell
 ``unique, needs probing (depth 1)``      failed-literal probing (one assumption at a time,
-                                         fully propagated) is needed; ``nonosat solve`` says
-                                         this of every puzzle the native root node decides
-                                         without line solving alone (it does not run the
-                                         implication stage apart)
+                                         fully propagated) is needed
 ``unique, needs search (N guesses)``     logic gets stuck; the native search decided with N
                                          decisions
 ``unique, needs search (N conflicts)``   logic gets stuck; SAT (CaDiCaL, after the native
@@ -188,6 +185,25 @@ def found_ambiguous(solutions: list[np.ndarray]) -> int | None:
     return int((stack != stack[0]).any(axis=0).sum())
 
 
+#: Seconds ``nonosat solve`` gives the implication stage to tell "needs implications" from
+#: "needs probing" (past them it says probing, the native root node's own logic).
+IMPLICATIONS_BUDGET_S = 0.5
+
+
+def _implications_or_probing(puzzle: Puzzle, partial: np.ndarray | None) -> str:
+    """``"implications"`` when line solving and the implication graph alone solve the puzzle
+    (as ``nonosat analyse``'s staged logic finds, so that both commands classify it alike),
+    else ``"probing"``; ``"probing"`` too when that is not settled in
+    :data:`IMPLICATIONS_BUDGET_S`."""
+    import time
+
+    from nonosat.analysis.staged import staged_solve
+
+    run = staged_solve(puzzle, partial, stages=("line", "implications"),
+                       deadline=time.perf_counter() + IMPLICATIONS_BUDGET_S)
+    return "implications" if run.status == "solved" else "probing"
+
+
 def solve_classification(
     puzzle: Puzzle, result: SolveResult, partial: np.ndarray | None = None
 ) -> str:
@@ -198,8 +214,9 @@ def solve_classification(
     :attr:`nonosat.engines.SolveResult.exhausted`, when it is the map).
 
     * line solving fixes every cell: line-solvable;
-    * the native engine decided without a guess: needs probing (its root node is propagation
-      and failed-literal probing);
+    * the native engine decided without a guess: needs implications when line solving and the
+      implication graph alone solve it (as ``nonosat analyse`` says), else needs probing (its
+      root node is propagation and failed-literal probing);
     * the native search guessed: needs search (its guesses); the ``auto`` portfolio handed
       over to SAT: needs search (CaDiCaL's conflicts);
     * other engines (sat, cpsat): "not line-solvable" (they measure no logic).
@@ -219,8 +236,10 @@ def solve_classification(
     if line is not None and not bool((np.asarray(line[0]) == Cell.UNKNOWN).any()):
         return classify(result.status, "line")
     effort = search_effort(result)
+    if result.engine == "native" and effort.guesses == 0:
+        return classify(result.status, _implications_or_probing(puzzle, partial), effort)
     if result.engine == "native":
-        return classify(result.status, "probing" if effort.guesses == 0 else "search", effort)
+        return classify(result.status, "search", effort)
     if result.engine == "native+sat":
         return classify(result.status, "search", effort)
     return classify(result.status, "beyond-line")

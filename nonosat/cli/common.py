@@ -398,8 +398,10 @@ def handle_errors(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        global OVERRUN_REPORT
         timer = None
         WARNINGS.clear()
+        OVERRUN_REPORT = None
         try:
             if "timeout" in kwargs and func.__name__ != "batch_command" and not kwargs.get("results"):
                 kwargs["timeout"] = resolve_timeout(kwargs["timeout"])
