@@ -29,8 +29,9 @@ def test_json_shape_and_solution():
     result = run("solve", str(GAMES / "heart.non"), "--json", "--engine", "native")
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert set(data) == {"puzzle", "width", "height", "status", "solutions", "engine", "time_s",
-                         "load_s", "counted_all", "stats"}
+    assert set(data) == {"schema", "command", "puzzle", "width", "height", "status", "solutions",
+                         "engine", "time_s", "load_s", "stats", "elapsed_s", "classification",
+                         "short_image", "short_rules", "counted_all"}
     assert data["counted_all"] is True  # unique: the search ended below the limit 2
     assert data["status"] == "unique" and (data["width"], data["height"]) == (13, 11)
     assert data["solutions"][0][0] == "..###...###.."

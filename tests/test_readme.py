@@ -89,7 +89,7 @@ def test_readme_command(command, comment, tmp_path):
     elif "--out" in args:
         rows = [json.loads(line) for line in (tmp_path / args[args.index("--out") + 1])
                 .read_text().splitlines()]
-        assert rows and all({"id", "status", "time_s"} <= set(r) for r in rows)
+        assert rows and all({"puzzle", "status", "time_s"} <= set(r) for r in rows)
         again = subprocess.run([sys.executable, "-m", "nonosat", *args, "--json"],
                                capture_output=True, text=True, cwd=tmp_path, timeout=600)
         assert json.loads(again.stdout)["ran"] == 0  # the rerun resumes: nothing left

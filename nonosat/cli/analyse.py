@@ -20,7 +20,7 @@ proved smallest", or "best found in the time limit" with the lower bound proved
 goal picture (else the first solution found), whose givens then also make it the only one; for
 several solutions the whole ambiguity map (<>), extra givens and one-cell edits of the picture
 (when it is known) that make the solution unique, or why none is listed ("edits: none found
-...").  --timeout (default $NONOSAT_TIMEOUT or 300) bounds the whole command: the verdict, the
+...").  --timeout (default $NONOSAT_TIMEOUT or 30) bounds the whole command: the verdict, the
 logic stages, the structure, the ambiguity map (up to half of what is left), the givens, the
 edits and the backdoor share it; a section the limit cuts short keeps its partial result (a map
 cut short is a lower bound: "at least K cells ambiguous"), and a closing "time limits:" line
@@ -28,13 +28,14 @@ cut short is a lower bound: "at least K cells ambiguous"), and a closing "time l
 
 \b
 Grade (score on one scale, 1 to 5):
-  1 easy       line solving alone                     score 1 + s/(s+100), s = line steps
-  2 moderate   implications, at most 2 rounds         score 2 + r/(r+10), r = i + 2p rounds
-  3 hard       more implication rounds, or probing    score 3 + r/(r+10)
-  4 very hard  search with effort e < 100             score 4 + e/(e+100), below 4.5
-  5 extreme    search with effort e >= 100            score in [4.5, 5); 5 = not decided
-  e = the native search's guesses, or SAT's conflicts when SAT decided.
-  No grade ("not graded: no solution" / "not graded: several solutions") without a solution
+  1 easy       line solving alone               score 1 + s/(s+100)
+  2 moderate   implications, at most 2 rounds   score 2 + r/(r+10)
+  3 hard       more implication rounds, probing score 3 + r/(r+10)
+  4 very hard  search with effort e < 100       score 4 + e/(e+100), < 4.5
+  5 extreme    search with effort e >= 100      in [4.5, 5); 5 = undecided
+  s = line steps, r = implication rounds + 2 x probing rounds, e = the native
+  search's guesses, or SAT's conflicts when SAT decided.  No grade ("not
+  graded: no solution" / "not graded: several solutions") without a solution
   or with several.
 
 --graph writes the implication graph at the line-solving fixpoint (GraphML, GEXF, or DOT with
@@ -52,17 +53,13 @@ import typer
 from nonosat.cli import common
 from nonosat.cli.common import (
     STATUS_EXIT,
-    FormatOpt,
-    IndexOpt,
-    JsonOpt,
-    PuzzleArg,
-    TimeoutOpt,
     announce_compile,
     handle_errors,
-    print_json,
     read_puzzle,
     split_puzzle_ref,
 )
+from nonosat.cli.options import BriefOpt, FormatOpt, IndexOpt, JsonOpt, PuzzleArg, timeout_option
+from nonosat.cli.output import brief_line, emit
 
 LimitOpt = Annotated[
     int, typer.Option("--limit", "-n", min=1, help="Count solutions up to N (2 decides uniqueness).")
@@ -99,6 +96,8 @@ BackdoorLogicOpt = Annotated[
 #: Seconds for the backdoor search by default (nonosat.analysis.difficulty.BACKDOOR_TIMEOUT).
 BACKDOOR_TIMEOUT = 10.0
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --graph / --map files.")]
+TimeoutOpt = timeout_option("analyse", "Seconds for the whole analysis, every section together "
+                            "(exit 4 when the verdict is not decided)")
 
 
 def _cell(cell: tuple[int, int]) -> str:
@@ -121,6 +120,7 @@ def analyse_command(
     json_output: JsonOpt = False,
     format: FormatOpt = None,
     index: IndexOpt = None,
+    brief: BriefOpt = False,
 ) -> None:
     """Analyse a puzzle: verdict, classification, techniques, structure and difficulty grade."""
     import time
@@ -137,7 +137,7 @@ def analyse_command(
     if puzzle.is_colour:
         _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout,
                         graph, map_file, force, json_output, backdoor_timeout, backdoor_logic,
-                        setup)
+                        setup, brief)
     for path in (graph, map_file):
         if path is not None and path.exists() and not force:
             raise FormatError(str(path), None, "already exists; use --force to overwrite it")
@@ -164,10 +164,19 @@ def analyse_command(
         _write_map(result, map_file)
         typer.echo(f"wrote {map_file}", err=True)
     if json_output:
-        print_json(result.to_json(name))
+        emit("analyse", result.to_json(name))
+    elif brief:
+        typer.echo(_brief(result, name))
     else:
         typer.echo(_report(result, name, backdoor_timeout))
     raise typer.Exit(STATUS_EXIT[result.status])
+
+
+def _brief(result, name: str) -> str:
+    """The brief line: ``PUZZLE STATUS TIME grade=N`` (no grade when there is none)."""
+    grade = getattr(result, "grade", None)
+    extra = f"grade={grade.grade}" if grade is not None and grade.graded else ""
+    return brief_line(name, result.status.value, result.solve_time_s, extra)
 
 
 def _load(engine: str, setup: float, colour: bool) -> float:
@@ -291,6 +300,13 @@ _SECTION_NAMES = {"stages": "logic stages", "structure": "structure", "map": "am
                   "givens": "extra givens", "edits": "one-cell edits", "backdoor": "backdoor"}
 
 
+def _fit_grid(text: str, shape: tuple[int, int]) -> str:
+    """``text``, or a one-line summary when it is wider than the terminal."""
+    from nonosat.cli.output import fits, grid_summary
+
+    return text if fits(text.split("\n")) else grid_summary(text, "map", shape)
+
+
 def _techniques_line(result, chain: list[str], upto: dict[str, int]) -> str:
     """``techniques needed: ...`` from the assessment (the classification's own source)."""
     needed = result.techniques_needed
@@ -382,7 +398,8 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     if result.backbone is not None:
         amb = result.backbone.ambiguous
         lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
-        lines.append(render_ambiguity_text(puzzle, result.solutions[0], amb))
+        lines.append(_fit_grid(render_ambiguity_text(puzzle, result.solutions[0], amb),
+                               puzzle.shape))
         if result.backbone.undecided.any():
             lines.append(f"({int(result.backbone.undecided.sum())} cells undecided: time limit)")
     if result.givens is not None:
@@ -405,7 +422,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
 
 def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout, graph,
                     map_file, force, json_output, backdoor_timeout=BACKDOOR_TIMEOUT,
-                    backdoor_logic="line", setup: float | None = None) -> None:
+                    backdoor_logic="line", setup: float | None = None, brief=False) -> None:
     """``analyse`` of a colour puzzle (:func:`nonosat.analysis.colour.analyse_colour`): the
     black-and-white report's lines and JSON keys wherever they apply to colour; always exits
     with the verdict's code."""
@@ -441,7 +458,9 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
         _write_map(result, map_file)
         typer.echo(f"wrote {map_file}", err=True)
     if json_output:
-        print_json(result.to_json(name))
+        emit("analyse", result.to_json(name))
+    elif brief:
+        typer.echo(_brief(result, name))
     else:
         typer.echo(_colour_report(result, name, backdoor_timeout))
     raise typer.Exit(STATUS_EXIT[result.status])

@@ -29,7 +29,7 @@ from nonosat.cli.common import (
 from nonosat.errors import FormatError
 
 SolutionOpt = Annotated[
-    bool, typer.Option("--solution", "-s", help="Solve the puzzle and draw its solution.")
+    bool, typer.Option("--solution", help="Solve the puzzle and draw its solution.")
 ]
 OutOpt = Annotated[
     Path | None,
