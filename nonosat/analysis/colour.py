@@ -65,9 +65,10 @@ from nonosat.analysis.difficulty import (
 )
 from nonosat.analysis.staged import STAGES, StagedRun, Step
 from nonosat.analysis.structure import independent_parts, scc_summary
-from nonosat.engines import SolveResult, Status, solve
+from nonosat.engines import SolveResult, Status
 from nonosat.native.colour import ColourProblem, colour_propagate, solve_colour_line
 from nonosat.puzzle import Cell, Puzzle, colour_clue_text, colour_rows
+from nonosat.verdict import decide
 
 
 def _names(puzzle: Puzzle, mask: int) -> str:
@@ -796,7 +797,7 @@ def analyse_colour(
     start = time.perf_counter()
     clock = Clock(timeout)
     cap = max(limit, COUNT_CAP) if count_all else limit
-    result = solve(puzzle, engine, limit=cap, timeout=clock.left())
+    result = decide(puzzle, engine=engine, limit=cap, timeout=clock.left())  # as 'nonosat solve'
     clock.allow(result.load_s)  # loading the engine's kernels is not the analysis' time
     solutions = list(result.solutions)
     status = result.status

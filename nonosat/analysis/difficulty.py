@@ -97,7 +97,7 @@ from nonosat.analysis.implied import (
 )
 from nonosat.analysis.staged import StagedRun, staged_solve
 from nonosat.analysis.structure import Part, independent_parts, scc_summary
-from nonosat.engines import Status, solve
+from nonosat.engines import Status
 from nonosat.native.implications import (
     ForcedLiteral,
     LinkedCells,
@@ -107,6 +107,7 @@ from nonosat.native.implications import (
 )
 from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Puzzle, grid_rows
+from nonosat.verdict import decide
 
 #: Grade names, index = grade.
 GRADE_NAMES = ("", "easy", "moderate", "hard", "very hard", "extreme")
@@ -646,7 +647,7 @@ def analyse(
     start = time.perf_counter()
     clock = Clock(timeout)
     cap = max(limit, COUNT_CAP) if count_all else limit
-    result = solve(puzzle, engine, limit=cap, timeout=clock.left())
+    result = decide(puzzle, engine=engine, limit=cap, timeout=clock.left())  # as 'nonosat solve'
     clock.allow(result.load_s)  # loading the engine's kernels is not the analysis' time
     solutions = list(result.solutions)
     status = result.status

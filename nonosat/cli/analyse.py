@@ -20,7 +20,7 @@ proved smallest", or "best found in the time limit" with the lower bound proved
 goal picture (else the first solution found), whose givens then also make it the only one; for
 several solutions the whole ambiguity map (<>), extra givens and one-cell edits of the picture
 (when it is known) that make the solution unique, or why none is listed ("edits: none found
-...").  --timeout (default $NONOSAT_TIMEOUT or 30) bounds the whole command: the verdict, the
+...").  --timeout (default $NONOSAT_TIMEOUT or 300) bounds the whole command: the verdict, the
 logic stages, the structure, the ambiguity map (up to half of what is left), the givens, the
 edits and the backdoor share it; a section the limit cuts short keeps its partial result (a map
 cut short is a lower bound: "at least K cells ambiguous"), and a closing "time limits:" line
