@@ -86,7 +86,8 @@ def test_analyse_summary_has_the_grade_breakdown(tmp_path):
     assert summary["grades"] == dict(expected)
     assert summary["not_graded"] == dict(Counter(apart[v] for v in verdicts.values()
                                                  if v in apart))
-    assert all(r["grade"]["grade"] is None for r in records if verdicts[r.get("puzzle", r.get("id"))] in apart)
+    assert all(r["grade"]["grade"] is None for r in records
+               if verdicts[r.get("puzzle", r.get("id"))] in apart)
     assert (sum(summary["grades"].values()) + sum(summary["not_graded"].values())
             == len(records) == len(list(folder.iterdir())))
     assert list(summary["grades"]) == sorted(summary["grades"])  # by grade

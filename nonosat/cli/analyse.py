@@ -11,8 +11,8 @@ native search's guesses, or SAT's conflicts when the portfolio handed over to SA
 Also printed: a one-line classification ("unique, line-solvable", "unique, needs implications
 (depth 1)", "unique, needs probing (depth 1)", "unique, needs search (N guesses|conflicts)",
 "several solutions (K cells ambiguous)", "no solution"), decided together with the techniques
-needed and the grade, so they agree; the backbone; the independent parts of the cells line solving and all logic leave
-open (they share no row and no column: each can be solved alone); cells tied by the implication
+needed and the grade, so they agree; the backbone; the independent parts of the cells line
+solving and all logic leave open (they share no row and no column: each can be solved alone); cells tied by the implication
 graph (its strongly connected components); a smallest backdoor: the fewest cells whose values,
 given, make line solving (--backdoor-logic probing: line solving and probing) finish -- "exact:
 proved smallest", or "best found in the time limit" with the lower bound proved
@@ -488,7 +488,8 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
         lines.append("logic stages: not run (time limit)")
     else:
         cells = result.cells_by_stage()
-        parts = [f"line {cells['line']}", f"probing {cells['probing']}", f"search {cells['search']}"]
+        parts = [f"line {cells['line']}", f"probing {cells['probing']}",
+                 f"search {cells['search']}"]
         if cells["ambiguous"]:
             parts.append(f"ambiguous {cells['ambiguous']}")
         if cells["undecided"]:
@@ -500,7 +501,8 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
         inv = staged.invocations
         steps = staged.techniques()
         lines.append(f"rounds that made progress: line {inv['line']}, probing {inv['probing']}; "
-                     "steps: " + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
+                     "steps: "
+                     + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
         search = result.search
         if search is None:
             lines.append("search: not needed")

@@ -337,7 +337,8 @@ HARD_TIME_LIMIT = False
 #: Commands whose whole run the watchdog bounds, by ``module.function``: how many times the
 #: ``--timeout`` the command may use by design (stages that each get the limit: render's
 #: ambiguity witnesses after the solve, the checkers of verify-certificate one after another;
-#: analyse's sections share one deadline, :func:`nonosat.analysis.difficulty.analyse`).  Commands not listed (crosscheck: the
+#: analyse's sections share one deadline, :func:`nonosat.analysis.difficulty.analyse`).
+#: Commands not listed (crosscheck: the
 #: limit is per puzzle and engine) are not bounded as a whole.
 HARD_STOP_STAGES = {
     "nonosat.cli.solve.solve_command": 1,
@@ -632,8 +633,8 @@ def goal_problem(puzzle: Puzzle) -> str | None:
     else:
         want, got = clue_text(expected), clue_text(actual)
     n = len(errors)
-    return (f"{n} line{'s' if n != 1 else ''} break{'s' if n == 1 else ''} {'its' if n == 1 else 'their'} "
-            f"clue (first: {puzzle.line_name(line)} should be {want} but the picture has {got})")
+    lines = "1 line breaks its clue" if n == 1 else f"{n} lines break their clue"
+    return f"{lines} (first: {puzzle.line_name(line)} should be {want} but the picture has {got})"
 
 
 def read_puzzle(path: Path, format: str | None = None, index: int | None = None) -> Puzzle:
