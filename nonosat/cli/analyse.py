@@ -11,20 +11,20 @@ native search's guesses, or SAT's conflicts when the portfolio handed over to SA
 Also printed: a one-line classification ("unique, line-solvable", "unique, needs implications
 (depth 1)", "unique, needs probing (depth 1)", "unique, needs search (N guesses|conflicts)",
 "several solutions (K cells ambiguous)", "no solution"), decided together with the techniques
-needed and the grade, so they agree; the backbone; the independent parts of the cells line
-solving and all logic leave open (they share no row and no column: each can be solved alone); cells tied by the implication
-graph (its strongly connected components); a smallest backdoor: the fewest cells whose values,
-given, make line solving (--backdoor-logic probing: line solving and probing) finish -- "exact:
-proved smallest", or "best found in the time limit" with the lower bound proved
+needed and the grade, so they agree; the backbone; the independent parts of the cells line solving
+and all logic leave open (they share no row and no column: each can be solved alone); cells tied by
+the implication graph (its strongly connected components); a smallest backdoor: the fewest cells
+whose values, given, make line solving (--backdoor-logic probing: line solving and probing) finish
+-- "exact: proved smallest", or "best found in the time limit" with the lower bound proved
 (--backdoor-timeout), 0 cells for a line-solvable puzzle, and with several solutions that of the
 goal picture (else the first solution found), whose givens then also make it the only one; for
 several solutions the whole ambiguity map (<>), extra givens and one-cell edits of the picture
-(when it is known) that make the solution unique, or why none is listed ("edits: none found
-...").  --timeout (default $NONOSAT_TIMEOUT or 300) bounds the whole command: the verdict, the
-logic stages, the structure, the ambiguity map (up to half of what is left), the givens, the
-edits and the backdoor share it; a section the limit cuts short keeps its partial result (a map
-cut short is a lower bound: "at least K cells ambiguous"), and a closing "time limits:" line
-(in --json, "sections") says which sections were cut short or not run.
+(when it is known) that make the solution unique, or why none is listed ("edits: none found ...").
+--timeout (default $NONOSAT_TIMEOUT or 300) bounds the whole command: the verdict, the logic
+stages, the structure, the ambiguity map (up to half of what is left), the givens, the edits and
+the backdoor share it; a section the limit cuts short keeps its partial result (a map cut short is
+a lower bound: "at least K cells ambiguous"), and a closing "time limits:" line (in --json,
+"sections") says which sections were cut short or not run.
 
 \b
 Grade (score on one scale, 1 to 5):
