@@ -51,6 +51,7 @@ from nonosat.cli.options import (
     use_checker_path,
 )
 from nonosat.cli.output import brief_line, emit
+from nonosat.text import printable
 
 VERIFY_HELP = """Check a certificate directory written by 'nonosat certify'.
 
@@ -163,7 +164,7 @@ def certify_command(
         elif brief:
             typer.echo(brief_line(ref, "unknown", None, "refused"))
         else:
-            typer.echo(f"nonosat: {exc}", err=True)
+            typer.echo(printable(f"nonosat: {exc}"), err=True)
         raise typer.Exit(EXIT_PROVER_REFUSED) from None
     if cert.verdict == "multiple":
         _witness_written(cert, puzzle, out, force, json_output, ref, brief)
@@ -193,11 +194,12 @@ def certify_command(
         raise typer.Exit(code)
     name = f"{ref}: {puzzle.describe()}"
     if cert.verdict == "unknown":
-        typer.echo(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; nothing written")
+        typer.echo(printable(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; "
+                             "nothing written"))
         raise typer.Exit(code)
     claim = "unique solution" if cert.verdict == "unique" else "no solution"
     status = "certified" if cert.proved else "NOT certified: the proof was rejected"
-    typer.echo(f"{name}: {claim}, {status}")
+    typer.echo(printable(f"{name}: {claim}, {status}"))
     lemmas = cert.stats.get("lemmas", 0)
     how = cert.stats.get("prove", {}).get("method", "sat")
     prefix = cert.stats.get("prefix_lemmas", 0)
@@ -220,9 +222,9 @@ def certify_command(
         typer.echo(f"  LRAT: {cert.lrat.count(chr(10)):,} lines, written by {by}")
     for check in cert.checks:
         verdict = "accepted" if check.ok else f"REJECTED ({check.reason})"
-        typer.echo(f"  {check.checker}: {verdict} in {check.time_s:.3f} s")
-    typer.echo(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
-               f"[{cert.times['total']:.3f} s]")
+        typer.echo(printable(f"  {check.checker}: {verdict} in {check.time_s:.3f} s"))
+    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
+               f"[{cert.times['total']:.3f} s]"))
     raise typer.Exit(code)
 
 
@@ -269,12 +271,12 @@ def verify_command(
             claim = {"unique": "unique solution", "none": "no solution"}.get(
                 colour.verdict or "", str(colour.verdict))
             matched = f", the clues of {puzzle_file}" if expected is not None else ""
-            typer.echo(f"{cert_dir}: verified: {claim} of {about} (colour; clues sha256 "
-                       f"{fingerprint}...{matched}) [{checks}]")
+            typer.echo(printable(f"{cert_dir}: verified: {claim} of {about} (colour; clues sha256 "
+                       f"{fingerprint}...{matched}) [{checks}]"))
         else:
-            typer.echo(f"{cert_dir}: NOT verified", err=True)
+            typer.echo(printable(f"{cert_dir}: NOT verified"), err=True)
             for problem in colour.problems:
-                typer.echo(f"  {problem}", err=True)
+                typer.echo(printable(f"  {problem}"), err=True)
         raise typer.Exit(code)
     result = verify_certificate(cert_dir, checker or ["auto"], timeout, expected=expected)
     code = _EXIT.get(result.verdict or "", EXIT_FAILED) if result.ok else EXIT_FAILED
@@ -291,12 +293,13 @@ def verify_command(
         about = result.puzzle.describe() if result.puzzle is not None else "?"
         fingerprint = result.puzzle.fingerprint()[:12] if result.puzzle is not None else "?"
         matched = f", the clues of {puzzle_file}" if expected is not None else ""
-        typer.echo(f"{cert_dir}: verified: {claim} of {about} (clues sha256 {fingerprint}..."
-                   f"{matched})" + (f" [{checks}]" if checks else ""))
+        typer.echo(printable(f"{cert_dir}: verified: {claim} of {about} (clues sha256 "
+                             f"{fingerprint}..."
+                   f"{matched})" + (f" [{checks}]" if checks else "")))
     else:
-        typer.echo(f"{cert_dir}: NOT verified", err=True)
+        typer.echo(printable(f"{cert_dir}: NOT verified"), err=True)
         for problem in result.problems:
-            typer.echo(f"  {problem}", err=True)
+            typer.echo(printable(f"  {problem}"), err=True)
     raise typer.Exit(code)
 
 
@@ -324,10 +327,10 @@ def _witness_written(cert, puzzle, out: Path, force: bool, json_output: bool, re
     load = cert.times.get("load", 0.0)
     timing = f"{total:.3f} s" + (f"; loading the engine's kernels and libraries: {load:.1f} s"
                                  if load >= 0.5 else "")
-    typer.echo(f"{ref}: {puzzle.describe()}: several solutions, witness certificate written "
-               f"(two distinct solutions, each checked against the clues; they differ in "
-               f"{differ} cell{'s' if differ != 1 else ''})")
-    typer.echo(f"  files: {out}/ ({', '.join(p.name for p in written)}) [{timing}]")
+    typer.echo(printable(f"{ref}: {puzzle.describe()}: several solutions, witness certificate "
+                         f"written (two distinct solutions, each checked against the clues; they "
+                         f"differ in {differ} cell{'s' if differ != 1 else ''})"))
+    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) [{timing}]"))
     raise typer.Exit(EXIT_MULTIPLE)
 
 
@@ -379,16 +382,16 @@ def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=
         raise typer.Exit(code)
     name = f"{ref}: {puzzle.describe()}"
     if cert.verdict == "unknown":
-        typer.echo(f"{name}: gave up before deciding; nothing written")
+        typer.echo(printable(f"{name}: gave up before deciding; nothing written"))
         raise typer.Exit(code)
     claim = "unique solution" if cert.verdict == "unique" else "no solution"
     status = "certified" if cert.proved else "NOT certified: the proof was rejected"
-    typer.echo(f"{name}: {claim}, {status} (colour puzzle)")
+    typer.echo(printable(f"{name}: {claim}, {status} (colour puzzle)"))
     lemmas = (cert.proof or "").count("\n")
     typer.echo(f"  proof: {lemmas:,} DRAT lines ({cert.solver}), colour-starts encoding")
     for check in cert.checks:
         verdict = "accepted" if check.ok else f"REJECTED ({check.reason})"
-        typer.echo(f"  {check.checker}: {verdict} in {check.time_s:.3f} s")
-    typer.echo(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
-               f"[{cert.times['total']:.3f} s]")
+        typer.echo(printable(f"  {check.checker}: {verdict} in {check.time_s:.3f} s"))
+    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
+               f"[{cert.times['total']:.3f} s]"))
     raise typer.Exit(code)

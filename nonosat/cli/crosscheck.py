@@ -41,6 +41,7 @@ from nonosat.cli.options import (
     timeout_option,
 )
 from nonosat.cli.output import brief_line, emit
+from nonosat.text import printable
 from nonosat.verdict import CROSSCHECK_ENGINES
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def crosscheck_command(
     skipped: list[tuple[str, str]] = []
     puzzles = collect(puzzle_paths, format, index, skipped=skipped)
     for name, why in skipped:
-        typer.echo(f"nonosat: not checked: {name}: {why}", err=True)
+        typer.echo(printable(f"nonosat: not checked: {name}: {why}"), err=True)
     reports: list[CrossCheck] = []
     interrupted = False
     with _Progress(len(puzzles)) as progress:
@@ -201,7 +202,7 @@ class _Progress:
     def start(self, puzzle_id: str) -> None:
         """Show that ``puzzle_id`` is being checked."""
         if self._bar is not None:
-            self._bar.update(self._task, description=_shorten(puzzle_id, 40))
+            self._bar.update(self._task, description=_shorten(printable(puzzle_id), 40))
 
     def done(self, report: CrossCheck) -> None:
         """Account for one finished puzzle."""
@@ -245,8 +246,8 @@ def table_lines(reports: list[CrossCheck], names: list[str], width: int) -> list
     folders = {os.path.dirname(r.puzzle_id) for r in reports}
     folder = folders.pop() if len(folders) == 1 else ""
     skip = len(os.path.join(folder, "")) if folder else 0
-    ids = [r.puzzle_id[skip:] for r in reports]
-    lines = [f"in {os.path.join(folder, '')}:"] if folder else []
+    ids = [printable(r.puzzle_id[skip:]) for r in reports]
+    lines = [f"in {printable(os.path.join(folder, ''))}:"] if folder else []
     for short in (False, True):
         def verdict(text: str, short: bool = short) -> str:
             return _SHORT.get(text, text) if short else text
@@ -294,6 +295,7 @@ def print_table(reports: list[CrossCheck], names: list[str]) -> None:
     width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
     colour = sys.stdout.isatty()
     for line in table_lines(reports, names, width):
+        line = printable(line)
         if colour:
             for status, style in _STYLE.items():
                 if line.endswith(status) or line.endswith(_SHORT.get(status, "\0")):
@@ -301,7 +303,7 @@ def print_table(reports: list[CrossCheck], names: list[str]) -> None:
         typer.echo(line)
     for report in reports:
         for finding in report.findings:
-            typer.echo(f"{report.puzzle_id}: {finding.kind}: {finding.message}")
+            typer.echo(printable(f"{report.puzzle_id}: {finding.kind}: {finding.message}"))
     failed = sum(r.failed for r in reports)
     gave_up = sum(r.gave_up and not r.failed for r in reports)
     typer.echo(
