@@ -7,12 +7,12 @@ unknown) and the engine's own time (loading the compiled kernels is said apart),
 classification: "unique, line-solvable", "unique, needs probing (depth 1)", "unique, needs search
 (N guesses)" (native search) or "(N conflicts)" (SAT decided), "several solutions (at least K
 cells ambiguous)" (K: the cells on which the solutions found differ; `nonosat analyse` gives the
-whole map), "no solution" (no extra solving: one line-solving fixpoint).  With --count, a
-puzzle with several solutions is counted exactly ("48 solutions"): the CNF encoding's models
-projected on the cell variables, counted by Ganak (pyganak) within what is left of --timeout;
-exact, but not certified.  If the count does not finish, the verdict keeps the lower bound.
-With --json, one JSON object (with --count: solution_count and solution_count_exact).  The
-puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
+whole map; "K cells ambiguous" when --limit was above the count and every solution was found),
+"no solution" (no extra solving: one line-solving fixpoint).  With --count, a puzzle with
+several solutions is counted exactly ("48 solutions"): the CNF encoding's models projected on
+the cell variables, counted by Ganak (pyganak) within what is left of --timeout; exact, but not
+certified.  If the count does not finish, the verdict keeps the lower bound.  With --json, one
+JSON object (with --count: solution_count and solution_count_exact).  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
 
 \b
 Examples:
@@ -129,9 +129,9 @@ def solve_command(
     count: CountOpt = False,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
+    from nonosat.cli.common import read_puzzle
     from nonosat.engines import solve
     from nonosat.errors import EngineError
-    from nonosat.formats import read_puzzle
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
@@ -254,12 +254,16 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
 
 def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int,
                  counted: SolutionCount | None = None) -> str:
-    """``NAME (WxH): VERDICT [ENGINE, TIME s]``; several solutions are counted ("48 solutions
-    found (limit 100)"; with an exact count ``counted`` from the model counter, "48 solutions",
-    its time said after the engine's), and a load of the engine of :data:`LOAD_SHOWN_S` or more
-    is said apart from the engine's time."""
+    """``NAME (WxH): VERDICT [ENGINE, TIME s]``; several solutions are counted: "48 solutions
+    (all: the search ended below the limit 100)" when the engine enumerated every one, else "2
+    solutions found (limit 2)", or with an exact count ``counted`` from the model counter "48
+    solutions" (its time said after the engine's); a load of the engine of
+    :data:`LOAD_SHOWN_S` or more is said apart from the engine's time."""
     verdict = _VERDICT[result.status]
-    if result.status is Status.MULTIPLE:
+    if result.status is Status.MULTIPLE and result.exhausted:
+        verdict = (f"{len(result.solutions)} solutions (all: the search ended below the limit "
+                   f"{limit})")
+    elif result.status is Status.MULTIPLE:
         verdict = f"{len(result.solutions)} solutions found (limit {limit})"
         if counted is not None and counted.exact and counted.count is not None:
             verdict = counted.describe()

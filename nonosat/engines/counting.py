@@ -175,7 +175,7 @@ def count_after_solve(
         return SolutionCount(1, True, "engine")
     if result.status is Status.NONE:
         return SolutionCount(0, True, "engine")
-    if result.status is Status.MULTIPLE and found < limit:
+    if result.status is Status.MULTIPLE and found < limit and getattr(result, "exhausted", True):
         return SolutionCount(found, True, "engine")
     start = time.perf_counter()
     counted = count_solutions(puzzle, partial=partial, timeout=timeout)
