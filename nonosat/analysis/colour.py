@@ -63,6 +63,7 @@ from nonosat.analysis.difficulty import (
     _empty_staged,
     _goal_fits,
     not_graded,
+    solution_count,
 )
 from nonosat.analysis.staged import STAGES, StagedRun, Step
 from nonosat.analysis.structure import independent_parts, scc_summary
@@ -744,6 +745,7 @@ def analyse_colour(
     keep_graph: bool = False,
     backdoor_logic: str = "line",
     progress: list | None = None,
+    count: bool = True,
 ) -> ColourAnalysis:
     """Analyse a colour puzzle as :func:`nonosat.analysis.difficulty.analyse` analyses a
     black-and-white one.
@@ -791,6 +793,8 @@ def analyse_colour(
         ``graph_summary`` either way.
     progress : list, optional
         As for :func:`nonosat.analysis.difficulty.analyse`.
+    count : bool
+        Count several solutions exactly (as :func:`nonosat.analysis.difficulty.analyse`).
 
     Returns
     -------
@@ -818,6 +822,8 @@ def analyse_colour(
                          not_graded("not analysed"), engine=result.engine,
                          solve_time_s=result.time_s, sections=sections)
     out.load_s = result.load_s
+    if count and status in (Status.UNIQUE, Status.NONE, Status.MULTIPLE) and not clock.out():
+        out.solution_count = solution_count(puzzle, result, cap, clock.share(0.25, 10.0))
 
     def finish() -> ColourAnalysis:
         out.settle()

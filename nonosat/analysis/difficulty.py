@@ -97,7 +97,8 @@ from nonosat.analysis.implied import (
 )
 from nonosat.analysis.staged import StagedRun, staged_solve
 from nonosat.analysis.structure import Part, independent_parts, scc_summary
-from nonosat.engines import Status
+from nonosat.engines import SolveResult, Status
+from nonosat.engines.counting import SolutionCount
 from nonosat.native.implications import (
     ForcedLiteral,
     LinkedCells,
@@ -342,6 +343,9 @@ class Analysis:
         The solution the backdoor's givens are taken from (``"the goal picture"``, ``"the
         first solution found"``, ``"the solution found"``).
     classification : str
+    solution_count : SolutionCount or None
+        The number of solutions (:func:`nonosat.engines.counting.count_after_solve`: exact from
+        the verdict, a finished enumeration or the model counter, else the lower bound found).
     time_s : float
         The analysis' own time (seconds), without ``load_s``.
     load_s : float
@@ -378,6 +382,7 @@ class Analysis:
     backdoor_of: str = ""
     classification: str = ""
     graph: Any = None
+    solution_count: SolutionCount | None = None
     time_s: float = 0.0
     load_s: float = 0.0
     sections: dict[str, str] = field(default_factory=dict)
@@ -450,6 +455,7 @@ class Analysis:
             "solve_time_s": round(self.solve_time_s, 6),
             "solutions_found": len(self.solutions),
             "counted_all": self.counted_all,
+            **({} if self.solution_count is None else self.solution_count.to_json()),
             "techniques_needed": self.techniques_needed,
             "cells_by_stage": self.cells_by_stage(),
             "deductions": self.cells_by_stage(),
@@ -589,6 +595,24 @@ class Clock:
         return part if cap is None else min(part, cap)
 
 
+def solution_count(puzzle: Puzzle, result: SolveResult, limit: int,
+                   timeout: float | None) -> SolutionCount | None:
+    """The number of solutions for :attr:`Analysis.solution_count`: the model counter
+    (:func:`nonosat.engines.counting.count_after_solve`) gets at most
+    :data:`~nonosat.engines.counting.DEFAULT_COUNT_TIMEOUT` seconds (and no more than
+    ``timeout``); when the counter fails (not installed, crashed) the count is the lower bound
+    found, with the error as its ``reason``."""
+    from nonosat.engines.counting import DEFAULT_COUNT_TIMEOUT, count_after_solve
+    from nonosat.errors import EngineError
+
+    budget = DEFAULT_COUNT_TIMEOUT if timeout is None else min(timeout, DEFAULT_COUNT_TIMEOUT)
+    try:
+        return count_after_solve(puzzle, result, limit=limit, timeout=budget)
+    except EngineError as exc:
+        return SolutionCount(len(result.solutions) or None, False, "lower bound",
+                             reason=str(exc))
+
+
 def analyse(
     puzzle: Puzzle,
     *,
@@ -602,6 +626,7 @@ def analyse(
     backdoor_timeout: float | None = BACKDOOR_TIMEOUT,
     backdoor_logic: str = "line",
     progress: list | None = None,
+    count: bool = True,
 ) -> Analysis:
     """Analyse ``puzzle`` (module docstring).
 
@@ -639,6 +664,10 @@ def analyse(
         When given, the :class:`Analysis` is appended to it as soon as the verdict is known and
         then completed section by section (settled after each), so that a caller can report
         what finished if the process must stop early.
+    count : bool
+        Count several solutions exactly with the model counter (:func:`solution_count`: at most
+        10 s and a quarter of the time left); ``False`` keeps the lower bound (batch runs: no
+        counter process per puzzle).
 
     Returns
     -------
@@ -662,6 +691,8 @@ def analyse(
                    not_graded("not analysed"), engine=result.engine,
                    solve_time_s=result.time_s, sections=sections)
     out.load_s = result.load_s
+    if count and status in (Status.UNIQUE, Status.NONE, Status.MULTIPLE) and not clock.out():
+        out.solution_count = solution_count(puzzle, result, cap, clock.share(0.25, 10.0))
 
     def finish() -> Analysis:
         out.settle()

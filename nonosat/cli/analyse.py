@@ -25,6 +25,9 @@ stages, the structure, the ambiguity map (up to half of what is left), the given
 the backdoor share it; a section the limit cuts short keeps its partial result (a map cut short is
 a lower bound: "at least K cells ambiguous"), and a closing "time limits:" line (in --json,
 "sections") says which sections were cut short or not run.
+A puzzle with several solutions is counted exactly when the model counter (Ganak, on the
+CNF projected on the cells; exact, not certified) finishes in its share of the time (at
+most 10 s): "N solutions".
 
 \b
 Grade (score on one scale, 1 to 5):
@@ -296,6 +299,17 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
     return out
 
 
+def _several(result) -> str:
+    """The verdict of several solutions: "N solutions" when counted exactly (a finished
+    enumeration or the model counter), else "several solutions (at least N)"."""
+    counted = result.solution_count
+    if counted is not None and counted.exact and counted.count is not None:
+        return counted.describe()
+    if result.counted_all:
+        return f"{len(result.solutions)} solutions"
+    return f"several solutions (at least {len(result.solutions)})"
+
+
 #: What the report says of a section the time limit cut short or left no time for.
 _SECTION_NAMES = {"stages": "logic stages", "structure": "structure", "map": "ambiguity map",
                   "givens": "extra givens", "edits": "one-cell edits", "backdoor": "backdoor"}
@@ -341,8 +355,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     n_cells = puzzle.height * puzzle.width
     verdict = _VERDICT[result.status.value]
     if result.status.value == "multiple":
-        verdict = (f"{len(result.solutions)} solutions" if result.counted_all
-                   else f"several solutions (at least {len(result.solutions)})")
+        verdict = _several(result)
     lines = [f"{printable(name)}: {printable(puzzle.describe())}: {verdict} [{result.engine}, "
              f"{result.solve_time_s:.3f} s]",
              f"classification: {result.classification}"]
@@ -478,8 +491,7 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
     n_cells = puzzle.height * puzzle.width
     verdict = _VERDICT[result.status.value]
     if result.status.value == "multiple":
-        verdict = (f"{len(result.solutions)} solutions" if result.counted_all
-                   else f"several solutions (at least {len(result.solutions)})")
+        verdict = _several(result)
     lines = [f"{printable(name)}: {printable(puzzle.describe())}, {len(names) - 1} colours: "
              f"{verdict} "
              f"[{result.engine}, {result.solve_time_s:.3f} s]",

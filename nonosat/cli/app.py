@@ -112,6 +112,13 @@ EXIT_CODES: dict[str, dict[int, str]] = {
     },
     "studio": {2: "bad PATH, or the port is in use", 130: "stopped (Ctrl-C)",
                143: "stopped (SIGTERM)"},
+    "generate": {
+        0: "written: unique (and the target grade reached)",
+        1: "written, but not unique or the grade not reached (--max-changes, no draw)",
+        **_BAD,
+        4: "written, but the time limit stopped the search first",
+        **_INTERRUPTED,
+    },
 }
 
 
@@ -143,6 +150,7 @@ COMMANDS: dict[str, tuple[str, str, str | None]] = {
     "hint": ("nonosat.cli.hint", "hint_command", None),
     "explain": ("nonosat.cli.explain", "explain_command", None),
     "studio": ("nonosat.cli.studio", "studio_command", None),
+    "generate": ("nonosat.cli.generate", "generate_command", None),
 }
 
 

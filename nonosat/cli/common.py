@@ -391,6 +391,7 @@ COMMAND_NAMES = {
     "nonosat.cli.analyse.analyse_command": "analyse",
     "nonosat.cli.crosscheck.crosscheck_command": "crosscheck",
     "nonosat.cli.batch.batch_command": "batch",
+    "nonosat.cli.generate.generate_command": "generate",
 }
 
 

@@ -44,6 +44,7 @@ TIMEOUT_DEFAULTS = {
     "render": 300.0, "hint": 300.0, "explain": 300.0, "crosscheck": 300.0,
     "analyse": 300.0,  # its verdict is solve's (nonosat.verdict), with solve's time limit
     "batch": 60.0, "verify --results": 60.0,
+    "generate": 60.0,  # per puzzle: the search for the changes, its checks and the grade
 }
 ENV_TIMEOUT = "NONOSAT_TIMEOUT"
 ENV_CHECKER_PATH = "NONOSAT_CHECKER_PATH"

@@ -177,6 +177,8 @@ export class Editor {
       grid.setAll(sol || makeGrid(this.height, this.width, "?"));
     }
     grid.mark("given", Array.from(this.givens.keys(), (k) => k.split(",").map(Number)));
+    const proposal = this.app.pictures && this.app.pictures.proposal;
+    if (proposal && proposal.version === this.version) grid.mark("proposed", proposal.changed);
   }
 
   /** Painting (GridView callback). */
@@ -199,6 +201,7 @@ export class Editor {
   /** Something changed: redraw (unless `drawn` already), re-analyse soon. */
   changed(drawn = false) {
     this.version += 1;
+    if (this.app.pictures && this.app.pictures.proposal) this.app.pictures.discard(true);
     this.last = null;
     $("verdict").dataset.busy = "true";
     if (this.app.mode === "edit") {
