@@ -82,7 +82,7 @@ def test_render_checkers_exactly_the_non_backbone_cells(tmp_path):
     assert out.read_text().count(f'fill="{CHECKER_LIGHT}"') == int(truth.sum())
     # analyse --map / --json: the same cells
     data = json.loads(runner.invoke(app, ["analyse", str(path), "--json"]).stdout)
-    assert {tuple(c) for c in data["ambiguity"]["cells"]} == {
+    assert {(c["row"], c["col"]) for c in data["ambiguity"]["cells"]} == {
         (int(r) + 1, int(c) + 1) for r, c in np.argwhere(truth)}
     assert data["classification"] == f"several solutions ({int(truth.sum())} cells ambiguous)"
 

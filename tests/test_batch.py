@@ -30,7 +30,7 @@ from nonosat.batch import (
     summarise,
 )
 from nonosat.batch.jobs import goal_check
-from nonosat.batch.results import percentile
+from nonosat.batch.results import memory_record, percentile
 from nonosat.cli.app import app
 from nonosat.engines import solve
 from nonosat.errors import FormatError, NonosatError
@@ -129,7 +129,8 @@ def test_appending_after_a_cut_line_starts_on_a_fresh_line(tmp_path):
     path.write_text(json.dumps({"id": "a", "job": "check"}) + '\n{"id": "b", "jo')
     with ResultsFile(path) as results:
         results.append({"id": "c", "job": "check", "status": "unique"})
-    assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == ["a", "c"]
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r.get("puzzle", r.get("id")) for r in rows] == ["a", "c"]  # an old record, a new one
 
 
 def test_two_batches_cannot_write_one_results_file(tmp_path):
@@ -205,7 +206,7 @@ def test_rerun_after_a_kill_runs_only_the_missing_puzzles(tmp_path):
     assert len(lines) == 12
     kept = lines[:7]
     out.write_text("".join(kept) + lines[7][: len(lines[7]) // 2])  # killed mid-write
-    kept_ids = {json.loads(line)["id"] for line in kept}
+    kept_ids = {json.loads(line)["puzzle"] for line in kept}
 
     results = ResultsFile(out)
     todo = pending(items, results, config)
@@ -214,7 +215,7 @@ def test_rerun_after_a_kill_runs_only_the_missing_puzzles(tmp_path):
         new = run_batch(todo, config, results=results)
     assert {r["id"] for r in new} == {i for i, _ in items} - kept_ids
     assert out.read_text().startswith("".join(kept))
-    final = by_id([json.loads(line) for line in out.read_text().splitlines()])
+    final = by_id([memory_record(json.loads(line)) for line in out.read_text().splitlines()])
     assert set(final) == {i for i, _ in items}
     for puzzle_id, p in items:
         assert final[puzzle_id]["status"] == expected_status(p)

@@ -46,7 +46,7 @@ def test_summary_lists_several_none_and_failed(tmp_path):
     assert sorted(summary["multiple"]) == sorted(k for k, v in expected.items() if v == "multiple")
     assert sorted(summary["none"]) == sorted(k for k, v in expected.items() if v == "none")
     assert summary["multiple"] and summary["none"]
-    assert [f["id"] for f in summary["failures"]] == [str(folder / "broken.nin")]
+    assert [f["puzzle"] for f in summary["failures"]] == [str(folder / "broken.nin")]
     # the table names them too (the rerun reads the results file: nothing is run again)
     text = runner.invoke(app, args).stdout
     assert f"several solutions ({len(summary['multiple'])})" in text

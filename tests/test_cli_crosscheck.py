@@ -35,7 +35,7 @@ def run(*args):
 
 
 def ids_of(result):
-    return [json.loads(line)["id"] for line in result.stdout.splitlines()]
+    return [json.loads(line)["puzzle"] for line in result.stdout.splitlines()]
 
 
 def test_directory_is_searched_recursively(tmp_path):
@@ -70,7 +70,7 @@ def test_file_hash_n_names_and_index(tmp_path):
     result = run(f"{path}#2", f"{path}#3", "-e", "native,cpsat", "--json")
     assert result.exit_code == 0, result.output
     objs = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [o["id"] for o in objs] == [f"{path}#2", f"{path}#3"]
+    assert [o["puzzle"] for o in objs] == [f"{path}#2", f"{path}#3"]
     assert [o["status"] for o in objs] == ["multiple", "unique"]
     result = run(path, "--index", "3", "-e", "cpsat", "--json")
     assert result.exit_code == 0, result.output

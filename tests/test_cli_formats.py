@@ -27,7 +27,7 @@ PICTURES = [
 def _listed():
     result = runner.invoke(app, ["formats", "--json"])
     assert result.exit_code == 0
-    return {f["name"]: f for f in json.loads(result.stdout)}
+    return {f["name"]: f for f in json.loads(result.stdout)["formats"]}
 
 
 def test_every_multi_puzzle_format_is_also_written_with_several():

@@ -29,7 +29,9 @@ def test_json_shape_and_solution():
     result = run("solve", str(GAMES / "heart.non"), "--json", "--engine", "native")
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert set(data) == {"puzzle", "width", "height", "status", "solutions", "engine", "time_s", "load_s", "stats"}
+    assert set(data) == {"schema", "command", "puzzle", "width", "height", "status", "solutions",
+                         "engine", "time_s", "load_s", "stats", "elapsed_s", "classification",
+                         "short_image", "short_rules"}
     assert data["status"] == "unique" and (data["width"], data["height"]) == (13, 11)
     assert data["solutions"][0][0] == "..###...###.."
     assert data["stats"]["guesses"] == 0

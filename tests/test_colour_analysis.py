@@ -415,7 +415,7 @@ def test_cli_report_on_an_ambiguous_colour_puzzle(tmp_path):
     assert sum(line.count("<>") for line in grid_lines) == int(truth.sum())
     assert "extra givens making the solution unique" in text
     data = json.loads(runner.invoke(app, ["analyse", str(path), "--json"]).stdout)
-    assert {tuple(c) for c in data["ambiguity"]["cells"]} == {
+    assert {(c["row"], c["col"]) for c in data["ambiguity"]["cells"]} == {
         (int(r) + 1, int(c) + 1) for r, c in np.argwhere(truth)}
     svg = tmp_path / "map.svg"
     assert runner.invoke(app, ["analyse", str(path), "--map", str(svg)]).exit_code == 1

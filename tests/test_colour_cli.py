@@ -16,7 +16,8 @@ runner = CliRunner()
 
 def test_solve_acorn_prints_the_acorn_in_colour_with_the_verdict_unique():
     acorn = corpus_path("pbnsolve-examples", "acorn.g")
-    result = runner.invoke(app, ["solve", str(acorn)], env={"FORCE_COLOR": "1", "COLORTERM": "truecolor"})
+    result = runner.invoke(app, ["solve", str(acorn)],
+                           env={"FORCE_COLOR": "1", "COLORTERM": "truecolor", "COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "unique solution" in result.output
     # truecolour cells: yellow (#ffff00) and brown (#a52a2a) blocks as 24-bit background colours
@@ -53,7 +54,7 @@ def test_colour_state_files_for_solve_and_hint(tmp_path):
     result = runner.invoke(app, ["solve", lady, "--state", str(good), "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["status"] == "unique"
     hint = runner.invoke(app, ["hint", lady, "--state", str(good), "--json"])
-    assert hint.exit_code == 0 and json.loads(hint.stdout)["kind"] == "hint"
+    assert hint.exit_code == 0 and json.loads(hint.stdout)["outcome"] == "hint"
     wrong = tmp_path / "wrong.txt"
     wrong.write_text("\n".join(["...kk....", "..kkkr..."] + ["?" * 9] * 9) + "\n")
     result = runner.invoke(app, ["solve", lady, "--state", str(wrong)])

@@ -44,7 +44,7 @@ def test_formats_command_says_which_formats_hold_colour():
 
     from nonosat.cli.app import app
 
-    listed = json.loads(CliRunner().invoke(app, ["formats", "--json"]).stdout)
+    listed = json.loads(CliRunner().invoke(app, ["formats", "--json"]).stdout)["formats"]
     assert {f["name"] for f in listed if f["colour"]} == set(COLOUR_FORMATS)
 
 

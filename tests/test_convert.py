@@ -143,7 +143,7 @@ def test_convert_keeps_the_goal_across_goal_carrying_formats(tmp_path):
 def test_formats_command_lists_every_format():
     result = runner.invoke(app, ["formats", "--json"])
     assert result.exit_code == 0
-    listed = {f["name"]: f for f in json.loads(result.stdout)}
+    listed = {f["name"]: f for f in json.loads(result.stdout)["formats"]}
     assert set(listed) == set(formats())
     assert listed["tournament"]["multi"] and listed["png"]["picture"]
     text = runner.invoke(app, ["formats"]).stdout

@@ -309,7 +309,7 @@ def test_cli_broken_engine_exits_1_and_is_named(doubles, tmp_path):
     result = run_cli(path, "--engines", "cpsat,broken", "--json")
     assert result.exit_code == 1
     obj = json.loads(result.stdout)
-    assert obj["status"] == DISAGREEMENT
+    assert obj["status"] == "unknown" and obj["ok"] is False  # DISAGREEMENT: the findings say
     assert any(f["engine"] == "broken" and f["kind"] == "invalid-solution" for f in obj["findings"])
 
 
@@ -329,12 +329,12 @@ def test_cli_json_one_line_per_puzzle_of_a_multi_puzzle_file(tmp_path):
     result = run_cli(path, single, "--json", "-e", ",".join(ENGINES))
     assert result.exit_code == 0, result.output
     objs = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [o["id"] for o in objs] == [f"{path}#1", f"{path}#2", f"{path}#3", str(single)]
+    assert [o["puzzle"] for o in objs] == [f"{path}#1", f"{path}#2", f"{path}#3", str(single)]
     assert [o["status"] for o in objs] == ["unique", "multiple", "unique", "unique"]
     for obj in objs:
         assert set(obj["engines"]) == set(ENGINES)
         for run in obj["engines"].values():
-            assert {"verdict", "time_s", "solutions"} <= set(run)
+            assert {"status", "time_s", "solutions"} <= set(run)
     assert objs[2]["engines"]["cpsat"]["solutions"] == [["###"] * 3]
 
 
@@ -397,7 +397,7 @@ def test_cli_timeout_reaches_the_engine_and_exits_4():
     result = run_cli(knotty, "-e", "cpsat", "--timeout", "0.01", "--json")
     assert result.exit_code == 4, result.output
     obj = json.loads(result.stdout)
-    assert obj["status"] == "unknown" and obj["engines"]["cpsat"]["verdict"] == "unknown"
+    assert obj["status"] == "unknown" and obj["engines"]["cpsat"]["status"] == "unknown"
 
 
 @pytest.mark.corpus

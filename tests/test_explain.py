@@ -19,7 +19,7 @@ from tests.conftest import GAMES, corpus_path
 
 runner = CliRunner()
 
-_VALUE = {"#": 2, ".": 1, "?": 3}
+_VALUE = {"filled": 2, "empty": 1, "unknown": 3}
 
 
 def _taai(index: int) -> tuple[str, object]:
@@ -33,9 +33,10 @@ def _replay(doc: dict) -> tuple[np.ndarray, list[np.ndarray]]:
     grid = np.full((doc["height"], doc["width"]), 3, dtype=np.int8)
     at_solutions = []
     for step in doc["steps"]:
-        for r, c, ch in step["cells"]:
-            assert (grid[r, c] == 3) != (ch == "?"), step["text"]  # set unknown, rewind known
-            grid[r, c] = _VALUE[ch]
+        for cell in step["cells"]:  # the JSON contract: 1-based {"row", "col", "value"}
+            r, c, value = cell["row"] - 1, cell["col"] - 1, cell["value"]
+            assert (grid[r, c] == 3) != (value == "unknown"), step["text"]  # rewind known
+            grid[r, c] = _VALUE[value]
         if step["kind"] == "solution":
             at_solutions.append(grid.copy())
     return grid, at_solutions
@@ -96,7 +97,7 @@ def test_explain_reaches_two_solutions_of_an_ambiguous_puzzle():
     out = runner.invoke(app, ["explain", str(path), "--json"])
     assert out.exit_code == 1
     doc = json.loads(out.stdout)
-    assert doc["status"] == "multiple" and doc["stuck"]["verdict"] == "multiple"
+    assert doc["status"] == "multiple" and doc["stuck"]["status"] == "multiple"
     final, reached = _replay(doc)
     assert len(reached) == 2 and not np.array_equal(reached[0], reached[1])
     for grid, rows in zip(reached, doc["solutions"], strict=True):

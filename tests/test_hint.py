@@ -281,7 +281,7 @@ def test_hint_cli_from_empty_grid_and_json(tmp_path):
     import json
 
     data = json.loads(out.stdout)
-    assert data["status"] == "deduction" and data["technique"] == "overlap"
+    assert data["outcome"] == "deduction" and data["technique"] == "overlap"
     assert data["cells"] and all(set(c) == {"row", "col", "value"} for c in data["cells"])
 
 
@@ -298,7 +298,7 @@ def test_hint_cli_says_several_solutions():
     assert "a guess is needed: the puzzle has several solutions" in out.stdout.lower()
     out = runner.invoke(app, ["hint", "games/cross-ambiguous.non", "--json"])
     data = __import__("json").loads(out.stdout)
-    assert data["status"] == "guess" and data["verdict"] == "multiple"
+    assert data["outcome"] == "guess" and data["status"] == "multiple"
 
 
 def test_hint_cli_says_unique_but_needs_a_guess(tmp_path):

@@ -192,9 +192,9 @@ def test_item03_a_fifo_never_blocks(tmp_path):
     os.mkfifo(batch / "pipe.non")
     code, _, err, _ = run("batch", batch, "--out", tmp_path / "r.jsonl", timeout=60)
     assert code == 2 and "Traceback" not in err
-    rows = {json.loads(x)["id"]: json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()}
+    rows = {json.loads(x)["puzzle"]: json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()}
     assert rows[str(batch / "heart.non")]["status"] == "unique"
-    assert rows[str(batch / "pipe.non")]["status"] == "unreadable"
+    assert rows[str(batch / "pipe.non")]["failure"] == "unreadable"
     assert "FIFO" in rows[str(batch / "pipe.non")]["error"]
 
 
@@ -274,12 +274,12 @@ def test_item04_one_bad_file_in_a_batch_is_one_failed_row(tmp_path):
     out = tmp_path / "r.jsonl"
     code, stdout, err, _ = run("batch", batch, "--out", out, "--json")
     assert code == 2 and "Traceback" not in err, err
-    rows = {Path(json.loads(x)["id"]).name: json.loads(x) for x in out.read_text().splitlines()}
+    rows = {Path(json.loads(x)["puzzle"]).name: json.loads(x) for x in out.read_text().splitlines()}
     assert rows["heart.non"]["status"] == "unique"
     for name in ("big-int.json", "ebcdic.xml", "deep.json"):
-        assert rows[name]["status"] == "unreadable" and name in rows[name]["error"]
+        assert rows[name]["failure"] == "unreadable" and name in rows[name]["error"]
     summary = json.loads(stdout)
-    assert {Path(f["id"]).name for f in summary["failures"]} == {
+    assert {Path(f["puzzle"]).name for f in summary["failures"]} == {
         "big-int.json", "ebcdic.xml", "deep.json"}
 
 
@@ -499,10 +499,10 @@ def test_item09_a_damaged_puzzle_file_is_a_failed_row_in_the_summary(tmp_path):
     code, stdout, err, _ = run("batch", batch, "--out", out, "--json")
     assert code == 2 and "Traceback" not in err
     summary = json.loads(stdout)
-    failed = {Path(f["id"]).name for f in summary["failures"]}
+    failed = {Path(f["puzzle"]).name for f in summary["failures"]}
     assert failed == {"truncated.xml", "truncated.png"}
     rows = [json.loads(x) for x in out.read_text().splitlines()]
-    assert {Path(r["id"]).name for r in rows} == {"heart.non", "truncated.xml", "truncated.png"}
+    assert {Path(r["puzzle"]).name for r in rows} == {"heart.non", "truncated.xml", "truncated.png"}
     code, stdout, err, _ = run("batch", batch, "--out", tmp_path / "r2.jsonl",
                                env={"COLUMNS": "250"})
     assert "truncated.xml" in stdout and "truncated.png" in stdout

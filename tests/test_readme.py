@@ -1,6 +1,6 @@
-"""The README stays true: every ``nonosat ...`` command in its ``sh`` blocks is run (on
-``games/`` and the shared corpus) and must give the exit code its comment states (``exit N``;
-0 when none) and the text its comment quotes; JSON output must parse, with the keys of the
+"""The README and the pages of ``docs/`` stay true: every ``nonosat ...`` command in their ``sh``
+blocks is run (on ``games/`` and the shared corpus) and must give the exit code its comment states
+(``exit N``; 0 when none) and the text its comment quotes; JSON output must parse, with the keys of the
 README's JSON example, which must match what ``solve --json`` prints; the commands and exit codes
 the README lists must be the program's (issue 15)."""
 
@@ -18,16 +18,20 @@ from nonosat.cli.app import EXIT_CODES
 from tests.conftest import CORPUS, GAMES, REPO, corpus_path
 
 README = (REPO / "README.md").read_text()
+#: The documentation pages whose examples are run too.
+DOCS = sorted((REPO / "docs").glob("*.md"))
 
 
-def _blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README, re.S)
+def _blocks(language: str, text: str = README) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", text, re.S)
 
 
 def _commands() -> list[tuple[str, str]]:
-    """``(command, comment)`` of every line of an ``sh`` block that runs ``nonosat``."""
+    """``(command, comment)`` of every line of an ``sh`` block, in the README or a page of
+    ``docs/``, that runs ``nonosat``."""
     found = []
-    for block in _blocks("sh"):
+    pages = [README] + [page.read_text() for page in DOCS]
+    for block in (b for text in pages for b in _blocks("sh", text)):
         for line in block.splitlines():
             if not line.startswith("nonosat "):
                 continue
@@ -40,7 +44,8 @@ COMMANDS = _commands()
 
 
 def test_the_readme_shows_commands():
-    assert len(COMMANDS) >= 8
+    assert len([c for b in _blocks("sh") for c in b.splitlines() if c.startswith("nonosat ")]) >= 5
+    assert len(COMMANDS) >= 20  # the docs pages' examples are collected too
     assert any("--json" in c for c, _ in COMMANDS) and any("batch" in c for c, _ in COMMANDS)
 
 
@@ -84,7 +89,7 @@ def test_readme_command(command, comment, tmp_path):
     elif "--out" in args:
         rows = [json.loads(line) for line in (tmp_path / args[args.index("--out") + 1])
                 .read_text().splitlines()]
-        assert rows and all({"id", "status", "time_s"} <= set(r) for r in rows)
+        assert rows and all({"puzzle", "status", "time_s"} <= set(r) for r in rows)
         again = subprocess.run([sys.executable, "-m", "nonosat", *args, "--json"],
                                capture_output=True, text=True, cwd=tmp_path, timeout=600)
         assert json.loads(again.stdout)["ran"] == 0  # the rerun resumes: nothing left

@@ -170,4 +170,5 @@ def test_a_command_imports_only_its_own_module():
          "sys.stderr.write(' '.join(m for m in sys.modules if m.startswith('nonosat.cli.')))\n"],
         capture_output=True, text=True, cwd=REPO, check=True,
     ).stderr.split()
-    assert set(loaded_modules) == {"nonosat.cli.app", "nonosat.cli.common", "nonosat.cli.convert"}
+    assert set(loaded_modules) == {"nonosat.cli.app", "nonosat.cli.common", "nonosat.cli.convert",
+                                   "nonosat.cli.options", "nonosat.cli.output"}  # shared, light

@@ -467,29 +467,31 @@ def test_tournament_slice_exactly_the_planted_mistakes_are_refuted(tmp_path, taa
     result = runner.invoke(app, ["verify", "--results", str(results), str(corpus_path(*TAAI)),
                                  "--out", str(out), "--jobs", "2", "--json", "--timeout", "60"])
     assert result.exit_code == 1, result.output
-    report = json.loads(result.stdout)
-    records = {r["id"]: r for r in report["records"]}
-    refuted = {r["id"] for r in report["refuted"]}
+    lines = [json.loads(line) for line in result.stdout.splitlines()]  # JSON Lines
+    report = lines[-1]
+    assert report["kind"] == "summary" and all(r["command"] == "verify" for r in lines)
+    records = {r["row_id"]: r for r in lines[:-1]}
+    refuted = {r["row_id"] for r in report["refuted"]}
     assert refuted == {rows[n]["id"] for n in planted}
     for n, row in rows.items():
         record = records[row["id"]]
         if n not in planted:
-            assert record["status"] == "confirmed", record
+            assert record["outcome"] == "confirmed" and record["ok"], record
             continue
-        assert record["status"] == "refuted"
+        assert record["outcome"] == "refuted" and not record["ok"]
         witness = Path(record["witness_dir"])
         assert witness.parent == out and record["witness"] == planted[n]
         check_witness(puzzles[n], witness, planted[n])
-    assert records["taai2011.txt#5000"]["status"] == "bad-row"
+    assert records["taai2011.txt#5000"]["outcome"] == "bad-row"
     assert "not found" in records["taai2011.txt#5000"]["reason"]
-    assert records["taai2011.txt#21"]["status"] == "bad-row"
+    assert records["taai2011.txt#21"]["outcome"] == "bad-row"
     assert "wrong size" in records["taai2011.txt#21"]["reason"]
-    assert records["taai2011.txt#22"]["status"] == "unjudged"
+    assert records["taai2011.txt#22"]["outcome"] == "unjudged"
     table = report["table"]
     assert sum(sum(c.values()) for c in table.values()) == len(rows) + len(extra)
     assert table["unique"]["refuted"] >= 1 and table["none"] == {"refuted": 1}
     # only refuted rows get a witness directory
     assert {p.name for p in out.iterdir()} == {Path(records[rows[n]["id"]]["witness_dir"]).name
                                                for n in planted}
-    assert {(r["id"], r["evidence"]) for r in report["refuted"]} == {
+    assert {(r["row_id"], r["evidence"]) for r in report["refuted"]} == {
         (rows[n]["id"], planted[n]) for n in planted}

@@ -4,6 +4,14 @@ One JSON object per line and per puzzle, written and flushed as each puzzle fini
 killed at any point loses at most the puzzles that were running.  Rerunning with the same file
 skips the ``(id, job)`` pairs already recorded; a last line cut short by the kill is dropped.
 
+In the file, records follow the JSON contract (``docs/cli.md``, schema ``nonosat/1``): the
+puzzle's name in ``puzzle``, the worker's wall time in ``elapsed_s``, ``status`` in the one
+vocabulary (``unique``, ``multiple``, ``none``, ``solved``, ``unknown``) and a failure below
+(``timeout``, ...) in ``failure`` with ``status`` ``unknown``.  In memory, and in files written
+before the contract (which are still read, so that a batch resumes on them), the name is ``id``,
+the time ``wall_s`` and a failure the ``status`` itself: :func:`file_record` and
+:func:`memory_record` convert.
+
 Statuses
 --------
 Decided verdicts are those of :class:`nonosat.engines.Status` (``unique``, ``multiple``,
@@ -65,10 +73,10 @@ def is_disagreement(record: dict[str, Any]) -> bool:
 MAX_RESULTS_BYTES = 1 << 30
 
 #: How the records nonosat writes begin; a cut last line is dropped only when it begins so.
-_RECORD_START = re.compile(r'\{\s*"id"\s*:')
+_RECORD_START = re.compile(r'\{\s*"(?:id|schema)"\s*:')
 
 _NOT_OURS = (
-    "is not a nonosat results file (every line must be a JSON record with 'id' and 'job'); "
+    "is not a nonosat results file (every line must be a JSON record with 'puzzle' and 'job'); "
     "it is left untouched: choose another --out"
 )
 
@@ -107,6 +115,8 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             if number == len(lines) and _RECORD_START.match(line):  # a killed batch's last line
                 break
             raise FormatError(str(p), number, _NOT_OURS) from None
+        if isinstance(record, dict):
+            record = memory_record(record)
         if not (
             isinstance(record, dict)
             and isinstance(record.get("id"), str)
@@ -115,6 +125,55 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             raise FormatError(str(p), number, _NOT_OURS)
         records.append(record)
     return records
+
+
+#: The contract's statuses; any other status of a record is a failure (``timeout``, ...).
+_VERDICTS = frozenset({"unique", "multiple", "none", "solved", "unknown"})
+
+
+#: The command whose JSON a job's record follows (:func:`nonosat.contract.convert`).
+_JOB_COMMAND = {"solve": "solve", "check": "solve", "analyse": "analyse",
+                "crosscheck": "crosscheck", "certify": "certify"}
+
+
+def file_record(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` (the in-memory form) as written to the file: ``schema`` first, ``puzzle`` for
+    ``id``, ``elapsed_s`` for ``wall_s``, a failure status in ``failure`` with ``status``
+    ``unknown`` (module docstring)."""
+    from nonosat.contract import SCHEMA, convert
+
+    out: dict[str, Any] = {"schema": SCHEMA, "puzzle": record.get("id"),
+                           "job": record.get("job")}
+    status = record.get("status")
+    command = _JOB_COMMAND.get(str(record.get("job")))
+    converted = convert(command, record) if command is not None else dict(record)
+    if status is not None and status not in _VERDICTS:
+        out["status"] = "unknown"
+        out["failure"] = status
+    else:
+        out["status"] = converted.get("status", status)
+    for key, value in converted.items():
+        if key in ("id", "puzzle", "job", "status", "schema"):
+            continue
+        out["elapsed_s" if key == "wall_s" else key] = value
+    return out
+
+
+def memory_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A record read from a file (:func:`file_record`'s form, or the older one with ``id``,
+    ``wall_s`` and failures as the status) in the in-memory form."""
+    if "id" in record and "schema" not in record:  # written before the contract
+        return record
+    out = dict(record)
+    out.pop("schema", None)
+    if isinstance(out.get("puzzle"), str):
+        out["id"] = out["puzzle"]
+    if "elapsed_s" in out and "wall_s" not in out:
+        out["wall_s"] = out.pop("elapsed_s")
+    failure = out.pop("failure", None)
+    if isinstance(failure, str) and failure:
+        out["status"] = failure
+    return out
 
 
 class ResultsFile:
@@ -224,7 +283,7 @@ class ResultsFile:
         if self._file is None:
             self._file = self._open()
         try:
-            self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+            self._file.write(json.dumps(file_record(record), separators=(",", ":")) + "\n")
             self._file.flush()
         except OSError as exc:
             raise FormatError(str(self.path), None, exc.strerror or str(exc)) from None

@@ -25,12 +25,13 @@ ambiguous").
 
 \b
 Grade (score on one scale, 1 to 5):
-  1 easy       line solving alone                     score 1 + s/(s+100), s = line steps
-  2 moderate   implications, at most 2 rounds         score 2 + r/(r+10), r = i + 2p rounds
-  3 hard       more implication rounds, or probing    score 3 + r/(r+10)
-  4 very hard  search with effort e < 100             score 4 + e/(e+100), below 4.5
-  5 extreme    search with effort e >= 100            score in [4.5, 5); 5 = not decided
-  e = the native search's guesses, or SAT's conflicts when SAT decided.
+  1 easy       line solving alone               score 1 + s/(s+100)
+  2 moderate   implications, at most 2 rounds   score 2 + r/(r+10)
+  3 hard       more implication rounds, probing score 3 + r/(r+10)
+  4 very hard  search with effort e < 100       score 4 + e/(e+100), < 4.5
+  5 extreme    search with effort e >= 100      in [4.5, 5); 5 = undecided
+  s = line steps, r = implication rounds + 2 x probing rounds, e = the native
+  search's guesses, or SAT's conflicts when SAT decided.
 
 --graph writes the implication graph at the line-solving fixpoint (GraphML, GEXF, or DOT with
 pydot; node attribute scc = strongly connected component); --map writes the ambiguity map as
@@ -46,16 +47,12 @@ import typer
 
 from nonosat.cli.common import (
     STATUS_EXIT,
-    FormatOpt,
-    IndexOpt,
-    JsonOpt,
-    PuzzleArg,
-    TimeoutOpt,
     announce_compile,
     handle_errors,
-    print_json,
     split_puzzle_ref,
 )
+from nonosat.cli.options import BriefOpt, FormatOpt, IndexOpt, JsonOpt, PuzzleArg, timeout_option
+from nonosat.cli.output import brief_line, emit
 from nonosat.formats import read_puzzle
 
 LimitOpt = Annotated[
@@ -90,6 +87,8 @@ BackdoorLogicOpt = Annotated[
                       help="What completes the backdoor's givens: line (line solving) or probing "
                       "(line solving and failed-literal probing).")
 ]
+TimeoutOpt = timeout_option("analyse", "Seconds for the verdict (exit 4 when not decided), "
+                            "and once more for the structure of several solutions")
 #: Seconds for the backdoor search by default (nonosat.analysis.difficulty.BACKDOOR_TIMEOUT).
 BACKDOOR_TIMEOUT = 10.0
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --graph / --map files.")]
@@ -108,13 +107,14 @@ def analyse_command(
     map_file: MapOpt = None,
     depth: DepthOpt = None,
     engine: EngineOpt = "auto",
-    timeout: TimeoutOpt = 30.0,
+    timeout: TimeoutOpt = None,
     backdoor_timeout: BackdoorOpt = BACKDOOR_TIMEOUT,
     backdoor_logic: BackdoorLogicOpt = "line",
     force: ForceOpt = False,
     json_output: JsonOpt = False,
     format: FormatOpt = None,
     index: IndexOpt = None,
+    brief: BriefOpt = False,
 ) -> None:
     """Analyse a puzzle: verdict, classification, techniques, structure and difficulty grade."""
     from nonosat.analysis.difficulty import analyse
@@ -127,7 +127,8 @@ def analyse_command(
     puzzle = read_puzzle(puzzle_path, format, index)
     if puzzle.is_colour:
         _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout,
-                        graph, map_file, force, json_output, backdoor_timeout, backdoor_logic)
+                        graph, map_file, force, json_output, backdoor_timeout, backdoor_logic,
+                        brief)
     for path in (graph, map_file):
         if path is not None and path.exists() and not force:
             raise FormatError(str(path), None, "already exists; use --force to overwrite it")
@@ -148,10 +149,19 @@ def analyse_command(
         typer.echo(f"wrote {map_file}", err=True)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
-        print_json(result.to_json(name))
+        emit("analyse", result.to_json(name))
+    elif brief:
+        typer.echo(_brief(result, name))
     else:
         typer.echo(_report(result, name, backdoor_timeout))
     raise typer.Exit(STATUS_EXIT[result.status])
+
+
+def _brief(result, name: str) -> str:
+    """The brief line: ``PUZZLE STATUS TIME grade=N`` (no grade when there is none)."""
+    grade = getattr(result, "grade", None)
+    extra = f"grade={grade.grade}" if grade is not None and grade.grade is not None else ""
+    return brief_line(name, result.status.value, result.solve_time_s, extra)
 
 
 def _write_map(result, path: Path) -> None:
@@ -228,6 +238,13 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
     return out
 
 
+def _fit_grid(text: str, shape: tuple[int, int]) -> str:
+    """``text``, or a one-line summary when it is wider than the terminal."""
+    from nonosat.cli.output import fits, grid_summary
+
+    return text if fits(text.split("\n")) else grid_summary(text, "map", shape)
+
+
 def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> str:
     """The human-readable report."""
     from nonosat.analysis.ambiguity import render_ambiguity_text
@@ -295,7 +312,8 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     if result.backbone is not None:
         amb = result.backbone.ambiguous
         lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
-        lines.append(render_ambiguity_text(puzzle, result.solutions[0], amb))
+        lines.append(_fit_grid(render_ambiguity_text(puzzle, result.solutions[0], amb),
+                               puzzle.shape))
         if result.backbone.undecided.any():
             lines.append(f"({int(result.backbone.undecided.sum())} cells undecided: time limit)")
     if result.givens is not None:
@@ -314,7 +332,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
 
 def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout, graph,
                     map_file, force, json_output, backdoor_timeout=BACKDOOR_TIMEOUT,
-                    backdoor_logic="line") -> None:
+                    backdoor_logic="line", brief=False) -> None:
     """``analyse`` of a colour puzzle (:func:`nonosat.analysis.colour.analyse_colour`): the
     black-and-white report's lines and JSON keys wherever they apply to colour; always exits
     with the verdict's code."""
@@ -344,7 +362,9 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
         typer.echo(f"wrote {map_file}", err=True)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
-        print_json(result.to_json(name))
+        emit("analyse", result.to_json(name))
+    elif brief:
+        typer.echo(_brief(result, name))
     else:
         typer.echo(_colour_report(result, name, backdoor_timeout))
     raise typer.Exit(STATUS_EXIT[result.status])

@@ -107,7 +107,12 @@ EXIT_CODES: dict[str, dict[int, str]] = {
 
 def exit_codes_epilog(command: str) -> str:
     """The help footer of ``command``: its exit codes, one per line."""
-    lines = [f"  {code:<3} {meaning}" for code, meaning in EXIT_CODES[command].items()]
+    import textwrap
+
+    lines = []
+    for code, meaning in EXIT_CODES[command].items():
+        lines += textwrap.wrap(meaning, 78, initial_indent=f"  {code:<3} ",
+                               subsequent_indent=" " * 6)
     return "\b\nExit codes:\n" + "\n".join(lines)
 
 

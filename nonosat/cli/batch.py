@@ -4,8 +4,10 @@ Jobs (--do): solve (first solution only), check (uniqueness verdict, the default
 crosscheck, analyse.  Every puzzle gets an id (FILE, or FILE#N in a multi-puzzle file) and runs in
 a worker process with a per-puzzle --timeout; a puzzle that hangs, crashes or runs out of memory
 is recorded as such and the batch goes on.  Results go to --out as JSON Lines, one object per
-puzzle as it finishes (the fields of `solve --json` plus id, job, wall_s, worker and error);
-rerunning with the same --out skips the puzzles already recorded.  --scheduler ADDRESS runs the
+puzzle as it finishes (the JSON contract of docs/cli.md: the fields of `solve --json` plus
+job, elapsed_s, worker, and failure and error when it failed); rerunning with the same --out skips
+the puzzles already recorded (also in a results file of an older nonosat).  With --brief, one
+line per puzzle on stdout as it finishes instead of the summary.  --scheduler ADDRESS runs the
 work on a dask.distributed cluster instead of local processes.  Ends with a summary table (or
 --json).  Exit 0 when every puzzle got a verdict, 1 on any disagreement or invalid solution,
 4 when some puzzle timed out, crashed or got no verdict, 2 for bad input.
@@ -25,11 +27,19 @@ from nonosat.cli.common import (
     EXIT_FAILED,
     EXIT_GAVE_UP,
     EXIT_OK,
-    FormatOpt,
-    JsonOpt,
+    fail,
     handle_errors,
-    print_json,
 )
+from nonosat.cli.options import (
+    BriefOpt,
+    EnginesAliasOpt,
+    FormatOpt,
+    JobsOpt,
+    JsonOpt,
+    engine_list,
+    timeout_option,
+)
+from nonosat.cli.output import brief_line, emit
 
 if TYPE_CHECKING:  # the batch machinery (numpy, the model) is imported by the command only
     from nonosat.batch import Summary
@@ -66,36 +76,26 @@ OutOpt = Annotated[
         "--out", "-o", help="Results file (JSON Lines); rerunning with it skips finished puzzles."
     ),
 ]
-JobsOpt = Annotated[
-    int | None,
-    typer.Option("--jobs", "-j", min=1, metavar="N", help="Local worker processes (default: all cores)."),
-]
-BatchTimeoutOpt = Annotated[
-    float,
-    typer.Option(
-        "--timeout",
-        "-t",
-        min=0.0,
-        metavar="SECONDS",
-        help="Per-puzzle time limit (0: none).  A worker that overruns it by a grace margin is "
-        "killed and the puzzle recorded as timeout.",
-    ),
-]
+BatchTimeoutOpt = timeout_option(
+    "batch", "Per-puzzle time limit; a worker that overruns it by a grace margin is killed and "
+    "the puzzle recorded as timeout")
 SchedulerOpt = Annotated[
     str | None,
     typer.Option("--scheduler", help="Address of a dask.distributed scheduler (tcp://host:8786)."),
 ]
 CertDirOpt = Annotated[
-    Path | None, typer.Option("--cert-dir", help="Directory for the certify job's certificates.")
+    Path | None,
+    typer.Option("--cert-dir", help="Directory for the certify job's certificates (required "
+                 "with --do certify)."),
 ]
 EngineOpt = Annotated[
     str | None,
     typer.Option(
         "--engine",
         "-e",
-        metavar="NAME",
-        help="Engine for solve, check and analyse; comma-separated engines for crosscheck "
-        "(default: auto; analyse: native; crosscheck: native,sat,cpsat).",
+        metavar="NAME[,NAME...]",
+        help="Engine for solve, check and analyse; a comma-separated list for crosscheck "
+        "(default: auto; crosscheck: native,sat,cpsat).",
     ),
 ]
 RetryOpt = Annotated[
@@ -133,7 +133,7 @@ def batch_command(
     do: DoOpt = "check",
     out: OutOpt = None,
     jobs: JobsOpt = None,
-    timeout: BatchTimeoutOpt = 60.0,
+    timeout: BatchTimeoutOpt = None,
     scheduler: SchedulerOpt = None,
     cert_dir: CertDirOpt = None,
     engine: EngineOpt = None,
@@ -142,6 +142,8 @@ def batch_command(
     json_output: JsonOpt = False,
     format: FormatOpt = None,
     force: BatchForceOpt = False,
+    brief: BriefOpt = False,
+    engines_alias: EnginesAliasOpt = None,
 ) -> None:
     """Run a job (check, solve, certify, crosscheck, analyse) over many puzzles."""
     from nonosat.batch import (
@@ -156,6 +158,10 @@ def batch_command(
     from nonosat.errors import FormatError
 
     job = resolve_job(do)
+    if job.name == "certify" and cert_dir is None:
+        raise fail("--do certify writes certificates: give --cert-dir DIR")
+    if engine is not None or engines_alias is not None:
+        engine = ",".join(engine_list(engine, "", engines_alias)) or None
     config = BatchConfig(
         job=do,
         engine=engine,
@@ -183,7 +189,7 @@ def batch_command(
             err=True,
         )
         start = time.perf_counter()
-        progress = _Progress(len(todo))
+        progress = _Progress(len(todo), brief=brief)
         with progress:
             new = run_batch(
                 todo, config, results=results, scheduler=scheduler, on_record=progress.update
@@ -203,8 +209,10 @@ def batch_command(
         records = new
     summary = summarise(records, inputs.errors)
     if json_output:
-        print_json(
+        emit(
+            "batch",
             {
+                "kind": "summary",
                 "job": job.name,
                 "out": str(out) if out is not None else None,
                 "ran": len(new),
@@ -214,7 +222,7 @@ def batch_command(
                 **summary.to_json(),
             }
         )
-    else:
+    elif not brief:
         _print_summary(summary, job.name, len(new), earlier, elapsed)
     raise typer.Exit(_exit_code(summary, bool(inputs.errors)))
 
@@ -234,10 +242,12 @@ class _Progress:
     """Progress display: a rich bar on a terminal, plain lines on stderr otherwise.  Failures and
     disagreements are reported as they happen."""
 
-    def __init__(self, total: int):
+    def __init__(self, total: int, brief: bool = False):
         from collections import Counter
 
         self.total = total
+        #: Called with each finished record (--brief prints its line).
+        self.on_each: Any = (lambda record: typer.echo(brief_record(record))) if brief else None
         self.done = 0
         self.counts: Counter[str] = Counter()
         self.start = time.perf_counter()
@@ -285,6 +295,8 @@ class _Progress:
 
         self.done += 1
         status = str(record.get("status"))
+        if self.on_each is not None:
+            self.on_each(record)
         self.counts[status] += 1
         problem = None
         if is_disagreement(record):
@@ -330,6 +342,22 @@ class _Progress:
         )
 
 
+def brief_record(record: dict[str, Any]) -> str:
+    """The brief line of a batch record: ``PUZZLE STATUS TIME`` (the engine's time, else the
+    worker's), then the failure (``timeout``, ...) or, for analyse, ``grade=N``."""
+    from nonosat.batch.results import file_record
+
+    row = file_record(record)
+    time_s = row.get("time_s")
+    if not isinstance(time_s, (int, float)):
+        time_s = row.get("elapsed_s")
+    grade = row.get("grade")
+    extra = row.get("failure") or (f"grade={grade['grade']}" if isinstance(grade, dict)
+                                   and grade.get("grade") is not None else "")
+    return brief_line(str(row.get("puzzle")), str(row.get("status")),
+                      float(time_s) if isinstance(time_s, (int, float)) else None, extra)
+
+
 def _clock(seconds: float) -> str:
     seconds = int(round(seconds))
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
@@ -346,9 +374,9 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console(highlight=False)
-    if not console.is_terminal:  # a log file: do not wrap ids at 80 columns
-        console.width = max(console.width, 160)
+    from nonosat.cli.output import fold, terminal_width
+
+    console = Console(highlight=False, width=terminal_width())  # 80 in a pipe or log file
     rate = f", {ran / elapsed:.1f} puzzles/s" if ran and elapsed > 0 else ""
     console.print(
         f"[bold]{job}[/]: {summary.puzzles} puzzles ({ran} run now in {elapsed:.1f} s{rate}"
@@ -359,35 +387,35 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
     for status, n in summary.counts.items():
         share = f"{100.0 * n / summary.puzzles:.1f}%" if summary.puzzles else ""
         verdicts.add_row(f"[{_STYLE.get(status, '')}]{status}[/]", str(n), share)
-    console.print(verdicts)
+    console.print(fold(verdicts))
     times = Table(
         "total", "median", "p99", "max", title="time per puzzle (s)", title_justify="left"
     )
     times.add_row(
         *(f"{t:.3f}" for t in (summary.total_s, summary.median_s, summary.p99_s, summary.max_s))
     )
-    console.print(times)
+    console.print(fold(times))
     if summary.slowest:
         slow = Table("puzzle", "status", "seconds", title="slowest", title_justify="left")
         for row in summary.slowest:
             slow.add_row(escape(row["id"]), str(row["status"]), f"{row['wall_s'] or 0:.3f}")
-        console.print(slow)
+        console.print(fold(slow))
     if summary.grades:
         grades = Table("grade", "puzzles", "share", title="difficulty grades",
                        title_justify="left")
         graded = sum(summary.grades.values())
         for grade, n in summary.grades.items():
             grades.add_row(grade, str(n), f"{100.0 * n / graded:.1f}%")
-        console.print(grades)
+        console.print(fold(grades))
     for title, ids in (("several solutions", summary.multiple), ("no solution", summary.none)):
         if not ids:
             continue
-        listed = Table("puzzle", title=f"{title} ({len(ids)})", title_justify="left")
+        # one name per line, never folded or cut (copyable)
+        console.print(f"{title} ({len(ids)})", markup=False)
         for puzzle_id in ids[:_LISTED]:
-            listed.add_row(escape(puzzle_id))
+            console.print(f"  {escape(puzzle_id)}", soft_wrap=True)
         if len(ids) > _LISTED:
-            listed.add_row(f"... {len(ids) - _LISTED} more (--json lists them all)")
-        console.print(listed)
+            console.print(f"  ... {len(ids) - _LISTED} more (--json lists them all)")
     for title, rows, key in (
         ("disagreements", summary.disagreements, "reason"),
         ("failures", summary.failures, "error"),
@@ -399,4 +427,4 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
             table.add_row(escape(row["id"]), str(row["status"]), escape(str(row[key] or "")))
         if len(rows) > _LISTED:
             table.add_row("...", "", f"{len(rows) - _LISTED} more in the results file")
-        console.print(table)
+        console.print(fold(table))

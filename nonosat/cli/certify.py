@@ -34,16 +34,22 @@ from nonosat.cli.common import (
     EXIT_MULTIPLE,
     EXIT_NONE,
     EXIT_OK,
+    announce_compile,
+    handle_errors,
+    split_puzzle_ref,
+)
+from nonosat.cli.options import (
+    BriefOpt,
+    CheckerOpt,
+    CheckerPathOpt,
     FormatOpt,
     IndexOpt,
     JsonOpt,
     PuzzleArg,
-    TimeoutOpt,
-    announce_compile,
-    handle_errors,
-    print_json,
-    split_puzzle_ref,
+    timeout_option,
+    use_checker_path,
 )
+from nonosat.cli.output import brief_line, emit
 
 VERIFY_HELP = """Check a certificate directory written by 'nonosat certify'.
 
@@ -73,28 +79,6 @@ EncodingOpt = Annotated[
 SatSolverOpt = Annotated[
     str | None,
     typer.Option("--sat-solver", help="PySAT solver that logs DRAT proofs (default Cadical195)."),
-]
-CheckerOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--checker",
-        metavar="NAME",
-        help="Proof checker. auto (default): nonosat-lrat, the project's own LRAT checker, on "
-        "proof.lrat, plus the check that proof.lrat is the LRAT form of proof.drat; then "
-        "drat-trim and cake_lpr when found. nonosat-lrat: that check alone. dratify: also runs "
-        "the default check (dratify is not sound on deletions). drat-trim: the DRAT proof. "
-        "cake_lpr: the formally verified CakeML checker, on proof.lrat, with the agreement "
-        "check. all: the four (drat-trim and cake_lpr required). Repeatable.",
-    ),
-]
-CheckerPathOpt = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--checker-path",
-        metavar="DIR",
-        help="Directory holding drat-trim / cake_lpr executables, searched before PATH "
-        "(also $NONOSAT_CHECKER_PATH). Repeatable.",
-    ),
 ]
 ExpectedOpt = Annotated[
     Path | None,
@@ -162,17 +146,8 @@ def identity(puzzle, puzzle_file: Path | None, matched: bool) -> str:
             f"given; clues sha256 {fingerprint}...)")
 
 
-def use_checker_path(dirs: list[Path] | None) -> None:
-    """Put ``--checker-path`` directories first in ``$NONOSAT_CHECKER_PATH`` (read by
-    :func:`nonosat.certificates.checker_executable`)."""
-    if dirs:
-        import os
-
-        from nonosat.certificates import CHECKER_PATH_ENV
-
-        old = os.environ.get(CHECKER_PATH_ENV)
-        parts = [str(d) for d in dirs] + ([old] if old else [])
-        os.environ[CHECKER_PATH_ENV] = os.pathsep.join(parts)
+TimeoutOpt = timeout_option("certify")
+VerifyTimeoutOpt = timeout_option("verify-certificate", "Seconds for each proof check")
 ProverOpt = Annotated[
     str,
     typer.Option(
@@ -205,6 +180,7 @@ def certify_command(
     json_output: JsonOpt = False,
     format: FormatOpt = None,
     index: IndexOpt = None,
+    brief: BriefOpt = False,
 ) -> None:
     """Certify a puzzle's unique solution with a checked DRAT proof."""
     from nonosat.certificates import (
@@ -223,8 +199,9 @@ def certify_command(
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     ensure_writable_dir(out, force)
+    ref = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if puzzle.is_colour:
-        _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output)
+        _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref, brief)
     if prover != "sat":
         announce_compile()
     checkers = resolve_checkers(checker or ["auto"])
@@ -240,8 +217,10 @@ def certify_command(
     except ProverRefusedError as exc:
         # not bad input: the puzzle is fine, the chosen prover cannot prove it (exit 5)
         if json_output:
-            print_json({"puzzle": puzzle.describe(), "verdict": "unknown", "certified": False,
-                        "prover": prover, "refused": str(exc)})
+            emit("certify", {"puzzle": ref, "verdict": "unknown", "certified": False,
+                             "prover": prover, "refused": str(exc)})
+        elif brief:
+            typer.echo(brief_line(ref, "unknown", None, "refused"))
         else:
             typer.echo(f"nonosat: {exc}", err=True)
         raise typer.Exit(EXIT_PROVER_REFUSED) from None
@@ -249,8 +228,8 @@ def certify_command(
     rejected = [c for c in cert.checks if not c.ok]
     code = EXIT_FAILED if rejected else _EXIT[cert.verdict]
     if json_output:
-        print_json({
-            "puzzle": str(puzzle_path) + (f"#{index}" if index is not None else ""),
+        emit("certify", {
+            "puzzle": ref,
             "verdict": cert.verdict,
             "certified": cert.proved,
             "directory": str(out) if written else None,
@@ -266,7 +245,10 @@ def certify_command(
             "times_s": {k: round(v, 6) for k, v in cert.times.items()},
         })
         raise typer.Exit(code)
-    name = puzzle.describe()
+    if brief:
+        typer.echo(_brief(ref, cert.verdict, cert.times, bool(rejected), cert.proved))
+        raise typer.Exit(code)
+    name = f"{ref}: {puzzle.describe()}"
     if cert.verdict == "unknown":
         typer.echo(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; nothing written")
         raise typer.Exit(code)
@@ -324,8 +306,9 @@ def verify_command(
     checker: CheckerOpt = None,
     checker_path: CheckerPathOpt = None,
     puzzle_file: ExpectedOpt = None,
-    timeout: TimeoutOpt = None,
+    timeout: VerifyTimeoutOpt = None,
     json_output: JsonOpt = False,
+    brief: BriefOpt = False,
 ) -> None:
     """Check a certificate directory written by nonosat certify."""
     from nonosat.certificates import verify_certificate
@@ -346,13 +329,16 @@ def verify_command(
         colour = verify_colour_certificate(cert_dir, checker or ["auto"], expected=expected)
         code = _EXIT.get(colour.verdict or "", EXIT_FAILED) if colour.ok else EXIT_FAILED
         if json_output:
-            print_json({"directory": str(cert_dir), "kind": "colour", "ok": colour.ok,
+            emit("verify-certificate", {"directory": str(cert_dir), "kind": "colour",
+                                        "ok": colour.ok,
                         "verdict": colour.verdict, "problems": colour.problems,
                         "checks": [c.to_json() for c in colour.checks],
                         "checkers_accepted": [c.checker for c in colour.checks if c.ok],
                         "puzzle": colour.puzzle.fingerprint() if colour.puzzle else None,
                         "title": colour.puzzle.title if colour.puzzle else None,
                         "identity": "matched" if colour.identity_verified else "unverified"})
+        elif brief:
+            typer.echo(_brief_check(cert_dir, colour.verdict, colour.ok, colour.checks))
         elif colour.ok:
             claim = {"unique": "unique solution", "none": "no solution"}.get(
                 colour.verdict or "", str(colour.verdict))
@@ -368,7 +354,10 @@ def verify_command(
     result = verify_certificate(cert_dir, checker or ["auto"], timeout, expected=expected)
     code = _EXIT.get(result.verdict or "", EXIT_FAILED) if result.ok else EXIT_FAILED
     if json_output:
-        print_json({"directory": str(cert_dir), **result.to_json()})
+        emit("verify-certificate", {"directory": str(cert_dir), **result.to_json()})
+        raise typer.Exit(code)
+    if brief:
+        typer.echo(_brief_check(cert_dir, result.verdict, result.ok, result.checks))
         raise typer.Exit(code)
     if result.ok:
         claim = {"unique": "unique solution", "none": "no solution",
@@ -385,7 +374,24 @@ def verify_command(
     raise typer.Exit(code)
 
 
-def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output) -> None:
+def _brief(ref: str, verdict: str, times: dict[str, float], rejected: bool,
+           proved: bool) -> str:
+    """``PUZZLE STATUS TIME certified|rejected|-``: certify's brief line."""
+    time_s = sum(v for k, v in times.items() if k in ("solve", "prove", "native"))
+    mark = "rejected" if rejected else ("certified" if proved else "")
+    return brief_line(ref, verdict, time_s, mark)
+
+
+def _brief_check(cert_dir: Path, verdict: str | None, ok: bool, checks: list) -> str:
+    """``DIR STATUS TIME verified|failed``: verify-certificate's brief line (the checkers'
+    time)."""
+    time_s = sum(c.time_s for c in checks)
+    return brief_line(str(cert_dir), verdict if ok and verdict else "unknown", time_s,
+                      "verified" if ok else "failed")
+
+
+def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=None,
+                    brief=False) -> None:
     """``certify`` of a colour puzzle (:mod:`nonosat.certificates.colour`): the SAT
     solver's DRAT proof of the colour CNF plus blocking clause; always exits."""
     from nonosat.certificates.colour import certify_colour, write_colour_certificate
@@ -396,8 +402,9 @@ def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output) -> N
     written = [] if cert.verdict == "unknown" else write_colour_certificate(cert, out)
     rejected = [c for c in cert.checks if not c.ok]
     code = EXIT_FAILED if rejected else _EXIT[cert.verdict]
+    ref = ref or puzzle.describe()
     if json_output:
-        print_json({"puzzle": puzzle.describe(), "verdict": cert.verdict,
+        emit("certify", {"puzzle": ref, "verdict": cert.verdict,
                     "certified": cert.proved, "directory": str(out) if written else None,
                     "encoding": "colour-starts", "prover": "sat", "solver": cert.solver,
                     "checks": [c.to_json() for c in cert.checks],
@@ -406,7 +413,10 @@ def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output) -> N
                         "made_by": cert.lrat_source, "lines": cert.lrat.count("\n")},
                     "times_s": {k: round(v, 6) for k, v in cert.times.items()}})
         raise typer.Exit(code)
-    name = puzzle.describe()
+    if brief:
+        typer.echo(_brief(ref, cert.verdict, cert.times, bool(rejected), cert.proved))
+        raise typer.Exit(code)
+    name = f"{ref}: {puzzle.describe()}"
     if cert.verdict in ("unknown", "multiple"):
         what = ("gave up before deciding; nothing written" if cert.verdict == "unknown" else
                 f"several solutions; two of them are the witness in {out / 'solution.txt'} "

@@ -20,14 +20,27 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+# The shared options and arguments live in nonosat.cli.options (one definition each); these
+# names stay importable from here.
+from nonosat.cli.options import (
+    BriefOpt,
+    FormatOpt,
+    IndexOpt,
+    JsonOpt,
+    PuzzleArg,
+    TimeoutOpt,
+    command_timeout,
+)
 from nonosat.engines import Status
 from nonosat.errors import NonosatError, one_line
-from nonosat.limits import command_workload, resolve_timeout, workload
+from nonosat.limits import command_workload, workload
+
+__all__ = ["BriefOpt", "FormatOpt", "IndexOpt", "JsonOpt", "PuzzleArg", "TimeoutOpt"]
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,37 +68,6 @@ STATUS_EXIT = {
     Status.UNKNOWN: EXIT_GAVE_UP,
 }
 
-PuzzleArg = Annotated[
-    Path,
-    typer.Argument(
-        help="Puzzle file (.non, .nin, .json, .xml, tournament .txt, .csv, picture ...).",
-        show_default=False,
-        metavar="PUZZLE",
-    ),
-]
-FormatOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--format", "-f", metavar="NAME",
-        help="Input format (see 'nonosat formats') (default: by suffix, then by content).",
-    ),
-]
-IndexOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--index", "-i", metavar="N",
-        help="Puzzle number N in a multi-puzzle file ($N, CSV row).",
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-TimeoutOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--timeout", "-t", min=0.0, metavar="SECONDS",
-        help="Give up after SECONDS (exit 4); 0 = no limit (default: $NONOSAT_TIMEOUT or 300).",
-    ),
-]
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Metavars of options and arguments that name none, by parameter name (else by type, below):
@@ -95,8 +77,50 @@ _METAVARS = {
     "puzzles": "PUZZLE", "scheduler": "ADDRESS", "jobs": "N", "cell": "PIXELS",
     "depth": "N", "limit": "N", "max_steps": "N", "memory_limit": "MIB", "timeout": "SECONDS",
 }
+#: click's ranges in help ("x>=0.0", "1<=x<=9"): the help texts say the bounds in words.
+_RANGE = re.compile(r"(?:; )?(?:-?[\d.]+<=?x(?:<=?-?[\d.]+)?|x[<>]=?-?[\d.]+)(?=[;\]])")
 _TYPE_METAVARS = {"path": "FILE", "int": "N", "float": "X", "str": "NAME"}
 _PROSE_DEFAULT = re.compile(r"\s*[(;]\s*default:?\s+([^)]*?)\)\s*(?=\.|$)|\s*Default:\s+([^.]*)\.\s*$")
+
+
+def _click_exceptions() -> Any:
+    """The module of the click exceptions typer raises (typer 0.29 vendors click)."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # a typer that uses click itself
+        from click import exceptions  # type: ignore[no-redef]
+    return exceptions
+
+
+def _usage_one_line(error: Any) -> None:
+    """``show`` of a click usage error, on one line: ``nonosat: error: MESSAGE (try 'nonosat
+    CMD -h')`` instead of click's usage, hint and error lines."""
+    click = _click_exceptions()
+    ctx = getattr(error, "ctx", None)
+    plain = isinstance(error, click.BadParameter) and not isinstance(
+        error, click.MissingParameter)
+    message = error.message if plain else error.format_message()
+    param = getattr(error, "param", None)
+    if plain:
+        name = param.opts[0] if param is not None and param.opts else (
+            error.param_hint if isinstance(error.param_hint, str) else None)
+        if param is not None and param.param_type_name == "argument":
+            name = _argument_name(param)
+        message = f"{name}: {message}" if name else message
+    message = message.rstrip(".")
+    where = f" (try '{ctx.command_path} -h')" if ctx is not None else ""
+    typer.echo(f"nonosat: error: {one_line(message)}{where}", err=True)
+
+
+def _one_line_errors(call: Callable[[], Any]) -> Any:
+    """Run ``call``; a click usage error raised in it shows itself on one line."""
+    click = _click_exceptions()
+    try:
+        return call()
+    except click.UsageError as error:
+        if type(error).__name__ != "NoArgsIsHelpError":  # that one shows the help, as it should
+            error.show = lambda file=None, _e=error: _usage_one_line(_e)  # type: ignore
+        raise
 
 
 class NonosatCommand(TyperCommand):
@@ -149,6 +173,14 @@ class NonosatCommand(TyperCommand):
             lighten(option)
         return option
 
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        """Click's, with usage errors on one line (:func:`_usage_one_line`)."""
+        return _one_line_errors(lambda: super(NonosatCommand, self).make_context(*args, **kwargs))
+
+    def invoke(self, ctx: Any) -> Any:
+        """Click's, with usage errors (``typer.BadParameter`` of a command) on one line."""
+        return _one_line_errors(lambda: super(NonosatCommand, self).invoke(ctx))
+
     def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
         """``[OPTIONS] PUZZLE`` rather than typer's ``[OPTIONS] {PUZZLE}``."""
         pieces = [self.options_metavar] if self.options_metavar else []
@@ -165,6 +197,7 @@ class NonosatCommand(TyperCommand):
             if record is None:
                 continue
             name, text = record
+            text = _RANGE.sub("", text).replace("  []", "").replace("[; ", "[")
             default = getattr(param, "_prose_default", None)
             if default:
                 if text.endswith("]") and "  [" in text:
@@ -191,6 +224,14 @@ class NonosatGroup(TyperGroup):
         super().__init__(*args, **kwargs)
         for param in self.params:
             lighten(param)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        """Click's, with usage errors on one line (:func:`_usage_one_line`)."""
+        return _one_line_errors(lambda: super(NonosatGroup, self).make_context(*args, **kwargs))
+
+    def invoke(self, ctx: Any) -> Any:
+        """Click's, with usage errors (unknown command, a command's) on one line."""
+        return _one_line_errors(lambda: super(NonosatGroup, self).invoke(ctx))
 
     def get_help_option(self, ctx: Any) -> Any:
         """The ``-h``/``--help`` option, coerced without pydantic like the others."""
@@ -242,10 +283,11 @@ class _PlainCoercion:
         if kind in (int, float) and (
             (low is not None and result < low) or (high is not None and result > high)
         ):
-            raise typer.BadParameter(
-                f"{result} is not in the range {param._get_number_range_help_str()}.",
-                ctx=ctx, param=param,
-            )
+            if low is not None and result < low:
+                bound = f"at least {low:g}"
+            else:
+                bound = f"at most {high:g}"
+            raise typer.BadParameter(f"must be {bound} (got {value})", ctx=ctx, param=param)
         return result
 
 
@@ -309,6 +351,22 @@ HARD_STOP_STAGES = {
 }
 
 
+#: Command name of each command function (``module.function``), for its ``--timeout`` default
+#: (:data:`nonosat.cli.options.TIMEOUT_DEFAULTS`).
+COMMAND_NAMES = {
+    "nonosat.cli.solve.solve_command": "solve",
+    "nonosat.cli.hint.hint_command": "hint",
+    "nonosat.cli.explain.explain_command": "explain",
+    "nonosat.cli.certify.certify_command": "certify",
+    "nonosat.cli.certify.verify_command": "verify-certificate",
+    "nonosat.cli.render.render_command": "render",
+    "nonosat.cli.verify.verify_command": "verify",
+    "nonosat.cli.analyse.analyse_command": "analyse",
+    "nonosat.cli.crosscheck.crosscheck_command": "crosscheck",
+    "nonosat.cli.batch.batch_command": "batch",
+}
+
+
 def _watchdog(limit: float) -> Any:
     """A daemon timer that ends the process with exit 4 and one line on stderr when the command
     is still running ``max(5, limit / 4)`` seconds past ``limit`` seconds (its time limit times
@@ -347,11 +405,18 @@ def handle_errors(func: F) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         timer = None
+        from nonosat.cli.output import start_clock
+
+        start_clock()
         try:
-            if "timeout" in kwargs and func.__name__ != "batch_command" and not kwargs.get("results"):
-                kwargs["timeout"] = resolve_timeout(kwargs["timeout"])
+            command = COMMAND_NAMES.get(f"{func.__module__}.{func.__name__}")
+            if "timeout" in kwargs and command is not None:
+                if kwargs.get("results"):
+                    command = "verify --results"
+                kwargs["timeout"] = command_timeout(kwargs["timeout"], command)
                 stages = HARD_STOP_STAGES.get(f"{func.__module__}.{func.__name__}")
-                if HARD_TIME_LIMIT and stages and kwargs["timeout"] is not None:
+                if HARD_TIME_LIMIT and stages and kwargs["timeout"] is not None \
+                        and command != "verify --results":
                     timer = _watchdog(stages * kwargs["timeout"])
             with workload(command_workload(func.__name__, kwargs)):
                 return func(*args, **kwargs)

@@ -22,7 +22,6 @@ from nonosat.cli.common import (
     JsonOpt,
     PuzzleArg,
     handle_errors,
-    print_json,
     split_puzzle_ref,
 )
 
@@ -124,13 +123,17 @@ def _with_picture(puzzle: Puzzle, out: str) -> Puzzle:
 @handle_errors
 def formats_command(json_output: JsonOpt = False) -> None:
     """List the puzzle file formats nonosat reads and writes."""
+    import textwrap
+
+    from nonosat.cli.output import emit, terminal_width
     from nonosat.formats import formats
 
     rows = list(formats().values())
     if json_output:
-        print_json([_format_json(f) for f in rows])
+        emit("formats", {"formats": [_format_json(f) for f in rows]})
         return
     width = max(len(f.name) for f in rows)
+    lines = terminal_width()
     for f in rows:
         mode = (
             ("r" if f.read else "-")
@@ -140,12 +143,19 @@ def formats_command(json_output: JsonOpt = False) -> None:
             + ("c" if f.colour else "-")
         )
         suffixes = " ".join(f.suffixes) or "-"
-        typer.echo(f"{f.name:<{width}}  {mode}  {suffixes:<18}  {f.description}")
-    typer.echo(
-        "\nr = readable, w = writable, m = reads several puzzles per file (pick one with "
-        "--index N, or name it FILE#N), M = 'nonosat convert' writes several puzzles to one file, "
-        "c = colour puzzles"
-    )
+        head = f"{f.name:<{width}}  {mode}  {suffixes}"
+        indent = " " * (width + 9)
+        if len(head) + 2 + len(f.description) <= lines:
+            typer.echo(f"{head}  {f.description}")
+        else:
+            typer.echo(head)
+            typer.echo("\n".join(textwrap.wrap(f.description, max(lines, 40),
+                                               initial_indent=indent, subsequent_indent=indent)))
+    typer.echo("")
+    typer.echo("\n".join(textwrap.wrap(
+        "r = readable, w = writable, m = reads several puzzles per file (pick one with "
+        "--index N, or name it FILE#N), M = 'nonosat convert' writes several puzzles to one "
+        "file, c = colour puzzles", max(lines, 40))))
 
 
 def _format_json(f: Format) -> dict[str, object]:

@@ -1,11 +1,11 @@
 """Cross-check engines: solve each puzzle with every engine and fail loudly when they disagree.
 
-Runs the independent engines (native, sat, cpsat, or --engines) with limit 2 on every puzzle
+Runs the independent engines (native, sat, cpsat, or --engine NAME,NAME...) with limit 2 on every puzzle
 named: files (a multi-puzzle file expands to each puzzle, named FILE#N), directories (searched
 recursively for puzzle files), FILE#N names as nonosat prints them, or puzzle N of each file with
 --index N.  Checks each solution against the clues and the file's goal picture, and prints a table
 of engine verdicts and times that fits the terminal (80 columns in a pipe); with --json, one JSON
-object per line per puzzle.  A progress bar runs on stderr on a terminal.  Ctrl-C stops the run
+object per line per puzzle; with --brief, one line per puzzle.  A progress bar runs on stderr on a terminal.  Ctrl-C stops the run
 and prints what finished.
 """
 
@@ -15,7 +15,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -24,34 +24,29 @@ from nonosat.cli.common import (
     EXIT_FAILED,
     EXIT_GAVE_UP,
     EXIT_OK,
+    handle_errors,
+    split_puzzle_ref,
+)
+from nonosat.cli.options import (
+    BriefOpt,
+    EnginesAliasOpt,
+    EnginesOpt,
     FormatOpt,
     IndexOpt,
     JsonOpt,
-    TimeoutOpt,
-    handle_errors,
-    print_json,
-    split_puzzle_ref,
+    PuzzlesArg,
+    engine_list,
+    timeout_option,
 )
+from nonosat.cli.output import brief_line, emit
 from nonosat.engines import INDEPENDENT_ENGINES
 
 if TYPE_CHECKING:
     from nonosat.crosscheck import CrossCheck
     from nonosat.puzzle import Puzzle
 
-PuzzlesArg = Annotated[
-    list[Path],
-    typer.Argument(
-        help="Puzzle files, directories (searched recursively) or FILE#N names; multi-puzzle "
-        "files are checked puzzle by puzzle.",
-        show_default=False,
-        metavar="PUZZLE",
-    ),
-]
-EnginesOpt = Annotated[
-    str,
-    typer.Option("--engines", "-e", metavar="NAMES", help="Comma-separated engines to compare."),
-]
-
+TimeoutOpt = timeout_option("crosscheck", "Seconds per puzzle and engine; an engine "
+                            "past it gave up")
 _DEFAULT_ENGINES = ",".join(INDEPENDENT_ENGINES)
 _STYLE = {"disagreement": "red", "unknown": "yellow"}
 #: Exit code after Ctrl-C when what finished has no findings (1 when it has).
@@ -63,20 +58,22 @@ PLAIN_PROGRESS_SECONDS = 10.0
 @handle_errors
 def crosscheck_command(
     puzzle_paths: PuzzlesArg,
-    engines: EnginesOpt = _DEFAULT_ENGINES,
+    engines: EnginesOpt = None,
+    engines_alias: EnginesAliasOpt = None,
     timeout: TimeoutOpt = None,
     json_output: JsonOpt = False,
     format: FormatOpt = None,
     index: IndexOpt = None,
+    brief: BriefOpt = False,
 ) -> None:
     """Compare every engine's verdict and solution on each puzzle."""
     from nonosat.crosscheck import crosscheck
     from nonosat.engines import get_engine
     from nonosat.errors import EngineError
 
-    names = [name.strip() for name in engines.split(",") if name.strip()]
+    names = engine_list(engines, _DEFAULT_ENGINES, engines_alias)
     if not names:
-        raise EngineError("--engines names no engine")
+        raise EngineError("--engine names no engine")
     for name in names:
         get_engine(name)  # unknown or unavailable engines are bad input, before any work
     skipped: list[tuple[str, str]] = []
@@ -93,10 +90,12 @@ def crosscheck_command(
                 reports.append(report)
                 progress.done(report)
                 if json_output:
-                    print_json(report.to_json())
+                    emit("crosscheck", report.to_json())
+                elif brief:
+                    typer.echo(_brief(report))
         except KeyboardInterrupt:
             interrupted = True
-    if not json_output:
+    if not json_output and not brief:
         print_table(reports, names)
     if interrupted:
         typer.echo(
@@ -112,6 +111,15 @@ def crosscheck_command(
                    "directories could not be read (listed above)", err=True)
         raise typer.Exit(EXIT_BAD_INPUT)
     raise typer.Exit(EXIT_GAVE_UP if any(r.gave_up for r in reports) else EXIT_OK)
+
+
+def _brief(report: CrossCheck) -> str:
+    """``PUZZLE STATUS TIME ok|FINDINGS``: the agreed verdict (``unknown`` when the engines
+    disagree), the slowest engine's time, and ``ok`` or the kinds of the findings."""
+    status = report.status if report.status in ("unique", "multiple", "none") else "unknown"
+    slowest = max((run.time_s for run in report.runs), default=0.0)
+    kinds = sorted({f.kind for f in report.findings})
+    return brief_line(report.puzzle_id, status, slowest, ",".join(kinds) or "ok")
 
 
 def collect(paths: list[Path], format: str | None, index: int | None,

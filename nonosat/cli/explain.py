@@ -31,13 +31,15 @@ from nonosat.cli.common import (
     IndexOpt,
     JsonOpt,
     PuzzleArg,
-    TimeoutOpt,
     announce_compile,
     handle_errors,
-    print_json,
     split_puzzle_ref,
 )
+from nonosat.cli.options import timeout_option
+from nonosat.cli.output import echo_grid, emit
 from nonosat.formats import read_puzzle
+
+TimeoutOpt = timeout_option("explain")
 
 MaxStepsOpt = Annotated[
     int | None, typer.Option("--max-steps", min=1, help="Stop after N steps (exit 4).")
@@ -114,7 +116,6 @@ def explain_command(
     from nonosat.analysis.hints import walkthrough
     from nonosat.analysis.wording import LINE_WIDTH, wrap
     from nonosat.engines import Status
-    from nonosat.limits import resolve_timeout
     from nonosat.puzzle import grid_rows, unknown_grid
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
@@ -122,7 +123,7 @@ def explain_command(
     announce_compile(puzzle.is_colour)
     if puzzle.is_colour:
         _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output)
-    limit = resolve_timeout(timeout)
+    limit = timeout  # resolved by handle_errors
     walk = walkthrough(puzzle, engine=engine, timeout=limit, depth=depth, max_steps=max_steps)
     stage_ends = {end for _, first, end in walk.stages if end > first}
     snapshots: list[tuple[int, np.ndarray]] = []  # (steps done, grid)
@@ -161,7 +162,7 @@ def explain_command(
         ending += f" The verdict: {verdict}." if verdict else " The verdict is not known yet."
 
     if json_output:
-        print_json({
+        emit("explain", {
             "puzzle": str(puzzle_path) + (f"#{index}" if index is not None else ""),
             "width": puzzle.width,
             "height": puzzle.height,
@@ -196,9 +197,10 @@ def explain_command(
             if k in shots:
                 final = k == len(walk.steps) or walk.steps[k - 1].kind == "solution"
                 typer.echo(f"Grid after step {k}:")
-                typer.echo("\n".join(grid_lines(puzzle, shots[k], clues=final)))
+                echo_grid("\n".join(grid_lines(puzzle, shots[k], clues=final)), "grid",
+                          puzzle.shape)
         if 0 in shots:
-            typer.echo("\n".join(grid_lines(puzzle, shots[0], clues=True)))
+            echo_grid("\n".join(grid_lines(puzzle, shots[0], clues=True)), "grid", puzzle.shape)
         if walk.stuck is not None and not any(n == "search" for n, f, e in walk.stages
                                               if e > f):
             typer.echo(wrap(walk.stuck.text))
@@ -230,8 +232,9 @@ def _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output) ->
         single = ((g & (g - 1)) == 0) & (g > 0)
         solution = colour_rows(np.log2(np.maximum(g, 1)).astype(int), puzzle.palette) \
             if single.all() else None
-        print_json({
+        emit("explain", {
             "puzzle": str(puzzle_path) + (f"#{index}" if index is not None else ""),
+            "status": {"solved": "unique", "no-solution": "none"}.get(result.end, "unknown"),
             "steps": [s.to_json(puzzle) for s in result.steps],
             "end": result.end,
             "techniques": result.technique_counts(),

@@ -29,14 +29,16 @@ from nonosat.cli.common import (
     IndexOpt,
     JsonOpt,
     PuzzleArg,
-    TimeoutOpt,
     announce_compile,
     handle_errors,
-    print_json,
     read_state,
     split_puzzle_ref,
 )
+from nonosat.cli.options import timeout_option
+from nonosat.cli.output import emit
 from nonosat.formats import read_puzzle
+
+TimeoutOpt = timeout_option("hint")
 
 StateOpt = Annotated[
     Path | None,
@@ -65,17 +67,17 @@ def hint_command(
     """Show the next deduction from a partial grid, with an explanation."""
     from nonosat.analysis.hints import next_hint
     from nonosat.analysis.wording import pair_cells_text, wrap
-    from nonosat.limits import resolve_timeout
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     grid = read_state(state, puzzle) if state is not None else None
+    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if puzzle.is_colour:
-        _colour_hint(puzzle, grid, json_output)
+        _colour_hint(puzzle, grid, json_output, name)
     announce_compile()
-    hint = next_hint(puzzle, grid, engine=engine, timeout=resolve_timeout(timeout))
+    hint = next_hint(puzzle, grid, engine=engine, timeout=timeout)  # resolved by handle_errors
     if json_output:
-        print_json(hint.to_json(puzzle))
+        emit("hint", {"puzzle": name, **hint.to_json(puzzle)})
     else:
         label = f"[{hint.technique}] " if hint.technique else ""
         typer.echo(wrap(hint.text, label, indent=2))
@@ -90,7 +92,7 @@ def hint_command(
     raise typer.Exit(code)
 
 
-def _colour_hint(puzzle, grid, json_output) -> None:
+def _colour_hint(puzzle, grid, json_output, name) -> None:
     """``hint`` of a colour puzzle from ``grid`` (colour masks; the empty grid when ``None``)
     (:mod:`nonosat.analysis.colour`); always exits."""
     import numpy as np
@@ -109,7 +111,7 @@ def _colour_hint(puzzle, grid, json_output) -> None:
             names = [c.name for c in puzzle.palette.colours]
             cells = [(int(r), int(c), names[int(sol[r, c])]) for r, c in wrong]
             if json_output:
-                print_json({"kind": "mistake", "cells": [
+                emit("hint", {"puzzle": name, "kind": "mistake", "cells": [
                     {"row": r + 1, "col": c + 1, "correct": n} for r, c, n in cells]})
             else:
                 typer.echo(f"mistake: {len(cells)} cell(s) of the state exclude the solution")
@@ -117,7 +119,8 @@ def _colour_hint(puzzle, grid, json_output) -> None:
                     f"R{r + 1}C{c + 1} {n}" for r, c, n in cells[:20]))
             raise typer.Exit(EXIT_FAILED)
     if json_output:
-        print_json({"kind": kind, "step": step.to_json(puzzle) if step is not None else None})
+        emit("hint", {"puzzle": name, "kind": kind,
+                      "step": step.to_json(puzzle) if step is not None else None})
     elif step is not None:
         typer.echo(f"[{step.technique}] {step.text}")
     else:

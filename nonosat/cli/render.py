@@ -29,7 +29,7 @@ from nonosat.errors import FormatError
 from nonosat.formats import read_puzzle
 
 SolutionOpt = Annotated[
-    bool, typer.Option("--solution", "-s", help="Solve the puzzle and draw its solution.")
+    bool, typer.Option("--solution", help="Solve the puzzle and draw its solution.")
 ]
 OutOpt = Annotated[
     Path | None,

@@ -15,7 +15,7 @@ Examples:
   nonosat solve games/heart.non
   nonosat solve games/cross-ambiguous.non --limit 10 --json
   nonosat solve taai2011.txt --index 7 --engine sat --timeout 60
-  nonosat solve puzzle.non --state partial.txt    # '#' filled, '.' empty, '?' unknown
+  nonosat solve puzzle.non --state partial.txt  # '#' filled, '.' empty, '?'
 """
 
 from __future__ import annotations
@@ -27,18 +27,22 @@ import typer
 
 from nonosat.cli.common import (
     STATUS_EXIT,
+    announce_compile,
+    handle_errors,
+    read_state,
+    split_puzzle_ref,
+)
+from nonosat.cli.options import (
+    BriefOpt,
+    EngineOpt,
     FormatOpt,
     IndexOpt,
     JsonOpt,
     PuzzleArg,
-    TimeoutOpt,
-    announce_compile,
-    handle_errors,
-    print_json,
-    read_state,
-    split_puzzle_ref,
+    timeout_option,
 )
-from nonosat.engines import ENGINE_MODULES, Status
+from nonosat.cli.output import brief_line, echo_grid, emit, fit_line
+from nonosat.engines import Status
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,17 +50,7 @@ if TYPE_CHECKING:
     from nonosat.engines import SolveResult
     from nonosat.puzzle import Puzzle
 
-EngineOpt = Annotated[
-    str,
-    typer.Option(
-        "--engine",
-        "-e",
-        metavar="NAME",
-        help=f"Engine: {', '.join(ENGINE_MODULES)}. 'auto' (the portfolio) runs the native "
-        "solver's propagation and probing, and hands what they proved over to SAT if that does "
-        "not decide the puzzle.",
-    ),
-]
+TimeoutOpt = timeout_option("solve")
 LimitOpt = Annotated[
     int,
     typer.Option(
@@ -107,6 +101,7 @@ def solve_command(
     format: FormatOpt = None,
     index: IndexOpt = None,
     sat_solver: SatSolverOpt = None,
+    brief: BriefOpt = False,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
     from nonosat.engines import solve
@@ -126,31 +121,57 @@ def solve_command(
     result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout, **options)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
-        print_json(result.to_json(puzzle, name))
+        emit("solve", {**result.to_json(puzzle, name), **solve_extras(puzzle, result, partial)})
+    elif brief:
+        typer.echo(brief_line(name, result.status.value, result.time_s))
     elif puzzle.is_colour:
         from rich.console import Console
 
-        from nonosat.render.colour_text import render_colour_text
+        from nonosat.cli.output import fits
+        from nonosat.render.colour_text import plain_colour_text, render_colour_text
 
         console = Console(highlight=False, soft_wrap=True)
         for k, sol in enumerate(result.solutions, start=1):
             if len(result.solutions) > 1:
                 console.print(f"solution {k}:")
-            console.print(render_colour_text(puzzle, sol))
+            plain = plain_colour_text(puzzle, sol)
+            if fits(plain.split("\n")):
+                console.print(render_colour_text(puzzle, sol))
+            else:
+                echo_grid(plain, "grid", puzzle.shape)
             console.print("")
-        console.print(verdict_line(puzzle, result, limit), markup=False)
+        console.print(f"{name}: {verdict_line(puzzle, result, limit)}", markup=False)
         from nonosat.analysis.colour import colour_solve_classification
 
         console.print(f"classification: {colour_solve_classification(puzzle, result, partial)}",
                       markup=False)
     else:
-        for line in report_lines(puzzle, result, limit, partial):
+        for line in report_lines(puzzle, result, limit, partial, name):
             typer.echo(line)
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
+def solve_extras(puzzle: Puzzle, result: SolveResult,
+                 partial: np.ndarray | None = None) -> dict[str, object]:
+    """What ``solve``'s text prints beyond :meth:`SolveResult.to_json`: the classification and
+    the davidje13 short codes (``short_image``, ``short_rules``; ``None`` when the puzzle cannot
+    have one)."""
+    if puzzle.is_colour:
+        from nonosat.analysis.colour import colour_solve_classification
+
+        classification = colour_solve_classification(puzzle, result, partial)
+        codes: dict[str, str] = {}
+    else:
+        from nonosat.analysis.classify import solve_classification
+
+        classification = solve_classification(puzzle, result, partial)
+        codes = dict(line.split(": ", 1) for line in short_codes(puzzle, result.solutions))
+    return {"classification": classification,
+            "short_image": codes.get("short image"), "short_rules": codes.get("short rules")}
+
+
 def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
-                 partial: np.ndarray | None = None) -> list[str]:
+                 partial: np.ndarray | None = None, name: str | None = None) -> list[str]:
     """The text report of ``nonosat solve``: the solution grids (at most :data:`SHOWN`; with
     several, the cells that differ between the solutions found marked by :func:`mark_differences`),
     the davidje13 short codes (``short image``: the solution, or with several solutions the cells
@@ -158,24 +179,27 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
     the clues), the verdict with the count found, and the engine's time, then the one-line
     classification (:func:`nonosat.analysis.classify.solve_classification`: one line-solving
     fixpoint, no further solving)."""
+    from nonosat.cli.output import fits, grid_summary
     from nonosat.render.text import render_text
 
     lines: list[str] = []
     solutions = result.solutions
     several = len(solutions) > 1
     for k, sol in enumerate(solutions[:SHOWN], start=1):
+        text = render_text(puzzle, sol)
         if several:
             lines.append(f"solution {k}:")
-            lines.append(mark_differences(render_text(puzzle, sol), puzzle, sol, solutions))
-        else:
-            lines.append(render_text(puzzle, sol))
+            text = mark_differences(text, puzzle, sol, solutions)
+        lines.append(text if fits(text.split("\n")) else grid_summary(text, "grid",
+                                                                         puzzle.shape))
         lines.append("")
     if len(solutions) > SHOWN:
         lines += [f"({len(solutions) - SHOWN} more solutions not shown; --json lists them all)", ""]
     if several:
         lines += ["'@' filled, '.' empty: cells that differ between the solutions found", ""]
-    lines += short_codes(puzzle, solutions)
-    lines.append(verdict_line(puzzle, result, limit))
+    lines += [fit_line(line, "short codes") for line in short_codes(puzzle, solutions)]
+    verdict = verdict_line(puzzle, result, limit)
+    lines.append(f"{name}: {verdict}" if name is not None else verdict)
     from nonosat.analysis.classify import solve_classification
 
     lines.append(f"classification: {solve_classification(puzzle, result, partial)}")

@@ -35,13 +35,21 @@ from nonosat.cli.common import (
     EXIT_FAILED,
     EXIT_GAVE_UP,
     EXIT_OK,
-    FormatOpt,
-    IndexOpt,
-    JsonOpt,
     fail,
     handle_errors,
-    print_json,
 )
+from nonosat.cli.options import (
+    BriefOpt,
+    CheckerOpt,
+    CheckerPathOpt,
+    FormatOpt,
+    IndexOpt,
+    JobsOpt,
+    JsonOpt,
+    timeout_help,
+    use_checker_path,
+)
+from nonosat.cli.output import brief_line, emit
 
 PuzzlesArg = Annotated[
     list[Path],
@@ -74,20 +82,13 @@ VerifyTimeoutOpt = Annotated[
     float | None,
     typer.Option(
         "--timeout", "-t", min=0.0, metavar="SECONDS",
-        help="Seconds per puzzle for finding solutions and proofs; undecided after it "
-        "(default: $NONOSAT_TIMEOUT or 300 for one puzzle, 60 with --results; 0: none).",
+        help=timeout_help("verify", "Seconds per puzzle for finding solutions and proofs; "
+                          "undecided after it (with --results: default $NONOSAT_TIMEOUT, else "
+                          "60)"),
     ),
 ]
 SolutionFormatOpt = Annotated[
     str | None, typer.Option("--solution-format", help="Format of --solution (default: detected).")
-]
-JobsOpt = Annotated[
-    int | None,
-    typer.Option("--jobs", "-j", min=1, help="Worker processes for --results (default: all cores)."),
-]
-CheckerOpt = Annotated[
-    list[str] | None,
-    typer.Option("--checker", metavar="NAME", help="Proof checker: dratify, drat-trim, auto, all (default: auto)."),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite the files of a non-empty --out.")]
 AllWitnessesOpt = Annotated[
@@ -100,8 +101,6 @@ _EXIT = {"confirmed": EXIT_OK, "refuted": EXIT_FAILED, "undecided": EXIT_GAVE_UP
 _STYLE = {"confirmed": "green", "refuted": "bold red", "undecided": "yellow",
           "unjudged": "dim", "bad-row": "red"}
 
-#: Batch timeout when --timeout is not given.
-BATCH_TIMEOUT = 60.0
 
 
 @handle_errors
@@ -118,26 +117,29 @@ def verify_command(
     solution_format: SolutionFormatOpt = None,
     jobs: JobsOpt = None,
     checker: CheckerOpt = None,
+    checker_path: CheckerPathOpt = None,
     force: ForceOpt = False,
     all_witnesses: AllWitnessesOpt = False,
+    brief: BriefOpt = False,
 ) -> None:
     """Judge another solver's solution and verdict (or a whole results file) with evidence."""
     from nonosat.certificates import resolve_checkers
 
+    use_checker_path(checker_path)
     checkers = resolve_checkers(checker or ["auto"])
     if results is not None:
         if solution is not None or claim is not None or index is not None:
             raise fail("--solution, --claim and --index judge one puzzle; --results takes "
                        "them from the results file")
         _verify_results(results, puzzles, out, timeout, jobs, checkers, json_output, format,
-                        all_witnesses)
+                        all_witnesses, brief)
     if len(puzzles) != 1:
         raise fail(f"give one puzzle file (got {len(puzzles)}), or --results FILE")
     if solution is None and claim is None:
         raise fail("nothing to verify: give --solution FILE and/or --claim VERDICT, "
                    "or --results FILE")
     _verify_one(puzzles[0], solution, claim, out, timeout, index, json_output, format,
-                solution_format, checkers, force)
+                solution_format, checkers, force, brief)
 
 
 # -- one puzzle ------------------------------------------------------------------------------------
@@ -146,7 +148,7 @@ def verify_command(
 def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None,
                 out: Path | None, timeout: float | None, index: int | None, json_output: bool,
                 format: str | None, solution_format: str | None, checkers: list[str],
-                force: bool) -> None:
+                force: bool, brief: bool = False) -> None:
     from nonosat.certificates import ensure_writable_dir
     from nonosat.formats import read_puzzle
     from nonosat.verify import parse_claim, verify, write_witness
@@ -168,8 +170,12 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     code = _EXIT[judgement.outcome]
     if json_output:
-        print_json({"puzzle": name, **judgement.to_json(),
-                    "witness_dir": str(out) if written else None})
+        emit("verify", {"puzzle": name, **judgement.to_json(),
+                        "witness_dir": str(out) if written else None})
+        raise typer.Exit(code)
+    if brief:
+        typer.echo(brief_line(name, _status(judgement.truth), judgement.time_s,
+                              judgement.outcome))
         raise typer.Exit(code)
     typer.echo(f"{name} ({puzzle.width}x{puzzle.height}): {judgement.outcome.upper()}")
     for k, check in enumerate(judgement.checks, start=1):
@@ -238,7 +244,8 @@ def _read_solution(path: Path, format: str | None, index: int | None,
 
 def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
                     timeout: float | None, jobs: int | None, checkers: list[str],
-                    json_output: bool, format: str | None, all_witnesses: bool) -> None:
+                    json_output: bool, format: str | None, all_witnesses: bool,
+                    brief: bool = False) -> None:
     from nonosat.batch import collect_puzzles
     from nonosat.cli.batch import _Progress
     from nonosat.errors import FormatError
@@ -252,11 +259,13 @@ def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
         raise FormatError(", ".join(map(str, puzzle_paths)), None, "no puzzle files found")
     index = PuzzleIndex(inputs.puzzles)
     witnesses = out if out is not None else results.with_name(results.name + ".witnesses")
-    limit = BATCH_TIMEOUT if timeout is None else (timeout or None)
+    limit = timeout  # resolved by handle_errors ("verify --results")
     typer.echo(f"nonosat verify: {len(rows)} rows of {results} against {len(inputs.puzzles)} "
                f"puzzles with {jobs or 'all'} local workers", err=True)
     start = time.perf_counter()
     progress = _Progress(len(rows))
+    if brief:
+        progress.on_each = lambda record: typer.echo(_brief_row(record))
     try:
         with progress:
             records = verify_results(
@@ -272,10 +281,12 @@ def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
     for error in inputs.errors:
         summary.bad_rows.append({"id": error["id"], "line": None, "reason": error["error"]})
     if json_output:
-        print_json({"results": str(results), "elapsed_s": round(elapsed, 3),
-                    "witnesses": str(witnesses), **summary.to_json(),
-                    "records": records})
-    else:
+        for record in records:
+            emit("verify", record)
+        emit("verify", {"kind": "summary", "results": str(results),
+                        "elapsed_s": round(elapsed, 3), "witnesses": str(witnesses),
+                        **summary.to_json()})
+    elif not brief:
         _print_summary(summary, elapsed, witnesses)
     if summary.refuted:
         raise typer.Exit(EXIT_FAILED)
@@ -284,6 +295,18 @@ def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
     if summary.undecided:
         raise typer.Exit(EXIT_GAVE_UP)
     raise typer.Exit(EXIT_OK)
+
+
+def _status(truth: object) -> str:
+    return truth if truth in ("unique", "multiple", "none", "solved") else "unknown"
+
+
+def _brief_row(record: dict[str, Any]) -> str:
+    """``PUZZLE STATUS TIME OUTCOME`` of a results row."""
+    time_s = record.get("time_s")
+    return brief_line(str(record.get("puzzle") or record.get("id")), _status(record.get("truth")),
+                      float(time_s) if isinstance(time_s, (int, float)) else None,
+                      str(record.get("outcome") or record.get("status")))
 
 
 #: Rows of the refuted / bad / undecided tables before the rest are only counted.
@@ -295,11 +318,10 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from nonosat.cli.output import fold, terminal_width
     from nonosat.verify import OUTCOMES
 
-    console = Console(highlight=False)
-    if not console.is_terminal:  # a log file: do not wrap ids at 80 columns
-        console.width = max(console.width, 160)
+    console = Console(highlight=False, width=terminal_width())  # 80 in a pipe or log file
     console.print(f"[bold]verify[/]: {summary.rows} rows in {elapsed:.1f} s")
     outcomes = [o for o in OUTCOMES if summary.count(o)]
     table = Table("claimed", *(f"[{_STYLE[o]}]{o}[/]" for o in outcomes), "rows",
@@ -308,7 +330,7 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
         table.add_row("(no verdict)" if claim == "-" else claim,
                       *(str(counts.get(o, 0)) for o in outcomes), str(sum(counts.values())))
     table.add_row("[bold]all[/]", *(str(summary.count(o)) for o in outcomes), str(summary.rows))
-    console.print(table)
+    console.print(fold(table))
     sections = (
         ("refuted", summary.refuted, ("id", "claim", "evidence", "witness_dir")),
         ("bad rows", summary.bad_rows, ("id", "line", "reason")),
@@ -325,6 +347,6 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
                         for c in columns))
         if len(rows) > _LISTED:
             t.add_row("...", *([""] * (len(columns) - 2)), f"{len(rows) - _LISTED} more (--json)")
-        console.print(t)
+        console.print(fold(t))
     if summary.refuted and not any(r.get("witness_dir") for r in summary.refuted):
         console.print(f"no witness written (see {escape(str(witnesses))})")

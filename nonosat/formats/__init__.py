@@ -122,7 +122,7 @@ def get_format(name: str) -> Format:
         return formats()[name]
     except KeyError:
         known = ", ".join(sorted(formats()))
-        raise FormatError("<format>", None, f"unknown format {name!r}; known: {known}") from None
+        raise FormatError("--format", None, f"unknown format {name!r}; known: {known}") from None
 
 
 def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> Format:

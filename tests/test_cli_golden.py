@@ -1,0 +1,52 @@
+"""The black-and-white text outputs of solve, analyse, explain and hint on ``games/`` stay what
+main printed before the CLI contract (``tests/golden/``, recorded by ``tests/golden/record.py``
+on main's code), except for the changes made on purpose, applied here to main's output by
+:func:`intended`: ``solve``'s verdict line names the file (``games/heart.non: Heart (13x11):
+...``), as analyse's always did."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from nonosat.cli.app import app
+from tests.conftest import REPO
+
+GOLDEN = REPO / "tests" / "golden"
+_spec = importlib.util.spec_from_file_location("golden_record", GOLDEN / "record.py")
+record = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(record)
+
+CASES = [(c, g) for c in record.COMMANDS for g in record.GAMES]
+#: solve's verdict line: the one ending in ``[ENGINE, TIME s]``.
+_VERDICT = re.compile(r"^(?!games/)(.*: .* \[\w+, <t> s\])$", re.M)
+
+
+def intended(command: str, game: str, text: str) -> str:
+    """Main's output with this task's intended changes."""
+    if command == "solve":
+        text = _VERDICT.sub(lambda m: f"games/{game}: {m.group(1)}", text)
+    return text
+
+
+@pytest.mark.parametrize(("command", "game"), CASES, ids=[f"{c}-{g}" for c, g in CASES])
+def test_text_output_is_mains_but_for_intended_changes(command, game, monkeypatch):
+    monkeypatch.chdir(REPO)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    result = CliRunner().invoke(app, [command, f"games/{game}"])
+    golden = (GOLDEN / f"{command}-{game}.txt").read_text()
+    code, _, main_out = golden.partition("\n")
+    assert f"rc={result.exit_code}" == code
+    expected = intended(command, game, record.normalise(main_out))
+    assert record.normalise(result.stdout) == expected
+
+
+def test_the_intended_change_is_made():
+    """``intended`` changes what it must: the solve goldens' verdict lines get the file name."""
+    text = (GOLDEN / "solve-sailboat.nin.txt").read_text()
+    changed = intended("solve", "sailboat.nin", record.normalise(text))
+    assert "games/sailboat.nin: 15x11 puzzle: unique solution [native, <t> s]" in changed
+    assert changed.count("games/sailboat.nin") == 1
