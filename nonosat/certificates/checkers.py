@@ -211,7 +211,7 @@ lemmas_agree`."""
     if lrat is None:
         ok, reason = False, f"no LRAT proof to compare with the DRAT proof ({_NO_LRAT})"
     else:
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if timeout is None else time.perf_counter() + timeout
         ok, reason = lemmas_agree(proof, lrat, deadline=deadline)
     return ProofCheck(AGREEMENT, bool(ok), reason, time.perf_counter() - start,
                       checker_version(AGREEMENT), "proof.drat, proof.lrat")
@@ -285,7 +285,7 @@ def check_proof(
         from nonosat.certificates.lrat_check import check_lrat
 
         assert lrat is not None
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if timeout is None else time.perf_counter() + timeout
         result = check_lrat(clauses, lrat, nvars=nvars, deadline=deadline)
         ok, reason = bool(result.ok), result.reason
     elif checker == "dratify":
