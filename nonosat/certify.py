@@ -70,7 +70,7 @@ def certify_puzzle(
     prover: str = "auto",
     encoding: str | None = None,
     solver: str = DEFAULT_SOLVER,
-    checkers: Sequence[str] = ("dratify",),
+    checkers: Sequence[str] = ("auto",),
     timeout: float | None = None,
     line_units: bool = True,
 ) -> Certificate:
@@ -90,7 +90,9 @@ def certify_puzzle(
     solver : str
         PySAT solver for the SAT part.
     checkers : sequence of str
-        Proof checkers (``"dratify"``, ``"drat-trim"``, ``"cake_lpr"``); empty to skip checking.
+        Proof checkers (:func:`~nonosat.certificates.checkers.resolve_checkers`; default
+        ``auto``: the LRAT checker with the DRAT/LRAT agreement, drat-trim and cake_lpr when
+        found); empty to skip checking.
     timeout : float, optional
         Seconds for the solving steps (the native root node cannot be interrupted).
     line_units : bool
