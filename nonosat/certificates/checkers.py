@@ -212,7 +212,7 @@ lemmas_agree`."""
         ok, reason = False, f"no LRAT proof to compare with the DRAT proof ({_NO_LRAT})"
     else:
         deadline = None if timeout is None else time.perf_counter() + timeout
-        ok, reason = lemmas_agree(proof, lrat, deadline=deadline)
+        ok, reason = lemmas_agree(proof.encode(), lrat.encode(), deadline=deadline)
     return ProofCheck(AGREEMENT, bool(ok), reason, time.perf_counter() - start,
                       checker_version(AGREEMENT), "proof.drat, proof.lrat")
 
@@ -286,7 +286,8 @@ def check_proof(
 
         assert lrat is not None
         deadline = None if timeout is None else time.perf_counter() + timeout
-        result = check_lrat(clauses, lrat, nvars=nvars, deadline=deadline)
+        # bytes: a str without a newline would be taken for a file name
+        result = check_lrat(clauses, lrat.encode(), nvars=nvars, deadline=deadline)
         ok, reason = bool(result.ok), result.reason
     elif checker == "dratify":
         ok, reason = _check_dratify(clauses, nvars, proof)
