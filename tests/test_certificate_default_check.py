@@ -146,12 +146,13 @@ def test_the_stale_trail_forgery_is_rejected_by_the_defaults(tmp_path, name, gam
 
 @pytest.fixture(scope="module")
 def genuine(tmp_path_factory) -> dict[str, Path]:
-    """Certificates of puzzles that need search (taai2011 #66: native lemmas then CaDiCaL, and
-    CaDiCaL alone) and of Heart, made through the CLI with the defaults."""
+    """Certificates of a puzzle that needs search (webpbn #6574 of the survey: the native
+    solver's lemmas then CaDiCaL, and CaDiCaL alone) and of Heart, made through the CLI with
+    the defaults."""
     base = tmp_path_factory.mktemp("genuine")
-    taai = corpus_path("NonogramRecord", "question", "taai2011.txt")
+    searched = corpus_path("FastNonogramSolver", "puzzles", "survey", "webpbn-06574.nin")
     out = {}
-    for name, args in [("auto", [f"{taai}#66"]), ("sat", [f"{taai}#66", "--prover", "sat"]),
+    for name, args in [("auto", [searched]), ("sat", [searched, "--prover", "sat"]),
                        ("heart", [GAMES / "heart.non"])]:
         result = cli("certify", *args, "--out", base / name)
         assert result.exit_code == 0, result.output
