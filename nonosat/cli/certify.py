@@ -313,7 +313,6 @@ def verify_command(
     """Check a certificate directory written by nonosat certify."""
     from nonosat.certificates import verify_certificate
     from nonosat.formats import read_puzzle
-
     from nonosat.text import printable
 
     use_checker_path(checker_path)
