@@ -71,11 +71,6 @@ class Verification:
     time_s: float
     identity_verified: bool = False
 
-    @property
-    def rests_on(self) -> list[str]:
-        """The checks the verdict rests on (every one that ran must accept)."""
-        return [c.checker for c in self.checks]
-
     def to_json(self) -> dict[str, Any]:
         """JSON-serialisable form: the checks as :meth:`ProofCheck.to_json` (checker, version,
         file checked, answer); ``title`` is the certificate's own (unverified unless
