@@ -190,6 +190,10 @@ def test_lemmas_agree_takes_trimmed_and_materialised_lrat():
     # only units: a clause of two literals between the DRAT's lemmas is not nonosat's writer's
     ok, reason = lemmas_agree(b"2 0\n0\n", b"5 1 3 0 1 0\n6 2 0 1 0\n7 0 1 0\n")
     assert not ok and "drat line 1" in reason and "lrat line 1" in reason, reason
+    # ... before a lemma, never before the empty clause: a propagation certificate's DRAT (the
+    # empty clause alone) does not agree with a proof that needs lemmas
+    ok, reason = lemmas_agree(b"0\n", b"5 1 0 1 0\n6 0 5 2 0\n")
+    assert not ok and "drat line 1" in reason, reason
     # and every DRAT lemma up to the empty clause must be there
     ok, reason = lemmas_agree(b"2 0\n-1 0\n0\n", b"5 1 0 1 0\n6 2 0 1 0\n7 0 1 0\n")
     assert not ok and "drat line 2" in reason, reason
@@ -239,6 +243,21 @@ def test_proof_over_the_size_limit_is_refused_before_reading(tmp_path, monkeypat
         lemmas_agree(proof, proof)
     monkeypatch.setenv("NONOSAT_MAX_PROOF_BYTES", "1000")
     assert check_lrat(cnf, proof).ok
+
+
+def test_files_that_are_not_regular_or_missing_are_refused(tmp_path):
+    from nonosat.errors import FormatError
+
+    cnf = tmp_path / "f.cnf"
+    cnf.write_text(dimacs(FULL2, 2))
+    fifo = tmp_path / "proof.fifo"
+    os.mkfifo(fifo)
+    for proof in (tmp_path, fifo, tmp_path / "missing.lrat"):
+        with pytest.raises(FormatError) as err:
+            check_lrat(cnf, proof)
+        assert str(proof) in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(FormatError):
+        lemmas_agree(fifo, cnf)
 
 
 def test_deadline_gives_up_without_a_verdict(tmp_path):

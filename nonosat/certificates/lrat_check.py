@@ -54,14 +54,21 @@ memory is linear in the live clauses and the longest line, not in the file.  A `
 ``NONOSAT_MAX_PROOF_BYTES`` (:func:`nonosat.limits.max_proof_bytes`) is refused before it is
 read, with :class:`ProofTooLargeError`.
 
-:func:`lemmas_agree` streams a DRAT and an LRAT proof together and checks that the LRAT's added
-clauses (as sets of literals) are a subsequence of the DRAT's added lemmas and that both add
-the empty clause: a certificate's two proof files must tell the same refutation.
+Hints are checked as they are read, never stored; the CNF is read token by token.  Measured
+peak memory of a whole process (``benchmarks/bench_lrat_check.py``, ``docs/proof-checking.md``):
+flat on a 1 GiB proof whose lemmas are deleted after use, under 1 GB on the worst proofs the
+default limit lets through.
+
+:func:`lemmas_agree` streams a DRAT and an LRAT proof together and checks that they tell the
+same refutation (a certificate's two proof files must): both add the empty clause, and the
+LRAT's clauses are drat-trim's trimmed subsequence of the DRAT's lemmas, or the DRAT's lemmas
+are a subsequence of the LRAT's with nonosat's materialised unit lemmas between them.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -80,12 +87,13 @@ CHECKER_VERSION = "1"
 
 #: Bytes read from a file at a time.
 CHUNK_BYTES = 8 << 20
-#: First sizes of the clause store (clauses, literals); it doubles as needed.
+#: First sizes of the clause store (clauses, literals); it doubles as needed (or compacts).
 _INITIAL_CLAUSES = 1 << 12
 _INITIAL_LITERALS = 1 << 14
 #: Dead clauses (literals) tolerated beyond half the store before a compaction between chunks.
 _COMPACT_SLACK = 1024
-#: Largest CNF header variable count: the assignment takes one byte per variable.
+#: Largest CNF header variable count: the assignment takes one byte per variable and the trail
+#: four (both allocated zeroed, so only the pages of variables in use become resident).
 MAX_VARS = 1 << 28
 
 # -- kernel status and error codes ---------------------------------------------------------------
@@ -745,9 +753,10 @@ def _trimmed(a_flat, a_offs, a_n, a_i, b_flat, b_offs, b_n, b_i):
 def _materialised(a_flat, a_offs, a_n, a_i, b_flat, b_offs, b_n, b_i):
     """nonosat's relation: every DRAT lemma (``b_i..b_n``) is the next LRAT clause
     (``a_i..a_n``) equal to it, and the LRAT clauses passed over are units (the level-0
-    literals nonosat's LRAT writer gives unit lemmas of their own).  Returns the new
-    ``(a_i, b_i, failed)``; ``failed`` when a clause of two or more literals, or the empty
-    clause, would be passed over."""
+    literals nonosat's LRAT writer gives unit lemmas of their own, before a lemma that is not
+    the empty clause).  Returns the new ``(a_i, b_i, failed)``; ``failed`` when a clause of two
+    or more literals, or the empty clause, would be passed over, or a unit before the DRAT's
+    empty clause."""
     while a_i < a_n and b_i < b_n:
         a0 = a_offs[a_i]
         la = a_offs[a_i + 1] - a0
@@ -755,9 +764,9 @@ def _materialised(a_flat, a_offs, a_n, a_i, b_flat, b_offs, b_n, b_i):
         if b_offs[b_i + 1] - b0 == la and _subset(a_flat, a0, la, b_flat, b0, la):
             a_i += 1
             b_i += 1
-        elif la == 1:
+        elif la == 1 and b_offs[b_i + 1] > b0:
             a_i += 1
-        else:
+        else:  # a clause of two or more literals, the empty clause, or a unit before it
             return a_i, b_i, True
     return a_i, b_i, False
 
@@ -832,36 +841,62 @@ def _size_limit(max_bytes: int | None) -> int:
 
 
 def _open_source(source: Any, limit: int, what: str) -> tuple[str, Iterator[bytes]]:
-    """``(name, chunks)`` of a file path or in-memory text; a file over ``limit`` bytes is
-    refused before it is read."""
+    """``(name, chunks)`` of a file path or in-memory text.  A file that is missing, not a
+    regular file (a directory, FIFO or device: never read, never waited on) or over ``limit``
+    bytes is refused at once, before anything is read (and checked again when it is opened)."""
     if _is_path(source):
         path = os.fspath(source)
-        try:
-            size = os.stat(path).st_size
-        except OSError as exc:
-            from nonosat.errors import FormatError
-
-            raise FormatError(path, None, f"cannot read the {what}: {exc.strerror}") from None
-        if size > limit:
-            raise ProofTooLargeError(path, size, limit)
-        return path, _file_chunks(path, limit)
+        _regular_size(path, os.stat, limit, what)
+        return path, _file_chunks(path, limit, what)
     data = source.encode() if isinstance(source, str) else bytes(source)
     if len(data) > limit:
         raise ProofTooLargeError(f"<{what}>", len(data), limit)
     return f"<{what}>", iter([data[i:i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES)])
 
 
-def _file_chunks(path: str, limit: int) -> Iterator[bytes]:
+def _regular_size(target: Any, stat_call: Any, limit: int, what: str) -> None:
+    """Refuse ``target`` (a path for ``os.stat``, a descriptor for ``os.fstat``) unless it is a
+    regular file of at most ``limit`` bytes."""
+    from nonosat.errors import FormatError
+
+    name = target if isinstance(target, str) else "<fd>"
+    try:
+        info = stat_call(target)
+    except OSError as exc:
+        raise FormatError(name, None, f"cannot read the {what}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise FormatError(name, None, f"is not a regular file; the {what} must be one")
+    if info.st_size > limit:
+        raise ProofTooLargeError(name, info.st_size, limit)
+
+
+def _file_chunks(path: str, limit: int, what: str) -> Iterator[bytes]:
+    from nonosat.errors import FormatError
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise FormatError(path, None, f"cannot read the {what}: {exc.strerror or exc}") from None
     read = 0
-    with open(path, "rb") as handle:
+    try:
+        try:
+            _regular_size(fd, os.fstat, limit, what)
+        except (FormatError, ProofTooLargeError):  # replaced since it was checked
+            raise FormatError(path, None, f"changed while being read; the {what} must be a "
+                                          "regular file within the size limit") from None
         while True:
-            chunk = handle.read(CHUNK_BYTES)
+            try:
+                chunk = os.read(fd, CHUNK_BYTES)
+            except OSError as exc:
+                raise FormatError(path, None, exc.strerror or str(exc)) from None
             if not chunk:
                 return
             read += len(chunk)
             if read > limit:  # the file grew after its size was checked
                 raise ProofTooLargeError(path, read, limit)
             yield chunk
+    finally:
+        os.close(fd)
 
 
 def _lines(chunks: Iterator[bytes]) -> Iterator[tuple[np.ndarray, int]]:
@@ -936,8 +971,9 @@ def _load_cnf(store: _Store, cnf: Any, nvars: int | None, limit: int,
             raise _Failure(f"{where}: {int(st[_S_NCL])} clauses, the header says "
                            f"{int(st[_S_DECL])}")
     else:
-        if nvars is None:
-            raise TypeError("check_lrat: nvars is required when the CNF is given as clauses")
+        if nvars is None or nvars < 0:
+            raise TypeError("check_lrat: nvars (>= 0) is required when the CNF is given as "
+                            "clauses")
         if nvars > MAX_VARS:
             raise _Failure("CNF: " + _message(_E_TOO_MANY_VARS, nvars, 0))
         sizes = np.fromiter((len(c) for c in cnf), dtype=np.int64)

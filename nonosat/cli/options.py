@@ -7,6 +7,25 @@ table of ``docs/cli.md``.  Time limits: ``--timeout`` takes ``$NONOSAT_TIMEOUT``
 else the command's default of :data:`TIMEOUT_DEFAULTS` (:func:`timeout_option` builds the
 option with its help, :func:`command_timeout` resolves it).
 
+A new command is a few lines with these and the printers of :mod:`nonosat.cli.output`::
+
+    @handle_errors
+    def count_command(puzzle_path: PuzzleArg, timeout: TimeoutOpt = None,
+                      json_output: JsonOpt = False, brief: BriefOpt = False,
+                      format: FormatOpt = None, index: IndexOpt = None) -> None:
+        puzzle_path, index = split_puzzle_ref(puzzle_path, index)
+        name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+        result = solve(read_puzzle(puzzle_path, format, index), limit=100, timeout=timeout)
+        if json_output:
+            emit("count", {"puzzle": name, "status": result.status.value,
+                           "time_s": result.time_s, "count": len(result.solutions)})
+        elif brief:
+            typer.echo(brief_line(name, result.status.value, result.time_s))
+        raise typer.Exit(STATUS_EXIT[result.status])
+
+(plus its name in :data:`TIMEOUT_DEFAULTS`, ``COMMAND_NAMES`` of :mod:`nonosat.cli.common`,
+:data:`nonosat.cli.app.COMMANDS` and a schema file in ``docs/schema/``).
+
 This module imports only typer (``nonosat --help`` stays light).
 """
 
@@ -97,13 +116,14 @@ IndexOpt = Annotated[
 ]
 JsonOpt = Annotated[
     bool,
-    typer.Option("--json", help="Print JSON (schema nonosat/1, docs/cli.md): one object per "
-                 "puzzle, JSON Lines for several."),
+    typer.Option("--json", help="Print JSON (schema nonosat/1, docs/cli.md); JSON Lines when "
+                 "several objects."),
 ]
 BriefOpt = Annotated[
     bool,
     typer.Option("--brief", "-q",
-                 help="One line per puzzle: PUZZLE STATUS TIME (analyse: and the grade)."),
+                 help="One line per puzzle: PUZZLE STATUS TIME, then what the command adds "
+                 "(analyse: grade=N)."),
 ]
 #: The old ``--timeout`` type, default $NONOSAT_TIMEOUT or 300 (kept for commands not yet
 #: using :func:`timeout_option`).

@@ -74,17 +74,17 @@ OutOpt = Annotated[
     Path | None,
     typer.Option(
         "--out", "-o",
-        help="Witness directory (one puzzle), or the directory of one witness directory per "
-        "refuted row (--results; default RESULTS.witnesses).",
+        help="Witness directory (one puzzle), or with --results the directory of one witness "
+        "directory per refuted row (default: RESULTS.witnesses).",
     ),
 ]
 VerifyTimeoutOpt = Annotated[
     float | None,
     typer.Option(
         "--timeout", "-t", min=0.0, metavar="SECONDS",
-        help=timeout_help("verify", "Seconds per puzzle for finding solutions and proofs; "
-                          "undecided after it (with --results: default $NONOSAT_TIMEOUT, else "
-                          "60)"),
+        help=timeout_help("verify", "Seconds per puzzle for finding solutions and proofs, "
+                          "undecided after it (with --results the default is $NONOSAT_TIMEOUT, "
+                          "else 60)"),
     ),
 ]
 SolutionFormatOpt = Annotated[
