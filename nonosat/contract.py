@@ -124,7 +124,7 @@ def _certify(body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(times, dict):
         body["stage_s"] = times
         body.setdefault("time_s", round(sum(v for k, v in times.items()
-                                            if k in ("solve", "prove", "native")), 6))
+                                            if k in ("decide", "solve", "prove")), 6))
     body.setdefault("time_s", 0.0)
     return body
 

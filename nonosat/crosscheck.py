@@ -1,7 +1,9 @@
 """Cross-check: run independent engines on one puzzle and compare what they say.
 
 A verdict is trusted only when independent engines agree.  :func:`crosscheck` runs each engine
-(by default :data:`nonosat.engines.INDEPENDENT_ENGINES`: native, sat, cpsat) with limit 2 and
+(by default :data:`DEFAULT_ENGINES`: nonosat's verdict, the ``auto`` portfolio that ``nonosat
+solve`` and every other command decide with (:mod:`nonosat.verdict`), against the SAT engine
+alone and CP-SAT; ``native``, the native solver alone, can be named too) with limit 2 and
 checks, independently of every engine:
 
 * each reported solution against the clues (an invalid solution names the engine and the lines
@@ -27,9 +29,15 @@ from typing import Any
 
 import numpy as np
 
-from nonosat.engines import INDEPENDENT_ENGINES, Status, get_engine, load_engine
+from nonosat.engines import Status, get_engine, load_engine
 from nonosat.errors import PuzzleError
 from nonosat.puzzle import Puzzle, clue_text, colour_clue_text, colour_rows, grid_rows
+from nonosat.verdict import CROSSCHECK_ENGINES
+
+#: The engines a cross-check compares by default (:data:`nonosat.verdict.CROSSCHECK_ENGINES`):
+#: nonosat's verdict (the portfolio of ``nonosat solve``, so that crosscheck decides every
+#: puzzle solve decides), the SAT engine on its own and OR-Tools CP-SAT.
+DEFAULT_ENGINES = CROSSCHECK_ENGINES
 
 #: Overall status of a cross-check whose engines do not agree (or one of them is wrong).
 DISAGREEMENT = "disagreement"
@@ -165,7 +173,7 @@ class CrossCheck:
 
 def crosscheck(
     puzzle: Puzzle,
-    engines: Sequence[str] = INDEPENDENT_ENGINES,
+    engines: Sequence[str] = DEFAULT_ENGINES,
     *,
     timeout: float | None = None,
     puzzle_id: str | None = None,

@@ -17,9 +17,13 @@ a solution             every line matches its clue           the lines that brea
 ``solved``             a valid solution                      proof of unsatisfiability
 =====================  ====================================  ====================================
 
-Certificates and proofs come from :func:`nonosat.certificates.certify` (CNF encoding,
-SAT solver with DRAT logging, proof checked by dratify / drat-trim); every solution used as
-evidence is checked against the clues here, line by line, independently of the encoding.
+The verdict comes from the portfolio of ``nonosat solve`` (:func:`nonosat.verdict.decide`,
+through :func:`nonosat.certify.certify_any`), with the same time limit, so a claim is judged on
+every puzzle ``solve`` decides; proofs come from the certifier (CNF encoding, the native
+solver's deductions and a SAT solver with DRAT logging, checked by dratify / drat-trim), and
+several solutions are a witness certificate (:mod:`nonosat.certificates.witness`).  Every
+solution used as evidence is checked against the clues here, line by line, independently of the
+encoding.
 
 Batch form
 ----------
@@ -39,7 +43,8 @@ Witness directory
 ``solution-K.txt``        evidence solutions found by nonosat, as text grids (``#`` / ``.``)
 ``submitted-K.txt``       a submitted solution that breaks the clues, as a text grid
 ``line-errors.txt``       its failing lines: ``row 3: expected 3 1, actual 2 2``
-``certificate/``          the certificate directory (``nonosat verify-certificate`` checks it)
+``certificate/``          the certificate directory: a proof, or a witness certificate of several
+                          solutions (``nonosat verify-certificate`` checks either)
 ========================  ======================================================================
 
 Nothing here prints.  :mod:`nonosat.cli.verify` is the command.
@@ -315,7 +320,10 @@ class Judgement:
         The certificate behind the judgement (a proof for ``unique``/``none``, the two-solution
         witness for ``multiple``); ``None`` when the submitted solutions decided alone.
     time_s : float
-        Wall-clock seconds.
+        Wall-clock seconds, without ``load_s``.
+    load_s : float
+        Seconds spent loading the engine's compiled kernels and libraries (a process's first
+        verdict), apart from ``time_s`` as in ``nonosat solve``.
     """
 
     puzzle: Puzzle
@@ -328,6 +336,7 @@ class Judgement:
     evidence: list[np.ndarray] = field(default_factory=list)
     certificate: Any = None
     time_s: float = 0.0
+    load_s: float = 0.0
 
     @property
     def certified(self) -> bool:
@@ -355,7 +364,7 @@ class Judgement:
     def to_json(self) -> dict[str, Any]:
         """JSON-serialisable form: ``outcome``, ``claim``, ``claim_outcome``, ``truth``,
         ``reason``, ``certified``, ``witness`` (its kind), ``solutions`` (submitted, with their
-        line errors), ``evidence`` (row strings), ``time_s``."""
+        line errors), ``evidence`` (row strings), ``time_s``, ``load_s``."""
         return {
             "outcome": self.outcome,
             "claim": self.claim,
@@ -367,16 +376,13 @@ class Judgement:
             "solutions": [c.to_json() for c in self.checks],
             "evidence": [_rows(self.puzzle, s) for s in self.evidence],
             "time_s": round(self.time_s, 6),
+            "load_s": round(self.load_s, 6),
         }
 
     def witness_files(self) -> dict[str, bytes]:
         """The witness directory's files (relative path -> content); see the module docstring."""
-        from nonosat.certificates import certificate_files
+        from nonosat.certify import certificate_files_of
 
-        if self.puzzle.is_colour:
-            from nonosat.certificates.colour import (
-                colour_certificate_files as certificate_files,
-            )
         files: dict[str, bytes] = {}
         for k, sol in enumerate(self.evidence, start=1):
             files[f"solution-{k}.txt"] = _grid_text(sol, self.puzzle)
@@ -392,7 +398,7 @@ class Judgement:
             files["line-errors.txt"] = ("\n".join(lines) + "\n").encode()
         cert = self.certificate
         if cert is not None and (cert.proved or cert.verdict == "multiple"):
-            for name, data in certificate_files(cert).items():
+            for name, data in certificate_files_of(cert).items():
                 files[f"certificate/{name}"] = data
         files["verdict.json"] = (json.dumps(self.to_json(), indent=2) + "\n").encode()
         return files
@@ -424,9 +430,10 @@ def verify(
     1. Each submitted solution is checked against every clue.
     2. The claim is judged from the submitted solutions when they suffice (two distinct valid
        solutions decide ``multiple``; one decides ``solved`` and refutes ``none``), otherwise
-       with :func:`nonosat.certificates.certify`: a DRAT proof of uniqueness or of
-       unsatisfiability (checked before it counts), or two solutions.  Every solution used as
-       evidence is re-checked against the clues here.
+       by the portfolio of ``nonosat solve`` and :func:`nonosat.certify.certify_any`: two
+       solutions (a witness certificate), or a DRAT proof of uniqueness or of unsatisfiability
+       (checked before it counts).  Every solution used as evidence is re-checked against the
+       clues here.
 
     Parameters
     ----------
@@ -439,7 +446,7 @@ def verify(
         Seconds for finding solutions and proofs; the claim is ``undecided`` when they run out.
         Proof checking is not bounded.
     checkers : sequence of str
-        Proof checkers for :func:`~nonosat.certificates.certify` (``dratify``,
+        Proof checkers for :func:`~nonosat.certify.certify_any` (``dratify``,
         ``drat-trim``, ``auto``).
 
     Returns
@@ -466,8 +473,9 @@ def verify(
         claim = parse_claim(claim)
     checks = [check_solution(puzzle, s) for s in solutions]
     valid = _distinct([c.solution for c in checks if c.valid])
+    loads: list[float] = []
     claim_outcome, reason, truth, evidence, cert = _judge_claim(
-        puzzle, claim, valid, timeout, checkers
+        puzzle, claim, valid, timeout, checkers, loads
     )
     invalid = [(k, c) for k, c in enumerate(checks, start=1) if not c.valid]
     if invalid:
@@ -486,8 +494,9 @@ def verify(
         truth = "multiple" if len(valid) >= 2 else "solvable"
     else:
         outcome, reason = "unjudged", "no verdict and no solution to judge"
+    load_s = sum(loads)
     return Judgement(puzzle, claim, outcome, claim_outcome, reason, truth, checks, evidence,
-                     cert, time.perf_counter() - start)
+                     cert, time.perf_counter() - start - load_s, load_s)
 
 
 def _distinct(solutions: Iterable[np.ndarray]) -> list[np.ndarray]:
@@ -502,8 +511,9 @@ _Claim = tuple[str | None, str, str, list[np.ndarray], Any]
 
 
 def _judge_claim(puzzle: Puzzle, claim: str | None, valid: list[np.ndarray],
-                 timeout: float | None, checkers: Sequence[str]) -> _Claim:
-    """``(claim_outcome, reason, truth, evidence, certificate)`` of ``claim``."""
+                 timeout: float | None, checkers: Sequence[str], loads: list[float]) -> _Claim:
+    """``(claim_outcome, reason, truth, evidence, certificate)`` of ``claim``; the engine's
+    loading time, when it was loaded, is appended to ``loads``."""
     if claim is None:
         return None, "", "unknown", valid[:2], None
     # The submitted solutions decide alone when they can.
@@ -516,6 +526,7 @@ def _judge_claim(puzzle: Puzzle, claim: str | None, valid: list[np.ndarray],
         return ("confirmed" if claim == "solved" else "refuted",
                 "the submitted solution satisfies every clue", "solvable", valid[:1], None)
     cert = _certify(puzzle, valid, timeout, checkers)
+    loads.append(float(cert.times.get("load", 0.0)))
     rejected = [c for c in cert.checks if not c.ok]
     truth = cert.verdict
     if truth == "unknown" and cert.solutions:
@@ -553,16 +564,12 @@ def _judge_claim(puzzle: Puzzle, claim: str | None, valid: list[np.ndarray],
 
 def _certify(puzzle: Puzzle, valid: list[np.ndarray], timeout: float | None,
              checkers: Sequence[str]) -> Any:
-    """:func:`certify`, with every solution it returns checked against the clues and against
-    the submitted valid solution."""
-    if puzzle.is_colour:
-        from nonosat.certificates.colour import certify_colour
+    """:func:`nonosat.certify.certify_any` (the portfolio of ``nonosat solve`` decides, then a
+    proof for ``unique``/``none``), with every solution it returns checked against the clues and
+    against the submitted valid solution."""
+    from nonosat.certify import certify_any
 
-        cert = certify_colour(puzzle, timeout=timeout, checkers=list(checkers))
-    else:
-        from nonosat.certificates import certify
-
-        cert = certify(puzzle, timeout=timeout, checkers=checkers)
+    cert = certify_any(puzzle, timeout=timeout, checkers=checkers)
     for k, sol in enumerate(cert.solutions, start=1):
         errors = check_solution(puzzle, sol).errors
         if errors:
@@ -605,11 +612,12 @@ def write_files(files: dict[str, bytes], out: Path) -> list[Path]:
         A file that cannot be written.
     """
     from nonosat.certificates import CERTIFICATE_FILES
+    from nonosat.certificates.witness import SOLUTION_FILES
 
     written = []
     try:
         if any(name.startswith("certificate/") for name in files):
-            for name in CERTIFICATE_FILES:
+            for name in (*CERTIFICATE_FILES, *SOLUTION_FILES):
                 if f"certificate/{name}" not in files:
                     (out / "certificate" / name).unlink(missing_ok=True)
         for name, data in files.items():

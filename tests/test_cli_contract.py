@@ -362,7 +362,8 @@ def test_timeout_default_and_environment(monkeypatch):
     from nonosat.cli.options import TIMEOUT_DEFAULTS, command_timeout
 
     monkeypatch.delenv("NONOSAT_TIMEOUT", raising=False)
-    assert command_timeout(None, "analyse") == TIMEOUT_DEFAULTS["analyse"] == 30.0
+    # analyse's verdict is solve's, with solve's time limit (issue 24)
+    assert command_timeout(None, "analyse") == TIMEOUT_DEFAULTS["analyse"] == 300.0
     assert command_timeout(None, "batch") == 60.0 and command_timeout(None, "solve") == 300.0
     assert command_timeout(5.0, "batch") == 5.0 and command_timeout(0.0, "solve") is None
     monkeypatch.setenv("NONOSAT_TIMEOUT", "7")

@@ -22,7 +22,7 @@ from nonosat.certificates.native_proof import Deletion, native_lemmas, proof_lin
 from nonosat.certify import certify_puzzle
 from nonosat.cli.app import app
 from nonosat.encodings.cnf import blocking_clause, encode
-from nonosat.errors import EngineError, ProverRefusedError, PuzzleError
+from nonosat.errors import EngineError, PuzzleError
 from nonosat.formats import read_puzzle
 from nonosat.native.search import NativeSearch
 from nonosat.puzzle import Cell, Puzzle
@@ -217,8 +217,13 @@ def test_provers_agree_on_verdicts():
             cert = certify_puzzle(puzzle, prover=prover)
             assert cert.verdict == verdict, (puzzle.title, prover)
             assert verdict == "multiple" or cert.proved
-    with pytest.raises(ProverRefusedError, match="needs search"):
-        certify_puzzle(Puzzle([(1,), (1,)], [(1,), (1,)]), prover="native")
+    # several solutions need no proof, so no prover refuses them: the portfolio's two
+    # solutions are the witness (a unique puzzle that needs search is refused: the CLI test)
+    two = Puzzle([(1,), (1,)], [(1,), (1,)])
+    cert = certify_puzzle(two, prover="native")
+    assert cert.verdict == "multiple" and cert.proof is None
+    assert len(cert.solutions) == 2 and all(two.is_solution(s) for s in cert.solutions)
+    assert not np.array_equal(*cert.solutions)
     with pytest.raises(EngineError, match="unknown prover"):
         certify_puzzle(Puzzle([(1,)], [(1,)]), prover="magic")
 

@@ -205,26 +205,41 @@ def test_a_solution_of_the_wrong_size_is_bad_input():
 
 def test_undecided_when_the_certifier_runs_out_of_time(monkeypatch):
     import nonosat.certificates as certificate
+    import nonosat.certify as certifier
 
     def out_of_time(puzzle, **kwargs):
         return certificate.Certificate(puzzle, "unknown", [], "order", 1, "cadical195")
 
-    monkeypatch.setattr(certificate, "certify", out_of_time)
+    monkeypatch.setattr(certifier, "certify", out_of_time)  # the proof step, after the verdict
     judgement = verify(UNIQUE, "unique", timeout=1.0)
     assert judgement.outcome == "undecided" and "1 s" in judgement.reason
 
 
+@pytest.mark.parametrize("puzzle", [UNIQUE, MULTIPLE], ids=["unique", "multiple"])
+def test_undecided_when_the_verdict_runs_out_of_time(monkeypatch, puzzle):
+    """The portfolio gives up (as 'nonosat solve' would): no claim is judged either way."""
+    import nonosat.certify as certifier
+    from nonosat.engines import SolveResult, Status
+
+    monkeypatch.setattr(certifier, "decide", lambda puzzle, **kw: SolveResult(
+        Status.UNKNOWN, [], "native+sat", 1.0))
+    for claim in ("unique", "multiple", "none"):
+        judgement = verify(puzzle, claim, timeout=1.0)
+        assert judgement.outcome == "undecided" and "1 s" in judgement.reason
+
+
 def test_a_rejected_proof_is_undecided_never_confirmed(monkeypatch):
     import nonosat.certificates as certificate
+    import nonosat.certify as certifier
 
-    real = certificate.certify
+    real = certifier.certify
 
     def rejected(puzzle, **kwargs):
         cert = real(puzzle, **kwargs)
         cert.checks = [certificate.ProofCheck("dratify", False, "lemma 3 is not RUP", 0.0)]
         return cert
 
-    monkeypatch.setattr(certificate, "certify", rejected)
+    monkeypatch.setattr(certifier, "certify", rejected)
     judgement = verify(UNIQUE, "unique")
     assert judgement.outcome == "undecided" and "rejects the proof" in judgement.reason
 
@@ -299,8 +314,9 @@ def test_cli_two_solutions_shown_when_unique_is_refuted(tmp_path):
 
 def test_cli_undecided_exits_4(tmp_path, monkeypatch):
     import nonosat.certificates as certificate
+    import nonosat.certify as certifier
 
-    monkeypatch.setattr(certificate, "certify", lambda puzzle, **kw: certificate.Certificate(
+    monkeypatch.setattr(certifier, "certify", lambda puzzle, **kw: certificate.Certificate(
         puzzle, "unknown", [], "order", 1, "cadical195"))
     path = write_grid(tmp_path / "p.txt", brute_force(UNIQUE)[0])
     result = runner.invoke(app, ["verify", str(path), "--claim", "unique", "--timeout", "0.5"])

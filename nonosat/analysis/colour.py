@@ -61,9 +61,10 @@ from nonosat.analysis.difficulty import (
 )
 from nonosat.analysis.staged import STAGES, StagedRun, Step
 from nonosat.analysis.structure import independent_parts, scc_summary
-from nonosat.engines import SolveResult, Status, solve
+from nonosat.engines import SolveResult, Status
 from nonosat.native.colour import ColourProblem, colour_propagate, solve_colour_line
 from nonosat.puzzle import Cell, Puzzle, colour_clue_text, colour_rows
+from nonosat.verdict import decide
 
 
 def _names(puzzle: Puzzle, mask: int) -> str:
@@ -777,7 +778,7 @@ def analyse_colour(
     """
     start = time.perf_counter()
     cap = max(limit, COUNT_CAP) if count_all else limit
-    result = solve(puzzle, engine, limit=cap, timeout=timeout)
+    result = decide(puzzle, engine=engine, limit=cap, timeout=timeout)  # as 'nonosat solve'
     solutions = list(result.solutions)
     status = result.status
     counted_all = (status in (Status.UNIQUE, Status.NONE)

@@ -85,7 +85,7 @@ from nonosat.analysis.implied import (
 )
 from nonosat.analysis.staged import StagedRun, staged_solve
 from nonosat.analysis.structure import Part, independent_parts, scc_summary
-from nonosat.engines import Status, solve
+from nonosat.engines import Status
 from nonosat.native.implications import (
     ForcedLiteral,
     LinkedCells,
@@ -95,6 +95,7 @@ from nonosat.native.implications import (
 )
 from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Puzzle, grid_rows
+from nonosat.verdict import decide
 
 #: Grade names, index = grade.
 GRADE_NAMES = ("", "easy", "moderate", "hard", "very hard", "extreme")
@@ -403,7 +404,7 @@ def analyse(
     """
     start = time.perf_counter()
     cap = max(limit, COUNT_CAP) if count_all else limit
-    result = solve(puzzle, engine, limit=cap, timeout=timeout)
+    result = decide(puzzle, engine=engine, limit=cap, timeout=timeout)  # as 'nonosat solve'
     solutions = list(result.solutions)
     status = result.status
     counted_all = (status in (Status.UNIQUE, Status.NONE)

@@ -23,6 +23,7 @@ from typing import Any
 
 from nonosat.errors import InvalidSolutionError, NonosatError
 from nonosat.puzzle import Puzzle
+from nonosat.verdict import CROSSCHECK_ENGINES
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,9 @@ JOBS: dict[str, Job] = {
         f"{_HERE}:crosscheck_job",
         None,
         ("nonosat.crosscheck",),
-        "solve with every independent engine and compare the verdicts",
+        "solve with nonosat's portfolio, SAT and CP-SAT and compare the verdicts",
+        engines_in_turn=True,
+        default_engine=",".join(CROSSCHECK_ENGINES),
     ),
     "analyse": Job(
         "analyse",
@@ -253,8 +256,10 @@ def goal_check(puzzle: Puzzle, status: str, solutions: list[Any]) -> str | None:
 
 
 def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
-    """Uniqueness certificate: :func:`nonosat.certify.certify_puzzle` (CNF, DRAT proof written by
-    the native solver where it decides without search, by SAT otherwise; checked by dratify).
+    """Uniqueness certificate: :func:`nonosat.certify.certify_puzzle` (the verdict from the
+    portfolio of ``nonosat solve``; CNF, DRAT proof written by the native solver where it
+    decides without search, by SAT otherwise; checked by dratify; several solutions: a witness
+    certificate).
 
     The record has ``status`` (the certificate's verdict), ``certified`` (a proof every checker
     accepted), ``solutions``, ``engine`` (the SAT solver), ``time_s``, ``stats``, ``checks`` and,
@@ -264,8 +269,7 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     """
     if puzzle.is_colour:
         return _certify_colour_job(puzzle, options)
-    from nonosat.certificates import certificate_files
-    from nonosat.certify import certify_puzzle
+    from nonosat.certify import certificate_files_of, certify_puzzle
     from nonosat.puzzle import grid_rows
 
     cert = certify_puzzle(puzzle, timeout=options.timeout)
@@ -286,19 +290,19 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     check = goal_check(puzzle, cert.verdict, cert.solutions)
     if check is not None:
         record["goal_check"] = check
-    if options.want_certificate:
-        record["certificate_files"] = certificate_files(cert)
+    if options.want_certificate:  # several solutions: a witness certificate
+        record["certificate_files"] = certificate_files_of(cert)
     return record
 
 
 def _certify_colour_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
-    """:func:`certify_job` of a colour puzzle
-    (:func:`nonosat.certificates.colour.certify_colour`)."""
-    from nonosat.certificates.colour import certify_colour, colour_certificate_files
+    """:func:`certify_job` of a colour puzzle (:func:`nonosat.certify.certify_colour_puzzle`:
+    the portfolio decides, then the colour certificate or a witness)."""
+    from nonosat.certify import certificate_files_of, certify_colour_puzzle
     from nonosat.puzzle import colour_rows
 
     assert puzzle.palette is not None
-    cert = certify_colour(puzzle, timeout=options.timeout)
+    cert = certify_colour_puzzle(puzzle, timeout=options.timeout)
     record: dict[str, Any] = {
         "status": cert.verdict,
         "certified": cert.proved,
@@ -317,7 +321,7 @@ def _certify_colour_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     if check is not None:
         record["goal_check"] = check
     if options.want_certificate:
-        record["certificate_files"] = colour_certificate_files(cert)
+        record["certificate_files"] = certificate_files_of(cert)
     return record
 
 

@@ -47,7 +47,7 @@ class BatchConfig:
         :class:`~nonosat.batch.jobs.Job`.
     engine : str or None
         Engine for solve/check; comma-separated engines for crosscheck.  Default: the job's
-        (``auto``; ``native,sat,cpsat`` for crosscheck).
+        (``auto``; ``auto,sat,cpsat`` for crosscheck).
     timeout : float or None
         Per-puzzle time limit given to the engine, in seconds (``None``: none).
     grace_s : float or None

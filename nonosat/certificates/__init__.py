@@ -21,8 +21,10 @@ Certificate directory
 =================  ===========================================================================
 
 A puzzle without solution gets ``puzzle.cnf`` (the encoding alone) and a proof of its
-unsatisfiability, and no ``solution.txt``.  A puzzle with several solutions gets no proof: its
-``solution.txt`` holds two distinct solutions, separated by a blank line, as the witness.
+unsatisfiability, and no ``solution.txt``.  A puzzle with several solutions gets no proof but a
+witness certificate (:mod:`~nonosat.certificates.witness`: two distinct solutions, each checked
+against the clues); directories of earlier versions, whose ``solution.txt`` holds the two
+solutions separated by a blank line, still verify.
 
 Proof checkers
 --------------
@@ -79,7 +81,8 @@ proof lemmas; :mod:`~nonosat.certificates.rup` checks lemmas by unit propagation
 LRAT; :mod:`~nonosat.certificates.checkers` runs dratify, drat-trim and cake_lpr;
 :mod:`~nonosat.certificates.bundle` writes and reads the certificate directory (files, hashes);
 :mod:`~nonosat.certificates.verify` checks a directory without trusting it;
-:mod:`~nonosat.certificates.colour` does the same for colour puzzles.  The package builds on
+:mod:`~nonosat.certificates.colour` does the same for colour puzzles;
+:mod:`~nonosat.certificates.witness` writes and checks witnesses of several solutions.  The package builds on
 :mod:`nonosat.encodings` (the CNF) and the model, never on :mod:`nonosat.native`.
 """
 

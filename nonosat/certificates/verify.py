@@ -107,6 +107,7 @@ def verify_certificate(
     4. With ``expected`` (the puzzle the user holds, e.g. ``--puzzle FILE``), the certified
        clues must be its clues: a certificate of another puzzle does not verify.
 
+<<<<<<< HEAD
     5. The proof: by default (``checkers=("auto",)``) ``proof.lrat`` is checked against the
        *re-derived* formula by the default LRAT checker
        (:func:`nonosat.certificates.lrat_check.check_lrat`), and its lemmas must be those of
@@ -116,6 +117,14 @@ def verify_certificate(
 
     Files are read with a size cap and only when they are regular files
     (:func:`nonosat.safe_io.read_bounded`).
+=======
+    A witness certificate (``"kind": "witness"``, black-and-white or colour) is checked by
+    :func:`nonosat.certificates.witness.verify_witness` instead (no proof, no checker).
+
+    cake_lpr checks the bundle's ``proof.lrat`` when there is one (else the LRAT drat-trim
+    writes from ``proof.drat``), against the *re-derived* formula.  Files are read with a size
+    cap and only when they are regular files (:func:`nonosat.safe_io.read_bounded`).
+>>>>>>> main
 
     Parameters
     ----------
@@ -145,6 +154,10 @@ def verify_certificate(
     root = Path(cert_dir)
     if not root.is_dir():
         raise FormatError(str(root), None, "not a certificate directory")
+    from nonosat.certificates import witness
+
+    if witness.is_witness_certificate(root):  # two solutions, no proof: checked against the clues
+        return witness.verify_witness(root, expected)
     names = resolve_checkers(checkers)
     problems: list[str] = []
     checks: list[ProofCheck] = []

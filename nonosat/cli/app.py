@@ -62,11 +62,13 @@ EXIT_CODES: dict[str, dict[int, str]] = {
     },
     "certify": {
         0: "certified: unique solution, proof checked",
-        1: "several solutions (two written as the witness), or a proof that failed its check",
+        1: "several solutions (a witness certificate written: two solutions), or a proof that "
+           "failed its check",
         **_BAD,
         3: "no solution (proof of unsatisfiability checked)",
         4: "gave up before deciding (time limit)",
-        5: "--prover native on a puzzle the native solver decides only by search",
+        5: "--prover native on a unique (or unsolvable) puzzle the native solver decides only "
+           "by search",
         **_INTERRUPTED,
     },
     "verify-certificate": {

@@ -50,7 +50,7 @@ JOB_HELP = {
     "solve": "first solution only (limit 1, tournament rules)",
     "check": "uniqueness verdict (limit 2)",
     "certify": "uniqueness certificate (checked DRAT proof), written under --cert-dir",
-    "crosscheck": "solve with every independent engine and compare the verdicts",
+    "crosscheck": "solve with nonosat's portfolio, SAT and CP-SAT and compare the verdicts",
     "analyse": "difficulty analysis: techniques needed, grade, ambiguity of several solutions",
 }
 
@@ -95,7 +95,7 @@ EngineOpt = Annotated[
         "-e",
         metavar="NAME[,NAME...]",
         help="Engine for solve, check and analyse; a comma-separated list for crosscheck "
-        "(default: auto; crosscheck: native,sat,cpsat).",
+        "(default: auto; crosscheck: auto,sat,cpsat).",
     ),
 ]
 RetryOpt = Annotated[

@@ -13,11 +13,13 @@ the LRAT form of proof.drat; drat-trim and cake_lpr run too when found (--checke
 and probing deductions, the cells propagation does not already give, for puzzles it decides
 without search; exit 5 when it needs search), by the SAT solver (--prover sat), or by both
 (--prover auto, the default: native where it decides the puzzle without search, else the SAT
-solver's proof after the native deductions); it is checked the same way whatever wrote it.  A
-puzzle with several solutions gets two of them as the witness and no proof (exit 1); a puzzle
-without solution gets a proof that the CNF itself is unsatisfiable (exit 3).  A proof that
-fails its check exits 1 and the files stay for inspection.  DIR is never overwritten without
---force.
+solver's proof after the native deductions); it is checked the same way whatever wrote it.  The
+verdict comes first, from the same portfolio and time limit as 'nonosat solve'.  A puzzle with
+several solutions gets a witness certificate instead (exit 1): puzzle.json, solution-1.txt and
+solution-2.txt (two distinct solutions, each checked against the clues) and certificate.json
+("kind": "witness"); a puzzle without solution gets a proof that the CNF itself is
+unsatisfiable (exit 3).  A proof that fails its check exits 1 and the files stay for
+inspection.  DIR is never overwritten without --force.
 Check it again anywhere with 'nonosat verify-certificate DIR'.
 """
 
@@ -62,7 +64,9 @@ proof.drat (the same lemmas); the verdict rests on these checks.  drat-trim and 
 when found; dratify only with --checker dratify, and never alone (it is not sound on
 deletions).  A certificate without proof.lrat is rejected.  Without --puzzle the puzzle's
 identity is unverified: the report quotes the certificate's own title as such; with --puzzle
-FILE the certified clues must be FILE's.  Every problem found is listed.  Exits with the
+FILE the certified clues must be FILE's.  A witness certificate (several solutions) is checked
+against the clues alone: both solutions satisfy every clue and differ.  Every problem found is
+listed.  Exits with the
 certified verdict's code when everything checks (0 unique, 1 several solutions, 3 none) and 1
 when anything fails.
 """
@@ -202,8 +206,7 @@ def certify_command(
     ref = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if puzzle.is_colour:
         _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref, brief)
-    if prover != "sat":
-        announce_compile()
+    announce_compile()
     checkers = resolve_checkers(checker or ["auto"])
     try:
         cert = certify_puzzle(
@@ -224,6 +227,8 @@ def certify_command(
         else:
             typer.echo(f"nonosat: {exc}", err=True)
         raise typer.Exit(EXIT_PROVER_REFUSED) from None
+    if cert.verdict == "multiple":
+        _witness_written(cert, puzzle, out, force, json_output, ref, brief)
     written = [] if cert.verdict == "unknown" else write_certificate(cert, out, force)
     rejected = [c for c in cert.checks if not c.ok]
     code = EXIT_FAILED if rejected else _EXIT[cert.verdict]
@@ -251,10 +256,6 @@ def certify_command(
     name = f"{ref}: {puzzle.describe()}"
     if cert.verdict == "unknown":
         typer.echo(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; nothing written")
-        raise typer.Exit(code)
-    if cert.verdict == "multiple":
-        typer.echo(f"{name}: several solutions; two of them are the witness in "
-                   f"{out / 'solution.txt'} (no certificate)")
         raise typer.Exit(code)
     claim = "unique solution" if cert.verdict == "unique" else "no solution"
     status = "certified" if cert.proved else "NOT certified: the proof was rejected"
@@ -373,10 +374,41 @@ def verify_command(
     raise typer.Exit(code)
 
 
+def _witness_written(cert, puzzle, out: Path, force: bool, json_output: bool, ref: str,
+                     brief: bool = False) -> None:
+    """Several solutions: write the witness certificate (two distinct solutions, each checked
+    against the clues; :mod:`nonosat.certificates.witness`) and exit 1."""
+    from nonosat.certify import write_certificate_of
+
+    written = write_certificate_of(cert, out, force)
+    found_by = cert.stats.get("decided_by") if isinstance(getattr(cert, "stats", None),
+                                                           dict) else None
+    differ = int((cert.solutions[0] != cert.solutions[1]).sum())
+    total = cert.times.get("total", 0.0)
+    if json_output:
+        emit("certify", {"puzzle": ref, "verdict": "multiple", "certified": True,
+                         "kind": "witness", "directory": str(out), "found_by": found_by,
+                         "differing_cells": differ,
+                         "times_s": {k: round(v, 6) for k, v in cert.times.items()}})
+        raise typer.Exit(EXIT_MULTIPLE)
+    if brief:
+        time_s = sum(v for k, v in cert.times.items() if k in ("decide", "solve", "prove"))
+        typer.echo(brief_line(ref, "multiple", time_s, "witness"))
+        raise typer.Exit(EXIT_MULTIPLE)
+    load = cert.times.get("load", 0.0)
+    timing = f"{total:.3f} s" + (f"; loading the engine's kernels and libraries: {load:.1f} s"
+                                 if load >= 0.5 else "")
+    typer.echo(f"{ref}: {puzzle.describe()}: several solutions, witness certificate written "
+               f"(two distinct solutions, each checked against the clues; they differ in "
+               f"{differ} cell{'s' if differ != 1 else ''})")
+    typer.echo(f"  files: {out}/ ({', '.join(p.name for p in written)}) [{timing}]")
+    raise typer.Exit(EXIT_MULTIPLE)
+
+
 def _brief(ref: str, verdict: str, times: dict[str, float], rejected: bool,
            proved: bool) -> str:
     """``PUZZLE STATUS TIME certified|rejected|-``: certify's brief line."""
-    time_s = sum(v for k, v in times.items() if k in ("solve", "prove", "native"))
+    time_s = sum(v for k, v in times.items() if k in ("decide", "solve", "prove"))
     mark = "rejected" if rejected else ("certified" if proved else "")
     return brief_line(ref, verdict, time_s, mark)
 
@@ -391,13 +423,20 @@ def _brief_check(cert_dir: Path, verdict: str | None, ok: bool, checks: list) ->
 
 def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=None,
                     brief=False) -> None:
-    """``certify`` of a colour puzzle (:mod:`nonosat.certificates.colour`): the SAT
-    solver's DRAT proof of the colour CNF plus blocking clause; always exits."""
-    from nonosat.certificates.colour import certify_colour, write_colour_certificate
+    """``certify`` of a colour puzzle (:mod:`nonosat.certificates.colour`): the portfolio
+    decides (:func:`nonosat.certify.certify_colour_puzzle`); several solutions get a witness
+    certificate, otherwise the SAT solver's DRAT proof of the colour CNF plus blocking clause;
+    always exits."""
+    from nonosat.certificates import resolve_checkers
+    from nonosat.certificates.colour import write_colour_certificate
+    from nonosat.certify import certify_colour_puzzle
     from nonosat.encodings.satsolver import DEFAULT_SOLVER
 
-    cert = certify_colour(puzzle, solver=sat_solver or DEFAULT_SOLVER,
-                          checkers=checker or ["auto"], timeout=timeout)
+    announce_compile(colour=True)
+    cert = certify_colour_puzzle(puzzle, solver=sat_solver or DEFAULT_SOLVER,
+                                 checkers=resolve_checkers(checker or ["auto"]), timeout=timeout)
+    if cert.verdict == "multiple":
+        _witness_written(cert, puzzle, out, True, json_output, ref or puzzle.describe(), brief)
     written = [] if cert.verdict == "unknown" else write_colour_certificate(cert, out)
     rejected = [c for c in cert.checks if not c.ok]
     code = EXIT_FAILED if rejected else _EXIT[cert.verdict]
@@ -416,11 +455,8 @@ def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=
         typer.echo(_brief(ref, cert.verdict, cert.times, bool(rejected), cert.proved))
         raise typer.Exit(code)
     name = f"{ref}: {puzzle.describe()}"
-    if cert.verdict in ("unknown", "multiple"):
-        what = ("gave up before deciding; nothing written" if cert.verdict == "unknown" else
-                f"several solutions; two of them are the witness in {out / 'solution.txt'} "
-                "(no certificate)")
-        typer.echo(f"{name}: {what}")
+    if cert.verdict == "unknown":
+        typer.echo(f"{name}: gave up before deciding; nothing written")
         raise typer.Exit(code)
     claim = "unique solution" if cert.verdict == "unique" else "no solution"
     status = "certified" if cert.proved else "NOT certified: the proof was rejected"

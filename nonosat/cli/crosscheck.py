@@ -1,6 +1,8 @@
 """Cross-check engines: solve each puzzle with every engine and fail loudly when they disagree.
 
-Runs the independent engines (native, sat, cpsat, or --engine NAME,NAME...) with limit 2 on every puzzle
+Runs nonosat's verdict (auto: the portfolio 'nonosat solve' decides with) against the SAT
+engine alone and CP-SAT (or --engine NAME,NAME...; native, the native solver alone, too) with
+limit 2 on every puzzle
 named: files (a multi-puzzle file expands to each puzzle, named FILE#N), directories (searched
 recursively for puzzle files), FILE#N names as nonosat prints them, or puzzle N of each file with
 --index N.  Checks each solution against the clues and the file's goal picture, and prints a table
@@ -39,7 +41,7 @@ from nonosat.cli.options import (
     timeout_option,
 )
 from nonosat.cli.output import brief_line, emit
-from nonosat.engines import INDEPENDENT_ENGINES
+from nonosat.verdict import CROSSCHECK_ENGINES
 
 if TYPE_CHECKING:
     from nonosat.crosscheck import CrossCheck
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 
 TimeoutOpt = timeout_option("crosscheck", "Seconds per puzzle and engine; an engine "
                             "past it gave up")
-_DEFAULT_ENGINES = ",".join(INDEPENDENT_ENGINES)
+_DEFAULT_ENGINES = ",".join(CROSSCHECK_ENGINES)
 _STYLE = {"disagreement": "red", "unknown": "yellow"}
 #: Exit code after Ctrl-C when what finished has no findings (1 when it has).
 EXIT_INTERRUPTED = 130

@@ -42,7 +42,8 @@ import typer
 TIMEOUT_DEFAULTS = {
     "solve": 300.0, "certify": 300.0, "verify-certificate": 300.0, "verify": 300.0,
     "render": 300.0, "hint": 300.0, "explain": 300.0, "crosscheck": 300.0,
-    "analyse": 30.0, "batch": 60.0, "verify --results": 60.0,
+    "analyse": 300.0,  # its verdict is solve's (nonosat.verdict), with solve's time limit
+    "batch": 60.0, "verify --results": 60.0,
 }
 ENV_TIMEOUT = "NONOSAT_TIMEOUT"
 ENV_CHECKER_PATH = "NONOSAT_CHECKER_PATH"

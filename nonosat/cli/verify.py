@@ -3,11 +3,12 @@
 One puzzle: verify PUZZLE --solution FILE checks a solution (any picture format: text grid, PBM,
 PNG, a webpbn file with a goal, a tournament solution file with --index N) against every clue and
 names each failing line with its expected and actual blocks.  --claim unique|multiple|none|solved
-judges the other solver's verdict: unique is confirmed with a uniqueness certificate (checked DRAT
-proof) or refuted with two distinct valid solutions; multiple is confirmed with two solutions or
-refuted with a certificate; none is confirmed with a proof of unsatisfiability or refuted with a
-solution.  --out DIR receives the witness: solution-K.txt (text grids), certificate/ (check it
-with nonosat verify-certificate), line-errors.txt, verdict.json.
+judges the other solver's verdict, decided by the same portfolio and time limit as 'nonosat
+solve': unique is confirmed with a uniqueness certificate (checked DRAT proof) or refuted with two
+distinct valid solutions; multiple is confirmed with two solutions or refuted with a certificate;
+none is confirmed with a proof of unsatisfiability or refuted with a solution.  --out DIR receives
+the witness: solution-K.txt (text grids), certificate/ (a proof or a witness certificate of
+several solutions; check it with nonosat verify-certificate), line-errors.txt, verdict.json.
 
 Many puzzles: verify --results FILE PUZZLES... reads the other solver's results, JSON Lines
 ({"id": "set.txt#12", "status": "unique", "solution": ["##..", ...]}) or TSV with a header naming
@@ -165,6 +166,10 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         solutions.append(_read_solution(solution_path, solution_format, index, puzzle.shape))
     if out is not None:
         ensure_writable_dir(out, force)
+    if claimed is not None:
+        from nonosat.cli.common import announce_compile
+
+        announce_compile(puzzle.is_colour)
     judgement = verify(puzzle, claimed, solutions, timeout=timeout or None, checkers=checkers)
     written = write_witness(judgement, out, force) if out is not None else []
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
@@ -193,8 +198,12 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         ) else judgement.reason
         typer.echo(f"  claim {judgement.claim}: {judgement.claim_outcome} "
                    f"(nonosat: {judgement.truth}; {claim_reason})")
-    typer.echo(f"  evidence: {judgement.witness_kind() or 'none'} "
-               f"[{judgement.time_s:.3f} s]")
+    from nonosat.cli.solve import LOAD_SHOWN_S
+
+    timing = f"{judgement.time_s:.3f} s"
+    if judgement.load_s >= LOAD_SHOWN_S:
+        timing += f"; loading the engine's kernels and libraries: {judgement.load_s:.1f} s"
+    typer.echo(f"  evidence: {judgement.witness_kind() or 'none'} [{timing}]")
     if written and out is not None:
         names = sorted({p.relative_to(out).parts[0] for p in written})
         typer.echo(f"  witness: {out}/ ({', '.join(names)})")

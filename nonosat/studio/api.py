@@ -382,8 +382,8 @@ async def render(body: RenderRequest, request: Request) -> Response:
 async def certify(body: CertifyRequest, request: Request) -> Response:
     """Headers ``X-Nonosat-Verdict`` (unique / multiple / none) and ``X-Nonosat-Certified``
     (the proof was checked and accepted).  A verdict not reached in time: 422."""
-    from nonosat.certificates import certificate_files, resolve_checkers
-    from nonosat.certify import certify_puzzle
+    from nonosat.certificates import resolve_checkers
+    from nonosat.certify import certificate_files_of, certify_puzzle
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout, default=20.0)
@@ -394,7 +394,7 @@ async def certify(body: CertifyRequest, request: Request) -> Response:
             return cert, b""
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-            for name, data in certificate_files(cert).items():
+            for name, data in certificate_files_of(cert).items():  # several: a witness
                 zf.writestr(f"certificate/{name}", data)
         return cert, buf.getvalue()
 
