@@ -68,10 +68,15 @@ def specs(sets: list[str], limit: int | None, sample: int) -> dict[str, list[tup
     return out
 
 
+#: ``--prover`` of the black-and-white certificates (``auto`` as ``nonosat certify``; ``sat``
+#: makes every proof CaDiCaL's, so that its LRAT is measured on every puzzle).
+PROVER = "auto"
+
+
 def certify_any(puzzle, timeout: float):
     if puzzle.is_colour:
         return certify_colour(puzzle, checkers=(), timeout=timeout)
-    return certify_puzzle(puzzle, checkers=(), timeout=timeout)
+    return certify_puzzle(puzzle, prover=PROVER, checkers=(), timeout=timeout)
 
 
 def without_lrat():
@@ -134,7 +139,10 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="at most N puzzles per set")
     ap.add_argument("--sample", type=int, default=15, help="puzzles of each tournament set")
     ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--prover", default="auto", help="auto (as certify) or sat")
     args = ap.parse_args()
+    global PROVER
+    PROVER = args.prover
     with tempfile.TemporaryDirectory(prefix="nonosat-checkers-") as tmp:
         build_checkers(Path(tmp))
         os.environ[CHECKER_PATH_ENV] = tmp
