@@ -166,8 +166,12 @@ def main() -> None:
                                                                       % len(KINDS)])
             jobs.append((kind, cnf, nvars, text, tools_dir))
         t = time.perf_counter()
+        rows = []
         with ProcessPoolExecutor(args.workers) as pool:
-            rows = list(pool.map(judge, jobs, chunksize=16))
+            for row in pool.map(judge, jobs, chunksize=16):
+                rows.append(row)
+                if len(rows) % 1000 == 0:
+                    print(f"  {len(rows)} mutants, {time.perf_counter() - t:.0f} s", flush=True)
         print(f"{len(rows)} mutants judged in {time.perf_counter() - t:.0f} s")
     checkers = ("ours", "cake", "drat-trim", "dratify")
     by_kind: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)

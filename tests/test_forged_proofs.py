@@ -115,6 +115,8 @@ CASES = [
      False),
     ("huge-id", FULL2, "5 2 0 1 2 0\n99999999999999999999999 0 5 3 4 0\n",
      "line 2: number too large", False),
+    ("id-past-31-bits", FULL2, "5 2 0 1 2 0\n2147483648 0 5 3 4 0\n",
+     "line 2: clause ID 2147483648 is past 2147483647", False),  # cake_lpr: heap exhausted
     ("huge-literal", FULL2, "5 2 0 1 2 0\n6 99999999999 0 5 3 4 0\n", "line 2: literal too large",
      False),
     ("tautology", FULL2, "5 2 -2 0 1 2 0\n6 0 5 3 4 0\n", "line 1: the clause holds both 2 and -2",

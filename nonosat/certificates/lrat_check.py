@@ -39,8 +39,8 @@ Rules beyond RUP (each one a way a forged proof could otherwise pass):
   assignment one byte per CNF variable;
 * the proof is accepted only when every line checks **and** it adds the empty clause;
 * anything malformed (an empty line, a missing terminating ``0``, a number that is not one, a
-  number past 2**62 or a literal past 2**31, trailing text, binary data) is refused with a reason
-  naming the line.  The CNF is read as strictly (header ``p cnf V C``, ``c`` comments, exactly
+  number past 2**62, a new clause ID or a literal past 2**31 - 1, trailing text, binary data) is
+  refused with a reason naming the line.  The CNF is read as strictly (header ``p cnf V C``, ``c`` comments, exactly
   ``C`` clauses, literals within ``V``).
 
 Streaming and bounds
@@ -142,6 +142,7 @@ _E_NO_CONFLICT = 15
 _E_TAUTOLOGY = 16
 _E_BAD_CHAR = 17
 _E_ZERO_ID = 18
+_E_ID_RANGE = 19
 # CNF
 _E_NO_HEADER = 30
 _E_HEADER = 31
@@ -177,6 +178,8 @@ def _message(code: int, a: int, b: int) -> str:
         _E_TAUTOLOGY: f"the clause holds both {a} and -{a}",
         _E_BAD_CHAR: f"unexpected byte {a:#04x} (text LRAT/DRAT/DIMACS only)",
         _E_ZERO_ID: "clause ID 0 (IDs are positive)",
+        _E_ID_RANGE: f"clause ID {a} is past {_MAX_LITERAL} (2**31 - 1: drat-trim's IDs are 32-bit "
+        "integers)",
         _E_NO_HEADER: "no 'p cnf VARIABLES CLAUSES' header before the clauses",
         _E_HEADER: "malformed 'p cnf VARIABLES CLAUSES' header",
         _E_CNF_LITERAL: f"literal {a} outside the header's {b} variables",
@@ -372,6 +375,10 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
                 st[_S_DEADCL] += 1
                 st[_S_DELS] += 1
         else:
+            if ident > _MAX_LITERAL:
+                st[_S_ERR] = _E_ID_RANGE
+                st[_S_ERR_A] = ident
+                return _ERROR
             if ident <= st[_S_MAXID]:
                 st[_S_ERR] = _E_ID_ORDER
                 st[_S_ERR_A] = ident
