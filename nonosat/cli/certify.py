@@ -117,21 +117,12 @@ def checks_line(checks: list) -> str:
 
 
 def rests_on(checks: list) -> str:
-    """What the verdict rests on, in words."""
-    from nonosat.certificates.checkers import AGREEMENT, DEFAULT_CHECKER
-
-    names = [c.checker for c in checks]
+    """What the verdict rests on: each check that ran and the file it checked, dratify marked
+    as never deciding alone."""
     said = []
-    if DEFAULT_CHECKER in names:
-        said.append(f"the LRAT check of proof.lrat ({DEFAULT_CHECKER})")
-    if "cake_lpr" in names:
-        said.append("cake_lpr's check of proof.lrat")
-    if AGREEMENT in names:
-        said.append("proof.lrat having the lemmas of proof.drat")
-    if "drat-trim" in names:
-        said.append("drat-trim's check of proof.drat")
-    if "dratify" in names:
-        said.append("dratify's check of proof.drat (not sound on deletions; never alone)")
+    for c in checks:
+        what = f"{c.checker} ({c.checks})" if c.checks else c.checker
+        said.append(what + (", never alone" if c.checker == "dratify" else ""))
     return "; ".join(said) or "no check"
 
 
@@ -298,7 +289,7 @@ def _echo_lrat_and_checks(cert) -> None:
         version = f" {printable(check.version)}" if check.version else ""
         typer.echo(f"  {check.checker}{version}: {verdict} in {check.time_s:.3f} s")
     if cert.checks:
-        typer.echo(f"  the verdict rests on {rests_on(cert.checks)}")
+        typer.echo(f"  verdict rests on: {rests_on(cert.checks)}")
 
 
 @handle_errors
@@ -345,7 +336,7 @@ def verify_command(
             about = identity(colour.puzzle, puzzle_file, colour.identity_verified)
             typer.echo(f"{shown}: verified: {claim} of {about} (colour) "
                        f"[{checks_line(colour.checks)}]")
-            typer.echo(f"  the verdict rests on {rests_on(colour.checks)}")
+            typer.echo(f"  verdict rests on: {rests_on(colour.checks)}")
         else:
             typer.echo(f"{shown}: NOT verified", err=True)
             for problem in colour.problems:
@@ -366,7 +357,7 @@ def verify_command(
         checks = checks_line(result.checks)
         typer.echo(f"{shown}: verified: {claim} of {about}" + (f" [{checks}]" if checks else ""))
         if result.checks:
-            typer.echo(f"  the verdict rests on {rests_on(result.checks)}")
+            typer.echo(f"  verdict rests on: {rests_on(result.checks)}")
     else:
         typer.echo(f"{shown}: NOT verified", err=True)
         for problem in result.problems:
