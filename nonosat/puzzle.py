@@ -143,7 +143,8 @@ class Palette:
     Raises
     ------
     PuzzleError
-        Fewer than two colours, more than :data:`MAX_COLOURS`, or two colours sharing a name.
+        Fewer than two colours, more than :data:`MAX_COLOURS`, two colours sharing a name, or a
+        colour whose ``char`` is not one printable character.
     """
 
     colours: tuple[Colour, ...]
@@ -156,6 +157,10 @@ class Palette:
             raise PuzzleError(
                 f"{len(self.colours)} colours; at most {MAX_COLOURS} (background included)"
             )
+        bad = [c.char for c in self.colours if len(c.char) != 1 or not c.char.isprintable()]
+        if bad:
+            raise PuzzleError(f"a colour's character must be one printable character, not "
+                              f"{bad[0].encode('unicode_escape').decode('ascii')!r}")
         names = [c.name for c in self.colours]
         if len(set(names)) != len(names):
             raise PuzzleError(f"colour names repeat in the palette: {', '.join(names)}")

@@ -8,7 +8,7 @@ visible characters instead of acting on the terminal.
 
 from __future__ import annotations
 
-__all__ = ["printable", "quoted"]
+__all__ = ["printable", "printable_lines", "quoted"]
 
 
 def printable(text: str) -> str:
@@ -40,3 +40,13 @@ def quoted(text: str) -> str:
     escaped with a backslash), for reports that show text taken on trust: ``title "Heart"``."""
     inner = printable(text.replace("\\", "\\\\").replace('"', '\\"'))
     return f'"{inner}"'
+
+
+def printable_lines(text: str) -> str:
+    """``text`` with each of its lines made :func:`printable` (the line breaks kept), for a
+    multi-line report of nonosat's own that holds untrusted pieces: the last guard at the point
+    of printing.  A piece that may itself hold a line break is made :func:`printable` where it
+    is put into the report, so that it cannot start a line of its own."""
+    if text.isprintable():
+        return text
+    return "\n".join(printable(line) for line in text.split("\n"))

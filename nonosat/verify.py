@@ -661,11 +661,27 @@ MAX_RESULTS_BYTES = 256 << 20
 
 
 def read_results(path: str | os.PathLike[str]) -> list[ResultRow]:
-    """Read a results file: JSON Lines (``{"id": ..., "status": ..., "solution": [...]}``) or
-    TSV whose header names the columns ``id``, ``status`` and optionally ``solution``.
+    """Read a results file: JSON Lines (``{"id": ..., "status": ..., "solution": [...]}``), TSV
+    whose header names the columns ``id``, ``status`` and optionally ``solution``, or the files
+    other solvers write:
+
+    - a tournament solution file (``$N`` then N rows of N TAB-separated 0/1: nonosolve's
+      ``-o``, ``nonosat solve/batch --taai-out``): each intact picture is a row claiming
+      ``solved`` with that solution, id ``N``; an all-0 picture (nonosolve's mark of a puzzle it
+      did not solve) is a row without an answer; a block cut short (the solver was killed while
+      writing) is one bad row, the others are judged;
+    - nonosolve's ``--log`` (``#N<TAB>seconds<TAB>UNIQUE|MULTIPLE|NONE|TIMEOUT<TAB>...``): a row
+      per puzzle, id ``N``, claiming its verdict;
+    - pbnsolve's output (``-b``: an optional title line, then words such as ``unique``,
+      ``multiple``, ``contradiction``, ``timeout``; without ``-b``: ``UNIQUE ... SOLUTION:`` /
+      ``FOUND MULTIPLE SOLUTIONS:`` / ``NO SOLUTION.`` and the grid, which is read as the
+      solution).  pbnsolve names no puzzle: a file of one run is a row for the one puzzle
+      given; runs put one after another each start with a line ``==> FILE <==`` (what
+      ``head``/``tail`` print between files) or ``== FILE``, naming the puzzle file.
 
     JSON Lines is recognised by a ``.jsonl``/``.ndjson``/``.json`` suffix or a first non-blank
-    character ``{``.  A malformed line becomes a row with a ``problem`` (reported, not skipped).
+    character ``{``, the others by their first lines.  A malformed line becomes a row with a
+    ``problem`` (reported, not skipped).
 
     Raises
     ------
@@ -681,7 +697,17 @@ def read_results(path: str | os.PathLike[str]) -> list[ResultRow]:
     except UnicodeDecodeError as exc:
         raise FormatError(str(p), None, f"not UTF-8 text: {exc.reason}") from None
     jsonl = p.suffix.lower() in (".jsonl", ".ndjson", ".json") or text.lstrip().startswith("{")
-    rows = _read_jsonl(text) if jsonl else _read_tsv(text, str(p))
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if jsonl:
+        rows = _read_jsonl(text)
+    elif re.fullmatch(r"\$\s*\d+\s*\$?", first):
+        rows = _read_taai_solutions(text, str(p))
+    elif _NONOSOLVE_LOG.match(first):
+        rows = _read_nonosolve_log(text)
+    elif _is_pbnsolve(text):
+        rows = _read_pbnsolve(text)
+    else:
+        rows = _read_tsv(text, str(p))
     if not rows:
         raise FormatError(str(p), None, "no results rows")
     return rows
@@ -711,6 +737,108 @@ def _read_jsonl(text: str) -> list[ResultRow]:
         status = obj["status"]
         rows.append(ResultRow(number, str(obj["id"]), "" if status is None else str(status),
                               solution))
+    return rows
+
+
+def _read_taai_solutions(text: str, path: str) -> list[ResultRow]:
+    """Rows of a tournament solution file (:func:`nonosat.formats.tournament.solution_blocks`)."""
+    from nonosat.formats.tournament import solution_blocks
+
+    rows = []
+    for number, line, picture, problem in solution_blocks(text.encode("utf-8"), path):
+        if picture is None:
+            rows.append(ResultRow(line, str(number), "", None, problem))
+        elif not picture.any():  # nonosolve writes an empty grid for a puzzle it did not solve
+            rows.append(ResultRow(line, str(number), "unknown", None))
+        else:
+            rows.append(ResultRow(line, str(number), "solved",
+                                  ["".join("1" if v else "0" for v in row) for row in picture]))
+    return rows
+
+
+#: A line of nonosolve's ``--log``: ``#N``, seconds, the verdict, statistics (TAB-separated).
+_NONOSOLVE_LOG = re.compile(r"#(\d+)\t[0-9.eE+-]+\t([A-Za-z_-]+)(?:\t.*)?$")
+
+
+def _read_nonosolve_log(text: str) -> list[ResultRow]:
+    """Rows of nonosolve's ``--log`` (its last line, ``total time: S``, is no row)."""
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.rstrip("\r")
+        if not line.strip() or line.startswith("total time:"):
+            continue
+        m = _NONOSOLVE_LOG.fullmatch(line)
+        if m is None:
+            rows.append(ResultRow(number, f"line {number}", "", None,
+                                  "expected '#N<TAB>seconds<TAB>VERDICT' (a nonosolve log cut "
+                                  "short?)"))
+            continue
+        rows.append(ResultRow(number, m.group(1), m.group(2).lower()))
+    return rows
+
+
+#: Words of pbnsolve's brief (``-b``) verdict line, with ``logical``, which it prints too.
+_PBNSOLVE_WORDS = {"unique", "multiple", "line", "logical", "depth-2", "trivial", "solvable",
+                   "contradiction", "timeout", "stalled"}
+#: pbnsolve's verbose verdict lines (without ``-b``) -> claim.
+_PBNSOLVE_HEADS = ((re.compile(r"UNIQUE\b.*SOLUTION:?"), "unique"),
+                   (re.compile(r"FOUND MULTIPLE SOLUTIONS:?"), "multiple"),
+                   (re.compile(r"NO SOLUTION\.?"), "none"))
+_PBNSOLVE_FILE = re.compile(r"==>? (.+?)(?: <==)?")
+
+
+def _pbnsolve_verdict(line: str) -> str | None:
+    """The claim of a pbnsolve verdict line (brief or verbose), ``None`` if it is none."""
+    words = line.split()
+    if words and set(words) <= _PBNSOLVE_WORDS:
+        if "contradiction" in words:
+            return "none"
+        if "multiple" in words:
+            return "multiple"
+        if "unique" in words:
+            return "unique"
+        return "solved" if "solvable" in words or "trivial" in words else "unknown"
+    for head, claim in _PBNSOLVE_HEADS:
+        if head.fullmatch(line.strip()):
+            return claim
+    return None
+
+
+def _is_pbnsolve(text: str) -> bool:
+    """Whether ``text`` is pbnsolve's output: a verdict line among its first lines (after the
+    optional file and title lines) and no TAB (a TSV header has them)."""
+    head = [line for line in text.splitlines() if line.strip()][:3]
+    return "\t" not in "".join(head) and any(_pbnsolve_verdict(line) for line in head)
+
+
+def _read_pbnsolve(text: str) -> list[ResultRow]:
+    """Rows of pbnsolve's output, one per run (see :func:`read_results`); a verbose run's first
+    grid (``X`` filled, ``.`` empty) is its solution."""
+    rows: list[ResultRow] = []
+    current: ResultRow | None = None
+    file = ""
+    grid: list[str] | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip("\r")
+        named = _PBNSOLVE_FILE.fullmatch(line.strip())
+        if named:
+            file, current, grid = named.group(1), None, None
+            continue
+        if grid is not None:
+            if line and set(line) <= set("X.") and (not grid or len(line) == len(grid[0])):
+                grid.append(line)
+                continue
+            grid = None
+        claim = _pbnsolve_verdict(line) if current is None else None
+        if claim is not None:
+            current = ResultRow(number, file, claim)
+            rows.append(current)
+            if not line.split()[0].islower():  # verbose: the solution grid follows
+                grid = []
+                current.solution = grid
+    for row in rows:
+        if row.solution == []:
+            row.solution = None
     return rows
 
 
@@ -781,6 +909,8 @@ class PuzzleIndex:
             No puzzle, or several (the message says which and how to be precise).
         """
         row_id = row_id.strip()
+        if not row_id and len(self.by_id) == 1:  # a results file naming no puzzle (pbnsolve's)
+            return next(iter(self.by_id.items()))
         if row_id in self.by_id:
             return row_id, self.by_id[row_id]
         bare = re.fullmatch(r"[$#]?\s*(\d+)", row_id)

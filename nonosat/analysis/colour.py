@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from nonosat import interrupts
 from nonosat.analysis.ambiguity import (
     Backbone,
     UniquenessGivens,
@@ -633,6 +634,7 @@ def colour_givens(
     def lit(r: int, c: int) -> int:
         return enc.cell_var(r, c, int(target[r, c]))
 
+    interrupts.before_blocking()  # CaDiCaL holds the GIL (nonosat.encodings.satsolver)
     with Solver(name=solver_name(DEFAULT_SOLVER), bootstrap_with=enc.clauses) as sat:
         sat.add_clause([-lit(int(r), int(c)) for r, c in np.argwhere(open_cells)])
 
@@ -642,11 +644,11 @@ def colour_givens(
             while True:
                 if deadline is not None and time.perf_counter() >= deadline:
                     return None
-                if deadline is not None:
-                    sat.conf_budget(20_000)
-                    answer = sat.solve_limited(assumptions=assumptions)
-                else:
-                    answer = sat.solve(assumptions=assumptions)
+                # budgeted calls, also without a deadline: CaDiCaL cannot be interrupted
+                # otherwise (nonosat.encodings.satsolver), and an interrupt is checked between
+                sat.conf_budget(5_000)
+                answer = sat.solve_limited(assumptions=assumptions)
+                interrupts.check()
                 if answer is None:
                     continue
                 return enc.solution(sat.get_model()) if answer else False

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nonosat import interrupts
 from nonosat.batch.jobs import JOBS, Job, JobOptions, engine_names, resolve_job
 from nonosat.batch.results import ResultsFile
 from nonosat.batch.sandbox import Task, close_sandboxes, kill_sandboxes, run_task
@@ -193,7 +194,8 @@ def run_batch(
         connection to it (records already written stay); an existing certificate directory
         without ``config.force`` (checked before anything runs).
     KeyboardInterrupt
-        Propagated after the workers are stopped; records already written stay.
+        Propagated after the workers are stopped; records already written stay.  After an
+        interrupt (:mod:`nonosat.interrupts`) no further record is written.
     """
     job = resolve_job(config.job)
     engine = config.engine or job.default_engine
@@ -212,8 +214,11 @@ def run_batch(
     )
 
     def finish(record: dict[str, Any]) -> None:
+        # after an interrupt no record is kept: a puzzle whose worker was stopped by it is no
+        # "crashed" or "timeout" verdict (Interrupted; the records before it stay)
+        interrupts.check()
         if config.cert_dir is not None:
-            _write_certificate(record, config.cert_dir)
+            _write_certificate(record, config.cert_dir, config.force)
         if results is not None:
             results.append(record)
         if on_record is not None:
@@ -347,18 +352,70 @@ def check_certificate_dirs(cert_dir: Path, puzzle_ids: Iterable[str], force: boo
         )
 
 
-def _write_certificate(record: dict[str, Any], cert_dir: Path) -> None:
-    """Move a certificate's files out of ``record`` into :func:`certificate_dir`."""
+def _write_certificate(record: dict[str, Any], cert_dir: Path, force: bool = False) -> None:
+    """Move a certificate's files out of ``record`` into :func:`certificate_dir`, claimed
+    atomically: the files go to a fresh hidden directory of ``cert_dir`` (``mkdtemp``, created
+    exclusively), which is then renamed to the certificate's name.  The rename fails when that
+    name exists and is not an empty directory, so two batches sharing ``--cert-dir`` never write
+    into one certificate directory, and a directory holds one certificate, whole, or nothing.
+    With ``force`` an existing directory is replaced (moved aside, then removed).
+
+    Raises
+    ------
+    NonosatError
+        The directory exists (made by another run since the check before the batch started)
+        and not ``force``, or it cannot be written.
+    """
+    import shutil
+    import tempfile
+
     files = record.pop("certificate_files", None)
     if not files:
         return
     out = certificate_dir(cert_dir, record["id"])
+    claim = None
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        cert_dir.mkdir(parents=True, exist_ok=True)
+        claim = Path(tempfile.mkdtemp(prefix=".claim-", dir=cert_dir))
         for name, data in files.items():
-            atomic_write(out / name, data, force=True)
+            atomic_write(claim / name, data)
+        _publish(claim, out, force)
+        claim = None
+    except FileExistsError:
+        raise NonosatError(
+            f"{out}: certificate directory already exists (another run wrote it meanwhile?); "
+            "use --force to replace the certificates"
+        ) from None
     except OSError as exc:
         raise NonosatError(
             f"cannot write the certificate in {out}: {exc.strerror or exc}"
         ) from None
+    finally:
+        if claim is not None:
+            shutil.rmtree(claim, ignore_errors=True)
     record["certificate"] = str(out)
+
+
+def _publish(claim: Path, out: Path, force: bool) -> None:
+    """Rename the directory ``claim`` to ``out``; an existing ``out`` (not an empty directory)
+    raises :class:`FileExistsError`, or with ``force`` is moved aside and removed first."""
+    import errno
+    import shutil
+    import tempfile
+
+    for _ in range(100):
+        try:
+            os.rename(claim, out)  # atomic; refuses a non-empty directory, a file or a link
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR):
+                raise
+            if not force:
+                raise FileExistsError(exc.errno, exc.strerror, str(out)) from None
+        old = Path(tempfile.mkdtemp(prefix=".old-", dir=out.parent))
+        try:
+            os.rename(out, old / "x")
+        except FileNotFoundError:
+            pass  # removed meanwhile: try the rename again
+        shutil.rmtree(old, ignore_errors=True)
+    raise FileExistsError(errno.EEXIST, "still being replaced by another run", str(out))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nonosat import interrupts
 from nonosat.errors import EngineError
 
 #: The default checker: :func:`nonosat.certificates.lrat_check.check_lrat` on ``proof.lrat``.
@@ -354,6 +355,7 @@ def _run_drat_trim(clauses: Sequence[Sequence[int]], nvars: int, proof: str,
             done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         except OSError as exc:
             raise EngineError(f"cannot run drat-trim: {exc}") from None
+        interrupts.check()  # a checker stopped by Ctrl-C is no failed check
         lines = [line.strip() for line in done.stdout.splitlines()]
         if "s VERIFIED" in lines:
             text = lrat_path.read_text() if lrat and lrat_path.exists() else None
@@ -390,6 +392,7 @@ def _check_cake_lpr(clauses: Sequence[Sequence[int]], nvars: int, lrat: str) -> 
                                   text=True, check=False)
         except OSError as exc:
             raise EngineError(f"cannot run cake_lpr: {exc}") from None
+        interrupts.check()
     lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     if "s VERIFIED UNSAT" in lines:
         return True, "s VERIFIED UNSAT"

@@ -54,6 +54,7 @@ from nonosat.cli.common import (
 from nonosat.cli.options import BriefOpt, FormatOpt, IndexOpt, JsonOpt, PuzzleArg, timeout_option
 from nonosat.cli.output import brief_line, emit
 from nonosat.formats import read_puzzle
+from nonosat.text import printable, printable_lines
 
 LimitOpt = Annotated[
     int, typer.Option("--limit", "-n", min=1, help="Count solutions up to N (2 decides uniqueness).")
@@ -142,18 +143,18 @@ def analyse_command(
         from nonosat.analysis.structure import write_graph_with_components
 
         fmt = write_graph_with_components(result.graph, puzzle, graph, result.graph_forced)
-        typer.echo(f"wrote {graph} ({fmt}, {result.graph.number_of_nodes()} nodes, "
+        typer.echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
                    f"{result.graph.number_of_edges()} edges)", err=True)
     if map_file is not None:
         _write_map(result, map_file)
-        typer.echo(f"wrote {map_file}", err=True)
+        typer.echo(f"wrote {printable(str(map_file))}", err=True)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
         emit("analyse", result.to_json(name))
     elif brief:
         typer.echo(_brief(result, name))
     else:
-        typer.echo(_report(result, name, backdoor_timeout))
+        typer.echo(printable_lines(_report(result, name, backdoor_timeout)))
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
@@ -256,7 +257,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     if result.status.value == "multiple":
         verdict = (f"{len(result.solutions)} solutions" if result.counted_all
                    else f"several solutions (at least {len(result.solutions)})")
-    lines = [f"{name}: {puzzle.describe()}: {verdict} [{result.engine}, "
+    lines = [f"{printable(name)}: {printable(puzzle.describe())}: {verdict} [{result.engine}, "
              f"{result.solve_time_s:.3f} s]",
              f"classification: {result.classification}"]
     needed = result.techniques_needed
@@ -355,18 +356,18 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
             raise FormatError(str(graph), None, "line solving contradicts the clues: no "
                               "implication graph to write")
         fmt = write_colour_graph(result.graph, puzzle, graph)
-        typer.echo(f"wrote {graph} ({fmt}, {result.graph.number_of_nodes()} nodes, "
+        typer.echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
                    f"{result.graph.number_of_edges()} edges)", err=True)
     if map_file is not None:
         _write_map(result, map_file)
-        typer.echo(f"wrote {map_file}", err=True)
+        typer.echo(f"wrote {printable(str(map_file))}", err=True)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
         emit("analyse", result.to_json(name))
     elif brief:
         typer.echo(_brief(result, name))
     else:
-        typer.echo(_colour_report(result, name, backdoor_timeout))
+        typer.echo(printable_lines(_colour_report(result, name, backdoor_timeout)))
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
@@ -383,7 +384,8 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
     if result.status.value == "multiple":
         verdict = (f"{len(result.solutions)} solutions" if result.counted_all
                    else f"several solutions (at least {len(result.solutions)})")
-    lines = [f"{name}: {puzzle.describe()}, {len(names) - 1} colours: {verdict} "
+    lines = [f"{printable(name)}: {printable(puzzle.describe())}, {len(names) - 1} colours: "
+             f"{verdict} "
              f"[{result.engine}, {result.solve_time_s:.3f} s]",
              f"classification: {result.classification}"]
     needed = result.techniques_needed

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from nonosat import interrupts
+from nonosat.cli import signals
 from nonosat.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -36,10 +38,12 @@ from nonosat.cli.options import (
     FormatOpt,
     JobsOpt,
     JsonOpt,
+    TaaiOutOpt,
     engine_list,
     timeout_option,
 )
 from nonosat.cli.output import brief_line, emit
+from nonosat.text import printable
 
 if TYPE_CHECKING:  # the batch machinery (numpy, the model) is imported by the command only
     from nonosat.batch import Summary
@@ -103,7 +107,8 @@ RetryOpt = Annotated[
     typer.Option("--retry-failed", help="Rerun puzzles recorded as timeout, crashed or error."),
 ]
 BatchForceOpt = Annotated[
-    bool, typer.Option("--force", help="Replace existing certificate directories under --cert-dir.")
+    bool, typer.Option("--force", help="Replace existing certificate directories under --cert-dir "
+                       "and an existing --taai-out FILE.")
 ]
 MemoryOpt = Annotated[
     int | None,
@@ -144,6 +149,7 @@ def batch_command(
     force: BatchForceOpt = False,
     brief: BriefOpt = False,
     engines_alias: EnginesAliasOpt = None,
+    taai_out: TaaiOutOpt = None,
 ) -> None:
     """Run a job (check, solve, certify, crosscheck, analyse) over many puzzles."""
     from nonosat.batch import (
@@ -183,9 +189,9 @@ def batch_command(
         earlier = len(inputs.puzzles) - len(todo)
         where = f"dask scheduler {scheduler}" if scheduler else f"{jobs or 'all'} local workers"
         typer.echo(
-            f"nonosat batch: {job.name} on {len(inputs.puzzles)} puzzles"
+            printable(f"nonosat batch: {job.name} on {len(inputs.puzzles)} puzzles"
             + (f" ({earlier} already in {out}, {len(todo)} to run)" if earlier else "")
-            + f" with {where}",
+            + f" with {where}"),
             err=True,
         )
         start = time.perf_counter()
@@ -196,8 +202,8 @@ def batch_command(
             )
     except KeyboardInterrupt:
         kept = f"; the finished puzzles are in {out}, rerun to resume" if out else ""
-        typer.echo(f"nonosat: interrupted{kept}", err=True)
-        raise typer.Exit(130) from None
+        signals.announce(f"nonosat: interrupted{kept}")
+        raise typer.Exit(128 + (interrupts.requested() or 2)) from None
     finally:
         if results is not None:
             results.close()
@@ -208,6 +214,8 @@ def batch_command(
     else:
         records = new
     summary = summarise(records, inputs.errors)
+    if taai_out is not None:
+        _write_taai_out(taai_out, inputs.puzzles, records, force)
     if json_output:
         emit(
             "batch",
@@ -225,6 +233,26 @@ def batch_command(
     elif not brief:
         _print_summary(summary, job.name, len(new), earlier, elapsed)
     raise typer.Exit(_exit_code(summary, bool(inputs.errors)))
+
+
+def _write_taai_out(path: Path, puzzles: list[tuple[str, Any]], records: list[dict[str, Any]],
+                    force: bool) -> None:
+    """``--taai-out``: the first solution of each puzzle's record (all 0 where it has none), in
+    the puzzles' order, numbered by their ``$N`` (else their place in the list)."""
+    from nonosat.errors import FormatError
+    from nonosat.formats.tournament import save_solutions
+    from nonosat.puzzle import grid_from_rows, grid_to_solution
+
+    by_id = {r.get("id"): r for r in records}
+    pictures = []
+    for k, (puzzle_id, puzzle) in enumerate(puzzles, start=1):
+        if puzzle.is_colour:
+            raise FormatError(str(path), None, f"{puzzle_id} is a colour puzzle; tournament "
+                              "solution files hold black-and-white puzzles only")
+        found = (by_id.get(puzzle_id) or {}).get("solutions") or []
+        first = grid_to_solution(grid_from_rows(found[0], puzzle.shape)) if found else None
+        pictures.append((puzzle.number if puzzle.number is not None else k, puzzle.shape, first))
+    save_solutions(path, pictures, force)
 
 
 def _exit_code(summary: Summary, unreadable: bool) -> int:
@@ -308,8 +336,8 @@ class _Progress:
                 from rich.markup import escape
 
                 self._bar.console.print(
-                    f"[{_STYLE.get(status, 'red')}]{escape(record['id'])}: {status}[/]"
-                    f" {escape(str(problem))}"
+                    f"[{_STYLE.get(status, 'red')}]{escape(printable(record['id']))}: "
+                    f"{escape(printable(status))}[/] {escape(printable(str(problem)))}"
                 )
             elapsed = time.perf_counter() - self.start
             self._bar.update(
@@ -320,14 +348,14 @@ class _Progress:
             )
             return
         if problem:
-            typer.echo(f"nonosat batch: {record['id']}: {status}: {problem}", err=True)
+            typer.echo(printable(f"nonosat batch: {record['id']}: {status}: {problem}"), err=True)
         now = time.perf_counter()
         if now - self._last_line >= PLAIN_PROGRESS_SECONDS or self.done == self.total:
             self._last_line = now
             self._plain_line()
 
     def _counts_text(self) -> str:
-        return ", ".join(f"{status} {n}" for status, n in self.counts.most_common())
+        return printable(", ".join(f"{status} {n}" for status, n in self.counts.most_common()))
 
     def _plain_line(self) -> None:
         self._printed = self.done
@@ -379,14 +407,16 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
     console = Console(highlight=False, width=terminal_width())  # 80 in a pipe or log file
     rate = f", {ran / elapsed:.1f} puzzles/s" if ran and elapsed > 0 else ""
     console.print(
-        f"[bold]{job}[/]: {summary.puzzles} puzzles ({ran} run now in {elapsed:.1f} s{rate}"
+        f"[bold]{escape(printable(job))}[/]: {summary.puzzles} puzzles "
+        f"({ran} run now in {elapsed:.1f} s{rate}"
         + (f", {earlier} from earlier results" if earlier else "")
         + ")"
     )
     verdicts = Table("status", "puzzles", "share", title="verdicts", title_justify="left")
     for status, n in summary.counts.items():
         share = f"{100.0 * n / summary.puzzles:.1f}%" if summary.puzzles else ""
-        verdicts.add_row(f"[{_STYLE.get(status, '')}]{status}[/]", str(n), share)
+        verdicts.add_row(f"[{_STYLE.get(status, '')}]{escape(printable(status))}[/]", str(n),
+                         share)
     console.print(fold(verdicts))
     times = Table(
         "total", "median", "p99", "max", title="time per puzzle (s)", title_justify="left"
@@ -398,14 +428,15 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
     if summary.slowest:
         slow = Table("puzzle", "status", "seconds", title="slowest", title_justify="left")
         for row in summary.slowest:
-            slow.add_row(escape(row["id"]), str(row["status"]), f"{row['wall_s'] or 0:.3f}")
+            slow.add_row(escape(printable(row["id"])), escape(printable(str(row["status"]))),
+                         f"{row['wall_s'] or 0:.3f}")
         console.print(fold(slow))
     if summary.grades:
         grades = Table("grade", "puzzles", "share", title="difficulty grades",
                        title_justify="left")
         graded = sum(summary.grades.values())
         for grade, n in summary.grades.items():
-            grades.add_row(grade, str(n), f"{100.0 * n / graded:.1f}%")
+            grades.add_row(escape(printable(str(grade))), str(n), f"{100.0 * n / graded:.1f}%")
         console.print(fold(grades))
     for title, ids in (("several solutions", summary.multiple), ("no solution", summary.none)):
         if not ids:
@@ -413,7 +444,7 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
         # one name per line, never folded or cut (copyable)
         console.print(f"{title} ({len(ids)})", markup=False)
         for puzzle_id in ids[:_LISTED]:
-            console.print(f"  {escape(puzzle_id)}", soft_wrap=True)
+            console.print(f"  {escape(printable(puzzle_id))}", soft_wrap=True)
         if len(ids) > _LISTED:
             console.print(f"  ... {len(ids) - _LISTED} more (--json lists them all)")
     for title, rows, key in (
@@ -424,7 +455,8 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
             continue
         table = Table("puzzle", "status", key, title=f"{title} ({len(rows)})", title_justify="left")
         for row in rows[:_LISTED]:
-            table.add_row(escape(row["id"]), str(row["status"]), escape(str(row[key] or "")))
+            table.add_row(escape(printable(row["id"])), escape(printable(str(row["status"]))),
+                          escape(printable(str(row[key] or ""))))
         if len(rows) > _LISTED:
             table.add_row("...", "", f"{len(rows) - _LISTED} more in the results file")
         console.print(fold(table))

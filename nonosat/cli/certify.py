@@ -52,6 +52,7 @@ from nonosat.cli.options import (
     use_checker_path,
 )
 from nonosat.cli.output import brief_line, emit
+from nonosat.text import printable
 
 VERIFY_HELP = """Check a certificate directory written by 'nonosat certify'.
 
@@ -106,7 +107,6 @@ def warn_dratify(names: list[str] | None) -> None:
 
 def checks_line(checks: list) -> str:
     """``name version: accepted in 0.012 s`` for each check, comma-separated."""
-    from nonosat.text import printable
 
     parts = []
     for c in checks:
@@ -130,7 +130,7 @@ def identity(puzzle, puzzle_file: Path | None, matched: bool) -> str:
     """How a verification report names the certified puzzle: by the file the user gave when
     its clues are the certified ones, else by the certificate's own title, quoted and escaped
     and marked unverified (a certificate can carry any title)."""
-    from nonosat.text import printable, quoted
+    from nonosat.text import quoted
 
     fingerprint = puzzle.fingerprint()[:12] if puzzle is not None else "?"
     if puzzle_file is not None and matched:
@@ -216,7 +216,7 @@ def certify_command(
         elif brief:
             typer.echo(brief_line(ref, "unknown", None, "refused"))
         else:
-            typer.echo(f"nonosat: {exc}", err=True)
+            typer.echo(printable(f"nonosat: {exc}"), err=True)
         raise typer.Exit(EXIT_PROVER_REFUSED) from None
     if cert.verdict == "multiple":
         _witness_written(cert, puzzle, out, force, json_output, ref, brief)
@@ -246,11 +246,12 @@ def certify_command(
         raise typer.Exit(code)
     name = f"{ref}: {puzzle.describe()}"
     if cert.verdict == "unknown":
-        typer.echo(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; nothing written")
+        typer.echo(printable(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; "
+                             "nothing written"))
         raise typer.Exit(code)
     claim = "unique solution" if cert.verdict == "unique" else "no solution"
     status = "certified" if cert.proved else "NOT certified: the proof was rejected"
-    typer.echo(f"{name}: {claim}, {status}")
+    typer.echo(printable(f"{name}: {claim}, {status}"))
     lemmas = cert.stats.get("lemmas", 0)
     how = cert.stats.get("prove", {}).get("method", "sat")
     prefix = cert.stats.get("prefix_lemmas", 0)
@@ -269,15 +270,14 @@ def certify_command(
     typer.echo(f"  proof: {lemmas:,} lemma{'s' if lemmas != 1 else ''} ({source}), "
                f"{cert.encoding} encoding")
     _echo_lrat_and_checks(cert)
-    typer.echo(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
-               f"[{cert.times['total']:.3f} s]")
+    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
+                         f"[{cert.times['total']:.3f} s]"))
     raise typer.Exit(code)
 
 
 def _echo_lrat_and_checks(cert) -> None:
     """The LRAT line and one line per check of a certify report."""
     from nonosat.certificates.prove import LRAT_SOURCES
-    from nonosat.text import printable
 
     if cert.lrat is not None:
         by = LRAT_SOURCES.get(cert.lrat_source or "", str(cert.lrat_source))
@@ -305,7 +305,6 @@ def verify_command(
     """Check a certificate directory written by nonosat certify."""
     from nonosat.certificates import verify_certificate
     from nonosat.formats import read_puzzle
-    from nonosat.text import printable
 
     use_checker_path(checker_path)
     warn_dratify(checker)
@@ -389,10 +388,10 @@ def _witness_written(cert, puzzle, out: Path, force: bool, json_output: bool, re
     load = cert.times.get("load", 0.0)
     timing = f"{total:.3f} s" + (f"; loading the engine's kernels and libraries: {load:.1f} s"
                                  if load >= 0.5 else "")
-    typer.echo(f"{ref}: {puzzle.describe()}: several solutions, witness certificate written "
-               f"(two distinct solutions, each checked against the clues; they differ in "
-               f"{differ} cell{'s' if differ != 1 else ''})")
-    typer.echo(f"  files: {out}/ ({', '.join(p.name for p in written)}) [{timing}]")
+    typer.echo(printable(f"{ref}: {puzzle.describe()}: several solutions, witness certificate "
+                         f"written (two distinct solutions, each checked against the clues; they "
+                         f"differ in {differ} cell{'s' if differ != 1 else ''})"))
+    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) [{timing}]"))
     raise typer.Exit(EXIT_MULTIPLE)
 
 
@@ -447,14 +446,14 @@ def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=
         raise typer.Exit(code)
     name = f"{ref}: {puzzle.describe()}"
     if cert.verdict == "unknown":
-        typer.echo(f"{name}: gave up before deciding; nothing written")
+        typer.echo(printable(f"{name}: gave up before deciding; nothing written"))
         raise typer.Exit(code)
     claim = "unique solution" if cert.verdict == "unique" else "no solution"
     status = "certified" if cert.proved else "NOT certified: the proof was rejected"
-    typer.echo(f"{name}: {claim}, {status} (colour puzzle)")
+    typer.echo(printable(f"{name}: {claim}, {status} (colour puzzle)"))
     lemmas = (cert.proof or "").count("\n")
     typer.echo(f"  proof: {lemmas:,} DRAT lines ({cert.solver}), colour-starts encoding")
     _echo_lrat_and_checks(cert)
-    typer.echo(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
-               f"[{cert.times['total']:.3f} s]")
+    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
+                         f"[{cert.times['total']:.3f} s]"))
     raise typer.Exit(code)

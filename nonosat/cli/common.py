@@ -8,7 +8,8 @@ Exit codes (documented in ``nonosat --help`` and the README):
 2     usage error or bad input (malformed file, clues that cannot fit, unknown format)
 3     no solution
 4     gave up (time or node limit) before deciding
-130   interrupted (Ctrl-C)
+130   interrupted (Ctrl-C, SIGINT)
+143   terminated (SIGTERM)
 ====  =========================================================
 """
 
@@ -22,8 +23,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import click
 import typer
 from typer.core import TyperCommand, TyperGroup
+
+from nonosat import interrupts
+from nonosat.cli import signals
 
 # The shared options and arguments live in nonosat.cli.options (one definition each); these
 # names stay importable from here.
@@ -53,11 +58,13 @@ EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_NONE = 3
 EXIT_GAVE_UP = 4
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 unique (or success), 1 multiple solutions or a failed check, "
     "2 usage error or bad input, 3 no solution, 4 gave up (time limit), 130 interrupted "
-    "(Ctrl-C).  Each command's help lists the codes it returns."
+    "(Ctrl-C), 143 terminated (SIGTERM).  Each command's help lists the codes it returns."
 )
 
 STATUS_EXIT = {
@@ -397,8 +404,9 @@ def _watchdog(limit: float) -> Any:
 
 def handle_errors(func: F) -> F:
     """Decorator for commands: a :class:`NonosatError` becomes one line on stderr and exit 2,
-    never a traceback.  ``KeyboardInterrupt`` exits 130.  A ``timeout`` not given takes the
-    default of :func:`nonosat.limits.default_timeout` (``0``: none), in a ``nonosat`` process
+    never a traceback.  ``KeyboardInterrupt`` (and :class:`nonosat.interrupts.Interrupted`)
+    exits 130 (143 after ``SIGTERM``), as does any error raised after an interrupt.  A
+    ``timeout`` not given takes the default of :func:`nonosat.limits.default_timeout` (``0``: none), in a ``nonosat`` process
     enforced by :func:`_watchdog` as well, and the memory estimate checks the command's kind of
     work (:func:`nonosat.limits.command_workload`)."""
 
@@ -420,11 +428,18 @@ def handle_errors(func: F) -> F:
                     timer = _watchdog(stages * kwargs["timeout"])
             with workload(command_workload(func.__name__, kwargs)):
                 return func(*args, **kwargs)
-        except NonosatError as exc:
-            raise fail(str(exc)) from None
-        except KeyboardInterrupt:
-            typer.echo("nonosat: interrupted", err=True)
-            raise typer.Exit(130) from None
+        except (typer.Exit, click.exceptions.ClickException, click.exceptions.Abort):
+            raise
+        except KeyboardInterrupt as exc:  # also nonosat.interrupts.Interrupted
+            signals.announce()
+            raise typer.Exit(getattr(exc, "exit_code", EXIT_INTERRUPTED)) from None
+        except Exception as exc:
+            if interrupts.requested():  # whatever failed on the way out of an interrupt
+                signals.announce()
+                raise typer.Exit(128 + interrupts.requested()) from None
+            if isinstance(exc, NonosatError):
+                raise fail(str(exc)) from None
+            raise
         finally:
             if timer is not None:
                 timer.cancel()

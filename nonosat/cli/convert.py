@@ -24,6 +24,7 @@ from nonosat.cli.common import (
     handle_errors,
     split_puzzle_ref,
 )
+from nonosat.text import printable
 
 if TYPE_CHECKING:
     from nonosat.formats import Format
@@ -86,7 +87,7 @@ def convert_command(
         return
     write_puzzles(puzzles, out, target.name, force)
     count = f"{len(puzzles)} puzzles" if len(puzzles) > 1 else puzzles[0].describe()
-    typer.echo(f"wrote {out} ({target.name}: {count})", err=True)
+    typer.echo(printable(f"wrote {out} ({target.name}: {count})"), err=True)
 
 
 def _with_picture(puzzle: Puzzle, out: str) -> Puzzle:

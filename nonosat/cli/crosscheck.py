@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from nonosat import interrupts
+from nonosat.cli import signals
 from nonosat.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -41,6 +43,7 @@ from nonosat.cli.options import (
     timeout_option,
 )
 from nonosat.cli.output import brief_line, emit
+from nonosat.text import printable
 from nonosat.verdict import CROSSCHECK_ENGINES
 
 if TYPE_CHECKING:
@@ -51,7 +54,7 @@ TimeoutOpt = timeout_option("crosscheck", "Seconds per puzzle and engine; an eng
                             "past it gave up")
 _DEFAULT_ENGINES = ",".join(CROSSCHECK_ENGINES)
 _STYLE = {"disagreement": "red", "unknown": "yellow"}
-#: Exit code after Ctrl-C when what finished has no findings (1 when it has).
+#: Exit code after Ctrl-C when what finished has no findings (1 when it has; 143 after SIGTERM).
 EXIT_INTERRUPTED = 130
 #: Seconds between plain progress lines on stderr when it is not a terminal.
 PLAIN_PROGRESS_SECONDS = 10.0
@@ -81,9 +84,19 @@ def crosscheck_command(
     skipped: list[tuple[str, str]] = []
     puzzles = collect(puzzle_paths, format, index, skipped=skipped)
     for name, why in skipped:
-        typer.echo(f"nonosat: not checked: {name}: {why}", err=True)
+        typer.echo(printable(f"nonosat: not checked: {name}: {why}"), err=True)
     reports: list[CrossCheck] = []
     interrupted = False
+
+    def last_words() -> int:
+        # the process must end while an engine is in compiled code: what finished, as below
+        done = list(reports)
+        if not json_output and not brief:
+            print_table(done, names)
+        signals.announce(f"nonosat: interrupted after {len(done)} of {len(puzzles)} puzzles")
+        return EXIT_FAILED if any(r.failed for r in done) else 128 + (interrupts.requested() or 2)
+
+    signals.last_words = last_words
     with _Progress(len(puzzles)) as progress:
         try:
             for puzzle_id, puzzle in puzzles:
@@ -97,17 +110,21 @@ def crosscheck_command(
                     typer.echo(_brief(report))
         except KeyboardInterrupt:
             interrupted = True
+    signals.last_words = None
     if not json_output and not brief:
         print_table(reports, names)
     if interrupted:
-        typer.echo(
+        signals.announce(
             f"nonosat: interrupted after {len(reports)} of {len(puzzles)} puzzles "
-            "(the table shows those)", err=True,
+            f"(the {'table' if not (json_output or brief) else 'lines'} above "
+            f"show{'s' if not (json_output or brief) else ''} those)"
         )
     if any(r.failed for r in reports):
+        if interrupted:
+            signals.KEEP_FAILED.set()  # real findings among what finished: exit 1, not 130
         raise typer.Exit(EXIT_FAILED)
     if interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(128 + (interrupts.requested() or 2))
     if skipped:
         typer.echo(f"nonosat: {len(skipped)} file{'s' if len(skipped) > 1 else ''} in the "
                    "directories could not be read (listed above)", err=True)
@@ -201,7 +218,7 @@ class _Progress:
     def start(self, puzzle_id: str) -> None:
         """Show that ``puzzle_id`` is being checked."""
         if self._bar is not None:
-            self._bar.update(self._task, description=_shorten(puzzle_id, 40))
+            self._bar.update(self._task, description=_shorten(printable(puzzle_id), 40))
 
     def done(self, report: CrossCheck) -> None:
         """Account for one finished puzzle."""
@@ -245,8 +262,8 @@ def table_lines(reports: list[CrossCheck], names: list[str], width: int) -> list
     folders = {os.path.dirname(r.puzzle_id) for r in reports}
     folder = folders.pop() if len(folders) == 1 else ""
     skip = len(os.path.join(folder, "")) if folder else 0
-    ids = [r.puzzle_id[skip:] for r in reports]
-    lines = [f"in {os.path.join(folder, '')}:"] if folder else []
+    ids = [printable(r.puzzle_id[skip:]) for r in reports]
+    lines = [f"in {printable(os.path.join(folder, ''))}:"] if folder else []
     for short in (False, True):
         def verdict(text: str, short: bool = short) -> str:
             return _SHORT.get(text, text) if short else text
@@ -294,6 +311,7 @@ def print_table(reports: list[CrossCheck], names: list[str]) -> None:
     width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
     colour = sys.stdout.isatty()
     for line in table_lines(reports, names, width):
+        line = printable(line)
         if colour:
             for status, style in _STYLE.items():
                 if line.endswith(status) or line.endswith(_SHORT.get(status, "\0")):
@@ -301,7 +319,7 @@ def print_table(reports: list[CrossCheck], names: list[str]) -> None:
         typer.echo(line)
     for report in reports:
         for finding in report.findings:
-            typer.echo(f"{report.puzzle_id}: {finding.kind}: {finding.message}")
+            typer.echo(printable(f"{report.puzzle_id}: {finding.kind}: {finding.message}"))
     failed = sum(r.failed for r in reports)
     gave_up = sum(r.gave_up and not r.failed for r in reports)
     typer.echo(

@@ -22,6 +22,7 @@ from nonosat.cli.common import (
     read_state,
     split_puzzle_ref,
 )
+from nonosat.text import printable
 
 OutOpt = Annotated[
     Path,
@@ -86,10 +87,10 @@ def encode_command(
 
     atomic_write(out, text.encode(), force)
     if enc is None:
-        typer.echo(f"wrote {out} (colour-starts encoding)", err=True)
+        typer.echo(printable(f"wrote {out} (colour-starts encoding)"), err=True)
         return
     typer.echo(
-        f"wrote {out} ({enc.encoding} encoding: {enc.nvars} variables, "
-        f"{len(enc.clauses)} clauses)",
+        printable(f"wrote {out} ({enc.encoding} encoding: {enc.nvars} variables, "
+        f"{len(enc.clauses)} clauses)"),
         err=True,
     )

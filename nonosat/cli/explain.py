@@ -38,6 +38,7 @@ from nonosat.cli.common import (
 from nonosat.cli.options import timeout_option
 from nonosat.cli.output import echo_grid, emit
 from nonosat.formats import read_puzzle
+from nonosat.text import printable, printable_lines
 
 TimeoutOpt = timeout_option("explain")
 
@@ -188,12 +189,13 @@ def explain_command(
             if k - 1 in starts:
                 typer.echo(_STAGE_TITLES[starts[k - 1]])
                 if starts[k - 1] == "search" and walk.stuck is not None:
-                    typer.echo(wrap(walk.stuck.text))
+                    typer.echo(printable_lines(wrap(walk.stuck.text)))
             label = step.technique or step.kind
             if step.technique is None and step.depth and step.kind in ("line", "probe",
                                                                        "contradiction"):
                 label += f", depth {step.depth}"
-            typer.echo(wrap(step.text, f"{k:>{width}}. [{label}] ", indent=width + 2))
+            typer.echo(printable_lines(wrap(step.text, f"{k:>{width}}. [{label}] ",
+                                            indent=width + 2)))
             if k in shots:
                 final = k == len(walk.steps) or walk.steps[k - 1].kind == "solution"
                 typer.echo(f"Grid after step {k}:")
@@ -203,7 +205,7 @@ def explain_command(
             echo_grid("\n".join(grid_lines(puzzle, shots[0], clues=True)), "grid", puzzle.shape)
         if walk.stuck is not None and not any(n == "search" for n, f, e in walk.stages
                                               if e > f):
-            typer.echo(wrap(walk.stuck.text))
+            typer.echo(printable_lines(wrap(walk.stuck.text)))
         parts = []
         for name, counts in walk.counts().items():
             n = sum(counts.values())
@@ -243,7 +245,7 @@ def _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output) ->
     else:
         width = len(str(len(result.steps)))
         for k, step in enumerate(result.steps, start=1):
-            typer.echo(f"{k:>{width}}. [{step.technique}] {step.text}")
+            typer.echo(printable(f"{k:>{width}}. [{step.technique}] {step.text}"))
         ends = {"solved": "solved.", "no-solution": "contradiction: the puzzle has no solution.",
                 "guess": "no deduction left: the rest needs a guess.",
                 "stopped": f"stopped after {len(result.steps)} steps (--max-steps)"}

@@ -37,6 +37,7 @@ from nonosat.cli.common import (
 from nonosat.cli.options import timeout_option
 from nonosat.cli.output import emit
 from nonosat.formats import read_puzzle
+from nonosat.text import printable, printable_lines
 
 TimeoutOpt = timeout_option("hint")
 
@@ -80,11 +81,12 @@ def hint_command(
         emit("hint", {"puzzle": name, **hint.to_json(puzzle)})
     else:
         label = f"[{hint.technique}] " if hint.technique else ""
-        typer.echo(wrap(hint.text, label, indent=2))
+        typer.echo(printable_lines(wrap(hint.text, label, indent=2)))
         if hint.cells:
             verb = "correct values" if hint.kind == "mistake" else "fixes"
-            typer.echo(wrap(pair_cells_text(puzzle, hint.cells, limit=12), f"{verb}: ",
-                            indent=2))
+            typer.echo(printable_lines(wrap(pair_cells_text(puzzle, hint.cells, limit=12),
+                                            f"{verb}: ",
+                            indent=2)))
     if hint.kind == "guess":
         code = {"multiple": EXIT_MULTIPLE, "unknown": EXIT_GAVE_UP}.get(hint.verdict, EXIT_OK)
     else:
@@ -115,14 +117,14 @@ def _colour_hint(puzzle, grid, json_output, name) -> None:
                     {"row": r + 1, "col": c + 1, "correct": n} for r, c, n in cells]})
             else:
                 typer.echo(f"mistake: {len(cells)} cell(s) of the state exclude the solution")
-                typer.echo("correct values: " + ", ".join(
-                    f"R{r + 1}C{c + 1} {n}" for r, c, n in cells[:20]))
+                typer.echo(printable("correct values: " + ", ".join(
+                    f"R{r + 1}C{c + 1} {n}" for r, c, n in cells[:20])))
             raise typer.Exit(EXIT_FAILED)
     if json_output:
         emit("hint", {"puzzle": name, "kind": kind,
                       "step": step.to_json(puzzle) if step is not None else None})
     elif step is not None:
-        typer.echo(f"[{step.technique}] {step.text}")
+        typer.echo(printable(f"[{step.technique}] {step.text}"))
     else:
         typer.echo({"solved": "the grid is solved", "no-solution": "the puzzle has no solution",
                     "guess": "no deduction left: only a guess"}[kind])

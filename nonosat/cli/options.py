@@ -180,6 +180,15 @@ JobsOpt = Annotated[
     typer.Option("--jobs", "-j", min=1, metavar="N",
                  help="Local worker processes (default: all cores)."),
 ]
+TaaiOutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--taai-out", metavar="FILE",
+        help="Also write the solutions as a tournament solution file ($N, then N rows of "
+        "TAB-separated 0/1, as nonosolve -o writes; all 0 where none was found); "
+        "'nonosat verify --results FILE' reads it back.",
+    ),
+]
 
 
 def use_checker_path(dirs: list[Path] | None) -> None:

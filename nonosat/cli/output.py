@@ -95,9 +95,9 @@ def brief_line(puzzle: str, status: str, time_s: float | None, *extra: str) -> s
     puzzle, fields separated by one space (the name never holds a control character)."""
     from nonosat.text import printable
 
-    parts = [printable(puzzle).replace(" ", "\\x20"), status]
+    parts = [printable(puzzle).replace(" ", "\\x20"), printable(status)]
     parts.append("-" if time_s is None else f"{time_s:.3f}s")
-    parts += [e for e in extra if e]
+    parts += [printable(e) for e in extra if e]
     return " ".join(parts)
 
 

@@ -27,6 +27,7 @@ from nonosat.cli.common import (
 )
 from nonosat.errors import FormatError
 from nonosat.formats import read_puzzle
+from nonosat.text import printable
 
 SolutionOpt = Annotated[
     bool, typer.Option("--solution", help="Solve the puzzle and draw its solution.")
@@ -117,9 +118,9 @@ def render_command(
 
             data = render_png(puzzle, solutions=solutions, cell=cell)
         _write(out, data)
-        typer.echo(f"wrote {out}", err=True)
+        typer.echo(printable(f"wrote {out}"), err=True)
     if verdict is not None:
-        typer.echo(f"{puzzle.describe()}: {verdict}", err=out is not None)
+        typer.echo(printable(f"{puzzle.describe()}: {verdict}"), err=out is not None)
     raise typer.Exit(code)
 
 

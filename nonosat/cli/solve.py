@@ -39,10 +39,12 @@ from nonosat.cli.options import (
     IndexOpt,
     JsonOpt,
     PuzzleArg,
+    TaaiOutOpt,
     timeout_option,
 )
 from nonosat.cli.output import brief_line, echo_grid, emit, fit_line
 from nonosat.engines import Status
+from nonosat.text import printable, printable_lines
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,6 +69,10 @@ StateOpt = Annotated[
         help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
         "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
     ),
+]
+
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Replace an existing --taai-out FILE.")
 ]
 
 SatSolverOpt = Annotated[
@@ -102,6 +108,8 @@ def solve_command(
     index: IndexOpt = None,
     sat_solver: SatSolverOpt = None,
     brief: BriefOpt = False,
+    taai_out: TaaiOutOpt = None,
+    force: ForceOpt = False,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
     from nonosat.engines import solve
@@ -120,6 +128,16 @@ def solve_command(
         options["solver"] = sat_solver
     result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout, **options)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+    if taai_out is not None:
+        from nonosat.errors import FormatError
+        from nonosat.formats.tournament import save_solutions
+
+        if puzzle.is_colour:
+            raise FormatError(str(taai_out), None, "tournament solution files hold "
+                              "black-and-white puzzles only")
+        number = index if index is not None else (puzzle.number or 1)
+        first = result.solutions[0] if result.solutions else None
+        save_solutions(taai_out, [(number, puzzle.shape, first)], force)
     if json_output:
         emit("solve", {**result.to_json(puzzle, name), **solve_extras(puzzle, result, partial)})
     elif brief:
@@ -140,14 +158,15 @@ def solve_command(
             else:
                 echo_grid(plain, "grid", puzzle.shape)
             console.print("")
-        console.print(f"{name}: {verdict_line(puzzle, result, limit)}", markup=False)
+        console.print(f"{printable(name)}: {verdict_line(puzzle, result, limit)}", markup=False)
         from nonosat.analysis.colour import colour_solve_classification
 
-        console.print(f"classification: {colour_solve_classification(puzzle, result, partial)}",
-                      markup=False)
+        console.print(printable(
+            f"classification: {colour_solve_classification(puzzle, result, partial)}"
+        ), markup=False)
     else:
         for line in report_lines(puzzle, result, limit, partial, name):
-            typer.echo(line)
+            typer.echo(printable_lines(line))
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
@@ -199,7 +218,7 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
         lines += ["'@' filled, '.' empty: cells that differ between the solutions found", ""]
     lines += [fit_line(line, "short codes") for line in short_codes(puzzle, solutions)]
     verdict = verdict_line(puzzle, result, limit)
-    lines.append(f"{name}: {verdict}" if name is not None else verdict)
+    lines.append(f"{printable(name)}: {verdict}" if name is not None else verdict)
     from nonosat.analysis.classify import solve_classification
 
     lines.append(f"classification: {solve_classification(puzzle, result, partial)}")
@@ -216,7 +235,7 @@ def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int) -> str:
     timing = f"{result.engine}, {result.time_s:.3f} s"
     if result.load_s >= LOAD_SHOWN_S:
         timing += f"; loading the engine's kernels and libraries: {result.load_s:.1f} s"
-    return f"{puzzle.describe()}: {verdict} [{timing}]"
+    return f"{printable(puzzle.describe())}: {verdict} [{timing}]"
 
 
 def mark_differences(text: str, puzzle: Puzzle, solution: np.ndarray,

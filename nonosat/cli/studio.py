@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from nonosat.cli.common import handle_errors
+from nonosat.text import printable
 
 StudioPathArg = Annotated[
     Path | None,
@@ -51,7 +52,7 @@ def studio_command(
     from nonosat.studio.server import serve
 
     def say(message: str) -> None:
-        typer.echo(message, err=not message.startswith("nonosat studio at"))
+        typer.echo(printable(message), err=not message.startswith("nonosat studio at"))
 
     try:
         serve([path] if path is not None else [], host=host, port=port,

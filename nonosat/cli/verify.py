@@ -12,7 +12,9 @@ several solutions; check it with nonosat verify-certificate), line-errors.txt, v
 
 Many puzzles: verify --results FILE PUZZLES... reads the other solver's results, JSON Lines
 ({"id": "set.txt#12", "status": "unique", "solution": ["##..", ...]}) or TSV with a header naming
-the columns id, status and optionally solution (rows separated by '|' or '/').  Ids are FILE#N,
+the columns id, status and optionally solution (rows separated by '|' or '/'), or the peers'
+files: a tournament solution file (nonosolve -o, --taai-out; one cut short keeps its intact
+puzzles), nonosolve's --log, pbnsolve's output (see docs/formats.md).  Ids are FILE#N,
 FILE, or the bare number N of a tournament set.  The rows are judged in parallel with a progress
 bar; the summary counts confirmed / refuted / undecided rows per claimed verdict and lists every
 refuted row with its witness directory (under --out, default RESULTS.witnesses beside the
@@ -31,6 +33,8 @@ from typing import Annotated, Any
 
 import typer
 
+from nonosat import interrupts
+from nonosat.cli import signals
 from nonosat.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -51,6 +55,7 @@ from nonosat.cli.options import (
     use_checker_path,
 )
 from nonosat.cli.output import brief_line, emit
+from nonosat.text import printable
 
 PuzzlesArg = Annotated[
     list[Path],
@@ -182,7 +187,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         typer.echo(brief_line(name, _status(judgement.truth), judgement.time_s,
                               judgement.outcome))
         raise typer.Exit(code)
-    typer.echo(f"{name} ({puzzle.width}x{puzzle.height}): {judgement.outcome.upper()}")
+    typer.echo(printable(f"{name} ({puzzle.width}x{puzzle.height}): {judgement.outcome.upper()}"))
     for k, check in enumerate(judgement.checks, start=1):
         label = "solution" if len(judgement.checks) == 1 else f"solution {k}"
         if check.valid:
@@ -191,7 +196,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
             n = len(check.errors)
             typer.echo(f"  {label}: INVALID, {n} line{'s' if n != 1 else ''} break their clue:")
             for error in check.errors:
-                typer.echo(f"    {error}")
+                typer.echo(printable(f"    {error}"))
     if judgement.claim is not None:
         claim_reason = judgement.reason.rpartition(": ")[2] if judgement.checks and (
             judgement.outcome == "refuted" and judgement.claim_outcome != "refuted"
@@ -206,7 +211,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
     typer.echo(f"  evidence: {judgement.witness_kind() or 'none'} [{timing}]")
     if written and out is not None:
         names = sorted({p.relative_to(out).parts[0] for p in written})
-        typer.echo(f"  witness: {out}/ ({', '.join(names)})")
+        typer.echo(printable(f"  witness: {out}/ ({', '.join(names)})"))
     elif judgement.outcome == "refuted" and judgement.claim_outcome == "refuted":
         from nonosat.render.text import render_text
 
@@ -225,8 +230,21 @@ def _read_solution(path: Path, format: str | None, index: int | None,
                    shape: tuple[int, int]) -> Any:
     """The picture in ``path`` (its goal), checked to have the puzzle's size."""
     from nonosat.errors import FormatError
-    from nonosat.formats import read_puzzles
+    from nonosat.formats import detect_format, read_bytes, read_puzzles
 
+    data = read_bytes(path) if index is not None else b""
+    if index is not None and (format or detect_format(path, data[:4096]).name) == "tournament":
+        # a solution file cut short keeps its intact pictures: read the block asked for
+        from nonosat.formats.tournament import solution_blocks
+
+        blocks = {n: (line, pic, why) for n, line, pic, why in solution_blocks(data, str(path))}
+        if any(pic is not None for _, pic, _ in blocks.values()):  # a solution file
+            if index not in blocks:
+                raise FormatError(str(path), None, f"no picture numbered {index} in the file")
+            line, goal, why = blocks[index]
+            if goal is None:
+                raise FormatError(str(path), line, why or "no picture")
+            return _sized(goal, path, shape)
     pictures = read_puzzles(path, format)
     if len(pictures) > 1:
         if index is None:
@@ -241,11 +259,18 @@ def _read_solution(path: Path, format: str | None, index: int | None,
         picture = pictures[0]
     if picture.goal is None:
         raise FormatError(str(path), None, "holds clues but no solution picture")
-    if picture.goal.shape != shape:
-        h, w = picture.goal.shape
+    return _sized(picture.goal, path, shape)
+
+
+def _sized(goal: Any, path: Path, shape: tuple[int, int]) -> Any:
+    """``goal``, checked to have the puzzle's size."""
+    from nonosat.errors import FormatError
+
+    if goal.shape != shape:
+        h, w = goal.shape
         raise FormatError(str(path), None, f"wrong size: the solution is {w}x{h}, the puzzle "
                           f"{shape[1]}x{shape[0]}")
-    return picture.goal
+    return goal
 
 
 # -- a results file --------------------------------------------------------------------------------
@@ -269,8 +294,9 @@ def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
     index = PuzzleIndex(inputs.puzzles)
     witnesses = out if out is not None else results.with_name(results.name + ".witnesses")
     limit = timeout  # resolved by handle_errors ("verify --results")
-    typer.echo(f"nonosat verify: {len(rows)} rows of {results} against {len(inputs.puzzles)} "
-               f"puzzles with {jobs or 'all'} local workers", err=True)
+    typer.echo(printable(f"nonosat verify: {len(rows)} rows of {results} against "
+                         f"{len(inputs.puzzles)} puzzles with {jobs or 'all'} local workers"),
+               err=True)
     start = time.perf_counter()
     progress = _Progress(len(rows))
     if brief:
@@ -283,8 +309,8 @@ def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
                 checkers=checkers, on_record=progress.update,
             )
     except KeyboardInterrupt:
-        typer.echo("nonosat: interrupted", err=True)
-        raise typer.Exit(130) from None
+        signals.announce()
+        raise typer.Exit(128 + (interrupts.requested() or 2)) from None
     elapsed = time.perf_counter() - start
     summary = summarise_verdicts(records)
     for error in inputs.errors:
@@ -336,7 +362,7 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
     table = Table("claimed", *(f"[{_STYLE[o]}]{o}[/]" for o in outcomes), "rows",
                   title="outcome per claimed verdict", title_justify="left")
     for claim, counts in summary.table.items():
-        table.add_row("(no verdict)" if claim == "-" else claim,
+        table.add_row("(no verdict)" if claim == "-" else escape(printable(claim)),
                       *(str(counts.get(o, 0)) for o in outcomes), str(sum(counts.values())))
     table.add_row("[bold]all[/]", *(str(summary.count(o)) for o in outcomes), str(summary.rows))
     console.print(fold(table))
@@ -352,10 +378,10 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
         t = Table(*(labels.get(c, c) for c in columns), title=f"{title} ({len(rows)})",
                   title_justify="left")
         for row in rows[:_LISTED]:
-            t.add_row(*(escape(str(row.get(c) if row.get(c) is not None else "-"))
+            t.add_row(*(escape(printable(str(row.get(c) if row.get(c) is not None else "-")))
                         for c in columns))
         if len(rows) > _LISTED:
             t.add_row("...", *([""] * (len(columns) - 2)), f"{len(rows) - _LISTED} more (--json)")
         console.print(fold(t))
     if summary.refuted and not any(r.get("witness_dir") for r in summary.refuted):
-        console.print(f"no witness written (see {escape(str(witnesses))})")
+        console.print(f"no witness written (see {escape(printable(str(witnesses)))})")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,6 +152,23 @@ def detect_format(path: str | os.PathLike[str], head: bytes | None = None) -> Fo
     raise FormatError(
         str(path), None, "cannot tell the puzzle format from the name or content; use --format"
     )
+
+
+#: White space other than the space (line breaks of every kind, TAB, U+2028, ...) and NUL.
+_BREAKS = re.compile(r"[^\S ]+|\x00+")
+
+
+def one_line_text(text: str) -> str:
+    """``text`` as a line-based format writes a title, author, copyright or licence: each run
+    of white space other than spaces (line breaks of every kind, TABs, U+2028, ...) and of NULs
+    becomes one space, so that the text stays on its line and reads back the same.  Every other
+    character, controls included, is written as it is (a file is not a terminal; nonosat
+    escapes text where it prints it: :mod:`nonosat.text`).
+
+    >>> one_line_text("Two\r\nlines,\ta tab and  two spaces")
+    'Two lines, a tab and  two spaces'
+    """
+    return _BREAKS.sub(" ", text)
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:

@@ -46,6 +46,36 @@ def parse_rgb(value: str) -> tuple[int, int, int] | None:
     return (int(rgb[0]), int(rgb[1]), int(rgb[2]))
 
 
+def refuse_repeated(declared: Sequence[tuple[str, int | None]], path: str,
+                    what: str = "colour") -> None:
+    """The one rule for colour declarations in every reader: a colour name (or, where colours
+    are declared by character, a character) is declared once.
+
+    Parameters
+    ----------
+    declared : sequence of (str, int or None)
+        Each declared name with the file line of its declaration, in file order.
+    path : str
+        The file, for the error.
+    what : str
+        What is named: ``"colour"`` (a name) or ``"colour character"``.
+
+    Raises
+    ------
+    FormatError
+        A name declared a second time; names the file and the second declaration's line.
+    """
+    from nonosat.text import quoted
+
+    first: dict[str, int | None] = {}
+    for name, line in declared:
+        if name in first:
+            where = f" (first on line {first[name]})" if first[name] is not None else ""
+            raise FormatError(path, line, f"{what} {quoted(name)} is declared twice{where}; "
+                              "each colour is declared once")
+        first[name] = line
+
+
 def make_palette(
     background: tuple[str, tuple[int, int, int], str],
     colours: Sequence[tuple[str, tuple[int, int, int], str]],
@@ -63,7 +93,7 @@ def make_palette(
     entries = []
     taken: set[str] = set()
     for name, rgb, ch in (background, *colours):
-        if len(ch) != 1 or ch in taken or ch.isspace() or ch == "?":
+        if len(ch) != 1 or ch in taken or ch.isspace() or not ch.isprintable() or ch == "?":
             spare = next((c for c in SPARE_CHARS if c not in taken), None)
             if spare is None:
                 raise FormatError(path, None, f"too many colours ({len(colours) + 1} with the "
@@ -131,6 +161,30 @@ def make_colour_puzzle(
         )
     except PuzzleError as exc:
         raise FormatError(path, None, str(exc)) from None
+
+
+def writer_names(palette: Palette, fmt: str) -> list[str]:
+    """The colour names a line-based format writes: each made one line of words separated by
+    single spaces (the readers split a colour line into words).
+
+    Raises
+    ------
+    FormatError
+        A name that is blank, or two names that become the same (the file could not tell
+        the colours apart).
+    """
+    from nonosat.text import quoted
+
+    names = [" ".join(c.name.replace("\x00", " ").split()) for c in palette.colours]
+    for k, (name, colour) in enumerate(zip(names, palette.colours, strict=True)):
+        if not name:
+            raise FormatError(f"<{fmt}>", None, f"colour {k} has a blank name "
+                              f"({quoted(colour.name)}); {fmt} files name every colour")
+        if name in names[:k]:
+            raise FormatError(f"<{fmt}>", None, f"colour names {quoted(colour.name)} and "
+                              f"{quoted(palette.colours[names.index(name)].name)} are the same "
+                              f"on one line; {fmt} files could not tell them apart")
+    return names
 
 
 def writer_chars(palette: Palette, background: str = ".") -> list[str]:

@@ -11,7 +11,7 @@ import csv
 import io
 
 from nonosat.errors import FormatError
-from nonosat.formats import Format
+from nonosat.formats import Format, one_line_text
 from nonosat.formats._text import decode_text, split_lines
 from nonosat.formats.short_codes import encode_rules, puzzle_from_code
 from nonosat.puzzle import Puzzle
@@ -96,11 +96,12 @@ def write_csv_many(puzzles: list[Puzzle]) -> bytes:
     for k, puzzle in enumerate(puzzles, start=1):
         rows.append(
             {
-                "name": _quote_name(puzzle.title or f"Puzzle {puzzle.number or k}"),
+                "name": _quote_name(one_line_text(puzzle.title or "")
+                                    or f"Puzzle {puzzle.number or k}"),
                 "rules": encode_rules(puzzle),
-                "source": str(puzzle.meta.get("source") or ""),
-                "author": puzzle.author or "",
-                "license": puzzle.license or "",
+                "source": one_line_text(str(puzzle.meta.get("source") or "")),
+                "author": one_line_text(puzzle.author or ""),
+                "license": one_line_text(puzzle.license or ""),
             }
         )
     used = [c for c in _COLUMNS if c in ("name", "rules") or any(r[c] for r in rows)]

@@ -28,6 +28,7 @@ from nonosat.formats._colour import (
     make_colour_puzzle,
     make_palette,
     parse_rgb,
+    refuse_repeated,
     writer_chars,
 )
 from nonosat.formats._text import decode_text, make_puzzle
@@ -131,6 +132,8 @@ def _read_colour(obj: dict[str, Any], text: str, path: str) -> Puzzle:
             raise FormatError(path, line, f"palette colour {item['name']!r} has no valid rgb")
         char = item.get("char") if isinstance(item.get("char"), str) else SPARE_CHARS[i]
         entries.append((item["name"], rgb, char[:1] or SPARE_CHARS[i]))
+    refuse_repeated([(name, pal_line[i] if pal_line and i < len(pal_line) else None)
+                     for i, (name, _, _) in enumerate(entries)], path)
     palette = make_palette(entries[0], entries[1:], path)
     index = {name: k for k, (name, _, _) in enumerate(entries)}
     parts: dict[str, tuple[list, list, list]] = {}

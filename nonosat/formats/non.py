@@ -37,8 +37,15 @@ import re
 import numpy as np
 
 from nonosat.errors import FormatError
-from nonosat.formats import Format
-from nonosat.formats._colour import make_colour_puzzle, make_palette, parse_rgb, writer_chars
+from nonosat.formats import Format, one_line_text
+from nonosat.formats._colour import (
+    make_colour_puzzle,
+    make_palette,
+    parse_rgb,
+    refuse_repeated,
+    writer_chars,
+    writer_names,
+)
 from nonosat.formats._text import (
     clue_string,
     decode_text,
@@ -171,10 +178,15 @@ def _read_one(lines: list[str], start: int, stop: int, path: str) -> Puzzle:
             goal = (_unquote(value), lineno)
         elif key in ("color", "colour"):
             parts = value.split()
+            if parts and parts[0] in colours:
+                refuse_repeated([(parts[0], colour_lines[parts[0]]), (parts[0], lineno)], path,
+                                "colour character")
             if parts:
                 colours[parts[0]] = " ".join(parts[1:]) if len(parts) > 1 else "?"
                 colour_lines[parts[0]] = lineno
         # Any other line is ignored, as FORMAT.md requires.
+    refuse_repeated([(_colour_name(ch, value), colour_lines[ch]) for ch, value in colours.items()
+                     if ch != "0" or len(value.split()) > 1], path)
     for key in ("width", "height", "rows", "columns"):
         if key not in size and key not in sections:
             raise FormatError(
@@ -240,12 +252,7 @@ def _colour_puzzle(path, sections, colours, colour_lines, goal, size, fields, me
             raise FormatError(
                 path, colour_lines.get(ch), f"colour {ch!r}: {parts[0]!r} is not a colour"
             )
-        name = (
-            " ".join(parts[1:])
-            if len(parts) > 1
-            else (parts[0] if not parts[0].startswith("#") else ch)
-        )
-        entries.append((name, rgb, ch))
+        entries.append((_colour_name(ch, " ".join(parts)), rgb, ch))
     bg_parts = colours.get("0", "#ffffff background").split()
     bg_rgb = parse_rgb(bg_parts[0]) or (255, 255, 255)
     bg_name = " ".join(bg_parts[1:]) or "background"
@@ -287,6 +294,15 @@ def _colour_puzzle(path, sections, colours, colour_lines, goal, size, fields, me
         meta=meta,
         **fields,
     )
+
+
+def _colour_name(ch: str, value: str) -> str:
+    """The name of colour ``ch`` declared as ``color ch VALUE``: the words after the RGB value,
+    else a value that is a colour name (``color a red``), else the character itself."""
+    parts = value.split()
+    if len(parts) > 1:
+        return " ".join(parts[1:])
+    return parts[0] if parts and not parts[0].startswith("#") else ch
 
 
 def _unquote(value: str) -> str:
@@ -378,8 +394,9 @@ def write_non(puzzle: Puzzle) -> bytes:
     out += [f"width {puzzle.width}", f"height {puzzle.height}", ""]
     if puzzle.palette is not None:
         chars = writer_chars(puzzle.palette, "0")
-        for ch, colour in zip(chars, puzzle.palette.colours, strict=True):
-            out.append(f"color {ch} {colour.hex} {colour.name}")
+        names = writer_names(puzzle.palette, "non")
+        for ch, colour, name in zip(chars, puzzle.palette.colours, names, strict=True):
+            out.append(f"color {ch} {colour.hex} {name}")
         colours = puzzle.line_colours
         out += ["", "rows"]
         for i, clue in enumerate(puzzle.lines):
@@ -413,7 +430,7 @@ def write_nonpack(puzzles: list[Puzzle]) -> bytes:
 
 
 def _quote(value: str) -> str:
-    one_line = re.sub(r"[\r\n\t]+", " ", value)
+    one_line = one_line_text(value)
     return '"' + html.escape(one_line, quote=False).replace('"', "&quot;") + '"'
 
 

@@ -27,7 +27,14 @@ import re
 
 from nonosat.errors import FormatError
 from nonosat.formats import Format
-from nonosat.formats._colour import make_colour_puzzle, make_palette, parse_rgb, writer_chars
+from nonosat.formats._colour import (
+    make_colour_puzzle,
+    make_palette,
+    parse_rgb,
+    refuse_repeated,
+    writer_chars,
+    writer_names,
+)
 from nonosat.formats._text import (
     MAX_CLUE_LINE_CHARS,
     clue_string,
@@ -54,6 +61,7 @@ def read_olsak(data: bytes, path: str) -> list[Puzzle]:
     lines = split_lines(decode_text(data, path))
     palette: dict[str, str] = {}
     names: dict[str, str] = {}
+    lines_of: dict[str, int] = {}
     sections: list[list[tuple[str, int]]] = []
     in_palette = False
     for k, raw in enumerate(lines, start=1):
@@ -76,8 +84,12 @@ def read_olsak(data: bytes, path: str) -> list[Puzzle]:
                         k,
                         f"expected a palette line like 'a:a #000000 black', found {text[:30]!r}",
                     )
+                if m.group(1) in palette:
+                    refuse_repeated([(m.group(1), lines_of[m.group(1)]), (m.group(1), k)], path,
+                                    "colour character")
                 palette[m.group(1)] = m.group(3)
                 names[m.group(1)] = (m.group(4) or "").strip()
+                lines_of[m.group(1)] = k
             continue
         if len(sections) <= 2:
             sections[-1].append((raw, k))
@@ -86,6 +98,8 @@ def read_olsak(data: bytes, path: str) -> list[Puzzle]:
     background = {
         ch for ch, value in palette.items() if ch == "0" or value.lower() in ("#ffffff", "white")
     }
+    refuse_repeated([(_colour_name(ch, palette, names), lines_of[ch]) for ch in palette
+                     if ch not in background], path)
     used: dict[str, int] = {}
     clues: list[list[tuple[int, ...]]] = [[], []]
     block_colours: list[list[tuple[str, ...]]] = [[], []]
@@ -150,7 +164,7 @@ def _colour_puzzle(path, sections, clues, block_colours, palette, names, backgro
                 path, None, f"colour {ch!r} has a value {value!r} that is not a colour"
             )
         index[ch] = len(entries) + 1
-        name = value if not value.startswith("#") else (names.get(ch) or ch).strip()
+        name = _colour_name(ch, palette, names)
         entries.append((name, rgb, ch))
     bg_char = next(iter(background), "0")
     bg_rgb = parse_rgb(palette.get(bg_char, "#ffffff")) or (255, 255, 255)
@@ -192,6 +206,13 @@ def _colour_puzzle(path, sections, clues, block_colours, palette, names, backgro
     )
 
 
+def _colour_name(ch: str, palette: dict[str, str], names: dict[str, str]) -> str:
+    """The name of palette colour ``ch``: its value when that is a colour name (``a:a red``),
+    else the name after the ``#rrggbb`` value, else the character."""
+    value = palette.get(ch, "black")
+    return value if not value.startswith("#") else (names.get(ch) or ch).strip()
+
+
 def write_olsak(puzzle: Puzzle) -> bytes:
     """The ``.g`` text of ``puzzle``: plain numbers (black), an empty line for an empty clue; a
     colour puzzle gets its palette (``#d`` section, ``#rrggbb`` values) and blocks like ``3a``.
@@ -204,9 +225,10 @@ def write_olsak(puzzle: Puzzle) -> bytes:
     require_known(puzzle, "olsak")
     if puzzle.palette is not None:
         chars = writer_chars(puzzle.palette, "0")
-        out = ["#d", f"   0:   {puzzle.palette.colours[0].hex}   {puzzle.palette.colours[0].name}"]
-        for ch, colour in zip(chars[1:], puzzle.palette.colours[1:], strict=True):
-            out.append(f"   {ch}:{ch}  {colour.hex}   {colour.name}")
+        names = writer_names(puzzle.palette, "olsak")
+        out = ["#d", f"   0:   {puzzle.palette.colours[0].hex}   {names[0]}"]
+        for ch, colour, name in zip(chars[1:], puzzle.palette.colours[1:], names[1:], strict=True):
+            out.append(f"   {ch}:{ch}  {colour.hex}   {name}")
         out.append(": rows")
         for clue, colours in zip(puzzle.lines, puzzle.line_colours, strict=True):
             if len(out) == len(puzzle.palette) + 2 + puzzle.height:

@@ -11,7 +11,7 @@ import io
 import numpy as np
 
 from nonosat.errors import FormatError
-from nonosat.formats import Format
+from nonosat.formats import Format, one_line_text
 from nonosat.formats.picture import require_goal
 from nonosat.formats.png import read_image
 from nonosat.puzzle import Puzzle
@@ -40,7 +40,7 @@ def write_pbm(puzzle: Puzzle) -> bytes:
     """
     goal = require_goal(puzzle, "pbm")
     out = io.StringIO()
-    out.write(f"P1\n# {puzzle.title or 'nonosat puzzle'}\n{goal.shape[1]} {goal.shape[0]}\n")
+    out.write(f"P1\n# {one_line_text(puzzle.title or '') or 'nonosat puzzle'}\n{goal.shape[1]} {goal.shape[0]}\n")
     for row in np.asarray(goal, dtype=np.uint8):
         text = " ".join(map(str, row))
         while len(text) > 70:  # PBM lines should not exceed 70 characters

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from nonosat.errors import FormatError
-from nonosat.formats import Format
+from nonosat.formats import Format, one_line_text
 from nonosat.formats._text import (
     clue_string,
     decode_text,
@@ -103,7 +103,7 @@ def _block(puzzle: Puzzle) -> str:
     ):
         if value:
             out.append(f"# {key} {_one_line(value)}")
-    out.append(f"GRID {_one_line(puzzle.title or 'Puzzle')}")
+    out.append(f"GRID {_one_line(puzzle.title or '') or 'Puzzle'}")
     out.append("ROWS")
     out += [f"[ {clue_string(c, empty='')} ]".replace("[  ]", "[ ]") for c in puzzle.rows]
     out.append("COLUMNS")
@@ -112,7 +112,7 @@ def _block(puzzle: Puzzle) -> str:
 
 
 def _one_line(text: str) -> str:
-    return re.sub(r"[\r\n\t]+", " ", text).strip()
+    return one_line_text(text)
 
 
 def write_picross(puzzle: Puzzle) -> bytes:

@@ -113,6 +113,58 @@ def _clue_block(number: int, header: int, lines: list[str], path: str) -> Puzzle
     return make_puzzle(path, clues[n:], clues[:n], numbers[n:], numbers[:n], number=number)
 
 
+def _cut_picture(lines: list[str]) -> str | None:
+    """Why a block of 0/1 rows is not a whole N x N picture (fewer rows than the first row has
+    cells, or a last row cut short), ``None`` when it is no such block."""
+    rows = [line.split() for line in lines if line.strip()]
+    if not rows or not all(set(r) <= {"0", "1"} for r in rows):
+        return "no rows" if not rows else None
+    n = len(rows[0])
+    if len(rows) < n and all(len(r) == n for r in rows[:-1]) and len(rows[-1]) <= n:
+        whole = len(rows) - (len(rows[-1]) < n)
+        return f"cut short: {whole} whole rows of {n}"
+    return None
+
+
+def solution_blocks(data: bytes, path: str) -> list[tuple[int, int, np.ndarray | None, str | None]]:
+    """Every ``$N`` block of a tournament solution file, each read on its own.
+
+    A file cut short (a solver killed while writing) keeps its intact pictures: its last block
+    gets a problem instead of failing the whole file.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+    path : str
+        The file, for errors.
+
+    Returns
+    -------
+    list of (int, int, ndarray or None, str or None)
+        ``(N, header line, picture, problem)`` in file order: the picture (bool, N x N) of an
+        intact block, else ``None`` and why the block is not one (``"cut short: 12 whole rows of
+        25"``, or the expected grid).
+
+    Raises
+    ------
+    FormatError
+        No ``$N`` header, a malformed or repeated header (names the line).
+    """
+    out: list[tuple[int, int, np.ndarray | None, str | None]] = []
+    blocks = _blocks(data, path)
+    for k, (number, header, lines) in enumerate(blocks):
+        cut = _cut_picture(lines)
+        if cut is not None and k == len(blocks) - 1:
+            out.append((number, header, None, f"solution ${number} is {cut} (the file ends there)"))
+            continue
+        try:
+            out.append((number, header, _picture(number, header, lines, path), None))
+        except FormatError as exc:
+            out.append((number, header, None, exc.message))
+    return out
+
+
 def read_tournament(data: bytes, path: str) -> list[Puzzle]:
     """Parse a tournament question file (or a solution file, giving puzzles of its pictures).
 
@@ -123,7 +175,13 @@ def read_tournament(data: bytes, path: str) -> list[Puzzle]:
         does not fit, a duplicated ``$N`` (each names the line).
     """
     puzzles = []
-    for number, header, lines in _blocks(data, path):
+    blocks = _blocks(data, path)
+    pictures = any(_is_picture(lines) for _, _, lines in blocks)
+    for number, header, lines in blocks:
+        cut = _cut_picture(lines) if pictures else None
+        if cut is not None:
+            raise FormatError(path, header, f"solution ${number} is {cut} (a solution file "
+                              "cut short?); the other solutions are whole")
         if _is_picture(lines):
             pic = _picture(number, header, lines, path)
             puzzles.append(replace(Puzzle.from_picture(pic), number=number))
@@ -151,11 +209,12 @@ def read_solutions(path: str | os.PathLike[str]) -> dict[int, np.ndarray]:
     FormatError
         A missing file, a block that is not an N x N grid of 0/1 (names the line).
     """
-    data = read_bytes(path)
-    return {
-        number: _picture(number, header, lines, str(path))
-        for number, header, lines in _blocks(data, str(path))
-    }
+    out = {}
+    for number, header, picture, problem in solution_blocks(read_bytes(path), str(path)):
+        if picture is None:
+            raise FormatError(str(path), header, problem or "not a picture")
+        out[number] = picture
+    return out
 
 
 def with_goals(puzzles: list[Puzzle], solutions: dict[int, np.ndarray]) -> list[Puzzle]:
@@ -202,6 +261,62 @@ def write_tournament_set(puzzles: list[Puzzle]) -> bytes:
         _write_block(p, p.number if p.number is not None else k)
         for k, p in enumerate(puzzles, start=1)
     ).encode()
+
+
+def write_solutions(pictures: list[tuple[int, tuple[int, int], np.ndarray | None]]) -> bytes:
+    """A tournament solution file, as nonosolve's ``-o`` writes one: for each puzzle ``$N`` then
+    its N rows of N TAB-separated ``0``/``1`` (LF line ends).  A puzzle without a solution (none,
+    or the solver gave up) gets an all-0 picture, as in nonosolve's files, so that every puzzle
+    of the set has its block; :func:`nonosat.verify.read_results` reads such a block as no
+    answer.
+
+    Parameters
+    ----------
+    pictures : list of (int, (int, int), ndarray of bool or None)
+        ``(N, (height, width), picture)`` of each puzzle, in the order to write.
+
+    Raises
+    ------
+    FormatError
+        A puzzle that is not square (the format holds N x N pictures), or two puzzles with the
+        same number.
+    """
+    out = []
+    seen: set[int] = set()
+    for number, (height, width), picture in pictures:
+        if height != width:
+            raise FormatError("<tournament>", None, f"puzzle {number} is {width}x{height}; a "
+                              "tournament solution file holds square pictures")
+        if number in seen:
+            raise FormatError("<tournament>", None, f"two puzzles numbered {number}; a "
+                              "tournament solution file numbers each puzzle once")
+        seen.add(number)
+        grid = np.zeros((height, width), dtype=bool) if picture is None else np.asarray(picture)
+        out.append(f"${number}\n")
+        out += ["\t".join("1" if v else "0" for v in row) + "\n" for row in grid]
+    return "".join(out).encode()
+
+
+def save_solutions(path: str | os.PathLike[str],
+                   pictures: list[tuple[int, tuple[int, int], np.ndarray | None]],
+                   force: bool = False) -> None:
+    """Write :func:`write_solutions` of ``pictures`` to ``path`` with the project's safe writer
+    (:func:`nonosat.safe_io.atomic_write`: a fresh temporary renamed into place; an existing
+    file is replaced only with ``force``).
+
+    Raises
+    ------
+    FormatError
+        As :func:`write_solutions` (naming ``path``), or ``path`` exists and not ``force``, or
+        cannot be written.
+    """
+    from nonosat.safe_io import atomic_write
+
+    try:
+        data = write_solutions(pictures)
+    except FormatError as exc:
+        raise FormatError(str(path), None, exc.message) from None
+    atomic_write(path, data, force=force)
 
 
 def _sniff(head: bytes) -> bool:

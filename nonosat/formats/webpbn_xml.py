@@ -22,6 +22,7 @@ declarations refused, external DTDs never fetched) through its SAX interface, so
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 import xml.sax
 from dataclasses import dataclass, field
@@ -30,7 +31,13 @@ import numpy as np
 
 from nonosat.errors import FormatError
 from nonosat.formats import Format
-from nonosat.formats._colour import make_colour_puzzle, make_palette, parse_rgb, writer_chars
+from nonosat.formats._colour import (
+    make_colour_puzzle,
+    make_palette,
+    parse_rgb,
+    refuse_repeated,
+    writer_chars,
+)
 from nonosat.formats._text import decode_text, make_puzzle, require_known
 from nonosat.limits import size_limits
 from nonosat.puzzle import Clue, Puzzle
@@ -166,6 +173,7 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
         )
     default = node.attrib.get("defaultcolor", "black")
     background = node.attrib.get("backgroundcolor", "white")
+    refuse_repeated([(c.attrib.get("name", ""), c.line) for c in node.findall("color")], path)
     chars = {c.attrib.get("name", ""): c.attrib.get("char", "") for c in node.findall("color")}
     values = {c.attrib.get("name", ""): c.text.strip() for c in node.findall("color")}
     used: dict[str, int] = {}
@@ -368,7 +376,26 @@ def write_webpbn_set(puzzles: list[Puzzle]) -> bytes:
             count.tail = None
         line.text = None
     body = ET.tostring(root, encoding="unicode")
-    return ('<?xml version="1.0"?>\n' + body + "\n").encode()
+    bad = _NOT_XML.search(body)
+    if bad:
+        from nonosat.text import printable
+
+        raise FormatError("<webpbn>", None, f"the text {printable(_around(body, bad.start()))} "
+                          f"holds {printable(bad.group())}, a character XML 1.0 cannot hold")
+    # ElementTree writes a CR of a text node as it is, which every XML parser reads as LF
+    return ('<?xml version="1.0"?>\n' + body.replace("\r", "&#13;") + "\n").encode()
+
+
+#: Characters XML 1.0 cannot hold, not even as a character reference: C0 controls other than
+#: TAB, LF and CR, the surrogates and U+FFFE, U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _around(body: str, at: int) -> str:
+    """The text around position ``at`` of ``body`` (its element's text), for an error."""
+    start = max(body.rfind(">", 0, at), body.rfind('"', 0, at)) + 1
+    ends = [e for e in (body.find("<", at), body.find('"', at)) if e >= 0]
+    return body[start:min(ends) if ends else at + 1][:60]
 
 
 def _add_puzzle(root: ET.Element, puzzle: Puzzle) -> None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from nonosat import interrupts
 from nonosat.kernel_cache import stamp_module
 from nonosat.native.probe import (
     TRACK_LINES,
@@ -393,6 +394,7 @@ class NativeSearch:
         )
         self.time_s += time.perf_counter() - t0
         self._finished = code == FINISHED
+        interrupts.check()  # between slices: an interrupted search is no verdict
         return self._finished
 
     def run_probes(self, max_probes: int, timeout: float | None = None) -> bool:

@@ -19,6 +19,13 @@ PLUS_ROWS = ["1", "1", "5", "1", "1"]
 PLUS_COLS = ["1", "1", "5", "1", "1"]
 
 
+#: Window-title escape (OSC 0 ... BEL), clear screen, carriage return, backspace, a bell, a
+#: right-to-left override and a C1 control (CSI): nothing a title may do to a terminal.
+CONTROLS = "\x1b]0;pwned\x07\x1b[2JA\rB\bC\x07\u202eD\x9b1m"
+#: The same in a colour name (one word: a .non colour line ends at white space).
+CONTROL_NAME = "r\x1b]0;pwned\x07e\bd\u202e"
+
+
 def _non(extra_header: str = "", goal: str | None = None, rows=PLUS_ROWS, colours: str = "") -> str:
     text = f'title "Plus"\n{extra_header}width 5\nheight 5\n{colours}\nrows\n'
     text += "\n".join(rows) + "\n\ncolumns\n" + "\n".join(PLUS_COLS) + "\n"
@@ -88,6 +95,14 @@ def files() -> dict[str, bytes]:
         "negative.json": '{"rows": [[-1], [1]], "cols": [[1], [1]]}\n',
         "float.json": '{"rows": [[1e999], [1]], "cols": [[1], [1]]}\n',
         "escape-in-title.non": _non().replace("Plus", "\x1b[31mred\x1b[0m"),
+        # issue 25: terminal controls in every piece of text a file carries
+        "control-text.non": _non(extra_header=f'by "{CONTROLS}"\n').replace("Plus", CONTROLS),
+        "control-colours.non": _non(
+            rows=["1r", "1r", "5k", "1r", "1r"],
+            colours=f"color 0 #ffffff white\ncolor r #ff0000 {CONTROL_NAME}\n"
+                    "color k #000000 black\n",
+        ).replace("Plus", CONTROLS).replace('columns\n1\n1\n5', 'columns\n1k\n1k\n2r,1k,2r')
+        .replace("columns\n1k\n1k\n2r,1k,2r\n1\n1", "columns\n1k\n1k\n2r,1k,2r\n1k\n1k"),
     }
     return {name: data.encode("utf-8") if isinstance(data, str) else data
             for name, data in out.items()}
