@@ -438,6 +438,11 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
         for grade, n in summary.grades.items():
             grades.add_row(escape(printable(str(grade))), str(n), f"{100.0 * n / graded:.1f}%")
         console.print(fold(grades))
+    if summary.not_graded:  # no solution / several solutions: apart from the grades' shares
+        apart = Table("reason", "puzzles", title="not graded", title_justify="left")
+        for reason, n in summary.not_graded.items():
+            apart.add_row(escape(reason), str(n))
+        console.print(fold(apart))
     for title, ids in (("several solutions", summary.multiple), ("no solution", summary.none)):
         if not ids:
             continue

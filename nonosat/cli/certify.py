@@ -184,9 +184,9 @@ def certify_command(
         write_certificate,
     )
     from nonosat.certify import certify_puzzle, check_prover
+    from nonosat.cli.common import read_puzzle
     from nonosat.encodings.satsolver import DEFAULT_SOLVER
     from nonosat.errors import ProverRefusedError
-    from nonosat.formats import read_puzzle
 
     check_prover(prover)
     use_checker_path(checker_path)

@@ -7,7 +7,8 @@ unknown) and the engine's own time (loading the compiled kernels is said apart),
 classification: "unique, line-solvable", "unique, needs probing (depth 1)", "unique, needs search
 (N guesses)" (native search) or "(N conflicts)" (SAT decided), "several solutions (at least K
 cells ambiguous)" (K: the cells on which the solutions found differ; `nonosat analyse` gives the
-whole map), "no solution" (no extra solving: one line-solving fixpoint).  With --json, one JSON
+whole map; "K cells ambiguous" when --limit was above the count and every solution was found),
+"no solution" (no extra solving: one line-solving fixpoint).  With --json, one JSON
 object.  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
 
 \b
@@ -112,9 +113,9 @@ def solve_command(
     force: ForceOpt = False,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
+    from nonosat.cli.common import read_puzzle
     from nonosat.engines import solve
     from nonosat.errors import EngineError
-    from nonosat.formats import read_puzzle
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
@@ -226,11 +227,15 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
 
 
 def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int) -> str:
-    """``NAME (WxH): VERDICT [ENGINE, TIME s]``; several solutions are counted ("48 solutions
-    found (limit 100)"), and a load of the engine of :data:`LOAD_SHOWN_S` or more is said apart
-    from the engine's time."""
+    """``NAME (WxH): VERDICT [ENGINE, TIME s]``; several solutions are counted: "48 solutions
+    (all: the search ended below the limit 100)" when the engine enumerated every one, else "2
+    solutions found (limit 2)"; a load of the engine of :data:`LOAD_SHOWN_S` or more is said
+    apart from the engine's time."""
     verdict = _VERDICT[result.status]
-    if result.status is Status.MULTIPLE:
+    if result.status is Status.MULTIPLE and result.exhausted:
+        verdict = (f"{len(result.solutions)} solutions (all: the search ended below the limit "
+                   f"{limit})")
+    elif result.status is Status.MULTIPLE:
         verdict = f"{len(result.solutions)} solutions found (limit {limit})"
     timing = f"{result.engine}, {result.time_s:.3f} s"
     if result.load_s >= LOAD_SHOWN_S:

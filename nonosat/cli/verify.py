@@ -156,7 +156,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
                 format: str | None, solution_format: str | None, checkers: list[str],
                 force: bool, brief: bool = False) -> None:
     from nonosat.certificates import ensure_writable_dir
-    from nonosat.formats import read_puzzle
+    from nonosat.cli.common import read_puzzle
     from nonosat.verify import parse_claim, verify, write_witness
 
     claimed = parse_claim(claim) if claim is not None else None

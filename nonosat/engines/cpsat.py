@@ -112,6 +112,7 @@ class CpSatEngine:
             status=Status.from_search(found, limit, complete),
             solutions=collector.solutions,
             engine=self.name,
+            exhausted=status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and found < limit,
             time_s=time.perf_counter() - start,
             stats=stats,
         )

@@ -266,7 +266,8 @@ export class Editor {
     $("givens-line").hidden = this.givens.size === 0;
     $("givens-count").textContent = `${this.givens.size} given cell${this.givens.size === 1 ? "" : "s"}`;
     const g = out.grade;
-    $("grade").textContent = g ? `${g.level} · ${g.name} (score ${g.score})${g.exact === false ? " ≈" : ""}` : "—";
+    $("grade").textContent = !g ? "—" : g.level == null ? `${g.name}: ${g.reason}`
+      : `${g.level} · ${g.name} (score ${g.score})${g.exact === false ? " ≈" : ""}`;
     const tech = Object.entries(out.techniques || {}).map(([k, n]) => `${k} ${n}`).join(", ");
     $("techniques").textContent = (g && g.reason ? g.reason + ". " : "")
       + (tech ? `Steps: ${tech}. ` : "") + `Guesses: ${out.guesses ?? 0}.`;
