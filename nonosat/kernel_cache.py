@@ -40,6 +40,7 @@ KERNEL_FILES = (
     "encodings/cnf_order.py",
     "encodings/phases.py",
     "certificates/rup.py",
+    "certificates/lrat_check.py",
     "analysis/backdoor.py",
     "analysis/implied.py",
     "analysis/staged.py",

@@ -17,6 +17,7 @@ text lines in one file      ``C / 4``                               (1,048,576)
 file bytes                  ``4 * C + 1 MiB`` (``NONOSAT_MAX_FILE_BYTES`` overrides)    (17 MiB)
 estimated memory            ``NONOSAT_MAX_MEMORY_MB``       (half the physical memory, >= 1 GiB)
 default ``--timeout``       ``NONOSAT_TIMEOUT`` seconds             (300 s; ``0`` = none)
+proof file bytes            ``NONOSAT_MAX_PROOF_BYTES``             (256 MiB; see below)
 ==========================  ====================================================================
 
 The time limit is passed to the engines, which check it between steps; a ``nonosat`` process
@@ -31,6 +32,13 @@ solver, and the CNF encoding of every line (the SAT engine, ``certify``, ``encod
 the kind of work of each command (:func:`workload`); the check runs when the puzzle is read, so a
 puzzle that would need more than the memory limit is refused at once with a one-line message
 naming the variable to raise, instead of running the machine out of memory.
+
+The proof size limit (:func:`max_proof_bytes`) bounds every file the LRAT checker
+(:mod:`nonosat.certificates.lrat_check`) reads, CNF and proofs alike: a larger one is refused
+before it is read, with a one-line error naming the file and the variable.  The default,
+:data:`DEFAULT_MAX_PROOF_BYTES`, is chosen by measurement (``benchmarks/bench_lrat_check.py``):
+the checker's memory stays below 1 GB on proofs up to it, and it is far above the certificates of
+the corpus puzzles.
 
 Environment variables are read on every call (tests and long-running processes may change them).
 """
@@ -66,6 +74,10 @@ ENV_MAX_CELLS = "NONOSAT_MAX_CELLS"
 ENV_MAX_FILE_BYTES = "NONOSAT_MAX_FILE_BYTES"
 ENV_MAX_MEMORY_MB = "NONOSAT_MAX_MEMORY_MB"
 ENV_TIMEOUT = "NONOSAT_TIMEOUT"
+ENV_MAX_PROOF_BYTES = "NONOSAT_MAX_PROOF_BYTES"
+
+#: Default largest proof (or CNF) file the LRAT checker reads, in bytes (256 MiB).
+DEFAULT_MAX_PROOF_BYTES = 256 << 20
 
 
 def _env_number(name: str, default: float, integer: bool = True) -> float:
@@ -201,6 +213,18 @@ def max_memory_bytes() -> int:
     (at least :data:`DEFAULT_MAX_MEMORY_MB`)."""
     default = max(DEFAULT_MAX_MEMORY_MB, _physical_mb() // 2)
     return int(_env_number(ENV_MAX_MEMORY_MB, default) * 2**20)
+
+
+def max_proof_bytes() -> int:
+    """The largest proof or CNF file the LRAT checker reads, in bytes:
+    ``NONOSAT_MAX_PROOF_BYTES``, default :data:`DEFAULT_MAX_PROOF_BYTES`.
+
+    Raises
+    ------
+    FormatError
+        A malformed ``NONOSAT_MAX_PROOF_BYTES``.
+    """
+    return int(_env_number(ENV_MAX_PROOF_BYTES, DEFAULT_MAX_PROOF_BYTES))
 
 
 def default_timeout() -> float | None:

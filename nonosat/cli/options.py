@@ -160,9 +160,12 @@ CheckerOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--checker", metavar="NAME",
-        help="Proof checker: dratify (in-process), drat-trim (DRAT), cake_lpr (the formally "
-        "verified CakeML checker, on the LRAT proof), auto (dratify + each external one found), "
-        "all (all three, each required). Repeatable (default: auto).",
+        help="Proof checker. auto (default): nonosat-lrat, the project's own LRAT checker, on "
+        "proof.lrat, plus the check that proof.lrat is the LRAT form of proof.drat; then "
+        "drat-trim and cake_lpr when found. nonosat-lrat: that check alone. dratify: also runs "
+        "the default check (dratify is not sound on deletions). drat-trim: the DRAT proof. "
+        "cake_lpr: the formally verified CakeML checker, on proof.lrat, with the agreement "
+        "check. all: the four (drat-trim and cake_lpr required). Repeatable.",
     ),
 ]
 CheckerPathOpt = Annotated[

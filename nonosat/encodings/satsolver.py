@@ -38,12 +38,22 @@ its proof, which CaDiCaL writes in **binary** DRAT; ``get_proof()`` decodes it i
 (``"1 -2 0"``, ``"d 3 4 0"``, ``"0"``).  :meth:`SatRun.proof` returns those text lines: text DRAT is
 what the in-process checker reads, and drat-trim reads both.  Glucose and the MiniSat-derived
 solvers log text DRUP directly.
+
+With ``lrat=True`` (CaDiCaL 1.9.5 only, :data:`LRAT_SOLVERS`), the same run also logs its proof
+as LRAT: CaDiCaL writes each derived clause with its ID and the IDs of the clauses its unit
+propagation used (its ``lrat`` option), and deletions by ID.  PySAT does not offer this, so
+:class:`SatRun` sets the options (``binary=0``, then ``lrat=1``) and connects two proof tracers
+through PySAT's own C functions (``cadical195_set``, ``cadical195_tracepr``) before any clause
+is added: a text DRAT tracer and an LRAT tracer, each writing to its own temporary file.  Both
+receive the same derivations, so the LRAT's added clauses are the DRAT's lemmas, in order.
+Clause IDs ``1..m`` are the clauses given, in order (:meth:`SatRun.lrat`).
 """
 
 from __future__ import annotations
 
 import functools
 import gc
+import tempfile
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -99,6 +109,10 @@ PROOF_SOLVERS = frozenset({
     "cadical103", "cadical153", "cadical195", "cadical300", "ergo", "glucose3", "glucose4",
     "glucose42", "gluecard3", "gluecard4", "lingeling", "maplechrono", "maplecm", "maplesat",
 })
+
+
+#: Solvers that log an LRAT proof besides the DRAT one (``SatRun(..., lrat=True)``).
+LRAT_SOLVERS = frozenset({"cadical195"})
 
 
 #: Solvers whose clauses :meth:`SatRun.add_flat` hands straight to PySAT's C extension: canonical
@@ -172,6 +186,9 @@ class SatRun:
         Solver name (see :func:`solver_name`).
     with_proof : bool
         Log a DRAT proof (:meth:`proof`).
+    lrat : bool
+        Log the proof as LRAT too (:meth:`lrat`); implies ``with_proof``, for the solvers of
+        :data:`LRAT_SOLVERS`.
     options : dict of str to int, optional
         Solver options (CaDiCaL's ``--name=value`` options, e.g. ``{"stabilizeonly": 1}``),
         for the solvers in :data:`CONFIGURABLE_SOLVERS`.
@@ -195,9 +212,14 @@ class SatRun:
 
     def __init__(self, clauses: Sequence[Sequence[int]], name: str = DEFAULT_SOLVER,
                  with_proof: bool = False, options: dict[str, int] | None = None,
-                 flat: tuple[np.ndarray, np.ndarray] | None = None):
+                 flat: tuple[np.ndarray, np.ndarray] | None = None, lrat: bool = False):
+        with_proof = with_proof or lrat
         self.name = proof_solver_name(name) if with_proof else solver_name(name)
         self.with_proof = with_proof
+        if lrat and self.name not in LRAT_SOLVERS:
+            raise EngineError(f"SAT solver {self.name!r} cannot log LRAT through PySAT; "
+                              f"{', '.join(sorted(LRAT_SOLVERS))} can")
+        self._traces: list[Any] = []
         if options and self.name not in CONFIGURABLE_SOLVERS:
             # PySAT would ignore them silently
             raise EngineError(f"SAT solver {self.name!r} takes no options; CaDiCaL does")
@@ -205,7 +227,9 @@ class SatRun:
         self.solve_time_s = 0.0
         interrupts.before_blocking()  # the solver holds the GIL: the CLI's native guard, if any
         try:
-            self._solver = Solver(name=self.name, with_proof=with_proof)
+            self._solver = Solver(name=self.name, with_proof=with_proof and not lrat)
+            if lrat:
+                self._trace_lrat()
         except NoSuchSolverError:
             raise EngineError(f"SAT solver {self.name!r} is not built into this PySAT") from None
         except NotImplementedError as exc:
@@ -221,6 +245,16 @@ class SatRun:
         if options:
             self._solver.configure(dict(options))
 
+    def _trace_lrat(self) -> None:
+        """Connect a text DRAT tracer, then an LRAT tracer, to the fresh CaDiCaL (no clause
+        added yet: CaDiCaL takes tracers only while it is being configured)."""
+        handle = self._solver.solver.cadical
+        # text proofs; the first tracer is DRAT, then 'lrat' makes the second LRAT
+        for option, value in (("binary", 0), ("lrat", 1)):
+            pysolvers.cadical195_set(handle, option, value)
+            traced = tempfile.TemporaryFile()
+            self._traces.append((traced, pysolvers.cadical195_tracepr(handle, traced)))
+
     def __enter__(self) -> SatRun:
         return self
 
@@ -231,7 +265,10 @@ class SatRun:
         """Free the solver (also done on leaving the ``with`` block)."""
         if self._budget:
             _last_budget[0] = self._budget
-        self._solver.delete()
+        self._solver.delete()  # first: CaDiCaL may still write to its tracers' files
+        for traced, _ in self._traces:
+            traced.close()
+        self._traces = []
 
     def add_clause(self, clause: Sequence[int]) -> None:
         """Add a clause (e.g. a blocking clause) for the next :meth:`solve`."""
@@ -437,7 +474,28 @@ class SatRun:
         """
         if not self.with_proof:
             raise EngineError("the SAT solver was not asked to log a proof")
+        if self._traces:
+            return self._traced(0).decode("ascii").splitlines()
         return list(self._solver.get_proof() or [])
+
+    def lrat(self) -> str:
+        """The LRAT proof logged so far, as text (``ID literals 0 hints 0`` per derived clause,
+        ``ID d IDs 0`` per deletion); clause IDs ``1..m`` are the clauses given, in order.
+
+        Raises
+        ------
+        EngineError
+            The run was not created with ``lrat=True``.
+        """
+        if not self._traces:
+            raise EngineError("the SAT solver was not asked to log an LRAT proof")
+        return self._traced(1).decode("ascii")
+
+    def _traced(self, k: int) -> bytes:
+        traced, pointer = self._traces[k]
+        pysolvers.flushpr(pointer)
+        traced.seek(0)
+        return traced.read()
 
     def stats(self) -> dict[str, Any]:
         """Solver statistics: ``solver``, ``conflicts``, ``decisions``, ``propagations``,
