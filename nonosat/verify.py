@@ -20,7 +20,7 @@ a solution             every line matches its clue           the lines that brea
 The verdict comes from the portfolio of ``nonosat solve`` (:func:`nonosat.verdict.decide`,
 through :func:`nonosat.certify.certify_any`), with the same time limit, so a claim is judged on
 every puzzle ``solve`` decides; proofs come from the certifier (CNF encoding, the native
-solver's deductions and a SAT solver with DRAT logging, checked by dratify / drat-trim), and
+solver's deductions and a SAT solver logging DRAT and LRAT, checked by nonosat's LRAT checker), and
 several solutions are a witness certificate (:mod:`nonosat.certificates.witness`).  Every
 solution used as evidence is checked against the clues here, line by line, independently of the
 encoding.
