@@ -82,7 +82,7 @@ def certify_puzzle(
     prover: str = "auto",
     encoding: str | None = None,
     solver: str = DEFAULT_SOLVER,
-    checkers: Sequence[str] = ("dratify",),
+    checkers: Sequence[str] = ("auto",),
     timeout: float | None = None,
     line_units: bool = True,
 ) -> Certificate:
@@ -102,7 +102,9 @@ def certify_puzzle(
     solver : str
         PySAT solver for the SAT part.
     checkers : sequence of str
-        Proof checkers (``"dratify"``, ``"drat-trim"``, ``"cake_lpr"``); empty to skip checking.
+        Proof checkers (:func:`~nonosat.certificates.checkers.resolve_checkers`; default
+        ``auto``: the LRAT checker with the DRAT/LRAT agreement, drat-trim and cake_lpr when
+        found); empty to skip checking.
     timeout : float, optional
         Seconds for the verdict and the proof together, as ``nonosat solve`` gets them for its
         verdict (the native root node cannot be interrupted); proof checking is not bounded.
@@ -239,7 +241,7 @@ def certify_colour_puzzle(
     puzzle: Puzzle,
     *,
     solver: str = DEFAULT_SOLVER,
-    checkers: Sequence[str] = ("dratify",),
+    checkers: Sequence[str] = ("auto",),
     timeout: float | None = None,
 ) -> Any:
     """:func:`certify_puzzle` of a colour puzzle: the portfolio decides
@@ -283,7 +285,7 @@ def certify_any(
     *,
     prover: str = "auto",
     solver: str = DEFAULT_SOLVER,
-    checkers: Sequence[str] = ("dratify",),
+    checkers: Sequence[str] = ("auto",),
     timeout: float | None = None,
     encoding: str | None = None,
 ) -> Any:

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from nonosat import interrupts
 from nonosat.engines import Status, get_engine, load_engine
 from nonosat.errors import PuzzleError
 from nonosat.puzzle import Puzzle, clue_text, colour_clue_text, colour_rows, grid_rows
@@ -201,6 +202,8 @@ def crosscheck(
     EngineError
         An unknown or unavailable engine name.  An engine that raises while solving is reported
         as an ``"engine-error"`` finding instead, so one crash does not hide the other engines.
+    Interrupted
+        An interrupt (:mod:`nonosat.interrupts`) stopped an engine: never a finding.
 
     Examples
     --------
@@ -213,7 +216,7 @@ def crosscheck(
         try:
             load_engine(name, colour=puzzle.is_colour)
         except Exception:  # an engine that fails here fails (and is reported) in its run below
-            pass
+            interrupts.check()  # unless an interrupt made it fail: that is no engine's fault
     runs = [
         _run(name, engine, puzzle, timeout) for name, engine in zip(names, instances, strict=True)
     ]
@@ -239,6 +242,7 @@ def _run(name: str, engine: Any, puzzle: Puzzle, timeout: float | None) -> Engin
     try:
         result = engine.solve(puzzle, limit=2, timeout=timeout)
     except Exception as exc:  # an engine bug is a finding, not the end of the cross-check
+        interrupts.check()  # but an engine stopped by an interrupt is no finding: Interrupted
         return EngineRun(
             name, None, time.perf_counter() - start, error=f"{type(exc).__name__}: {exc}"
         )

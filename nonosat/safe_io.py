@@ -16,12 +16,14 @@ Both raise :class:`~nonosat.errors.FormatError` (one line naming the file), neve
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
 import tempfile
 from pathlib import Path
 
+from nonosat import interrupts
 from nonosat.errors import FormatError
 
 #: Bytes read per ``os.read`` call.
@@ -143,41 +145,47 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, force: bool = False)
     if not force and mode is not None:
         raise FormatError(str(target), None, "already exists; use --force to overwrite it")
     directory = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".nonosat-tmp",
-                                   dir=directory)
-    except OSError as exc:
-        raise FormatError(str(target), None, exc.strerror or str(exc)) from None
-    try:
+    # an interrupt does not unwind a write half-way: the file is written or not at all (and a
+    # process ended at once after an interrupt removes the temporary first)
+    with interrupts.deferred(), contextlib.ExitStack() as stack:
         try:
-            os.fchmod(fd, 0o666 & ~_UMASK)
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-        finally:
-            os.close(fd)
-        if force:
-            os.replace(tmp, target)
-        else:
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".nonosat-tmp",
+                                       dir=directory)
+        except OSError as exc:
+            raise FormatError(str(target), None, exc.strerror or str(exc)) from None
+        stack.enter_context(interrupts.temporary(tmp))
+        try:
             try:
-                os.link(tmp, target, follow_symlinks=False)
-            except FileExistsError:
-                raise FormatError(
-                    str(target), None, "already exists; use --force to overwrite it"
-                ) from None
-            except OSError as exc:
-                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
-                    raise
-                os.replace(tmp, target)  # no hard links on this file system
+                os.fchmod(fd, 0o666 & ~_UMASK)
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+            finally:
+                os.close(fd)
+            if force:
+                os.replace(tmp, target)
             else:
-                os.unlink(tmp)
-    except OSError as exc:
-        _remove(tmp)
-        raise FormatError(str(target), None, exc.strerror or str(exc)) from None
-    except BaseException:
-        _remove(tmp)
-        raise
+                try:
+                    os.link(tmp, target, follow_symlinks=False)
+                except FileExistsError:
+                    raise FormatError(
+                        str(target), None, "already exists; use --force to overwrite it"
+                    ) from None
+                except OSError as exc:
+                    if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP,
+                                         errno.EXDEV):
+                        raise
+                    os.replace(tmp, target)  # no hard links on this file system
+                else:
+                    os.unlink(tmp)
+        except OSError as exc:
+            _remove(tmp)
+            raise FormatError(str(target), None, exc.strerror or str(exc)) from None
+        except BaseException:
+            _remove(tmp)
+            raise
+    interrupts.check()
 
 
 def _remove(tmp: str) -> None:

@@ -20,7 +20,7 @@ a solution             every line matches its clue           the lines that brea
 The verdict comes from the portfolio of ``nonosat solve`` (:func:`nonosat.verdict.decide`,
 through :func:`nonosat.certify.certify_any`), with the same time limit, so a claim is judged on
 every puzzle ``solve`` decides; proofs come from the certifier (CNF encoding, the native
-solver's deductions and a SAT solver with DRAT logging, checked by dratify / drat-trim), and
+solver's deductions and a SAT solver logging DRAT and LRAT, checked by nonosat's LRAT checker), and
 several solutions are a witness certificate (:mod:`nonosat.certificates.witness`).  Every
 solution used as evidence is checked against the clues here, line by line, independently of the
 encoding.
@@ -423,7 +423,7 @@ def verify(
     solutions: Sequence[np.ndarray] = (),
     *,
     timeout: float | None = None,
-    checkers: Sequence[str] = ("dratify",),
+    checkers: Sequence[str] = ("auto",),
 ) -> Judgement:
     """Judge another solver's answer about ``puzzle``: its ``solutions`` and its ``claim``.
 
@@ -446,8 +446,9 @@ def verify(
         Seconds for finding solutions and proofs; the claim is ``undecided`` when they run out.
         Proof checking is not bounded.
     checkers : sequence of str
-        Proof checkers for :func:`~nonosat.certify.certify_any` (``dratify``,
-        ``drat-trim``, ``auto``).
+        Proof checkers for :func:`~nonosat.certify.certify_any` (``auto``, the default: nonosat's
+        own LRAT checker and the DRAT/LRAT agreement, then drat-trim and cake_lpr when found;
+        see :func:`nonosat.certificates.resolve_checkers`).
 
     Returns
     -------
@@ -959,7 +960,7 @@ def verify_job(puzzle: Puzzle, options: Any) -> dict[str, Any]:
     """
     row = puzzle.meta.get(ROW_META, {})
     judgement = verify(puzzle, row.get("claim"), row.get("solutions", ()),
-                       timeout=options.timeout, checkers=row.get("checkers", ("dratify",)))
+                       timeout=options.timeout, checkers=row.get("checkers", ("auto",)))
     record = judgement.to_json()
     record["status"] = record.pop("outcome")
     if judgement.outcome in row.get("keep", ("refuted",)):
@@ -996,7 +997,7 @@ def verify_results(
     jobs: int | None = None,
     out_dir: str | os.PathLike[str] | None = None,
     keep: Sequence[str] = ("refuted",),
-    checkers: Sequence[str] = ("dratify",),
+    checkers: Sequence[str] = ("auto",),
     on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Judge every row of a results file, in parallel worker processes.

@@ -53,9 +53,11 @@ def test_stage_figures_add_up(ref):
     assert cells["line"] == n - line_open == n - oa["line"]
     assert cells["line"] + cells["implications"] == n - oa["implications"]
     assert cells["line"] + cells["implications"] + cells["probing"] == n - oa["probing"]
-    assert 1 <= result.grade.score <= 5 and 1 <= result.grade.grade <= 5
     if result.status == Status.MULTIPLE:
         assert cells["ambiguous"] == int(result.backbone.ambiguous.sum())
+        assert result.grade.describe() == "not graded: several solutions"  # issue 25
+    else:
+        assert 1 <= result.grade.score <= 5 and 1 <= result.grade.grade <= 5
 
 
 def test_render_checkers_exactly_the_non_backbone_cells(tmp_path):
@@ -110,8 +112,11 @@ def test_classification_of_each_kind():
         found = solve(several, "auto", limit=limit)
         differ = int((np.array(found.solutions) != found.solutions[0]).any(axis=0).sum())
         assert 1 <= differ <= 33 and (limit == 2 or differ == 33)
+        # every solution enumerated below the limit (100 > 48): exact (issue 25)
+        assert found.exhausted == (limit == 100)
+        at_least = "" if found.exhausted else "at least "
         assert solve_classification(several, found) == \
-            f"several solutions (at least {differ} cell{'s' * (differ != 1)} ambiguous)"
+            f"several solutions ({at_least}{differ} cell{'s' * (differ != 1)} ambiguous)"
     assert solve_classification(none, solve(none, "auto", limit=2)) == "no solution"
     out = runner.invoke(app, ["solve", str(GAMES / "heart.non")])
     assert out.stdout.strip().endswith("classification: unique, line-solvable")

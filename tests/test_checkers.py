@@ -25,6 +25,8 @@ from nonosat.formats import read_puzzle
 from tests.conftest import GAMES, corpus_path
 
 ALL = ("dratify", "drat-trim", "cake_lpr")
+#: The checks that ``ALL`` runs: dratify never alone (the default check with it).
+ALL_CHECKS = ["nonosat-lrat", "drat-lrat-agreement", "dratify", "drat-trim", "cake_lpr"]
 
 
 @pytest.fixture
@@ -52,11 +54,12 @@ def _cases():
 def test_certificates_are_accepted_by_every_checker(name, load, prover, checkers):
     cert = certify_puzzle(load(), prover=prover, checkers=ALL)
     assert cert.verdict == "unique"
-    assert [c.checker for c in cert.checks] == list(ALL)
+    assert [c.checker for c in cert.checks] == ALL_CHECKS
     assert all(c.ok for c in cert.checks), [c.to_json() for c in cert.checks]
     assert cert.lrat is not None and cert.proved
-    # nonosat writes the LRAT of the proofs without a SAT solver's part; drat-trim the others
-    expected = "nonosat" if cert.prover in ("native", "propagation") else "drat-trim"
+    # the LRAT is made in-process: nonosat's hints for the native lemmas, CaDiCaL's own after
+    expected = {"native": "nonosat", "propagation": "nonosat", "sat": "cadical",
+                "native+sat": "nonosat+cadical"}[cert.prover]
     assert cert.lrat_source == expected, cert.prover
 
 
@@ -290,12 +293,13 @@ def test_cli_certify_checker_all_on_merka(checkers, tmp_path):
     )
     assert out.returncode == 0, out.stderr
     obj = json.loads(out.stdout)
-    assert obj["certified"] and [c["checker"] for c in obj["checks"] if c["ok"]] == list(ALL)
+    assert obj["certified"] and [c["checker"] for c in obj["checks"] if c["ok"]] == ALL_CHECKS
     assert (tmp_path / "m" / LRAT_FILE).exists()
     record = json.loads((tmp_path / "m" / "certificate.json").read_text())
     # the native solver's proof: nonosat wrote the LRAT hints itself
     assert record["lrat"]["made_by"].startswith("nonosat")
-    assert [c["checker"] for c in record["checkers"] if c["ok"]] == list(ALL)
+    assert [c["checker"] for c in record["checkers"] if c["ok"]] == ALL_CHECKS
+    assert all(c["version"] for c in record["checkers"])
 
 
 def os_environ() -> dict[str, str]:

@@ -76,13 +76,24 @@ def test_analyse_summary_has_the_grade_breakdown(tmp_path):
         g = record["grade"]["grade"] if isinstance(record["grade"], dict) else record["grade"]
         return f"{g} ({GRADE_NAMES[g]})"
 
-    expected = Counter(grade(r) for r in records)
+    # issue 25: puzzles without a solution or with several (CP-SAT's verdict, not the batch's)
+    # get no grade and are listed apart
+    verdicts = {str(folder / p.name): _expected_status(p) for p in folder.iterdir()}
+    apart = {"none": "not graded: no solution", "multiple": "not graded: several solutions"}
+    assert {"none", "multiple"} <= set(verdicts.values())
+    graded = [r for r in records if verdicts[r.get("puzzle", r.get("id"))] not in apart]
+    expected = Counter(grade(r) for r in graded)
     assert summary["grades"] == dict(expected)
-    assert sum(summary["grades"].values()) == len(records) == len(list(folder.iterdir()))
+    assert summary["not_graded"] == dict(Counter(apart[v] for v in verdicts.values()
+                                                 if v in apart))
+    assert all(r["grade"]["grade"] is None for r in records
+               if verdicts[r.get("puzzle", r.get("id"))] in apart)
+    assert (sum(summary["grades"].values()) + sum(summary["not_graded"].values())
+            == len(records) == len(list(folder.iterdir())))
     assert list(summary["grades"]) == sorted(summary["grades"])  # by grade
     text = runner.invoke(app, args).stdout
-    assert "difficulty grades" in text
-    for grade in expected:
+    assert "difficulty grades" in text and "not graded" in text
+    for grade in [*expected, *summary["not_graded"]]:
         assert grade in text
 
 

@@ -31,7 +31,8 @@ def test_json_shape_and_solution():
     data = json.loads(result.stdout)
     assert set(data) == {"schema", "command", "puzzle", "width", "height", "status", "solutions",
                          "engine", "time_s", "load_s", "stats", "elapsed_s", "classification",
-                         "short_image", "short_rules"}
+                         "short_image", "short_rules", "counted_all"}
+    assert data["counted_all"] is True  # unique: the search ended below the limit 2
     assert data["status"] == "unique" and (data["width"], data["height"]) == (13, 11)
     assert data["solutions"][0][0] == "..###...###.."
     assert data["stats"]["guesses"] == 0
@@ -158,7 +159,11 @@ def test_several_solutions_counted_up_to_the_limit():
     for limit in (2, 10, 100):
         result = run("solve", str(path), "--limit", str(limit))
         assert result.exit_code == 1, result.output
-        assert f"{min(total, limit)} solutions found (limit {limit})" in result.output
+        if limit <= total:
+            assert f"{limit} solutions found (limit {limit})" in result.output
+        else:  # every solution enumerated below the limit: exact (issue 25)
+            assert (f"{total} solutions (all: the search ended below the limit {limit})"
+                    in result.output)
 
 
 def test_differing_cells_are_marked_in_the_grids():

@@ -68,8 +68,9 @@ def test_ambiguity_map_marks_the_cells_where_solutions_differ():
     stack = np.asarray(result.solutions)
     assert len(stack) == 2  # the leaf drawn two ways: exactly two solutions
     assert result.ambiguous.sum() == int((stack[0] != stack[1]).sum()) == 4
-    # logic gets stuck on the 4 cells: the search decides (grade 4 or 5, on the 1-5 scale)
-    assert result.staged.status == "stuck" and result.grade.grade in (4, 5)
+    # logic gets stuck on the 4 cells; several solutions: no grade
+    assert result.staged.status == "stuck" and not result.grade.graded
+    assert result.grade.describe() == "not graded: several solutions"
 
 
 def test_cli_analyse_hint_explain_on_colour():
@@ -221,7 +222,11 @@ def _check_stage_figures(puzzle: Puzzle) -> None:
         assert result.classification == "no solution"
     if result.status == Status.MULTIPLE:
         assert cells["ambiguous"] == int(result.backbone.ambiguous.sum())
-    assert 1 <= result.grade.score <= 5 and 1 <= result.grade.grade <= 5
+    if result.status in (Status.UNIQUE, Status.UNKNOWN):
+        assert 1 <= result.grade.score <= 5 and 1 <= result.grade.grade <= 5
+    else:  # no grade for no solution or several (as for black-and-white)
+        assert not result.grade.graded and result.grade.reason == (
+            "no solution" if result.status == Status.NONE else "several solutions")
 
 
 def test_stage_figures_add_up_on_the_colour_corpus():
@@ -409,7 +414,7 @@ def test_cli_report_on_an_ambiguous_colour_puzzle(tmp_path):
     m = re.search(r"cells fixed by stage: (.*) \(= (\d+) of (\d+)\)", text)
     assert m and int(m[2]) == int(m[3]) == puzzle.height * puzzle.width
     assert sum(int(v) for v in re.findall(r"\d+", m[1])) == int(m[2])
-    assert re.search(r"grade: [45] \(\w[\w ]*\), score [45]\.\d+ \(scale 1-5\)", text)
+    assert "\ngrade: not graded: several solutions\n" in text
     grid_lines = [line for line in text.splitlines() if line.count("|") == 2]
     assert len(grid_lines) == puzzle.height
     assert sum(line.count("<>") for line in grid_lines) == int(truth.sum())

@@ -171,4 +171,5 @@ def test_a_command_imports_only_its_own_module():
         capture_output=True, text=True, cwd=REPO, check=True,
     ).stderr.split()
     assert set(loaded_modules) == {"nonosat.cli.app", "nonosat.cli.common", "nonosat.cli.convert",
-                                   "nonosat.cli.options", "nonosat.cli.output"}  # shared, light
+                                   "nonosat.cli.options", "nonosat.cli.output",
+                                   "nonosat.cli.signals"}  # shared, light

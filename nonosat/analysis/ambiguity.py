@@ -693,6 +693,7 @@ def edit_suggestions(
     deadline: float,
     should_stop: Callable[[], bool] = lambda: False,
     max_edits: int = MAX_EDITS,
+    progress: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """One-cell edits of the picture (``puzzle.goal``) whose re-derived clues have a unique
     solution, nearest the ambiguous cells first, until ``deadline`` (``perf_counter``).
@@ -708,7 +709,17 @@ def edit_suggestions(
         ``{"kind": "edit", "cell": [row, col] (0-based), "value": "#" or ".", "text": ...}``
         (colour: ``"value"`` the colour index and ``"colour"`` its name); empty when the puzzle
         has no goal picture.
+
+    Other Parameters
+    ----------------
+    progress : dict, optional
+        Filled with ``"candidates"`` (edits there are), ``"tried"`` (edits tried),
+        ``"undecided"`` (tried but not decided in their budget) and ``"end"``: ``"all tried"``,
+        ``"max edits"`` (``max_edits`` found), ``"time limit"``, ``"stopped"``
+        (``should_stop``) or ``"no picture"``.
     """
+    info: dict[str, Any] = progress if progress is not None else {}
+    info.update(candidates=0, tried=0, undecided=0, end="no picture")
     if puzzle.goal is None or np.asarray(puzzle.goal).shape != puzzle.shape:
         return []
     palette = puzzle.palette if puzzle.is_colour else None
@@ -729,10 +740,14 @@ def edit_suggestions(
              for v in ([not goal[r, c]] if palette is None
                        else [k for k in range(len(palette)) if k != goal[r, c]])]
     out: list[dict[str, Any]] = []
+    info.update(candidates=len(edits), end="all tried")
     for r, c, v in edits:
         left = deadline - time.perf_counter()
         if left <= 0 or len(out) >= max_edits or should_stop():
+            info["end"] = ("max edits" if len(out) >= max_edits else
+                           "time limit" if left <= 0 else "stopped")
             break
+        info["tried"] += 1
         picture = goal.copy()
         picture[r, c] = v
         try:
@@ -740,6 +755,8 @@ def edit_suggestions(
         except Exception:  # noqa: BLE001 - an edit that breaks the model is not a suggestion
             continue
         res = solve(edited, "native", limit=2, timeout=min(left, EDIT_NATIVE_BUDGET_S))
+        if res.status == Status.UNKNOWN:
+            info["undecided"] += 1
         if res.status != Status.UNIQUE:
             continue
         where = f"R{r + 1}C{c + 1} of the picture"

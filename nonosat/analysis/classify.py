@@ -7,9 +7,11 @@ analysis:
 classification                           when
 =======================================  ===================================================
 ``unique, line-solvable``                line solving alone fixes every cell
-``unique, needs probing (depth 1)``      line solving gets stuck; the implication graph and
-                                         failed-literal probing (one assumption at a time,
-                                         fully propagated) fix every cell
+``unique, needs implications (depth 1)`` line solving gets stuck; the implication graph (one
+                                         assumption at a time, through single lines) fixes
+                                         every cell
+``unique, needs probing (depth 1)``      failed-literal probing (one assumption at a time,
+                                         fully propagated) is needed
 ``unique, needs search (N guesses)``     logic gets stuck; the native search decided with N
                                          decisions
 ``unique, needs search (N conflicts)``   logic gets stuck; SAT (CaDiCaL, after the native
@@ -22,7 +24,22 @@ classification                           when
 
 ``solved`` replaces ``unique`` when uniqueness was not examined (``--limit 1``).  The
 implication stage of ``nonosat analyse`` is weaker than probing (both are "depth 1": one
-assumption at a time), so the classification does not single it out; the grade does.
+assumption at a time).  In ``nonosat analyse`` the classification, the techniques needed and the
+grade are decided together, by :func:`nonosat.analysis.difficulty.assess`, so they cannot
+contradict each other.
+
+Counting guesses and backtracks
+-------------------------------
+The one definition every command (``solve``, ``analyse``, ``explain``, ``hint``) and the JSON
+use: a **guess** is a search decision, a cell given its first value while the search could
+still take the other; trying a decided cell's *other* value after the first led to no (more)
+solutions is a **backtrack**, not a new guess.  So ``backtracks <= guesses``, and a puzzle
+solved without a guess has 0 of both (finding that the space is exhausted after the last
+solution is neither).  The native search counts them as ``stats["guesses"]`` and
+``stats["backtracks"]`` (:meth:`nonosat.native.search.NativeSearch.stats`); ``nonosat explain``
+numbers its ``guess`` steps (``"guesses"`` in its JSON) and its ``other value`` steps
+(``"backtracks"``) by the same rule, and the two agree with the native search's figures for the
+same search.  A ``SAT`` search counts **conflicts** instead (CaDiCaL's), not guesses.
 
 :func:`solve_classification` is the cheap form for ``nonosat solve``: from the engine's result
 and one line-solving fixpoint (about a millisecond), nothing else solved.
@@ -143,7 +160,9 @@ def classify(
     head = "unique" if status == Status.UNIQUE else "solved"
     if needed == "line":
         return f"{head}, line-solvable"
-    if needed in ("implications", "probing"):
+    if needed == "implications":
+        return f"{head}, needs implications (depth 1)"
+    if needed == "probing":
         return f"{head}, needs probing (depth 1)"
     if needed == "search":
         if search is not None and search.engine in ("native", "sat"):
@@ -166,16 +185,38 @@ def found_ambiguous(solutions: list[np.ndarray]) -> int | None:
     return int((stack != stack[0]).any(axis=0).sum())
 
 
+#: Seconds ``nonosat solve`` gives the implication stage to tell "needs implications" from
+#: "needs probing" (past them it says probing, the native root node's own logic).
+IMPLICATIONS_BUDGET_S = 0.5
+
+
+def _implications_or_probing(puzzle: Puzzle, partial: np.ndarray | None) -> str:
+    """``"implications"`` when line solving and the implication graph alone solve the puzzle
+    (as ``nonosat analyse``'s staged logic finds, so that both commands classify it alike),
+    else ``"probing"``; ``"probing"`` too when that is not settled in
+    :data:`IMPLICATIONS_BUDGET_S`."""
+    import time
+
+    from nonosat.analysis.staged import staged_solve
+
+    run = staged_solve(puzzle, partial, stages=("line", "implications"),
+                       deadline=time.perf_counter() + IMPLICATIONS_BUDGET_S)
+    return "implications" if run.status == "solved" else "probing"
+
+
 def solve_classification(
     puzzle: Puzzle, result: SolveResult, partial: np.ndarray | None = None
 ) -> str:
     """The classification ``nonosat solve`` prints: from ``result`` and one line-solving
     fixpoint (no further solving: with several solutions, the cells on which the solutions
-    found differ, a lower bound of the ambiguity map, :func:`found_ambiguous`).
+    found differ, :func:`found_ambiguous`: a lower bound of the ambiguity map, "at least K
+    cells", unless the engine enumerated every solution below its limit,
+    :attr:`nonosat.engines.SolveResult.exhausted`, when it is the map).
 
     * line solving fixes every cell: line-solvable;
-    * the native engine decided without a guess: needs probing (its root node is propagation
-      and failed-literal probing);
+    * the native engine decided without a guess: needs implications when line solving and the
+      implication graph alone solve it (as ``nonosat analyse`` says), else needs probing (its
+      root node is propagation and failed-literal probing);
     * the native search guessed: needs search (its guesses); the ``auto`` portfolio handed
       over to SAT: needs search (CaDiCaL's conflicts);
     * other engines (sat, cpsat): "not line-solvable" (they measure no logic).
@@ -186,16 +227,19 @@ def solve_classification(
     from nonosat.puzzle import Cell
 
     if result.status == Status.MULTIPLE:
+        # every solution found (the search ended below its limit): the map is exact
         return classify(result.status, None, ambiguous=found_ambiguous(result.solutions),
-                        complete=False)
+                        complete=bool(result.exhausted))
     if result.status not in (Status.UNIQUE, Status.SOLVED) or puzzle.is_colour:
         return classify(result.status, None)
     line = propagate_grid(puzzle, partial)
     if line is not None and not bool((np.asarray(line[0]) == Cell.UNKNOWN).any()):
         return classify(result.status, "line")
     effort = search_effort(result)
+    if result.engine == "native" and effort.guesses == 0:
+        return classify(result.status, _implications_or_probing(puzzle, partial), effort)
     if result.engine == "native":
-        return classify(result.status, "probing" if effort.guesses == 0 else "search", effort)
+        return classify(result.status, "search", effort)
     if result.engine == "native+sat":
         return classify(result.status, "search", effort)
     return classify(result.status, "beyond-line")

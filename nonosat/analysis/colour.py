@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from nonosat import interrupts
 from nonosat.analysis.ambiguity import (
     Backbone,
     UniquenessGivens,
@@ -56,8 +57,13 @@ from nonosat.analysis.classify import classify, found_ambiguous, search_effort
 from nonosat.analysis.difficulty import (
     BACKDOOR_TIMEOUT,
     COUNT_CAP,
+    SECTIONS,
     Analysis,
-    difficulty_grade,
+    Clock,
+    _empty_staged,
+    _goal_fits,
+    not_graded,
+    solution_count,
 )
 from nonosat.analysis.staged import STAGES, StagedRun, Step
 from nonosat.analysis.structure import independent_parts, scc_summary
@@ -351,7 +357,8 @@ def colour_probe_pass(
     return steps, narrowed
 
 
-def colour_staged_solve(puzzle: Puzzle, grid: np.ndarray | None = None) -> ColourStagedRun:
+def colour_staged_solve(puzzle: Puzzle, grid: np.ndarray | None = None, *,
+                        deadline: float | None = None) -> ColourStagedRun:
     """Solve a colour puzzle by logic, always with the simplest stage that makes progress, as
     :func:`nonosat.analysis.staged.staged_solve` does for black-and-white: line solving to a
     fixpoint, then one probing pass (:func:`colour_probe_pass`), then line solving again, until
@@ -367,6 +374,9 @@ def colour_staged_solve(puzzle: Puzzle, grid: np.ndarray | None = None) -> Colou
         A colour puzzle.
     grid : ndarray of int, shape (height, width), optional
         Starting state (colour bit masks); every colour everywhere when omitted.  Not modified.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: past it no further probing pass starts and the run is
+        ``stopped`` (as :func:`nonosat.analysis.staged.staged_solve`).
 
     Returns
     -------
@@ -381,6 +391,7 @@ def colour_staged_solve(puzzle: Puzzle, grid: np.ndarray | None = None) -> Colou
     invocations = dict.fromkeys(STAGES[:3], 0)
     spent = dict.fromkeys(STAGES[:3], 0.0)
     status = "stuck"
+    stopped = False
     while True:
         t0 = time.perf_counter()
         trial = state.copy()  # a contradiction leaves the state as it was, as for black-and-white
@@ -400,6 +411,9 @@ def colour_staged_solve(puzzle: Puzzle, grid: np.ndarray | None = None) -> Colou
         left = int(_is_open(state).sum())
         open_after.setdefault("line", left)
         open_after.setdefault("implications", left)
+        if deadline is not None and time.perf_counter() >= deadline:
+            stopped = True
+            break
         t0 = time.perf_counter()
         probed = colour_probe_pass(puzzle, state)
         spent["probing"] += time.perf_counter() - t0
@@ -418,7 +432,7 @@ def colour_staged_solve(puzzle: Puzzle, grid: np.ndarray | None = None) -> Colou
     for stage in STAGES[:3]:
         open_after.setdefault(stage, final_open)
     return ColourStagedRun(steps, state, status, open_after, invocations,
-                           {k: round(v, 6) for k, v in spent.items()})
+                           {k: round(v, 6) for k, v in spent.items()}, stopped)
 
 
 # -- structure ---------------------------------------------------------------------------------
@@ -633,6 +647,7 @@ def colour_givens(
     def lit(r: int, c: int) -> int:
         return enc.cell_var(r, c, int(target[r, c]))
 
+    interrupts.before_blocking()  # CaDiCaL holds the GIL (nonosat.encodings.satsolver)
     with Solver(name=solver_name(DEFAULT_SOLVER), bootstrap_with=enc.clauses) as sat:
         sat.add_clause([-lit(int(r), int(c)) for r, c in np.argwhere(open_cells)])
 
@@ -642,11 +657,11 @@ def colour_givens(
             while True:
                 if deadline is not None and time.perf_counter() >= deadline:
                     return None
-                if deadline is not None:
-                    sat.conf_budget(20_000)
-                    answer = sat.solve_limited(assumptions=assumptions)
-                else:
-                    answer = sat.solve(assumptions=assumptions)
+                # budgeted calls, also without a deadline: CaDiCaL cannot be interrupted
+                # otherwise (nonosat.encodings.satsolver), and an interrupt is checked between
+                sat.conf_budget(5_000)
+                answer = sat.solve_limited(assumptions=assumptions)
+                interrupts.check()
                 if answer is None:
                     continue
                 return enc.solution(sat.get_model()) if answer else False
@@ -729,6 +744,8 @@ def analyse_colour(
     backdoor_timeout: float | None = BACKDOOR_TIMEOUT,
     keep_graph: bool = False,
     backdoor_logic: str = "line",
+    progress: list | None = None,
+    count: bool = True,
 ) -> ColourAnalysis:
     """Analyse a colour puzzle as :func:`nonosat.analysis.difficulty.analyse` analyses a
     black-and-white one.
@@ -739,7 +756,8 @@ def analyse_colour(
     when logic gets stuck, the search figures are the engine's (the native colour search's
     guesses, or SAT's conflicts after the hand-off).  Then: the one-line classification
     (:func:`nonosat.analysis.classify.classify`), the grade on the 1-5 scale
-    (:func:`nonosat.analysis.difficulty.difficulty_grade`), the independent parts of the cells
+    (:func:`nonosat.analysis.difficulty.assess`, as for black-and-white: no grade without a
+    solution or with several), the independent parts of the cells
     line solving and all logic leave open (:func:`nonosat.analysis.structure.independent_parts`),
     for every puzzle with a solution a smallest backdoor (:func:`colour_backdoor`; empty for a
     line-solvable one; with several solutions that of the goal picture when it is a solution,
@@ -760,7 +778,9 @@ def analyse_colour(
     engine : str
         Engine for the verdict and the solutions.
     timeout : float, optional
-        Seconds for the verdict, and again for each of the ambiguity map and the givens.
+        Seconds for the whole analysis, shared by its sections as by
+        :func:`nonosat.analysis.difficulty.analyse` (:attr:`Analysis.sections` says which
+        finished).
     structure : bool
         Compute the ambiguity map, givens, independent parts and backdoor.
     backdoor_timeout : float, optional
@@ -771,27 +791,59 @@ def analyse_colour(
         Keep the implication graph at the line-solving fixpoint
         (:func:`colour_implication_graph`) in ``graph`` (for export); its figures are in
         ``graph_summary`` either way.
+    progress : list, optional
+        As for :func:`nonosat.analysis.difficulty.analyse`.
+    count : bool
+        Count several solutions exactly (as :func:`nonosat.analysis.difficulty.analyse`).
 
     Returns
     -------
     ColourAnalysis
     """
     start = time.perf_counter()
+    clock = Clock(timeout)
     cap = max(limit, COUNT_CAP) if count_all else limit
-    result = decide(puzzle, engine=engine, limit=cap, timeout=timeout)  # as 'nonosat solve'
+    result = decide(puzzle, engine=engine, limit=cap, timeout=clock.left())  # as 'nonosat solve'
+    clock.allow(result.load_s)  # loading the engine's kernels is not the analysis' time
     solutions = list(result.solutions)
     status = result.status
     counted_all = (status in (Status.UNIQUE, Status.NONE)
-                   or (status == Status.MULTIPLE and len(solutions) < cap))
+                   or (status == Status.MULTIPLE and len(solutions) < cap
+                       and getattr(result, "exhausted", True)))
     if status == Status.SOLVED:
         counted_all = False
-    staged = colour_staged_solve(puzzle)
+    sections = dict.fromkeys(SECTIONS, "time limit")
+    sections["verdict"] = "done" if status != Status.UNKNOWN else "cut short"
+    empty = _empty_staged(puzzle)
+    empty = ColourStagedRun(empty.steps, np.full(puzzle.shape, (1 << puzzle.n_colours) - 1,
+                                                 dtype=np.int32), empty.status, empty.open_after,
+                            empty.invocations, empty.time_s, True)
+    out = ColourAnalysis(puzzle, status, solutions, counted_all, empty, None,
+                         not_graded("not analysed"), engine=result.engine,
+                         solve_time_s=result.time_s, sections=sections)
+    out.load_s = result.load_s
+    if count and status in (Status.UNIQUE, Status.NONE, Status.MULTIPLE) and not clock.out():
+        out.solution_count = solution_count(puzzle, result, cap, clock.share(0.25, 10.0))
+
+    def finish() -> ColourAnalysis:
+        out.settle()
+        out.time_s = time.perf_counter() - start - result.load_s
+        return out
+
+    out.settle()
+    if progress is not None:
+        progress.append(out)
+    if clock.out():
+        return finish()
+    staged = colour_staged_solve(puzzle, deadline=clock.deadline)
+    sections["stages"] = "cut short" if staged.stopped else "done"
     if staged.status == "solved" and status not in (Status.UNIQUE, Status.SOLVED):
         raise AssertionError(f"logic solved the puzzle but the engine says {status.value}")
-    search = search_effort(result) if staged.status == "stuck" else None
-    grade = difficulty_grade(staged, search, contradiction=staged.status == "contradiction")
-    out = ColourAnalysis(puzzle, status, solutions, counted_all, staged, search, grade,
-                         engine=result.engine, solve_time_s=result.time_s)
+    out.staged = staged
+    out.search = search_effort(result) if staged.status == "stuck" else None
+    out.settle()
+    if clock.out():
+        return finish()
     full = (1 << puzzle.n_colours) - 1
     line_fix = colour_closure(puzzle)(np.full(puzzle.shape, full, dtype=np.int32))
     if line_fix is not None:
@@ -802,23 +854,49 @@ def analyse_colour(
             out.graph = graph
     if staged.status == "stuck":
         out.parts = independent_parts(colour_open_grid(staged.grid))
-    if structure and len(solutions) >= 2:
-        out.backbone = colour_ambiguity_map(puzzle, solutions, staged.grid, timeout=timeout)
-        deadline = None if timeout is None else time.perf_counter() + timeout
+    sections["structure"] = "done"
+    several = structure and len(solutions) >= 2
+    for name in ("map", "givens", "edits"):
+        if not several:
+            sections[name] = "skipped" if not structure else "not applicable"
+    if several and not clock.out():
+        # as for black-and-white (nonosat.analysis.difficulty.analyse): the map, the givens and
+        # the edits share what is left of the one time limit
+        out.backbone = colour_ambiguity_map(puzzle, solutions, staged.grid,
+                                            timeout=clock.share(0.5))
+        sections["map"] = "cut short" if bool(out.backbone.undecided.any()) else "done"
+        out.settle()
         witnesses = out.backbone.witnesses
         goal = puzzle.goal
         target = (np.asarray(goal, dtype=np.int8) if goal is not None and goal.shape == puzzle.shape
                   and puzzle.is_solution(goal) else witnesses[0])
-        cells = colour_givens(puzzle, [target], deadline, known=staged.grid)
-        if cells is not None:
-            out.givens = UniquenessGivens([((r, c), k) for r, c, k in cells], target=target,
-                                          unique=True)
-        if goal is not None:
-            rest = 5.0 if deadline is None else min(max(deadline - time.perf_counter(), 0.0),
-                                                    5.0)
+        if not clock.out():
+            share = clock.share(0.5)
+            cells = colour_givens(puzzle, [target],
+                                  None if share is None else time.perf_counter() + share,
+                                  known=staged.grid)
+            sections["givens"] = "done" if cells is not None else "cut short"
+            if cells is not None:
+                out.givens = UniquenessGivens([((r, c), k) for r, c, k in cells],
+                                              target=target, unique=True)
+        if puzzle.goal is None or not _goal_fits(puzzle):
+            # a picture that contradicts the clues is no picture of this puzzle to edit
+            sections["edits"] = "not applicable"
+            out.edit_search = {"end": "no picture" if puzzle.goal is None else "invalid picture"}
+        elif not clock.out():
+            rest = clock.share(0.5, 5.0)
+            assert rest is not None
             out.edits = edit_suggestions(puzzle, out.backbone.ambiguous,
-                                         deadline=time.perf_counter() + rest)
-    if structure and backdoor_timeout != 0 and status in (Status.UNIQUE, Status.MULTIPLE):
+                                         deadline=time.perf_counter() + rest,
+                                         progress=out.edit_search)
+            sections["edits"] = ("done" if out.edit_search.get("end") in ("all tried",
+                                                                          "max edits")
+                                 else "cut short")
+    if not (structure and status in (Status.UNIQUE, Status.MULTIPLE)):
+        sections["backdoor"] = "not applicable" if structure else "skipped"
+    elif backdoor_timeout == 0:
+        sections["backdoor"] = "skipped"
+    elif not clock.out():
         # as for black-and-white: several solutions, the backdoor of the goal picture when it
         # is a solution, else of the first found (its givens then select it alone)
         target = solutions[0]
@@ -829,16 +907,15 @@ def analyse_colour(
         out.backdoor_of = ("the goal picture" if target is not solutions[0] else
                            "the solution found" if status == Status.UNIQUE else
                            "the first solution found")
+        left = clock.left()
+        budget = (backdoor_timeout if left is None else
+                  left if backdoor_timeout is None else min(backdoor_timeout, left))
         out.backdoor = colour_backdoor(puzzle, target, logic=backdoor_logic,
-                                       timeout=backdoor_timeout,
-                                       several=status == Status.MULTIPLE)
-    amb = None if out.backbone is None else int(out.backbone.ambiguous.sum())
-    complete = out.backbone is None or not bool(out.backbone.undecided.any())
-    needed = out.techniques_needed if status in (Status.UNIQUE, Status.SOLVED) else None
-    out.classification = classify(status, needed, search, amb, complete)
-    out.load_s = result.load_s
-    out.time_s = time.perf_counter() - start - result.load_s
-    return out
+                                       timeout=budget, several=status == Status.MULTIPLE)
+        cut = not out.backdoor.exact and left is not None and (
+            backdoor_timeout is None or left < backdoor_timeout)
+        sections["backdoor"] = "cut short" if cut else "done"
+    return finish()
 
 
 def colour_solve_classification(
@@ -850,7 +927,7 @@ def colour_solve_classification(
     solved; with several solutions, the cells on which the solutions found differ)."""
     if result.status == Status.MULTIPLE:
         return classify(result.status, None, ambiguous=found_ambiguous(result.solutions),
-                        complete=False)
+                        complete=bool(result.exhausted))
     if result.status not in (Status.UNIQUE, Status.SOLVED):
         return classify(result.status, None)
     full = (1 << puzzle.n_colours) - 1

@@ -645,7 +645,10 @@ class Walkthrough:
         Why the walk ended: ``"solved"`` (every solution wanted reached), ``"no-solution"``,
         ``"timeout"`` or ``"max-steps"``.
     guesses : int
-        Search decisions made.
+        Search decisions made (the ``guess`` steps that are not a ``branch``).
+    backtracks : int
+        Other values tried (the ``branch`` steps, "Try the other value"): with ``guesses``,
+        counted as :mod:`nonosat.analysis.classify` defines them.
     """
 
     steps: list[SolveStep]
@@ -656,6 +659,7 @@ class Walkthrough:
     end: str
     guesses: int = 0
     final_text: str = ""
+    backtracks: int = 0
 
     @property
     def complete(self) -> bool:
@@ -669,8 +673,7 @@ class Walkthrough:
         for name, first, end in self.stages:
             counts = out.setdefault(name, {})
             for step in self.steps[first:end]:
-                key = step.technique or step.kind
-                counts[key] = counts.get(key, 0) + 1
+                counts[step.label] = counts.get(step.label, 0) + 1
         return out
 
 
@@ -757,4 +760,5 @@ def walkthrough(
         end = "max-steps"
     else:
         end = "timeout"
-    return Walkthrough(steps, stages, status, run.solutions, stuck, end, run.guesses)
+    return Walkthrough(steps, stages, status, run.solutions, stuck, end, run.guesses,
+                       backtracks=run.backtracks)

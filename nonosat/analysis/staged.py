@@ -123,6 +123,10 @@ class StagedRun:
         How many times each stage was entered *and made progress*.
     time_s : dict of str to float
         Seconds spent per stage.
+    stopped : bool
+        The deadline of :func:`staged_solve` stopped it between two rounds (``status`` is then
+        ``"stuck"`` and the figures are those of the rounds done: what logic would achieve is
+        not known).
     """
 
     steps: list[Step]
@@ -131,6 +135,7 @@ class StagedRun:
     open_after: dict[str, int]
     invocations: dict[str, int]
     time_s: dict[str, float]
+    stopped: bool = False
 
     def cells_by_stage(self) -> dict[str, int]:
         """Cells each stage adds to the fixpoint of the stages before it: ``line`` = cells known
@@ -344,6 +349,7 @@ def staged_solve(
     depth: int | None = None,
     stages: tuple[str, ...] = ("line", "implications", "probing"),
     rules: tuple[str, ...] = RULES,
+    deadline: float | None = None,
 ) -> StagedRun:
     """Solve by logic, always with the simplest stage that makes progress.
 
@@ -360,6 +366,9 @@ def staged_solve(
     stages : tuple of str
         The logical stages allowed, among ``"line"``, ``"implications"``, ``"probing"``
         (``"line"`` always runs).
+    deadline : float, optional
+        A ``time.perf_counter()`` value: past it, no further implication or probing round
+        starts (one compiled round is not interrupted) and the run is ``stopped``.
 
     Returns
     -------
@@ -372,6 +381,7 @@ def staged_solve(
     spent = dict.fromkeys(STAGES[:3], 0.0)
     status = "stuck"
     line_cache: dict = {}  # each line's implications by contents, across rounds
+    stopped = False
     while True:
         t0 = time.perf_counter()
         result = propagate_grid(puzzle, state)
@@ -387,6 +397,9 @@ def staged_solve(
             status = "solved"
             break
         open_after.setdefault("line", int((state == Cell.UNKNOWN).sum()))
+        if deadline is not None and time.perf_counter() >= deadline:
+            stopped = True
+            break
         new: list[Step] | None = []
         if "implications" in stages:
             t0 = time.perf_counter()
@@ -416,7 +429,7 @@ def staged_solve(
     for stage in ("line", "implications", "probing"):
         open_after.setdefault(stage, final_open)
     return StagedRun(steps, state, status, open_after, invocations,
-                     {k: round(v, 6) for k, v in spent.items()})
+                     {k: round(v, 6) for k, v in spent.items()}, stopped)
 
 
 def fork_search(

@@ -14,7 +14,9 @@ uses by default), chronological backtracking -- and turns every entry of the sol
     A failed literal ("if R3C5 were filled, row 4 would have no room, so it is empty") or the
     cells both values of a probed cell agree on.
 ``guess``
-    A search decision, or the other value of a decision once the first was exhausted.
+    A search decision, or the other value of a decision once the first was exhausted: that one
+    is a backtrack (``branch`` set, "Try the other value"), not a new guess (the one count of
+    :mod:`nonosat.analysis.classify`, "Counting guesses and backtracks").
 ``contradiction``
     A line (or a probed cell) that can no longer hold its clue under the current guesses.
 ``rewind``
@@ -93,6 +95,8 @@ class SolveStep:
     technique : str or None
         The hint technique of a step from :func:`nonosat.analysis.hints.walkthrough`'s logic
         stage (``"overlap"``, ``"line"``, ...); ``None`` for the search's steps.
+    branch : bool
+        A ``guess`` step that tries a decided cell's other value: a backtrack, not a guess.
     """
 
     kind: str
@@ -101,6 +105,13 @@ class SolveStep:
     cells: list[tuple[int, int, int]] = field(default_factory=list)
     depth: int = 0
     technique: str | None = None
+    branch: bool = False
+
+    @property
+    def label(self) -> str:
+        """What the step counts as: its technique, ``"other value"`` for a backtrack's guess
+        step, else its kind."""
+        return self.technique or ("other value" if self.branch else self.kind)
 
     def to_json(self, puzzle: Puzzle) -> dict[str, Any]:
         """``{"kind", "text", "line": {"axis": "row"|"col", "index"} | None, "cells":
@@ -120,6 +131,8 @@ class SolveStep:
         }
         if self.technique is not None:
             out["technique"] = self.technique
+        if self.branch:
+            out["branch"] = True
         return out
 
 
@@ -140,6 +153,8 @@ class StepRun:
         The search ran to its end (``max_solutions`` reached or the space exhausted).
     guesses : int
         Search decisions made (as :class:`~nonosat.native.search.NativeSearch`'s ``guesses``).
+    backtracks : int
+        Other values tried (as its ``backtracks``): the ``branch`` steps.
     """
 
     steps: list[SolveStep]
@@ -147,6 +162,7 @@ class StepRun:
     solutions: list[np.ndarray]
     complete: bool
     guesses: int = 0
+    backtracks: int = 0
 
     def to_json(self, puzzle: Puzzle) -> dict[str, Any]:
         """``{"steps": [...], "status": str, "solutions": [[row strings], ...], "complete"}``."""
@@ -179,6 +195,7 @@ class _Stepper:
         self.frames: list[list[int]] = []  # cell, trail length before, first value, flipped
         self.cursor = 0  # trail entries already turned into steps
         self.guesses = 0
+        self.backtracks = 0
 
     # -- helpers -------------------------------------------------------------------------------
     def _rc(self, cell: int) -> tuple[int, int]:
@@ -262,7 +279,8 @@ class _Stepper:
                 else:
                     text = (f"Try the other value: {cell_name(r, c)} {value_word(value)} "
                             f"(depth {d})")
-                self._add(SolveStep("guess", text, None, [(r, c, value)], d))
+                self._add(SolveStep("guess", text, None, [(r, c, value)], d,
+                                    branch=kind == KIND_BRANCH))
                 t += 1
             else:  # pragma: no cover - givens are not used here
                 t += 1
@@ -373,6 +391,7 @@ class _Stepper:
             top = self.frames[-1]
             self.rewind(top[1], top[0])
             top[3] = 1
+            self.backtracks += 1
             assign(problem, state, top[0], 3 - top[2], KIND_BRANCH, len(self.frames) - 1, -1)
             self.emit()
 
@@ -440,7 +459,11 @@ def solve_steps(
         if not puzzle.is_solution(sol):  # pragma: no cover - would be a solver bug
             raise AssertionError("the step-through search met an invalid solution")
     status = Status.from_search(len(stepper.solutions), max_solutions, complete)
-    return StepRun(steps, status, stepper.solutions, complete, stepper.guesses)
+    guesses = sum(1 for s in steps if s.kind == "guess" and not s.branch)
+    backtracks = sum(1 for s in steps if s.branch)
+    if len(steps) == len(stepper.steps):  # not cut: the counts are the search's
+        assert (guesses, backtracks) == (stepper.guesses, stepper.backtracks)
+    return StepRun(steps, status, stepper.solutions, complete, guesses, backtracks)
 
 
 def replay(puzzle: Puzzle, steps: list[SolveStep], upto: int | None = None,

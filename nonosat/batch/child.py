@@ -84,7 +84,10 @@ def serve(proto_in: int, proto_out: int) -> int:
 
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[1]`` is the parent's process id."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    # the parent decides when to stop: a Ctrl-C or SIGTERM sent to the whole process group must
+    # not kill the puzzles first (the parent would record them as crashed)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     _die_with_parent(int(argv[1]))
     proto_in, proto_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)

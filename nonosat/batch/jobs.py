@@ -363,7 +363,8 @@ def analyse_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     if puzzle.is_colour:
         from nonosat.analysis.colour import analyse_colour
 
-        colour = analyse_colour(puzzle, timeout=options.timeout, engine=options.engine)
+        colour = analyse_colour(puzzle, timeout=options.timeout, engine=options.engine,
+                                count=False)  # no model-counter process per puzzle
         record = colour.to_json("")
         record.pop("puzzle", None)
         check = goal_check(puzzle, colour.status.value, colour.solutions)
@@ -376,7 +377,7 @@ def analyse_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     if options.timeout:
         backdoor_s = min(backdoor_s, options.timeout)
     result = analyse(puzzle, timeout=options.timeout, engine=options.engine,
-                     backdoor_timeout=backdoor_s)
+                     backdoor_timeout=backdoor_s, count=False)  # no counter process per puzzle
     record = result.to_json()
     check = goal_check(puzzle, result.status.value, result.solutions)
     if check is not None:

@@ -352,6 +352,9 @@ class Summary:
         Ids of the puzzles found to have several solutions / no solution, in record order.
     grades : dict of str to int
         For analyse records: puzzles per difficulty grade (``"3 (hard)"``), by grade.
+    not_graded : dict of str to int
+        For analyse records: puzzles that get no grade, by reason (``"not graded: no
+        solution"``, ``"not graded: several solutions"``), apart from ``grades``.
     """
 
     puzzles: int = 0
@@ -366,6 +369,7 @@ class Summary:
     multiple: list[str] = field(default_factory=list)
     none: list[str] = field(default_factory=list)
     grades: dict[str, int] = field(default_factory=dict)
+    not_graded: dict[str, int] = field(default_factory=dict)
 
     @property
     def undecided(self) -> int:
@@ -389,6 +393,7 @@ class Summary:
             "multiple": self.multiple,
             "none": self.none,
             "grades": self.grades,
+            "not_graded": self.not_graded,
         }
 
 
@@ -433,9 +438,13 @@ def summarise(
     ]
     failures += [dict(e) for e in input_errors]
     grades: Counter[int] = Counter()
+    not_graded: Counter[str] = Counter()
     names: dict[int, str] = {}
     for r in records:  # {"grade": 3, "name": "hard", ...}, or a bare 3 (colour puzzles)
         grade = r.get("grade")
+        if isinstance(grade, dict) and grade.get("grade") is None and grade.get("reason"):
+            not_graded[f"not graded: {grade['reason']}"] += 1  # no solution, several
+            continue
         if isinstance(grade, dict) and grade.get("name"):
             names[grade.get("grade")] = str(grade["name"])
             grade = grade.get("grade")
@@ -466,6 +475,7 @@ def summarise(
         grades={
             (f"{g} ({names[g]})" if g in names else str(g)): n for g, n in sorted(grades.items())
         },
+        not_graded=dict(sorted(not_graded.items())),
     )
 
 

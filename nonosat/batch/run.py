@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nonosat import interrupts
 from nonosat.batch.jobs import JOBS, Job, JobOptions, engine_names, resolve_job
 from nonosat.batch.results import ResultsFile
 from nonosat.batch.sandbox import Task, close_sandboxes, kill_sandboxes, run_task
@@ -193,7 +194,8 @@ def run_batch(
         connection to it (records already written stay); an existing certificate directory
         without ``config.force`` (checked before anything runs).
     KeyboardInterrupt
-        Propagated after the workers are stopped; records already written stay.
+        Propagated after the workers are stopped; records already written stay.  After an
+        interrupt (:mod:`nonosat.interrupts`) no further record is written.
     """
     job = resolve_job(config.job)
     engine = config.engine or job.default_engine
@@ -212,6 +214,9 @@ def run_batch(
     )
 
     def finish(record: dict[str, Any]) -> None:
+        # after an interrupt no record is kept: a puzzle whose worker was stopped by it is no
+        # "crashed" or "timeout" verdict (Interrupted; the records before it stay)
+        interrupts.check()
         if config.cert_dir is not None:
             _write_certificate(record, config.cert_dir, config.force)
         if results is not None:

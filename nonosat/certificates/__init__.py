@@ -28,23 +28,30 @@ solutions separated by a blank line, still verify.
 
 Proof checkers
 --------------
+Every certificate carries ``proof.lrat``, made in-process (:attr:`Certificate.lrat_source`):
+nonosat's unit propagation writes the hints of the lemmas no SAT solver wrote
+(:mod:`~nonosat.certificates.rup`), CaDiCaL 1.9.5 logs its own LRAT beside its DRAT
+(:class:`~nonosat.encodings.satsolver.SatRun` with ``lrat=True``; renumbered after the native
+lemmas), and for SAT solvers that log DRAT only nonosat checks each lemma forward and records
+its hints (:func:`~nonosat.certificates.prove.lrat_for`).  drat-trim ``-L`` only when a lemma
+is not RUP and drat-trim is found.
+
+``nonosat-lrat`` (the default)
+    :func:`nonosat.certificates.lrat_check.check_lrat` on ``proof.lrat``, with the check that
+    the LRAT's lemmas are the DRAT's (``drat-lrat-agreement``,
+    :func:`~nonosat.certificates.lrat_check.lemmas_agree`); the verdict rests on these.
 ``dratify``
-    forward DRAT checker from PyPI, in-process; checks every lemma.  Pure Python (about 40,000
-    lemmas a second on unit-heavy proofs) unless a native engine is installed
-    (``cdclkit-native``), which it then uses.
+    forward DRAT checker from PyPI, in-process.  Not sound on deletions (it keeps a literal
+    whose reason clause was deleted): it never decides alone, the default check runs with it.
 ``drat-trim``
     Heule's backward checker (github.com/marijnheule/drat-trim), run as ``drat-trim CNF PROOF``.
 ``cake_lpr``
     the CakeML LRAT/LPR checker (github.com/tanyongkiam/cake_lpr), whose correctness is proved
     in HOL4 (Tan, Heule, Myreen, "cake_lpr: Verified Propagation Redundancy Checking in
-    CakeML", TACAS 2021).  It checks the LRAT form of the proof (``proof.lrat``): every lemma
-    with the IDs of the clauses that derive it by unit propagation, so that the verified
-    checker needs no search of its own.  nonosat writes the LRAT itself for the proofs that no
-    SAT solver took part in (provers ``propagation`` and ``native``): a compiled unit
-    propagator (:mod:`~nonosat.certificates.rup`) checks each lemma and records the clauses
-    its propagation used.  For a SAT solver's proof (PySAT gives CaDiCaL's proof as DRAT only)
-    drat-trim converts it (``drat-trim CNF PROOF -L LRAT``) when it is found.
-    ``certificate.json`` says which (``lrat.made_by``).
+    CakeML", TACAS 2021), on ``proof.lrat``, with the agreement check.
+
+:func:`~nonosat.certificates.checkers.run_checks` decides which run (``auto``: the default
+check, then drat-trim and cake_lpr when found); ``docs/certificates.md`` has the whole story.
 
 The external checkers are looked up in the directories of ``NONOSAT_CHECKER_PATH`` (what
 ``--checker-path`` sets), then on ``PATH`` (:func:`checker_executable`).

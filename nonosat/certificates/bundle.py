@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from nonosat.certificates.checkers import checker_executable
-from nonosat.certificates.prove import Certificate
+from nonosat.certificates.prove import LRAT_SOURCES, Certificate
 from nonosat.encodings.cnf import encode
 from nonosat.errors import FormatError, PuzzleError
 from nonosat.puzzle import Puzzle, grid_from_rows, grid_rows, grid_to_solution
@@ -175,13 +174,10 @@ def certificate_record(cert: Certificate, files: dict[str, bytes]) -> dict[str, 
         "encoding": {"name": cert.encoding, "version": cert.encoding_version},
         "prover": cert.prover,
         "solver": {"name": cert.solver, "pysat": package_version("python-sat")},
-        "checkers": [
-            {**c.to_json(), "version": _dratify_version() if c.checker == "dratify"
-             else checker_executable(c.checker)}
-            for c in cert.checks
-        ],
-        "lrat": {"file": LRAT_FILE, "made_by": _LRAT_MADE_BY.get(cert.lrat_source or "",
-                                                                   cert.lrat_source),
+        # every check that ran, with the checker's version and its answer
+        "checkers": [c.to_json() for c in cert.checks],
+        "lrat": {"file": LRAT_FILE, "source": cert.lrat_source,
+                 "made_by": LRAT_SOURCES.get(cert.lrat_source or "", cert.lrat_source),
                  "lines": cert.lrat.count("\n")} if cert.lrat is not None else None,
         "proof": {k: cert.stats[k] for k in ("lemmas", "deletions", "prefix_lemmas",
                                               "proof_bytes") if k in cert.stats}
@@ -193,20 +189,6 @@ def certificate_record(cert: Certificate, files: dict[str, bytes]) -> dict[str, 
         "nonosat": package_version("nonosat"),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-
-
-#: ``certificate.json``'s ``lrat.made_by`` for each :attr:`Certificate.lrat_source`.
-_LRAT_MADE_BY = {
-    "nonosat": "nonosat (hints from its own unit propagation over the proof's lemmas)",
-    "drat-trim": "drat-trim -L (from proof.drat)",
-}
-
-
-def _dratify_version() -> str:
-    import dratify
-
-    native = " (native engine)" if dratify.native_implementation() is not None else ""
-    return dratify.__version__ + native
 
 
 def write_certificate(cert: Certificate, out_dir: str | os.PathLike[str],

@@ -1,7 +1,10 @@
-"""Proof checkers: dratify (in-process), drat-trim (DRAT) and cake_lpr (LRAT, formally verified).
+"""Proof checkers: nonosat-lrat (the default: the project's own LRAT checker, in-process), dratify
+(in-process, never alone), drat-trim (DRAT) and cake_lpr (LRAT, formally verified).
 
-See :mod:`nonosat.certificates` for what each checks; external checkers are found by
-:func:`checker_executable` (``--checker-path`` / ``$NONOSAT_CHECKER_PATH``, then ``PATH``).
+See :mod:`nonosat.certificates` and ``docs/certificates.md`` for what each checks and when it
+runs; external checkers are found by :func:`checker_executable` (``--checker-path`` /
+``$NONOSAT_CHECKER_PATH``, then ``PATH``).  :func:`run_checks` is the one place that decides
+which checks run on a proof: certify and verify-certificate (black-and-white and colour) call it.
 """
 
 from __future__ import annotations
@@ -18,10 +21,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nonosat import interrupts
 from nonosat.errors import EngineError
 
+#: The default checker: :func:`nonosat.certificates.lrat_check.check_lrat` on ``proof.lrat``.
+DEFAULT_CHECKER = "nonosat-lrat"
+#: The check that the LRAT proof's lemmas are the DRAT proof's
+#: (:func:`nonosat.certificates.lrat_check.lemmas_agree`), run with every LRAT checker.
+AGREEMENT = "drat-lrat-agreement"
 #: Proof checkers :func:`check_proof` knows.
-CHECKERS = ("dratify", "drat-trim", "cake_lpr")
+CHECKERS = (DEFAULT_CHECKER, "dratify", "drat-trim", "cake_lpr")
+#: Checkers that check ``proof.lrat`` (the agreement check runs with them).
+LRAT_CHECKERS = (DEFAULT_CHECKER, "cake_lpr")
+#: What ``--checker`` takes besides the names of :data:`CHECKERS`.
+CHECKER_GROUPS = ("auto", "all")
+#: One line on stderr whenever dratify is asked for.
+DRATIFY_WARNING = (
+    "warning: dratify is not sound on deletions (it keeps a literal implied by a clause the "
+    "proof deleted), so the default LRAT check runs too and decides; see docs/proof-checking.md"
+)
 #: The checkers that run as programs, found by :func:`checker_executable`.
 EXTERNAL_CHECKERS = ("drat-trim", "cake_lpr")
 #: Environment variable: directories (``os.pathsep``-separated) searched for external checkers
@@ -40,24 +58,31 @@ class ProofCheck:
     Attributes
     ----------
     checker : str
-        ``"dratify"`` or ``"drat-trim"``.
+        One of :data:`CHECKERS`, or :data:`AGREEMENT`.
     ok : bool
-        The proof derives the empty clause and every step checks.
+        The proof derives the empty clause and every step checks (for :data:`AGREEMENT`: the
+        LRAT proof's lemmas are the DRAT proof's, in order).
     reason : str
         The checker's own explanation (first failing lemma, "s VERIFIED", ...).
     time_s : float
         Wall-clock seconds spent checking.
+    version : str or None
+        The checker's version (:func:`checker_version`).
+    checks : str
+        The file checked: ``"proof.lrat"``, ``"proof.drat"`` or both (agreement).
     """
 
     checker: str
     ok: bool
     reason: str
     time_s: float
+    version: str | None = None
+    checks: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-serialisable form."""
-        return {"checker": self.checker, "ok": self.ok, "reason": self.reason,
-                "time_s": round(self.time_s, 6)}
+        return {"checker": self.checker, "version": self.version, "checks": self.checks,
+                "ok": self.ok, "reason": self.reason, "time_s": round(self.time_s, 6)}
 
 
 def checker_executable(name: str) -> str | None:
@@ -73,21 +98,16 @@ def checker_executable(name: str) -> str | None:
 
 
 def available_checkers() -> list[str]:
-    """The checkers that can run here: ``dratify`` always, drat-trim and cake_lpr when found
-    (:func:`checker_executable`; cake_lpr only together with drat-trim, which writes the LRAT
-    of proofs with a SAT solver's part, so that ``auto`` never asks for a check that cannot
-    run; ``--checker cake_lpr`` alone checks the LRAT nonosat writes itself)."""
-    out = ["dratify"]
-    if checker_executable("drat-trim"):
-        out.append("drat-trim")
-        if checker_executable("cake_lpr"):
-            out.append("cake_lpr")
-    return out
+    """The checkers ``auto`` runs here: the default LRAT checker always, then drat-trim and
+    cake_lpr when found (:func:`checker_executable`)."""
+    return [DEFAULT_CHECKER] + [c for c in EXTERNAL_CHECKERS if checker_executable(c)]
 
 
 def resolve_checkers(names: Sequence[str]) -> list[str]:
-    """Expand checker names: ``"auto"`` = every checker that can run here
-    (:func:`available_checkers`), ``"all"`` = all three (each required).
+    """Expand checker names: ``"auto"`` (the default) = the default LRAT checker, then
+    drat-trim and cake_lpr when found (:func:`available_checkers`); ``"all"`` = the four
+    (the external ones required).  dratify never decides alone: asking for it adds the
+    default checker.
 
     Raises
     ------
@@ -101,10 +121,11 @@ def resolve_checkers(names: Sequence[str]) -> list[str]:
         elif name == "all":
             wanted = list(CHECKERS)
         elif name in CHECKERS:
-            wanted = [name]
+            wanted = [DEFAULT_CHECKER, name] if name == "dratify" else [name]
         else:
             raise EngineError(
-                f"unknown proof checker {name!r}; choose one of {', '.join(CHECKERS)}, auto, all"
+                f"unknown proof checker {name!r}; choose one of {', '.join(CHECKERS)}, "
+                f"{', '.join(CHECKER_GROUPS)}"
             )
         for checker in wanted:
             if checker in EXTERNAL_CHECKERS:
@@ -114,12 +135,98 @@ def resolve_checkers(names: Sequence[str]) -> list[str]:
     return out
 
 
+def checker_version(name: str) -> str | None:
+    """The version of checker ``name`` as ``certificate.json`` and ``--json`` report it: the
+    default checker's and the agreement check's :data:`~nonosat.certificates.lrat_check.\
+CHECKER_VERSION`, dratify's package version, and for the external checkers (which print none)
+    ``sha256:`` and the first 16 hex digits of the executable's SHA-256, or ``None`` when not
+    found."""
+    if name in (DEFAULT_CHECKER, AGREEMENT):
+        from nonosat.certificates.lrat_check import CHECKER_VERSION
+
+        return str(CHECKER_VERSION)
+    if name == "dratify":
+        import dratify
+
+        native = " (native engine)" if dratify.native_implementation() is not None else ""
+        return dratify.__version__ + native
+    exe = checker_executable(name)
+    if exe is None:
+        return None
+    return "sha256:" + _file_digest(exe)[:16]
+
+
+def _file_digest(path: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def run_checks(
+    clauses: Sequence[Sequence[int]],
+    nvars: int,
+    proof: str,
+    lrat: str | None,
+    names: Sequence[str],
+    timeout: float | None = None,
+) -> list[ProofCheck]:
+    """Check a refutation of ``clauses`` with each checker of ``names`` (already resolved by
+    :func:`resolve_checkers`), and, when an LRAT checker is among them, that the LRAT proof's
+    lemmas are the DRAT proof's (:data:`AGREEMENT`): a certificate whose ``proof.lrat`` is not
+    the LRAT form of its ``proof.drat`` (another certificate's, a garbage DRAT beside a valid
+    LRAT) is rejected.  The default checker and cake_lpr check ``lrat``; dratify and drat-trim
+    ``proof``.
+
+    Returns
+    -------
+    list of ProofCheck
+        One per checker, in the order of ``names``, the agreement check after the first LRAT
+        checker.
+
+    Raises
+    ------
+    EngineError
+        An external checker not found.
+    ProofTooLargeError
+        A proof over the size limit (:func:`nonosat.certificates.lrat_check.check_lrat`).
+    """
+    checks: list[ProofCheck] = []
+    for name in names:
+        checks.append(check_proof(clauses, nvars, proof, name, timeout, lrat=lrat))
+        if name in LRAT_CHECKERS and not any(c.checker == AGREEMENT for c in checks):
+            checks.append(check_agreement(proof, lrat, timeout))
+    return checks
+
+
+def check_agreement(proof: str, lrat: str | None, timeout: float | None = None) -> ProofCheck:
+    """Whether the LRAT proof's added clauses are the DRAT proof's lemmas (a subsequence, in
+    order, both ending in the empty clause): :func:`nonosat.certificates.lrat_check.\
+lemmas_agree`."""
+    from nonosat.certificates.lrat_check import lemmas_agree
+
+    start = time.perf_counter()
+    if lrat is None:
+        ok, reason = False, f"no LRAT proof to compare with the DRAT proof ({_NO_LRAT})"
+    else:
+        deadline = None if timeout is None else time.perf_counter() + timeout
+        ok, reason = lemmas_agree(proof.encode(), lrat.encode(), deadline=deadline)
+    return ProofCheck(AGREEMENT, bool(ok), reason, time.perf_counter() - start,
+                      checker_version(AGREEMENT), "proof.drat, proof.lrat")
+
+
+_NO_LRAT = "the certificate has no proof.lrat"
+
+
 def _require(name: str) -> str:
     exe = checker_executable(name)
     if exe is None:
         raise EngineError(
             f"{name} not found (looked in --checker-path / ${CHECKER_PATH_ENV}, then PATH); "
-            "build it from its sources or use --checker dratify"
+            "build it from its sources, or leave --checker out for the default check"
         )
     return exe
 
@@ -145,14 +252,15 @@ def check_proof(
         Text DRAT.  It must add the empty clause (a line ``0``), even where unit propagation on
         the formula alone finds the conflict and the checkers would not look at the proof.
     checker : str
-        ``"dratify"`` (in-process), ``"drat-trim"`` or ``"cake_lpr"`` (subprocesses; see
-        :func:`checker_executable`).  cake_lpr checks ``lrat``, or, when it is not given, the
-        LRAT that drat-trim writes from ``proof`` (:func:`drat_to_lrat`); without either it
-        rejects (no LRAT to check).
+        ``"nonosat-lrat"`` (the default: :func:`nonosat.certificates.lrat_check.check_lrat`
+        on ``lrat``, in-process), ``"dratify"`` (in-process, on ``proof``), ``"drat-trim"`` (on
+        ``proof``) or ``"cake_lpr"`` (on ``lrat``; subprocesses, see
+        :func:`checker_executable`).  An LRAT checker without ``lrat`` rejects.
     timeout : float, optional
-        Seconds, for drat-trim (its ``-t``); dratify cannot be interrupted.
+        Seconds, for drat-trim (its ``-t``) and the default checker; dratify cannot be
+        interrupted.
     lrat : str, optional
-        Text LRAT form of the proof, for cake_lpr.
+        Text LRAT form of the proof, for the LRAT checkers.
 
     Returns
     -------
@@ -162,6 +270,8 @@ def check_proof(
     ------
     EngineError
         Unknown checker, or an external checker not found.
+    ProofTooLargeError
+        A proof over the default checker's size limit.
     """
     start = time.perf_counter()
     if checker not in CHECKERS:
@@ -170,21 +280,26 @@ def check_proof(
         # checkers accept a formula that propagation alone refutes whatever the proof says;
         # a refutation must still end in the empty clause, so a cut proof is always caught
         ok, reason = False, "the proof never adds the empty clause"
+    elif checker in LRAT_CHECKERS and lrat is None:
+        ok, reason = False, _NO_LRAT
+    elif checker == DEFAULT_CHECKER:
+        from nonosat.certificates.lrat_check import check_lrat
+
+        assert lrat is not None
+        deadline = None if timeout is None else time.perf_counter() + timeout
+        # bytes: a str without a newline would be taken for a file name
+        result = check_lrat(clauses, lrat.encode(), nvars=nvars, deadline=deadline)
+        ok, reason = bool(result.ok), result.reason
     elif checker == "dratify":
         ok, reason = _check_dratify(clauses, nvars, proof)
     elif checker == "drat-trim":
         ok, reason = _check_drat_trim(clauses, nvars, proof, timeout)
     else:
-        if lrat is None and checker_executable("drat-trim") is None:
-            ok, reason = False, ("no LRAT form of this proof: nonosat writes it for proofs "
-                                 "without a SAT solver's part; for the others drat-trim -L "
-                                 "does, and drat-trim was not found")
-        else:
-            if lrat is None:
-                lrat = drat_to_lrat(clauses, nvars, proof, timeout)
-            ok, reason = _check_cake_lpr(clauses, nvars, lrat) if lrat is not None else (
-                False, "drat-trim could not turn the proof into LRAT (it does not verify)")
-    return ProofCheck(checker, ok, reason, time.perf_counter() - start)
+        assert lrat is not None
+        ok, reason = _check_cake_lpr(clauses, nvars, lrat)
+    files = "proof.lrat" if checker in LRAT_CHECKERS else "proof.drat"
+    return ProofCheck(checker, ok, reason, time.perf_counter() - start,
+                      checker_version(checker), files)
 
 
 def _check_dratify(clauses: Sequence[Sequence[int]], nvars: int, proof: str) -> tuple[bool, str]:
@@ -240,6 +355,7 @@ def _run_drat_trim(clauses: Sequence[Sequence[int]], nvars: int, proof: str,
             done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         except OSError as exc:
             raise EngineError(f"cannot run drat-trim: {exc}") from None
+        interrupts.check()  # a checker stopped by Ctrl-C is no failed check
         lines = [line.strip() for line in done.stdout.splitlines()]
         if "s VERIFIED" in lines:
             text = lrat_path.read_text() if lrat and lrat_path.exists() else None
@@ -276,6 +392,7 @@ def _check_cake_lpr(clauses: Sequence[Sequence[int]], nvars: int, lrat: str) -> 
                                   text=True, check=False)
         except OSError as exc:
             raise EngineError(f"cannot run cake_lpr: {exc}") from None
+        interrupts.check()
     lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     if "s VERIFIED UNSAT" in lines:
         return True, "s VERIFIED UNSAT"

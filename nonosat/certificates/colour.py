@@ -4,14 +4,17 @@ accepts before anything is called certified.
 
 The certificate directory holds ``puzzle.json`` (the clues and palette, self-contained),
 ``puzzle.cnf`` (DIMACS: the encoding, then the blocking clause), ``proof.drat`` (text DRAT),
+``proof.lrat`` (the same refutation as LRAT, made in-process: CaDiCaL's own LRAT, or for other
+solvers the hints of nonosat's unit propagation, :func:`nonosat.certificates.prove.lrat_for`),
 ``solution.txt`` (rows of palette characters) and ``certificate.json`` (``"kind": "colour"``,
-fingerprint, verdict, checks, SHA-256 of every file).  :func:`verify_colour_certificate` trusts
-only ``puzzle.json``: it re-derives the CNF and the blocking clause, compares them with
-``puzzle.cnf``, checks the solution against the clues, and checks the proof against the
-re-derived formula.
+fingerprint, verdict, checks with their versions, SHA-256 of every file).
+:func:`verify_colour_certificate` trusts only ``puzzle.json``: it re-derives the CNF and the
+blocking clause, compares them with ``puzzle.cnf``, checks the solution against the clues, and
+checks the proof against the re-derived formula.
 
-The proof checkers are those of black-and-white certificates
-(:func:`nonosat.certificates.check_proof`: dratify in-process, drat-trim when on PATH).
+The proof checks are those of black-and-white certificates
+(:func:`nonosat.certificates.checkers.run_checks`: by default the LRAT checker on
+``proof.lrat`` and its agreement with ``proof.drat``, drat-trim and cake_lpr when found).
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from nonosat.puzzle import Colour, Palette, Puzzle, colour_rows
 
 #: ``certificate.json``'s ``kind`` for colour certificates.
 KIND = "colour"
-FILES = ("puzzle.json", "puzzle.cnf", "proof.drat", "solution.txt", "certificate.json")
+FILES = ("puzzle.json", "puzzle.cnf", "proof.drat", "proof.lrat", "solution.txt",
+         "certificate.json")
 
 
 @dataclass
@@ -52,6 +56,10 @@ class ColourCertificate:
     nvars : int
     proof : str or None
         Text DRAT proof that ``formula`` is unsatisfiable.
+    lrat : str or None
+        The same proof as LRAT (made in-process), ``None`` when it could not be made.
+    lrat_source : str or None
+        Who made :attr:`lrat` (:data:`nonosat.certificates.prove.LRAT_SOURCES`).
     checks : list of ProofCheck
     times : dict of str to float
         Seconds: ``encode``, ``solve``, ``prove``, ``check``, ``total``.
@@ -66,7 +74,9 @@ class ColourCertificate:
     proof: str | None = None
     checks: list[Any] = field(default_factory=list)
     times: dict[str, float] = field(default_factory=dict)
-    encoded: int = 0  # clauses of the encoding (the rest of ``formula`` is the blocking clause)
+    encoded: int = 0
+    lrat: str | None = field(default=None, repr=False)
+    lrat_source: str | None = None  # clauses of the encoding (the rest of ``formula`` is the blocking clause)
 
     @property
     def proved(self) -> bool:
@@ -81,21 +91,27 @@ def certify_colour(
     puzzle: Puzzle,
     *,
     solver: str = DEFAULT_SOLVER,
-    checkers: tuple[str, ...] | list[str] = ("dratify",),
+    checkers: tuple[str, ...] | list[str] = ("auto",),
     timeout: float | None = None,
 ) -> ColourCertificate:
     """Decide uniqueness of a colour puzzle and prove it: solve the CNF, add the blocking clause
-    of the solution, and refute that formula with a proof-logging SAT solver; then check the
-    proof with every checker in ``checkers``.
+    of the solution, and refute that formula with a proof-logging SAT solver (DRAT, and LRAT:
+    CaDiCaL's own, else :func:`~nonosat.certificates.prove.lrat_for`); then check the proof
+    with ``checkers`` (:func:`~nonosat.certificates.checkers.run_checks`; names as
+    :func:`~nonosat.certificates.checkers.resolve_checkers` takes them).
 
     Raises
     ------
     EngineError
         A solver that cannot log proofs, or an unknown checker.
     """
-    from nonosat.certificates import check_proof
+    from nonosat.certificates.checkers import resolve_checkers, run_checks
+    from nonosat.certificates.prove import lrat_for
+    from nonosat.certificates.rup import renumber_lrat
+    from nonosat.encodings.satsolver import LRAT_SOLVERS
 
     solver = proof_solver_name(solver)
+    names = resolve_checkers(checkers) if checkers else []
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
     enc = encode_colour(puzzle)
@@ -123,22 +139,32 @@ def certify_colour(
         formula.append(enc.blocking_clause(first))
         cert.solutions = [first]
     t = time.perf_counter()
-    with SatRun(formula, solver, with_proof=True) as run:
+    logs_lrat = solver.lower() in LRAT_SOLVERS
+    with SatRun(formula, solver, with_proof=True, lrat=logs_lrat) as run:
         answer = run.solve(deadline)
         if answer is False:
-            lines = list(run.proof())
+            lines = [line for line in run.proof() if line]
             if not lines or lines[-1].strip() != "0":
                 lines.append("0")
             cert.proof = "\n".join(lines) + "\n"
+            if logs_lrat:
+                # CaDiCaL's IDs interleave the clauses it derives while loading (see
+                # renumber_lrat): renumbered to 1..m for the formula
+                cert.lrat = renumber_lrat(run.lrat(), range(1, len(formula) + 1),
+                                          len(formula) + 1)
+                cert.lrat_source = "cadical" if cert.lrat is not None else None
     cert.times["prove"] = time.perf_counter() - t
     if cert.proof is None:  # time ran out (a model here would contradict the first call)
         cert.times["total"] = time.perf_counter() - start
         return cert
     cert.verdict = "unique" if first is not None else "none"
     cert.formula = formula
+    if cert.lrat is None:
+        t = time.perf_counter()
+        cert.proof, cert.lrat, cert.lrat_source = lrat_for(formula, enc.nvars, cert.proof)
+        cert.times["lrat"] = time.perf_counter() - t
     t = time.perf_counter()
-    for checker in checkers:
-        cert.checks.append(check_proof(formula, enc.nvars, cert.proof, checker))
+    cert.checks = run_checks(formula, enc.nvars, cert.proof, cert.lrat, names)
     cert.times["check"] = time.perf_counter() - t
     cert.times["total"] = time.perf_counter() - start
     return cert
@@ -230,6 +256,8 @@ def colour_certificate_files(cert: ColourCertificate) -> dict[str, bytes]:
         files["puzzle.cnf"] = _dimacs(cert.formula, cert.nvars, comments).encode()
     if cert.proof is not None:
         files["proof.drat"] = cert.proof.encode()
+    if cert.lrat is not None:
+        files["proof.lrat"] = cert.lrat.encode()
     if cert.solutions:
         files["solution.txt"] = "\n\n".join(
             "\n".join(colour_rows(s, puzzle.palette)) for s in cert.solutions
@@ -248,7 +276,10 @@ def colour_certificate_files(cert: ColourCertificate) -> dict[str, bytes]:
         "certified": cert.proved,
         "encoding": {"name": "colour-starts", "version": 1},
         "solver": cert.solver,
+        # every check that ran, with the checker's version and its answer
         "checkers": [c.to_json() for c in cert.checks],
+        "lrat": {"file": "proof.lrat", "source": cert.lrat_source,
+                 "lines": cert.lrat.count("\n")} if cert.lrat is not None else None,
         "cnf": {"variables": cert.nvars, "clauses": len(cert.formula)}
         if cert.formula is not None
         else None,
@@ -300,6 +331,7 @@ class ColourVerification:
     problems: list[str]
     checks: list[Any] = field(default_factory=list)
     puzzle: Puzzle | None = None
+    identity_verified: bool = False
 
 
 def _read_file(root: Path, name: str) -> bytes:
@@ -357,7 +389,7 @@ _REQUIRED = {
 
 def verify_colour_certificate(
     directory: str | os.PathLike[str],
-    checkers: tuple[str, ...] | list[str] = ("dratify",),
+    checkers: tuple[str, ...] | list[str] = ("auto",),
     expected: Puzzle | None = None,
 ) -> ColourVerification:
     """Re-check a colour certificate directory, trusting only its ``puzzle.json`` (module
@@ -366,14 +398,22 @@ def verify_colour_certificate(
     Files are read bounded and only when regular (never blocks on a FIFO or reads
     ``/dev/zero``); the SHA-256 list must name every file the verdict needs (an empty or
     missing list is a problem); with ``expected`` (``--puzzle FILE``) the certified clues must
-    be that puzzle's.
+    be that puzzle's (:attr:`ColourVerification.identity_verified`).  The proof is checked as
+    :func:`nonosat.certificates.verify_certificate` checks it (``proof.lrat`` by the default
+    checker and its agreement with ``proof.drat``; without ``proof.lrat`` the certificate is
+    rejected).
 
     Raises
     ------
     FormatError
         ``directory`` is not a directory.
+    EngineError
+        Unknown checker, or an external checker asked for but not found.
+    ProofTooLargeError
+        A proof over the size limit.
     """
-    from nonosat.certificates import check_proof
+    from nonosat.certificates.checkers import resolve_checkers, run_checks
+    from nonosat.certificates.verify import check_problems
     from nonosat.errors import NonosatError
     from nonosat.limits import check_memory, size_limits
 
@@ -441,14 +481,21 @@ def verify_colour_certificate(
     except (OSError, UnicodeDecodeError, NonosatError) as exc:
         problems.append(f"proof.drat: cannot be read: {exc}")
         return ColourVerification(verdict, False, problems, checks, puzzle)
-    for checker in checkers:
-        check = check_proof(formula, enc.nvars, proof, checker)
-        checks.append(check)
-        if not check.ok:
-            problems.append(f"{checker} rejects proof.drat: {check.reason}")
+    lrat = None
+    if "proof.lrat" in os.listdir(root):
+        try:
+            lrat = _read_file(root, "proof.lrat").decode("ascii")
+        except (OSError, UnicodeDecodeError, NonosatError) as exc:
+            problems.append(f"proof.lrat: cannot be read: {exc}")
+            return ColourVerification(verdict, False, problems, checks, puzzle)
+        if "proof.lrat" not in recorded:
+            problems.append("proof.lrat: not listed in certificate.json")
+    checks.extend(run_checks(formula, enc.nvars, proof, lrat, resolve_checkers(checkers)))
+    problems.extend(check_problems(checks))
     if not checks and not problems:
         problems.append("no proof checker ran")
-    return ColourVerification(verdict, not problems, problems, checks, puzzle)
+    matched = expected is not None and expected.fingerprint() == puzzle.fingerprint()
+    return ColourVerification(verdict, not problems, problems, checks, puzzle, matched)
 
 
 def _read_solution(root: Path, puzzle: Puzzle, problems: list[str]) -> np.ndarray | None:

@@ -14,13 +14,13 @@ import numpy as np
 
 from nonosat.certificates.checkers import (
     ProofCheck,
-    check_proof,
     checker_executable,
     drat_to_lrat,
     resolve_checkers,
+    run_checks,
 )
 from nonosat.certificates.native_proof import Deletion, NativeProof, Step, proof_lines
-from nonosat.certificates.rup import RupChecker
+from nonosat.certificates.rup import RupChecker, renumber_lrat
 from nonosat.encodings.cnf import (
     DEFAULT_ENCODING,
     PuzzleCnf,
@@ -28,7 +28,12 @@ from nonosat.encodings.cnf import (
     check_encoding,
     encode,
 )
-from nonosat.encodings.satsolver import DEFAULT_SOLVER, SatRun, proof_solver_name
+from nonosat.encodings.satsolver import (
+    DEFAULT_SOLVER,
+    LRAT_SOLVERS,
+    SatRun,
+    proof_solver_name,
+)
 from nonosat.errors import PuzzleError
 from nonosat.puzzle import Puzzle
 
@@ -40,6 +45,15 @@ Prover = Callable[..., "Sequence[Step] | NativeProof"]
 
 
 # -- certifying ----------------------------------------------------------------------------------
+#: :attr:`Certificate.lrat_source` values, and what ``certificate.json``'s ``lrat.made_by`` says.
+LRAT_SOURCES = {
+    "nonosat": "nonosat (hints from its own unit propagation over the proof's lemmas)",
+    "cadical": "CaDiCaL (its own LRAT output, logged beside its DRAT proof)",
+    "nonosat+cadical": "nonosat for the prover's lemmas, then CaDiCaL's own LRAT (renumbered)",
+    "drat-trim": "drat-trim -L (from proof.drat)",
+}
+
+
 @dataclass
 class Certificate:
     """Outcome of :func:`certify`.
@@ -74,12 +88,15 @@ class Certificate:
         prover hook's steps alone, e.g. the native solver's deductions) or ``"native+sat"``
         (those steps, then the SAT solver).
     lrat : str or None
-        The LRAT form of the proof: written by nonosat itself for proofs of the ``native`` and
-        ``propagation`` provers (each lemma's hints found by unit propagation,
-        :class:`~nonosat.certificates.rup.RupChecker`), else by drat-trim from the DRAT proof
-        (:func:`drat_to_lrat`) when drat-trim was found; ``None`` otherwise.
+        The LRAT form of the proof, made in-process (:func:`lrat_for`): the hints of the
+        prover's lemmas found by nonosat's unit propagation
+        (:class:`~nonosat.certificates.rup.RupChecker`), CaDiCaL's own LRAT for its part of the
+        proof (renumbered after the prover's lemmas), or, for a SAT solver that logs DRAT only,
+        the hints nonosat's unit propagation finds for each of its lemmas.  drat-trim -L only
+        where none of these can (a lemma that is not RUP) and drat-trim is found; ``None``
+        when nothing could (the default check then rejects).
     lrat_source : str or None
-        Who wrote :attr:`lrat`: ``"nonosat"`` or ``"drat-trim"``.
+        Who wrote :attr:`lrat` (:data:`LRAT_SOURCES`).
     """
 
     puzzle: Puzzle
@@ -115,7 +132,7 @@ def certify(
     *,
     encoding: str = DEFAULT_ENCODING,
     solver: str = DEFAULT_SOLVER,
-    checkers: Sequence[str] = ("dratify",),
+    checkers: Sequence[str] = ("auto",),
     timeout: float | None = None,
     prover: Prover | None = None,
     solution: np.ndarray | None = None,
@@ -129,7 +146,8 @@ def certify(
        has no solution): when unit propagation alone refutes it (line-solvable puzzles), the
        proof is just the empty clause; otherwise a fresh SAT solver logs a DRAT proof of this
        exact formula.  Verdict ``unique`` (or ``none``).
-    3. Check the proof with each of ``checkers``.
+    3. Make the LRAT form of the proof in-process (:attr:`Certificate.lrat`), and check the
+       proof with ``checkers`` (:func:`~nonosat.certificates.checkers.run_checks`).
 
     With a ``solution`` given, step 1 is skipped and step 2 decides (a model of the formula
     found there makes the verdict ``multiple``).
@@ -142,10 +160,10 @@ def certify(
     solver : str
         PySAT solver able to log proofs (CaDiCaL, Glucose, Lingeling, MapleSAT families).
     checkers : sequence of str
-        ``"dratify"``, ``"drat-trim"``, ``"cake_lpr"``; empty to skip checking (the
-        certificate is then not :attr:`Certificate.proved`).  Whenever drat-trim is found
-        (:func:`checker_executable`), the LRAT form of the proof is made too
-        (:attr:`Certificate.lrat`, ``proof.lrat``), and cake_lpr checks it.
+        Checker names for :func:`~nonosat.certificates.checkers.resolve_checkers`
+        (default ``auto``: the default LRAT checker with the DRAT/LRAT agreement, then
+        drat-trim and cake_lpr when found); empty to skip checking (the certificate is then
+        not :attr:`Certificate.proved`).
     timeout : float, optional
         Seconds for the solving steps; verdict ``unknown`` when they run out.  Proof checking is
         not bounded (drat-trim gets the time that is left).
@@ -223,14 +241,14 @@ def certify(
     if cert.proof is not None and cert.formula is not None:
         t = time.perf_counter()
         remaining = None if deadline is None else max(1.0, deadline - time.perf_counter())
-        names = resolve_checkers(checkers)
-        if cert.lrat is None and checker_executable("drat-trim") is not None:
-            cert.lrat = drat_to_lrat(cert.formula, enc.nvars, cert.proof, remaining)
-            cert.lrat_source = "drat-trim" if cert.lrat is not None else None
+        names = resolve_checkers(checkers) if checkers else []
+        if cert.lrat is None:
+            cert.proof, cert.lrat, cert.lrat_source = lrat_for(
+                cert.formula, enc.nvars, cert.proof, remaining)
             times["lrat"] = time.perf_counter() - t
-        for checker in names:
-            cert.checks.append(check_proof(cert.formula, enc.nvars, cert.proof, checker,
-                                           remaining, lrat=cert.lrat))
+        t = time.perf_counter()
+        cert.checks = run_checks(cert.formula, enc.nvars, cert.proof, cert.lrat, names,
+                                 remaining)
         times["check"] = time.perf_counter() - t
     return _finish(cert, start)
 
@@ -304,14 +322,32 @@ def _prove(cert: Certificate, enc: PuzzleCnf, formula: list[Clause], solver: str
             cert.proof = _proof_text(steps, [])
             cert.prover = "native"
             return None
-        with SatRun(formula + lemmas, solver, with_proof=True) as run:
+        ids: list[int] = []
+        if own:
+            # the lemmas the checker holds (with the units it wrote for its hints), under the
+            # IDs its LRAT gave them: the SAT solver's LRAT names them by its own IDs m+1..
+            ids, lemmas = rup.live_lemmas()
+        logs_lrat = proof_solver_name(solver).lower() in LRAT_SOLVERS and (own or not steps)
+        with SatRun(formula + lemmas, solver, with_proof=True, lrat=logs_lrat) as run:
             answer = run.solve(deadline)
             cert.stats["prove"] = {"method": "sat", **run.stats()}
             if answer is None:
                 return None
             if answer:
                 return enc.solution(run.model())
-            cert.proof = _proof_text(steps, run.proof())
+            if own and steps:
+                cert.proof = _proof_text([], [rup.drat().rstrip("\n"), *run.proof()])
+            else:
+                cert.proof = _proof_text(steps, run.proof())
+            if logs_lrat:
+                # CaDiCaL's clause IDs: the clauses given (formula, then the lemmas) and those
+                # it derives, from one counter; renumbered after the prefix's LRAT
+                prefix = own and bool(steps)
+                lrat = renumber_lrat(run.lrat(), [*range(1, len(formula) + 1), *ids],
+                                     (rup.last_id if prefix else len(formula)) + 1)
+                if lrat is not None:
+                    cert.lrat = (rup.lrat() if prefix else "") + lrat
+                    cert.lrat_source = "nonosat+cadical" if prefix else "cadical"
             cert.prover = "native+sat" if steps else "sat"
             return None
     finally:
@@ -320,10 +356,53 @@ def _prove(cert: Certificate, enc: PuzzleCnf, formula: list[Clause], solver: str
             cert.stats.update(_proof_size(cert.proof, added))
 
 
+def lrat_for(formula: Sequence[Sequence[int]], nvars: int, proof: str,
+             timeout: float | None = None) -> tuple[str, str | None, str | None]:
+    """The LRAT form of a DRAT ``proof`` of ``formula``, made in-process: each lemma is checked
+    by nonosat's unit propagation (:class:`~nonosat.certificates.rup.RupChecker`, forward),
+    which records the clauses it used as the lemma's hints.  Deletions of clauses that are the
+    reasons of literals unit propagation fixes at the root (CaDiCaL deletes such clauses) are
+    left out of both proofs, as drat-trim ignores them, so that no hint names a deleted clause;
+    the units the checker writes to shorten hints go into both.
+
+    When a lemma is not RUP (a RAT step), drat-trim -L writes the LRAT if it is found.
+
+    Returns
+    -------
+    (proof, lrat, source)
+        The DRAT proof as the checker rewrote it (or ``proof`` itself), the LRAT (``None``
+        when neither could make it) and who made it (``"nonosat"``, ``"drat-trim"`` or
+        ``None``).
+    """
+    steps: list[list[int]] = []
+    deleting: list[bool] = []
+    for line in proof.splitlines():
+        fields = line.split()
+        if not fields or fields[0] == "c":
+            continue
+        gone = fields[0] == "d"
+        try:
+            lits = [int(v) for v in fields[1 if gone else 0:]]
+        except ValueError:
+            return proof, None, None
+        if not lits or lits[-1] != 0 or any(abs(v) > nvars for v in lits):
+            return proof, None, None
+        steps.append(lits[:-1])
+        deleting.append(gone)
+    rup = RupChecker(formula, nvars)
+    if rup.run(steps, deleting) == len(steps) and steps and steps[-1] == [] and not deleting[-1]:
+        return rup.drat(), rup.lrat(), "nonosat"
+    if checker_executable("drat-trim") is not None:
+        lrat = drat_to_lrat(formula, nvars, proof, timeout)
+        if lrat is not None:
+            return proof, lrat, "drat-trim"
+    return proof, None, None
+
+
 def _proof_text(steps: Sequence[Step], solver_lines: Sequence[str]) -> str:
     """Text DRAT: the prefix steps, then the solver's lines, ending with the empty clause."""
     lines = proof_lines(steps)
-    lines.extend(solver_lines)
+    lines.extend(line for line in solver_lines if line)
     if not lines or lines[-1].strip() != "0":
         lines.append("0")  # the empty clause; a checker still has to derive it
     return "\n".join(lines) + "\n"

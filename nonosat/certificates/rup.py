@@ -196,10 +196,11 @@ def _grow(buf, need):
 
 @njit(cache=True, nogil=True)
 def _materialize(conflict, base, lits, cstart, alive, reason, tpos, trail, seen, stack, pairs_t,
-                 pairs_c, meta, lrat):
+                 pairs_c, meta, lrat, drat):
     """Give every level-0 literal in the cone of ``conflict`` a unit clause of its own, written
-    as an LRAT lemma (hints: its antecedents' unit clauses, then its reason), so that later
-    hints name one clause for it instead of re-deriving it.  Returns the LRAT buffer."""
+    as an LRAT lemma (hints: its antecedents' unit clauses, then its reason) and as a DRAT
+    lemma, so that later hints name one clause for it instead of re-deriving it.  Returns the
+    LRAT and DRAT buffers."""
     top = 0
     stack[top] = conflict
     top += 1
@@ -228,7 +229,7 @@ def _materialize(conflict, base, lits, cstart, alive, reason, tpos, trail, seen,
     for k in range(nseen):
         seen[pairs_t[k]] = 0
     if nlevel0 == 0:
-        return lrat
+        return lrat, drat
     keys = np.empty(nlevel0, np.int64)
     for k in range(nlevel0):
         keys[k] = tpos[pairs_c[k]]
@@ -262,8 +263,16 @@ def _materialize(conflict, base, lits, cstart, alive, reason, tpos, trail, seen,
         lrat[n + 1] = 48
         lrat[n + 2] = 10
         meta[_OUTLEN] = n + 3
+        # the same unit in the DRAT proof, so that the LRAT's lemmas are a subsequence of the
+        # DRAT's (what a consistency check of the two compares)
+        drat = _grow(drat, meta[_DRATLEN] + 16)
+        n = _put_int(drat, meta[_DRATLEN], lit)
+        drat[n] = 32
+        drat[n + 1] = 48
+        drat[n + 2] = 10
+        meta[_DRATLEN] = n + 3
         reason[v] = c
-    return lrat
+    return lrat, drat
 
 
 @njit(cache=True, nogil=True)
@@ -314,18 +323,21 @@ def _run_steps(kind, slits, sstart, first, skip_implied, materialize, skipped, l
                 lrat[n + 1] = 48
                 lrat[n + 2] = 10
                 meta[_OUTLEN] = n + 3
-            drat = _grow(drat, meta[_DRATLEN] + 16 * size + 16)
-            n = meta[_DRATLEN]
-            drat[n] = 100
-            drat[n + 1] = 32
-            n += 2
-            for k in range(a, b):
-                n = _put_int(drat, n, slits[k])
-                drat[n] = 32
-                n += 1
-            drat[n] = 48
-            drat[n + 1] = 10
-            meta[_DRATLEN] = n + 2
+                # in the DRAT proof too; a deletion left out of the LRAT (a reason of a level-0
+                # literal, a formula clause, a unit) is left out of both, so that the two
+                # proofs hold the same clauses
+                drat = _grow(drat, meta[_DRATLEN] + 16 * size + 16)
+                n = meta[_DRATLEN]
+                drat[n] = 100
+                drat[n + 1] = 32
+                n += 2
+                for k in range(a, b):
+                    n = _put_int(drat, n, slits[k])
+                    drat[n] = 32
+                    n += 1
+                drat[n] = 48
+                drat[n + 1] = 10
+                meta[_DRATLEN] = n + 2
             continue
         # an added lemma: RUP under the negation of its literals
         base = meta[_NTRAIL]
@@ -353,8 +365,8 @@ def _run_steps(kind, slits, sstart, first, skip_implied, materialize, skipped, l
                                       reason, tpos, trail, meta)
         nh = 0
         if conflict >= 0 and materialize and size > 0 and meta[_CONFLICT0] < 0:
-            lrat = _materialize(conflict, base, lits, cstart, alive, reason, tpos, trail, seen,
-                                stack, pairs_t, pairs_c, meta, lrat)
+            lrat, drat = _materialize(conflict, base, lits, cstart, alive, reason, tpos, trail,
+                                      seen, stack, pairs_t, pairs_c, meta, lrat, drat)
         if conflict >= 0:
             nh = _cone(conflict, lits, cstart, reason, tpos, seen, stack, pairs_t, pairs_c,
                        hints, 0)
@@ -465,6 +477,162 @@ def _load(lits, cstart, nclauses, nvars, val, reason, tpos, trail, meta, occ_sta
         conflict = _propagate(0, lits, cstart, alive, occ_start, occ, extra, val, reason, tpos,
                               trail, meta)
     meta[_CONFLICT0] = conflict
+
+
+@njit(cache=True, nogil=True)
+def _lrat_lines(text, pos):
+    """Parse the LRAT line at ``pos`` of ``text`` (bytes) into ``pos``'s line: returns
+    (next position, kind, numbers): kind 0 an added clause (ID, literals, 0, hints, 0), 1 a
+    deletion (ID, IDs, 0; the ``d`` left out), -1 a blank line."""
+    size = text.size
+    nums = np.empty(16, np.int64)
+    n = 0
+    kind = -1
+    i = pos
+    while i < size and text[i] != 10:
+        c = text[i]
+        if c == 100:  # 'd'
+            kind = 1
+            i += 1
+            continue
+        neg = c == 45
+        if neg:
+            i += 1
+        if i >= size or not 48 <= text[i] <= 57:
+            i += 1  # a space, or a character CaDiCaL does not write
+            continue
+        x = 0
+        while i < size and 48 <= text[i] <= 57:
+            x = 10 * x + (text[i] - 48)
+            i += 1
+        if n == nums.size:
+            more = np.empty(2 * n, np.int64)
+            more[:n] = nums
+            nums = more
+        nums[n] = -x if neg else x
+        n += 1
+        if kind < 0:
+            kind = 0
+    return i + 1, kind, nums[:n]
+
+
+@njit(cache=True, nogil=True)
+def _renumber(text, originals, first_new):
+    """Renumber a SAT solver's LRAT (see :func:`renumber_lrat`); returns (bytes, length), or
+    (empty, -1) when the solver's IDs do not fit ``originals``."""
+    size = text.size
+    # pass 1: the IDs the solver gave its derived clauses (the first number of each added
+    # clause); every other ID up to the largest is one of the clauses it was given, in order
+    top = 0
+    pos = 0
+    while pos < size:
+        pos, kind, nums = _lrat_lines(text, pos)
+        for k in range(nums.size if kind == 1 else min(nums.size, 1)):
+            top = max(top, abs(nums[k]))
+        if kind == 0:
+            # hints too (after the literals' 0)
+            z = 1
+            while z < nums.size and nums[z] != 0:
+                z += 1
+            for k in range(z + 1, nums.size):
+                top = max(top, abs(nums[k]))
+    derived = np.zeros(top + 2, np.uint8)
+    pos = 0
+    while pos < size:
+        pos, kind, nums = _lrat_lines(text, pos)
+        if kind == 0:
+            derived[nums[0]] = 1
+    mapping = np.zeros(top + 2, np.int64)
+    j = 0
+    nxt = first_new
+    for x in range(1, top + 1):
+        if derived[x]:
+            mapping[x] = nxt
+            nxt += 1
+        elif j < originals.size:
+            mapping[x] = originals[j]
+            j += 1
+        else:
+            mapping[x] = -1  # an ID neither given nor derived
+    out = np.empty(size + size // 2 + 64, np.uint8)
+    n = 0
+    last = first_new - 1
+    pos = 0
+    while pos < size:
+        pos, kind, nums = _lrat_lines(text, pos)
+        if kind < 0:
+            continue
+        out = _grow(out, n + 24 * nums.size + 32)
+        if kind == 1:
+            n = _put_int(out, n, last)
+            out[n] = 32
+            out[n + 1] = 100
+            n += 2
+            for k in range(1, nums.size):
+                y = mapping[nums[k]] if nums[k] > 0 else 0
+                if nums[k] > 0 and y < 0:
+                    return np.empty(0, np.uint8), -1
+                out[n] = 32
+                n = _put_int(out, n + 1, y)
+        else:
+            last = mapping[nums[0]]
+            n = _put_int(out, n, last)
+            z = 1
+            while z < nums.size and nums[z] != 0:
+                out[n] = 32
+                n = _put_int(out, n + 1, nums[z])
+                z += 1
+            out[n] = 32
+            out[n + 1] = 48
+            n += 2
+            for k in range(z + 1, nums.size):
+                x = nums[k]
+                if x == 0:
+                    break
+                y = mapping[abs(x)]
+                if y < 0:
+                    return np.empty(0, np.uint8), -1
+                out[n] = 32
+                n = _put_int(out, n + 1, -y if x < 0 else y)
+            out[n] = 32
+            out[n + 1] = 48
+            n += 2
+        out[n] = 10
+        n += 1
+    return out, n
+
+
+def renumber_lrat(text: str, originals: Sequence[int], first_new: int) -> str | None:
+    """A SAT solver's text LRAT with its clause IDs renumbered into another numbering
+    (literals unchanged).
+
+    CaDiCaL numbers the clauses it is given and the clauses it derives from one counter: a
+    clause given with a literal already false at the root is strengthened as it is added (a
+    derived clause, whose ID comes between the given ones).  So the IDs of the derived clauses
+    are those its LRAT adds, and every other ID, in increasing order, is the next clause it was
+    given.  Given clause ``j`` (0-based) becomes ``originals[j]``; derived clauses become
+    ``first_new, first_new + 1, ...`` in their order; a deletion line's own ID becomes the last
+    derived clause's.  Used to put the solver's LRAT after that of the lemmas it was given
+    (and to undo the interleaving even when it was given the formula alone).
+
+    Returns
+    -------
+    str or None
+        ``None`` when an ID is neither given nor derived (the numbering is not CaDiCaL's; the
+        caller then makes the LRAT another way).
+
+    Examples
+    --------
+    >>> print(renumber_lrat("4 1 0 1 3 0\\n4 d 3 0\\n5 0 4 2 0\\n", [1, 2, 7], 10), end="")
+    10 1 0 1 7 0
+    10 d 7 0
+    11 0 10 2 0
+    """
+    data = np.frombuffer(text.encode("ascii"), np.uint8)
+    out, n = _renumber(data, np.asarray(list(originals), np.int64), int(first_new))
+    if n < 0:
+        return None
+    return out[:n].tobytes().decode("ascii")
 
 
 class RupChecker:
@@ -600,6 +768,22 @@ class RupChecker:
             self._lrat, self._drat)
         self.lemmas += int(done) - int(self.skipped.sum())
         return int(done)
+
+    @property
+    def last_id(self) -> int:
+        """The LRAT ID of the last clause (the formula's, or a lemma added since)."""
+        return int(self._meta[_NCLAUSES])
+
+    def live_lemmas(self) -> tuple[list[int], list[list[int]]]:
+        """The lemmas in the database and not deleted (deletions this checker leaves out
+        included; see :meth:`run`): their LRAT IDs, increasing, and their literals."""
+        ids: list[int] = []
+        clauses: list[list[int]] = []
+        for c in range(self.nformula, int(self._meta[_NCLAUSES])):
+            if self._alive[c]:
+                ids.append(c + 1)
+                clauses.append(self._lits[self._cstart[c]:self._cstart[c + 1]].tolist())
+        return ids, clauses
 
     def lrat(self) -> str:
         """Text LRAT of the steps added so far: ``ID literals 0 hints 0`` per lemma and

@@ -26,7 +26,12 @@ from nonosat.certificates.bundle import (
     read_solutions,
     sha256_hex,
 )
-from nonosat.certificates.checkers import ProofCheck, check_proof, resolve_checkers
+from nonosat.certificates.checkers import (
+    AGREEMENT,
+    ProofCheck,
+    resolve_checkers,
+    run_checks,
+)
 from nonosat.encodings.cnf import ENCODING_VERSIONS, blocking_clause, encode
 from nonosat.errors import FormatError, NonosatError
 from nonosat.puzzle import Puzzle, grid_rows
@@ -50,7 +55,12 @@ class Verification:
     checks : list of ProofCheck
         Proof checks that ran.
     puzzle : Puzzle or None
+        The certified clues (``puzzle.json``); its title is the certificate's word only.
     time_s : float
+    identity_verified : bool
+        Whether the clues were compared with a puzzle the user holds (``expected``) and are
+        its clues; otherwise the title is unverified and is never the report's name for the
+        puzzle.
     """
 
     ok: bool
@@ -59,16 +69,20 @@ class Verification:
     checks: list[ProofCheck]
     puzzle: Puzzle | None
     time_s: float
+    identity_verified: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-serialisable form."""
+        """JSON-serialisable form: the checks as :meth:`ProofCheck.to_json` (checker, version,
+        file checked, answer); ``title`` is the certificate's own (unverified unless
+        ``identity`` says ``"matched"``)."""
         return {
             "ok": self.ok,
             "verdict": self.verdict,
             "problems": self.problems,
             "checks": [c.to_json() for c in self.checks],
             "puzzle": self.puzzle.fingerprint() if self.puzzle else None,
-            "title": self.puzzle.describe() if self.puzzle else None,
+            "title": self.puzzle.title if self.puzzle else None,
+            "identity": "matched" if self.identity_verified else "unverified",
             "checkers_accepted": [c.checker for c in self.checks if c.ok],
             "time_s": round(self.time_s, 6),
         }
@@ -76,7 +90,7 @@ class Verification:
 
 def verify_certificate(
     cert_dir: str | os.PathLike[str],
-    checkers: Sequence[str] = ("dratify",),
+    checkers: Sequence[str] = ("auto",),
     timeout: float | None = None,
     expected: Puzzle | None = None,
 ) -> Verification:
@@ -93,12 +107,24 @@ def verify_certificate(
     4. With ``expected`` (the puzzle the user holds, e.g. ``--puzzle FILE``), the certified
        clues must be its clues: a certificate of another puzzle does not verify.
 
+<<<<<<< HEAD
+    5. The proof: by default (``checkers=("auto",)``) ``proof.lrat`` is checked against the
+       *re-derived* formula by the default LRAT checker
+       (:func:`nonosat.certificates.lrat_check.check_lrat`), and its lemmas must be those of
+       ``proof.drat`` (:data:`~nonosat.certificates.checkers.AGREEMENT`); drat-trim and
+       cake_lpr run too when found.  A certificate without ``proof.lrat`` is rejected.  dratify
+       never decides alone (:func:`~nonosat.certificates.checkers.resolve_checkers`).
+
+    Files are read with a size cap and only when they are regular files
+    (:func:`nonosat.safe_io.read_bounded`).
+=======
     A witness certificate (``"kind": "witness"``, black-and-white or colour) is checked by
     :func:`nonosat.certificates.witness.verify_witness` instead (no proof, no checker).
 
     cake_lpr checks the bundle's ``proof.lrat`` when there is one (else the LRAT drat-trim
     writes from ``proof.drat``), against the *re-derived* formula.  Files are read with a size
     cap and only when they are regular files (:func:`nonosat.safe_io.read_bounded`).
+>>>>>>> main
 
     Parameters
     ----------
@@ -106,7 +132,7 @@ def verify_certificate(
     checkers : sequence of str
         Proof checkers (see :func:`resolve_checkers`).
     timeout : float, optional
-        Seconds for drat-trim.
+        Seconds for drat-trim and the default checker.
     expected : Puzzle, optional
         The puzzle the certificate must be about.
 
@@ -121,6 +147,8 @@ def verify_certificate(
         ``cert_dir`` is not a directory.
     EngineError
         Unknown checker or drat-trim not on ``PATH``.
+    ProofTooLargeError
+        A proof over the size limit (``NONOSAT_MAX_PROOF_BYTES``).
     """
     start = time.perf_counter()
     root = Path(cert_dir)
@@ -138,7 +166,10 @@ def verify_certificate(
         ok = not problems and (verdict == "multiple" or bool(checks))
         if not problems and not ok:
             problems.append("no proof checker ran")
-        return Verification(ok, verdict, problems, checks, puzzle, time.perf_counter() - start)
+        matched = (expected is not None and puzzle is not None
+                   and expected.fingerprint() == puzzle.fingerprint())
+        return Verification(ok, verdict, problems, checks, puzzle, time.perf_counter() - start,
+                            identity_verified=matched)
 
     try:
         record = json.loads(read_certificate_file(root / CERTIFICATE_FILE).decode("utf-8"))
@@ -178,10 +209,10 @@ def verify_certificate(
             problems.append(str(exc))
             return done(verdict, puzzle)
         for k, sol in enumerate(solutions, start=1):
-            for line, expected, actual in puzzle.line_errors(sol)[:3]:
+            for line, wanted, actual in puzzle.line_errors(sol)[:3]:
                 problems.append(
                     f"{SOLUTION_FILE}: solution {k}: {puzzle.line_name(line)} should be "
-                    f"{list(expected or ())} but is {list(actual)}"
+                    f"{list(wanted or ())} but is {list(actual)}"
                 )
     if verdict == "multiple":
         if len(solutions) < 2:
@@ -215,18 +246,34 @@ def verify_certificate(
 
     try:
         proof = read_certificate_file(root / PROOF_FILE).decode("ascii")
-        lrat = read_certificate_file(root / LRAT_FILE).decode("ascii") if (root / LRAT_FILE).exists() else None
     except (OSError, UnicodeDecodeError, NonosatError) as exc:
         problems.append(f"{PROOF_FILE}: cannot be read: {exc}")
         return done(verdict, puzzle)
+    try:
+        lrat = (read_certificate_file(root / LRAT_FILE).decode("ascii")
+                if (root / LRAT_FILE).exists() else None)
+    except (OSError, UnicodeDecodeError, NonosatError) as exc:
+        problems.append(f"{LRAT_FILE}: cannot be read: {exc}")
+        return done(verdict, puzzle)
     if lrat is not None and LRAT_FILE not in (record.get("files") or {}):
         problems.append(f"{LRAT_FILE}: not listed in {CERTIFICATE_FILE}")
-    for checker in names:
-        check = check_proof(formula, enc.nvars, proof, checker, timeout, lrat=lrat)
-        checks.append(check)
-        if not check.ok:
-            problems.append(f"{PROOF_FILE}: rejected by {checker}: {check.reason}")
+    checks.extend(run_checks(formula, enc.nvars, proof, lrat, names, timeout))
+    problems.extend(check_problems(checks))
     return done(verdict, puzzle)
+
+
+def check_problems(checks: Sequence[ProofCheck]) -> list[str]:
+    """One sentence per rejecting check, naming the file it checked."""
+    out = []
+    for check in checks:
+        if check.ok:
+            continue
+        if check.checker == AGREEMENT:
+            out.append(f"{LRAT_FILE} is not the LRAT form of {PROOF_FILE}: {check.reason}")
+        else:
+            out.append(f"{check.checks or PROOF_FILE}: rejected by {check.checker}: "
+                       f"{check.reason}")
+    return out
 
 
 def _get(record: dict[str, Any], *keys: str) -> Any:

@@ -394,8 +394,10 @@ def verify_witness(
     problems: list[str] = []
 
     def done(puzzle: Puzzle | None) -> Verification:
+        matched = (expected is not None and puzzle is not None
+                   and expected.fingerprint() == puzzle.fingerprint())
         return Verification(not problems, "multiple", problems, [], puzzle,
-                            time.perf_counter() - start)
+                            time.perf_counter() - start, identity_verified=matched)
 
     record = read_record(root)
     if record is None or record.get("format") != "nonosat-certificate":

@@ -8,20 +8,26 @@ what each kind of logic achieves: the cells each stage adds to what the stages b
 the cells still open after it.  When logic gets stuck the search figures are the engine's: the
 native search's guesses, or SAT's conflicts when the portfolio handed over to SAT.
 
-Also printed: a one-line classification ("unique, line-solvable", "unique, needs probing (depth
-1)", "unique, needs search (N guesses|conflicts)", "several solutions (K cells ambiguous)", "no
-solution"); the backbone; the independent parts of the cells line solving and all logic leave
-open (they share no row and no column: each can be solved alone); cells tied by the implication
-graph (its strongly connected components); a smallest backdoor: the fewest cells whose values,
-given, make line solving (--backdoor-logic probing: line solving and probing) finish -- "exact:
-proved smallest", or "best found in the time limit" with the lower bound proved
+Also printed: a one-line classification ("unique, line-solvable", "unique, needs implications
+(depth 1)", "unique, needs probing (depth 1)", "unique, needs search (N guesses|conflicts)",
+"several solutions (K cells ambiguous)", "no solution"), decided together with the techniques
+needed and the grade, so they agree; the backbone; the independent parts of the cells line solving
+and all logic leave open (they share no row and no column: each can be solved alone); cells tied by
+the implication graph (its strongly connected components); a smallest backdoor: the fewest cells
+whose values, given, make line solving (--backdoor-logic probing: line solving and probing) finish
+-- "exact: proved smallest", or "best found in the time limit" with the lower bound proved
 (--backdoor-timeout), 0 cells for a line-solvable puzzle, and with several solutions that of the
 goal picture (else the first solution found), whose givens then also make it the only one; for
 several solutions the whole ambiguity map (<>), extra givens and one-cell edits of the picture
-(when it is known) that make the solution unique.  --timeout bounds the verdict, and once more
-the structure of a several-solution puzzle (the ambiguity map up to half of it, the givens and
-edits the rest); a map the time limit cuts short is a lower bound ("at least K cells
-ambiguous").
+(when it is known) that make the solution unique, or why none is listed ("edits: none found ...").
+--timeout (default $NONOSAT_TIMEOUT or 300) bounds the whole command: the verdict, the logic
+stages, the structure, the ambiguity map (up to half of what is left), the givens, the edits and
+the backdoor share it; a section the limit cuts short keeps its partial result (a map cut short is
+a lower bound: "at least K cells ambiguous"), and a closing "time limits:" line (in --json,
+"sections") says which sections were cut short or not run.
+A puzzle with several solutions is counted exactly when the model counter (Ganak, on the
+CNF projected on the cells; exact, not certified) finishes in its share of the time (at
+most 10 s): "N solutions".
 
 \b
 Grade (score on one scale, 1 to 5):
@@ -31,7 +37,9 @@ Grade (score on one scale, 1 to 5):
   4 very hard  search with effort e < 100       score 4 + e/(e+100), < 4.5
   5 extreme    search with effort e >= 100      in [4.5, 5); 5 = undecided
   s = line steps, r = implication rounds + 2 x probing rounds, e = the native
-  search's guesses, or SAT's conflicts when SAT decided.
+  search's guesses, or SAT's conflicts when SAT decided.  No grade ("not
+  graded: no solution" / "not graded: several solutions") without a solution
+  or with several.
 
 --graph writes the implication graph at the line-solving fixpoint (GraphML, GEXF, or DOT with
 pydot; node attribute scc = strongly connected component); --map writes the ambiguity map as
@@ -45,15 +53,16 @@ from typing import Annotated
 
 import typer
 
+from nonosat.cli import common
 from nonosat.cli.common import (
     STATUS_EXIT,
     announce_compile,
     handle_errors,
+    read_puzzle,
     split_puzzle_ref,
 )
 from nonosat.cli.options import BriefOpt, FormatOpt, IndexOpt, JsonOpt, PuzzleArg, timeout_option
 from nonosat.cli.output import brief_line, emit
-from nonosat.formats import read_puzzle
 from nonosat.text import printable, printable_lines
 
 LimitOpt = Annotated[
@@ -88,11 +97,11 @@ BackdoorLogicOpt = Annotated[
                       help="What completes the backdoor's givens: line (line solving) or probing "
                       "(line solving and failed-literal probing).")
 ]
-TimeoutOpt = timeout_option("analyse", "Seconds for the verdict (exit 4 when not decided), "
-                            "and once more for the structure of several solutions")
 #: Seconds for the backdoor search by default (nonosat.analysis.difficulty.BACKDOOR_TIMEOUT).
 BACKDOOR_TIMEOUT = 10.0
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --graph / --map files.")]
+TimeoutOpt = timeout_option("analyse", "Seconds for the whole analysis, every section together "
+                            "(exit 4 when the verdict is not decided)")
 
 
 def _cell(cell: tuple[int, int]) -> str:
@@ -118,6 +127,9 @@ def analyse_command(
     brief: BriefOpt = False,
 ) -> None:
     """Analyse a puzzle: verdict, classification, techniques, structure and difficulty grade."""
+    import time
+
+    setup = time.perf_counter()
     from nonosat.analysis.difficulty import analyse
     from nonosat.errors import FormatError
 
@@ -129,16 +141,23 @@ def analyse_command(
     if puzzle.is_colour:
         _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout,
                         graph, map_file, force, json_output, backdoor_timeout, backdoor_logic,
-                        brief)
+                        setup, brief)
     for path in (graph, map_file):
         if path is not None and path.exists() and not force:
             raise FormatError(str(path), None, "already exists; use --force to overwrite it")
     if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
         raise FormatError(str(map_file), None, "--map must end in .svg or .png")
     announce_compile()
+    loaded = _load(engine, setup, colour=False)
+    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+    progress: list = []
+    _report_on_overrun(progress, name, json_output, backdoor_timeout)
     result = analyse(puzzle, limit=limit, count_all=count_all, timeout=timeout, depth=depth,
                      engine=engine, keep_graph=graph is not None,
-                     backdoor_timeout=backdoor_timeout, backdoor_logic=backdoor_logic)
+                     backdoor_timeout=backdoor_timeout, backdoor_logic=backdoor_logic,
+                     progress=progress)
+    common.OVERRUN_REPORT = None
+    result.load_s += loaded
     if graph is not None:
         from nonosat.analysis.structure import write_graph_with_components
 
@@ -148,7 +167,6 @@ def analyse_command(
     if map_file is not None:
         _write_map(result, map_file)
         typer.echo(f"wrote {printable(str(map_file))}", err=True)
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
         emit("analyse", result.to_json(name))
     elif brief:
@@ -161,8 +179,48 @@ def analyse_command(
 def _brief(result, name: str) -> str:
     """The brief line: ``PUZZLE STATUS TIME grade=N`` (no grade when there is none)."""
     grade = getattr(result, "grade", None)
-    extra = f"grade={grade.grade}" if grade is not None and grade.grade is not None else ""
+    extra = f"grade={grade.grade}" if grade is not None and grade.graded else ""
     return brief_line(name, result.status.value, result.solve_time_s, extra)
+
+
+def _load(engine: str, setup: float, colour: bool) -> float:
+    """Load the engine now (its compiled kernels and libraries) and excuse the time spent since
+    ``setup`` (``time.perf_counter()`` when the command began: imports, reading the puzzle,
+    loading) from the watchdog's count: the analysis' time limit does not include it.  Returns
+    the seconds spent loading (the analysis reports them apart, as ``load_s``)."""
+    import time
+
+    from nonosat.engines import load_engine
+
+    try:
+        loaded = load_engine(engine, colour=colour)
+    except Exception:  # noqa: BLE001 - an unknown engine is reported by the analysis itself
+        loaded = 0.0
+    common.excuse(time.perf_counter() - setup)
+    return loaded
+
+
+def _report_on_overrun(progress: list, name: str, json_output: bool, backdoor_timeout: float,
+                       colour: bool = False) -> None:
+    """Let the watchdog (:func:`nonosat.cli.common._watchdog`) print the sections of the
+    analysis that finished (the analysis in ``progress``, its unfinished sections marked) when a
+    compiled step overruns the time limit and the process must end."""
+    def report() -> str | None:
+        if not progress:
+            return None
+        result = progress[-1]
+        for key, state in result.sections.items():
+            if state not in ("done", "skipped", "not applicable", "cut short"):
+                result.sections[key] = "time limit"
+        result.settle()
+        if json_output:
+            import json
+
+            return json.dumps(result.to_json(name))
+        render = _colour_report if colour else _report
+        return render(result, name, backdoor_timeout)
+
+    common.OVERRUN_REPORT = report
 
 
 def _write_map(result, path: Path) -> None:
@@ -225,7 +283,9 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
         why = ("no solution" if status == "none" else
                "undecided puzzle" if status == "unknown" else
                "uniqueness not checked (--limit 1)" if status == "solved" else
-               "skipped (--backdoor-timeout 0)" if backdoor_timeout == 0 else "not computed")
+               "skipped (--backdoor-timeout 0)" if backdoor_timeout == 0 else
+               "not run: time limit" if result.sections.get("backdoor") == "time limit" else
+               "not computed")
         return f"{head}: none ({why})"
     if bd.several:
         head += f" of {result.backdoor_of}"
@@ -239,11 +299,51 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
     return out
 
 
+def _several(result) -> str:
+    """The verdict of several solutions: "N solutions" when counted exactly (a finished
+    enumeration or the model counter), else "several solutions (at least N)"."""
+    counted = result.solution_count
+    if counted is not None and counted.exact and counted.count is not None:
+        return counted.describe()
+    if result.counted_all:
+        return f"{len(result.solutions)} solutions"
+    return f"several solutions (at least {len(result.solutions)})"
+
+
+#: What the report says of a section the time limit cut short or left no time for.
+_SECTION_NAMES = {"stages": "logic stages", "structure": "structure", "map": "ambiguity map",
+                  "givens": "extra givens", "edits": "one-cell edits", "backdoor": "backdoor"}
+
+
 def _fit_grid(text: str, shape: tuple[int, int]) -> str:
     """``text``, or a one-line summary when it is wider than the terminal."""
     from nonosat.cli.output import fits, grid_summary
 
     return text if fits(text.split("\n")) else grid_summary(text, "map", shape)
+
+
+def _techniques_line(result, chain: list[str], upto: dict[str, int]) -> str:
+    """``techniques needed: ...`` from the assessment (the classification's own source)."""
+    needed = result.techniques_needed
+    if needed is None:
+        return "techniques needed: unknown (the logic stages did not finish: time limit)"
+    return f"techniques needed: {needed} ({' -> '.join(chain[:upto[needed]])})"
+
+
+def _unfinished_line(result) -> str | None:
+    """``time limits: cut short: ambiguity map; not run: backdoor`` when the time limit (or a
+    section's own budget: the edits' 5 s, the backdoor's --backdoor-timeout) stopped sections
+    of the analysis (``None`` when every section finished)."""
+    sections = result.sections
+    cut = [_SECTION_NAMES[k] for k, v in sections.items() if v == "cut short" and
+           k in _SECTION_NAMES]
+    missed = [_SECTION_NAMES[k] for k, v in sections.items() if v == "time limit" and
+              k in _SECTION_NAMES]
+    if not cut and not missed:
+        return None
+    parts = ([f"cut short: {', '.join(cut)}"] if cut else []) + (
+        [f"not run: {', '.join(missed)}"] if missed else [])
+    return "time limits: " + "; ".join(parts)
 
 
 def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> str:
@@ -255,47 +355,47 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     n_cells = puzzle.height * puzzle.width
     verdict = _VERDICT[result.status.value]
     if result.status.value == "multiple":
-        verdict = (f"{len(result.solutions)} solutions" if result.counted_all
-                   else f"several solutions (at least {len(result.solutions)})")
+        verdict = _several(result)
     lines = [f"{printable(name)}: {printable(puzzle.describe())}: {verdict} [{result.engine}, "
              f"{result.solve_time_s:.3f} s]",
              f"classification: {result.classification}"]
-    needed = result.techniques_needed
-    chain = ["line solving", "implications", "probing", "search"]
-    upto = {"line": 1, "implications": 2, "probing": 3, "search": 4}[needed]
-    lines.append(f"techniques needed: {needed} ({' -> '.join(chain[:upto])})")
-    cells = result.cells_by_stage()
-    parts = [f"line {cells['line']}", f"implications {cells['implications']}",
-             f"probing {cells['probing']}", f"search {cells['search']}"]
-    if cells["ambiguous"]:
-        parts.append(f"ambiguous {cells['ambiguous']}")
-    if cells["undecided"]:
-        parts.append(f"undecided {cells['undecided']}")
-    total = sum(cells.values())
-    lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
-    oa = staged.open_after
-    lines.append(f"cells open after: line {oa['line']}, implications {oa['implications']}, "
-                 f"probing {oa['probing']} (of {n_cells})")
-    inv = staged.invocations
-    steps = staged.techniques()
-    lines.append(f"rounds that made progress: line {inv['line']}, implications "
-                 f"{inv['implications']}, probing {inv['probing']}; steps: "
-                 + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
-    search = result.search
-    if search is None:
-        lines.append("search: not needed")
-    elif search.engine == "sat":
-        lines.append(f"search: decided by SAT after logic: {search.describe()}"
-                     + ("" if search.decided else " (time limit: not decided)"))
-    elif search.engine == "native":
-        lines.append(f"search: decided by the native search: {search.describe()}, max depth "
-                     f"{search.max_depth}" + ("" if search.decided else
-                                              " (time limit: not decided)"))
+    lines.append(_techniques_line(result, ["line solving", "implications", "probing", "search"],
+                                  {"line": 1, "implications": 2, "probing": 3, "search": 4}))
+    if result.sections.get("stages") == "time limit":
+        lines.append("logic stages: not run (time limit)")
     else:
-        lines.append(f"search: decided by {search.engine} (no search figures)")
+        cells = result.cells_by_stage()
+        parts = [f"line {cells['line']}", f"implications {cells['implications']}",
+                 f"probing {cells['probing']}", f"search {cells['search']}"]
+        if cells["ambiguous"]:
+            parts.append(f"ambiguous {cells['ambiguous']}")
+        if cells["undecided"]:
+            parts.append(f"undecided {cells['undecided']}")
+        total = sum(cells.values())
+        lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
+        oa = staged.open_after
+        lines.append(f"cells open after: line {oa['line']}, implications {oa['implications']}, "
+                     f"probing {oa['probing']} (of {n_cells})")
+        inv = staged.invocations
+        steps = staged.techniques()
+        lines.append(f"rounds that made progress: line {inv['line']}, implications "
+                     f"{inv['implications']}, probing {inv['probing']}; steps: "
+                     + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
+        search = result.search
+        if search is None:
+            lines.append("search: not needed")
+        elif search.engine == "sat":
+            lines.append(f"search: decided by SAT after logic: {search.describe()}"
+                         + ("" if search.decided else " (time limit: not decided)"))
+        elif search.engine == "native":
+            lines.append(f"search: decided by the native search: {search.describe()}, max depth "
+                         f"{search.max_depth}" + ("" if search.decided else
+                                                  " (time limit: not decided)"))
+        else:
+            lines.append(f"search: decided by {search.engine} (no search figures)")
     bb = result.backbone_size()
     lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
-    if staged.status != "contradiction":
+    if staged.status != "contradiction" and result.sections.get("structure") != "time limit":
         lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
         lines.append(f"independent parts after logic: {_parts(result.parts)}")
     gs = result.graph_summary
@@ -308,8 +408,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     if result.linked_after_logic:
         lines.append(f"linked cells after logic: {_linked(result.linked_after_logic)}")
     lines.append(_backdoor_line(result, backdoor_timeout))
-    g = result.grade
-    lines.append(f"grade: {g.grade} ({g.name}), score {g.score} (scale 1-5): {g.reason}")
+    lines.append(f"grade: {result.grade.describe()}")
     if result.backbone is not None:
         amb = result.backbone.ambiguous
         lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
@@ -325,6 +424,10 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
                      "minimum")
     for edit in result.edits:
         lines.append(f"edit: {edit['text']}")
+    if result.edits_text() is not None:
+        lines.append(result.edits_text())
+    if _unfinished_line(result) is not None:
+        lines.append(_unfinished_line(result))
     load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
             if result.load_s >= 0.5 else "")
     lines.append(f"time: {result.time_s:.2f} s{load}")
@@ -333,7 +436,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
 
 def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout, graph,
                     map_file, force, json_output, backdoor_timeout=BACKDOOR_TIMEOUT,
-                    backdoor_logic="line", brief=False) -> None:
+                    backdoor_logic="line", setup: float | None = None, brief=False) -> None:
     """``analyse`` of a colour puzzle (:func:`nonosat.analysis.colour.analyse_colour`): the
     black-and-white report's lines and JSON keys wherever they apply to colour; always exits
     with the verdict's code."""
@@ -346,9 +449,16 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
     if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
         raise FormatError(str(map_file), None, "--map must end in .svg or .png")
     announce_compile(colour=True)
+    loaded = _load(engine, setup, colour=True) if setup is not None else 0.0
+    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+    progress: list = []
+    _report_on_overrun(progress, name, json_output, backdoor_timeout, colour=True)
     result = analyse_colour(puzzle, limit=limit, count_all=count_all, engine=engine,
                             timeout=timeout, backdoor_timeout=backdoor_timeout,
-                            keep_graph=graph is not None, backdoor_logic=backdoor_logic)
+                            keep_graph=graph is not None, backdoor_logic=backdoor_logic,
+                            progress=progress)
+    common.OVERRUN_REPORT = None
+    result.load_s += loaded
     if graph is not None:
         from nonosat.analysis.colour import write_colour_graph
 
@@ -361,7 +471,6 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
     if map_file is not None:
         _write_map(result, map_file)
         typer.echo(f"wrote {printable(str(map_file))}", err=True)
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if json_output:
         emit("analyse", result.to_json(name))
     elif brief:
@@ -382,45 +491,47 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
     n_cells = puzzle.height * puzzle.width
     verdict = _VERDICT[result.status.value]
     if result.status.value == "multiple":
-        verdict = (f"{len(result.solutions)} solutions" if result.counted_all
-                   else f"several solutions (at least {len(result.solutions)})")
+        verdict = _several(result)
     lines = [f"{printable(name)}: {printable(puzzle.describe())}, {len(names) - 1} colours: "
              f"{verdict} "
              f"[{result.engine}, {result.solve_time_s:.3f} s]",
              f"classification: {result.classification}"]
-    needed = result.techniques_needed
-    chain = ["line solving", "probing", "search"]
-    upto = {"line": 1, "implications": 2, "probing": 2, "search": 3}[needed]
-    lines.append(f"techniques needed: {needed} ({' -> '.join(chain[:upto])})")
-    cells = result.cells_by_stage()
-    parts = [f"line {cells['line']}", f"probing {cells['probing']}", f"search {cells['search']}"]
-    if cells["ambiguous"]:
-        parts.append(f"ambiguous {cells['ambiguous']}")
-    if cells["undecided"]:
-        parts.append(f"undecided {cells['undecided']}")
-    total = sum(cells.values())
-    lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
-    oa = staged.open_after
-    lines.append(f"cells open after: line {oa['line']}, probing {oa['probing']} (of {n_cells})")
-    inv = staged.invocations
-    steps = staged.techniques()
-    lines.append(f"rounds that made progress: line {inv['line']}, probing {inv['probing']}; "
-                 "steps: " + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
-    search = result.search
-    if search is None:
-        lines.append("search: not needed")
-    elif search.engine == "sat":
-        lines.append(f"search: decided by SAT after logic: {search.describe()}"
-                     + ("" if search.decided else " (time limit: not decided)"))
-    elif search.engine == "native":
-        lines.append(f"search: decided by the native search: {search.describe()}, max depth "
-                     f"{search.max_depth}" + ("" if search.decided else
-                                              " (time limit: not decided)"))
+    lines.append(_techniques_line(result, ["line solving", "probing", "search"],
+                                  {"line": 1, "implications": 2, "probing": 2, "search": 3}))
+    if result.sections.get("stages") == "time limit":
+        lines.append("logic stages: not run (time limit)")
     else:
-        lines.append(f"search: decided by {search.engine} (no search figures)")
+        cells = result.cells_by_stage()
+        parts = [f"line {cells['line']}", f"probing {cells['probing']}",
+                 f"search {cells['search']}"]
+        if cells["ambiguous"]:
+            parts.append(f"ambiguous {cells['ambiguous']}")
+        if cells["undecided"]:
+            parts.append(f"undecided {cells['undecided']}")
+        total = sum(cells.values())
+        lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
+        oa = staged.open_after
+        lines.append(f"cells open after: line {oa['line']}, probing {oa['probing']} (of {n_cells})")
+        inv = staged.invocations
+        steps = staged.techniques()
+        lines.append(f"rounds that made progress: line {inv['line']}, probing {inv['probing']}; "
+                     "steps: "
+                     + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
+        search = result.search
+        if search is None:
+            lines.append("search: not needed")
+        elif search.engine == "sat":
+            lines.append(f"search: decided by SAT after logic: {search.describe()}"
+                         + ("" if search.decided else " (time limit: not decided)"))
+        elif search.engine == "native":
+            lines.append(f"search: decided by the native search: {search.describe()}, max depth "
+                         f"{search.max_depth}" + ("" if search.decided else
+                                                  " (time limit: not decided)"))
+        else:
+            lines.append(f"search: decided by {search.engine} (no search figures)")
     bb = result.backbone_size()
     lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
-    if staged.status != "contradiction":
+    if staged.status != "contradiction" and result.sections.get("structure") != "time limit":
         lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
         lines.append(f"independent parts after logic: {_parts(result.parts)}")
     gs = result.graph_summary
@@ -448,8 +559,7 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
             lines.append("  (several solutions: these givens also make it the only one)")
         if bd.cells:
             lines.append(wrap(listed(bd.cells, 60), first="  givens: ", indent=4))
-    g = result.grade
-    lines.append(f"grade: {g.grade} ({g.name}), score {g.score} (scale 1-5): {g.reason}")
+    lines.append(f"grade: {result.grade.describe()}")
     if result.backbone is not None:
         amb = result.backbone.ambiguous
         lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
@@ -464,6 +574,10 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
                      "minimum")
     for edit in result.edits:
         lines.append(f"edit: {edit['text']}")
+    if result.edits_text() is not None:
+        lines.append(result.edits_text())
+    if _unfinished_line(result) is not None:
+        lines.append(_unfinished_line(result))
     load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
             if result.load_s >= 0.5 else "")
     lines.append(f"time: {result.time_s:.2f} s{load}")

@@ -12,10 +12,16 @@ numpy, numba, PySAT, OR-Tools, networkx and Pillow are imported inside the comma
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Annotated, Any
 
-import typer
+from nonosat.cli import signals
+
+if os.path.basename(sys.argv[0]) == "nonosat":  # the console script: Ctrl-C handled from here on
+    signals.install()
+
+import typer  # noqa: E402 - after the handlers, which must cover its import too
 
 from nonosat import __version__
 from nonosat.cli.common import EXIT_CODES_HELP, NonosatCommand, NonosatGroup
@@ -30,7 +36,7 @@ _VERDICT = {
     4: "gave up before deciding (time limit)",
 }
 _BAD = {2: "usage error or bad input"}
-_INTERRUPTED = {130: "interrupted (Ctrl-C)"}
+_INTERRUPTED = {130: "interrupted (Ctrl-C)", 143: "terminated (SIGTERM)"}
 
 #: The exit codes each command returns, and what they mean for it (its help footer).
 EXIT_CODES: dict[str, dict[int, str]] = {
@@ -42,6 +48,7 @@ EXIT_CODES: dict[str, dict[int, str]] = {
            "others are checked)",
         4: "an engine gave up (time limit) and the others agree",
         130: "interrupted (Ctrl-C): the table so far is printed; 1 instead if it has findings",
+        143: "terminated (SIGTERM), as for 130",
     },
     "batch": {
         0: "every puzzle got a verdict",
@@ -51,7 +58,7 @@ EXIT_CODES: dict[str, dict[int, str]] = {
         **_INTERRUPTED,
     },
     "convert": {0: "written", **_BAD, **_INTERRUPTED},
-    "formats": {0: "listed"},
+    "formats": {0: "listed", **_INTERRUPTED},
     "render": {
         0: "drawn (with --solution: unique solution)",
         1: "with --solution: several solutions",
@@ -103,7 +110,15 @@ EXIT_CODES: dict[str, dict[int, str]] = {
         4: "--timeout or --max-steps stopped the explanation first",
         **_INTERRUPTED,
     },
-    "studio": {0: "stopped (Ctrl-C)", 2: "bad PATH, or the port is in use"},
+    "studio": {2: "bad PATH, or the port is in use", 130: "stopped (Ctrl-C)",
+               143: "stopped (SIGTERM)"},
+    "generate": {
+        0: "written: unique (and the target grade reached)",
+        1: "written, but not unique or the grade not reached (--max-changes, no draw)",
+        **_BAD,
+        4: "written, but the time limit stopped the search first",
+        **_INTERRUPTED,
+    },
 }
 
 
@@ -135,6 +150,7 @@ COMMANDS: dict[str, tuple[str, str, str | None]] = {
     "hint": ("nonosat.cli.hint", "hint_command", None),
     "explain": ("nonosat.cli.explain", "explain_command", None),
     "studio": ("nonosat.cli.studio", "studio_command", None),
+    "generate": ("nonosat.cli.generate", "generate_command", None),
 }
 
 
@@ -214,13 +230,38 @@ def main() -> None:
 
     ``nonosat CMD ...`` builds the application with that command alone, so a run imports one
     command module; anything else (``nonosat``, ``--help``, ``--version``, an unknown command)
-    gets every command."""
-    argv = sys.argv[1:]
-    only = argv[0] if argv and argv[0] in COMMANDS else None
-    from nonosat.cli import common
+    gets every command.
 
-    common.HARD_TIME_LIMIT = True  # a nonosat process: the time limit is also a hard stop
-    build_app(only)(prog_name="nonosat")
+    Ctrl-C and ``SIGTERM`` are handled from the first line on (:mod:`nonosat.cli.signals`): an
+    interrupted run ends with exit 130 or 143 (1 for a crosscheck with real findings), without a
+    traceback, whatever it was doing."""
+    from nonosat import interrupts
+
+    signals.install()
+    code: Any = 0
+    try:
+        try:
+            signals.arm()
+            argv = sys.argv[1:]
+            only = argv[0] if argv and argv[0] in COMMANDS else None
+            from nonosat.cli import common
+
+            common.HARD_TIME_LIMIT = True  # a nonosat process: the time limit is also a hard stop
+            build_app(only)(prog_name="nonosat")
+        finally:
+            signals.disarm()
+    except SystemExit as exc:
+        code = exc.code
+    except BaseException:
+        if not interrupts.requested():
+            raise
+        code = 1
+    if interrupts.requested():
+        signals.finish(code)
+    signals.ignore()  # the command is done: a signal now must not kill the exiting interpreter
+    if interrupts.requested():  # one arrived in between
+        signals.finish(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

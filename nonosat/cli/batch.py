@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from nonosat import interrupts
+from nonosat.cli import signals
 from nonosat.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -200,8 +202,8 @@ def batch_command(
             )
     except KeyboardInterrupt:
         kept = f"; the finished puzzles are in {out}, rerun to resume" if out else ""
-        typer.echo(f"nonosat: interrupted{kept}", err=True)
-        raise typer.Exit(130) from None
+        signals.announce(f"nonosat: interrupted{kept}")
+        raise typer.Exit(128 + (interrupts.requested() or 2)) from None
     finally:
         if results is not None:
             results.close()
@@ -436,6 +438,11 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
         for grade, n in summary.grades.items():
             grades.add_row(escape(printable(str(grade))), str(n), f"{100.0 * n / graded:.1f}%")
         console.print(fold(grades))
+    if summary.not_graded:  # no solution / several solutions: apart from the grades' shares
+        apart = Table("reason", "puzzles", title="not graded", title_justify="left")
+        for reason, n in summary.not_graded.items():
+            apart.add_row(escape(reason), str(n))
+        console.print(fold(apart))
     for title, ids in (("several solutions", summary.multiple), ("no solution", summary.none)):
         if not ids:
             continue

@@ -3,22 +3,23 @@
 certify writes a certificate directory: puzzle.json (the clues), puzzle.cnf (the CNF encoding
 plus the clause excluding the solution found), proof.drat (a DRAT proof that this CNF is
 unsatisfiable, so no other solution exists), proof.lrat (the same refutation with each lemma's
-hints, for the verified checker cake_lpr: written by nonosat for proofs without a SAT solver's
-part, else by drat-trim -L when drat-trim is found), solution.txt and certificate.json
-(fingerprint, verdict, encoding, solver, checkers, who wrote the LRAT, times, proof size, file
-hashes).  The proof is checked before anything is called certified: in-process by dratify, and
-by drat-trim and cake_lpr when found (--checker, --checker-path).  The proof is written by the
-native solver (--prover native: its propagation and probing deductions, the cells propagation
-does not already give, for puzzles it decides without search; exit 5 when it needs search), by the SAT
-solver (--prover sat), or by both (--prover auto, the default: native where it decides the
-puzzle without search, else the SAT solver's proof after the native deductions); it is checked
-the same way whatever wrote it.  The verdict comes first, from the same portfolio and time limit
-as 'nonosat solve'.  A puzzle with several solutions gets a witness certificate instead (exit 1):
-puzzle.json, solution-1.txt and solution-2.txt (two distinct solutions, each checked against the
-clues) and certificate.json ("kind": "witness"); a puzzle without solution gets a proof that the
-CNF itself is unsatisfiable (exit 3).
-A proof that fails its check exits 1 and the files stay for inspection.  DIR is never
-overwritten without --force.
+hints, made in-process: nonosat's unit propagation for the native solver's lemmas, CaDiCaL's
+own LRAT for its part), solution.txt and certificate.json (fingerprint, verdict, encoding,
+solver, every checker that ran with its version and answer, who made the LRAT, times, proof
+size, file hashes).  The proof is checked before anything is called certified, by default with
+nonosat-lrat, the project's own LRAT checker, on proof.lrat, and the check that proof.lrat is
+the LRAT form of proof.drat; drat-trim and cake_lpr run too when found (--checker,
+--checker-path).  The proof is written by the native solver (--prover native: its propagation
+and probing deductions, the cells propagation does not already give, for puzzles it decides
+without search; exit 5 when it needs search), by the SAT solver (--prover sat), or by both
+(--prover auto, the default: native where it decides the puzzle without search, else the SAT
+solver's proof after the native deductions); it is checked the same way whatever wrote it.  The
+verdict comes first, from the same portfolio and time limit as 'nonosat solve'.  A puzzle with
+several solutions gets a witness certificate instead (exit 1): puzzle.json, solution-1.txt and
+solution-2.txt (two distinct solutions, each checked against the clues) and certificate.json
+("kind": "witness"); a puzzle without solution gets a proof that the CNF itself is
+unsatisfiable (exit 3).  A proof that fails its check exits 1 and the files stay for
+inspection.  DIR is never overwritten without --force.
 Check it again anywhere with 'nonosat verify-certificate DIR'.
 """
 
@@ -57,9 +58,14 @@ VERIFY_HELP = """Check a certificate directory written by 'nonosat certify'.
 
 Trusts nothing in DIR but the clues: re-derives the CNF from puzzle.json (encoding and version
 from certificate.json) plus the blocking clause of solution.txt and compares it with puzzle.cnf
-clause by clause, checks the solution against the clues, checks proof.drat against the
-re-derived CNF (dratify, and drat-trim when on PATH or asked for), and checks the SHA-256 of
-every file recorded in certificate.json.  A witness certificate (several solutions) is checked
+clause by clause, checks the solution against the clues, and checks the SHA-256 of every file
+recorded in certificate.json.  The proof: by default nonosat-lrat, the project's own LRAT
+checker, checks proof.lrat against the re-derived CNF, and proof.lrat must be the LRAT form of
+proof.drat (the same lemmas); the verdict rests on these checks.  drat-trim and cake_lpr run too
+when found; dratify only with --checker dratify, and never alone (it is not sound on
+deletions).  A certificate without proof.lrat is rejected.  Without --puzzle the puzzle's
+identity is unverified: the report quotes the certificate's own title as such; with --puzzle
+FILE the certified clues must be FILE's.  A witness certificate (several solutions) is checked
 against the clues alone: both solutions satisfy every clue and differ.  Every problem found is
 listed.  Exits with the
 certified verdict's code when everything checks (0 unique, 1 several solutions, 3 none) and 1
@@ -88,6 +94,51 @@ ExpectedOpt = Annotated[
         "certified ones.",
     ),
 ]
+
+
+def warn_dratify(names: list[str] | None) -> None:
+    """One line on stderr when dratify is asked for (``--checker dratify`` or ``all``): it is
+    not sound on deletions, and the default check runs beside it."""
+    from nonosat.certificates.checkers import DRATIFY_WARNING
+
+    if names and any(n in ("dratify", "all") for n in names):
+        typer.echo(f"nonosat: {DRATIFY_WARNING}", err=True)
+
+
+def checks_line(checks: list) -> str:
+    """``name version: accepted in 0.012 s`` for each check, comma-separated."""
+
+    parts = []
+    for c in checks:
+        version = f" {printable(c.version)}" if c.version else ""
+        answer = "accepted" if c.ok else "REJECTED"
+        parts.append(f"{c.checker}{version} {answer} in {c.time_s:.3f} s")
+    return ", ".join(parts)
+
+
+def rests_on(checks: list) -> str:
+    """What the verdict rests on: each check that ran and the file it checked, dratify marked
+    as never deciding alone."""
+    said = []
+    for c in checks:
+        what = f"{c.checker} ({c.checks})" if c.checks else c.checker
+        said.append(what + (", never alone" if c.checker == "dratify" else ""))
+    return "; ".join(said) or "no check"
+
+
+def identity(puzzle, puzzle_file: Path | None, matched: bool) -> str:
+    """How a verification report names the certified puzzle: by the file the user gave when
+    its clues are the certified ones, else by the certificate's own title, quoted and escaped
+    and marked unverified (a certificate can carry any title)."""
+    from nonosat.text import quoted
+
+    fingerprint = puzzle.fingerprint()[:12] if puzzle is not None else "?"
+    if puzzle_file is not None and matched:
+        return f"{printable(str(puzzle_file))} (its clues, sha256 {fingerprint}...)"
+    title = getattr(puzzle, "title", None)
+    called = f"titled {quoted(title)}" if title else "without a title"
+    return (f"the puzzle {called} in the certificate (identity unverified: no --puzzle "
+            f"given; clues sha256 {fingerprint}...)")
 
 
 TimeoutOpt = timeout_option("certify")
@@ -133,12 +184,13 @@ def certify_command(
         write_certificate,
     )
     from nonosat.certify import certify_puzzle, check_prover
+    from nonosat.cli.common import read_puzzle
     from nonosat.encodings.satsolver import DEFAULT_SOLVER
     from nonosat.errors import ProverRefusedError
-    from nonosat.formats import read_puzzle
 
     check_prover(prover)
     use_checker_path(checker_path)
+    warn_dratify(checker)
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
     ensure_writable_dir(out, force)
@@ -217,15 +269,27 @@ def certify_command(
         source = cert.solver
     typer.echo(f"  proof: {lemmas:,} lemma{'s' if lemmas != 1 else ''} ({source}), "
                f"{cert.encoding} encoding")
-    if cert.lrat is not None:
-        by = "nonosat" if cert.lrat_source == "nonosat" else "drat-trim -L"
-        typer.echo(f"  LRAT: {cert.lrat.count(chr(10)):,} lines, written by {by}")
-    for check in cert.checks:
-        verdict = "accepted" if check.ok else f"REJECTED ({check.reason})"
-        typer.echo(printable(f"  {check.checker}: {verdict} in {check.time_s:.3f} s"))
+    _echo_lrat_and_checks(cert)
     typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
-               f"[{cert.times['total']:.3f} s]"))
+                         f"[{cert.times['total']:.3f} s]"))
     raise typer.Exit(code)
+
+
+def _echo_lrat_and_checks(cert) -> None:
+    """The LRAT line and one line per check of a certify report."""
+    from nonosat.certificates.prove import LRAT_SOURCES
+
+    if cert.lrat is not None:
+        by = LRAT_SOURCES.get(cert.lrat_source or "", str(cert.lrat_source))
+        typer.echo(f"  LRAT: {cert.lrat.count(chr(10)):,} lines, made by {by}")
+    else:
+        typer.echo("  LRAT: none could be made (a lemma is not RUP and drat-trim was not found)")
+    for check in cert.checks:
+        verdict = "accepted" if check.ok else f"REJECTED ({printable(check.reason)})"
+        version = f" {printable(check.version)}" if check.version else ""
+        typer.echo(f"  {check.checker}{version}: {verdict} in {check.time_s:.3f} s")
+    if cert.checks:
+        typer.echo(f"  verdict rests on: {rests_on(cert.checks)}")
 
 
 @handle_errors
@@ -243,40 +307,39 @@ def verify_command(
     from nonosat.formats import read_puzzle
 
     use_checker_path(checker_path)
+    warn_dratify(checker)
     expected = read_puzzle(puzzle_file) if puzzle_file is not None else None
     from nonosat.certificates.colour import (
         is_colour_certificate,
         verify_colour_certificate,
     )
 
+    shown = printable(str(cert_dir))
     if is_colour_certificate(cert_dir):
-        from nonosat.certificates import resolve_checkers
-
-        colour = verify_colour_certificate(cert_dir, resolve_checkers(checker or ["auto"]),
-                                           expected=expected)
+        colour = verify_colour_certificate(cert_dir, checker or ["auto"], expected=expected)
         code = _EXIT.get(colour.verdict or "", EXIT_FAILED) if colour.ok else EXIT_FAILED
-        about = colour.puzzle.describe() if colour.puzzle is not None else "?"
-        fingerprint = colour.puzzle.fingerprint()[:12] if colour.puzzle is not None else "?"
         if json_output:
             emit("verify-certificate", {"directory": str(cert_dir), "kind": "colour",
                                         "ok": colour.ok,
                         "verdict": colour.verdict, "problems": colour.problems,
                         "checks": [c.to_json() for c in colour.checks],
+                        "checkers_accepted": [c.checker for c in colour.checks if c.ok],
                         "puzzle": colour.puzzle.fingerprint() if colour.puzzle else None,
-                        "title": colour.puzzle.describe() if colour.puzzle else None})
+                        "title": colour.puzzle.title if colour.puzzle else None,
+                        "identity": "matched" if colour.identity_verified else "unverified"})
         elif brief:
             typer.echo(_brief_check(cert_dir, colour.verdict, colour.ok, colour.checks))
         elif colour.ok:
-            checks = ", ".join(f"{c.checker} {c.time_s:.3f} s" for c in colour.checks)
             claim = {"unique": "unique solution", "none": "no solution"}.get(
                 colour.verdict or "", str(colour.verdict))
-            matched = f", the clues of {puzzle_file}" if expected is not None else ""
-            typer.echo(printable(f"{cert_dir}: verified: {claim} of {about} (colour; clues sha256 "
-                       f"{fingerprint}...{matched}) [{checks}]"))
+            about = identity(colour.puzzle, puzzle_file, colour.identity_verified)
+            typer.echo(f"{shown}: verified: {claim} of {about} (colour) "
+                       f"[{checks_line(colour.checks)}]")
+            typer.echo(f"  verdict rests on: {rests_on(colour.checks)}")
         else:
-            typer.echo(printable(f"{cert_dir}: NOT verified"), err=True)
+            typer.echo(f"{shown}: NOT verified", err=True)
             for problem in colour.problems:
-                typer.echo(printable(f"  {problem}"), err=True)
+                typer.echo(f"  {printable(problem)}", err=True)
         raise typer.Exit(code)
     result = verify_certificate(cert_dir, checker or ["auto"], timeout, expected=expected)
     code = _EXIT.get(result.verdict or "", EXIT_FAILED) if result.ok else EXIT_FAILED
@@ -289,17 +352,15 @@ def verify_command(
     if result.ok:
         claim = {"unique": "unique solution", "none": "no solution",
                  "multiple": "several solutions (witness)"}[result.verdict or "unique"]
-        checks = ", ".join(f"{c.checker} {c.time_s:.3f} s" for c in result.checks)
-        about = result.puzzle.describe() if result.puzzle is not None else "?"
-        fingerprint = result.puzzle.fingerprint()[:12] if result.puzzle is not None else "?"
-        matched = f", the clues of {puzzle_file}" if expected is not None else ""
-        typer.echo(printable(f"{cert_dir}: verified: {claim} of {about} (clues sha256 "
-                             f"{fingerprint}..."
-                   f"{matched})" + (f" [{checks}]" if checks else "")))
+        about = identity(result.puzzle, puzzle_file, result.identity_verified)
+        checks = checks_line(result.checks)
+        typer.echo(f"{shown}: verified: {claim} of {about}" + (f" [{checks}]" if checks else ""))
+        if result.checks:
+            typer.echo(f"  verdict rests on: {rests_on(result.checks)}")
     else:
-        typer.echo(printable(f"{cert_dir}: NOT verified"), err=True)
+        typer.echo(f"{shown}: NOT verified", err=True)
         for problem in result.problems:
-            typer.echo(printable(f"  {problem}"), err=True)
+            typer.echo(f"  {printable(problem)}", err=True)
     raise typer.Exit(code)
 
 
@@ -375,6 +436,9 @@ def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=
                     "certified": cert.proved, "directory": str(out) if written else None,
                     "encoding": "colour-starts", "prover": "sat", "solver": cert.solver,
                     "checks": [c.to_json() for c in cert.checks],
+                    "checkers_accepted": [c.checker for c in cert.checks if c.ok],
+                    "lrat": None if cert.lrat is None else {
+                        "made_by": cert.lrat_source, "lines": cert.lrat.count("\n")},
                     "times_s": {k: round(v, 6) for k, v in cert.times.items()}})
         raise typer.Exit(code)
     if brief:
@@ -389,9 +453,7 @@ def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=
     typer.echo(printable(f"{name}: {claim}, {status} (colour puzzle)"))
     lemmas = (cert.proof or "").count("\n")
     typer.echo(f"  proof: {lemmas:,} DRAT lines ({cert.solver}), colour-starts encoding")
-    for check in cert.checks:
-        verdict = "accepted" if check.ok else f"REJECTED ({check.reason})"
-        typer.echo(printable(f"  {check.checker}: {verdict} in {check.time_s:.3f} s"))
+    _echo_lrat_and_checks(cert)
     typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
-               f"[{cert.times['total']:.3f} s]"))
+                         f"[{cert.times['total']:.3f} s]"))
     raise typer.Exit(code)

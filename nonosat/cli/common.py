@@ -8,7 +8,8 @@ Exit codes (documented in ``nonosat --help`` and the README):
 2     usage error or bad input (malformed file, clues that cannot fit, unknown format)
 3     no solution
 4     gave up (time or node limit) before deciding
-130   interrupted (Ctrl-C)
+130   interrupted (Ctrl-C, SIGINT)
+143   terminated (SIGTERM)
 ====  =========================================================
 """
 
@@ -22,8 +23,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import click
 import typer
 from typer.core import TyperCommand, TyperGroup
+
+from nonosat import interrupts
+from nonosat.cli import signals
 
 # The shared options and arguments live in nonosat.cli.options (one definition each); these
 # names stay importable from here.
@@ -53,11 +58,13 @@ EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_NONE = 3
 EXIT_GAVE_UP = 4
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 unique (or success), 1 multiple solutions or a failed check, "
     "2 usage error or bad input, 3 no solution, 4 gave up (time limit), 130 interrupted "
-    "(Ctrl-C).  Each command's help lists the codes it returns."
+    "(Ctrl-C), 143 terminated (SIGTERM).  Each command's help lists the codes it returns."
 )
 
 STATUS_EXIT = {
@@ -336,8 +343,9 @@ HARD_TIME_LIMIT = False
 
 #: Commands whose whole run the watchdog bounds, by ``module.function``: how many times the
 #: ``--timeout`` the command may use by design (stages that each get the limit: render's
-#: ambiguity witnesses after the solve, the checkers of verify-certificate one after another,
-#: analyse's verdict, backdoor search and staged logic).  Commands not listed (crosscheck: the
+#: ambiguity witnesses after the solve, the checkers of verify-certificate one after another;
+#: analyse's sections share one deadline, :func:`nonosat.analysis.difficulty.analyse`).
+#: Commands not listed (crosscheck: the
 #: limit is per puzzle and engine) are not bounded as a whole.
 HARD_STOP_STAGES = {
     "nonosat.cli.solve.solve_command": 1,
@@ -347,8 +355,27 @@ HARD_STOP_STAGES = {
     "nonosat.cli.certify.verify_command": 3,
     "nonosat.cli.render.render_command": 2,
     "nonosat.cli.verify.verify_command": 2,
-    "nonosat.cli.analyse.analyse_command": 3,
+    "nonosat.cli.analyse.analyse_command": 1,
 }
+
+
+#: Set by a command that can report what it finished (``analyse``): called by :func:`_watchdog`
+#: before it ends the process, its text (if any) is printed on stdout first, so that an overrun
+#: keeps the finished part of the command's output.
+OVERRUN_REPORT: Callable[[], str | None] | None = None
+
+
+#: Seconds the running command spent on work its time limit does not count (loading the
+#: engine's compiled kernels and libraries, reading the puzzle: :func:`excuse`); the watchdog
+#: grants them on top of the limit before it stops the process.
+_EXCUSED = [0.0]
+
+
+def excuse(seconds: float) -> None:
+    """Tell the watchdog (:func:`_watchdog`) that ``seconds`` of the command's time went to work
+    its time limit does not count (loading an engine), so that it stops the process that much
+    later."""
+    _EXCUSED[0] += max(seconds, 0.0)
 
 
 #: Command name of each command function (``module.function``), for its ``--timeout`` default
@@ -364,6 +391,7 @@ COMMAND_NAMES = {
     "nonosat.cli.analyse.analyse_command": "analyse",
     "nonosat.cli.crosscheck.crosscheck_command": "crosscheck",
     "nonosat.cli.batch.batch_command": "batch",
+    "nonosat.cli.generate.generate_command": "generate",
 }
 
 
@@ -378,9 +406,28 @@ def _watchdog(limit: float) -> Any:
     import threading
 
     grace = max(5.0, limit / 4)
+    _EXCUSED[0] = 0.0
+    granted = [0.0]
 
     def overrun() -> None:
+        extra = _EXCUSED[0] - granted[0]
+        if extra > 0.01:  # time the limit does not count (loading): allow it, then look again
+            granted[0] += extra
+            again = threading.Timer(extra, overrun)
+            again.daemon = True
+            again.start()
+            timers.append(again)
+            return
         try:
+            report = None
+            if OVERRUN_REPORT is not None:
+                try:
+                    report = OVERRUN_REPORT()
+                except Exception:  # noqa: BLE001 - the error line below is what matters
+                    report = None
+            if report:
+                sys.stdout.write(report + "\n")
+                sys.stdout.flush()
             sys.stderr.write(
                 f"nonosat: error: gave up: still running {grace:g} s past the time limit of "
                 f"{limit:g} s (raise it with --timeout or NONOSAT_TIMEOUT; 0 = none)\n"
@@ -389,22 +436,40 @@ def _watchdog(limit: float) -> Any:
         finally:
             os._exit(EXIT_GAVE_UP)
 
+    timers: list[Any] = []
     timer = threading.Timer(limit + grace, overrun)
     timer.daemon = True
     timer.start()
-    return timer
+    timers.append(timer)
+    return _Timers(timers)
+
+
+class _Timers:
+    """The watchdog's timers (the first, and those re-armed for excused time): ``cancel`` stops
+    them all."""
+
+    def __init__(self, timers: list[Any]) -> None:
+        self.timers = timers
+
+    def cancel(self) -> None:
+        for timer in list(self.timers):
+            timer.cancel()
 
 
 def handle_errors(func: F) -> F:
     """Decorator for commands: a :class:`NonosatError` becomes one line on stderr and exit 2,
-    never a traceback.  ``KeyboardInterrupt`` exits 130.  A ``timeout`` not given takes the
-    default of :func:`nonosat.limits.default_timeout` (``0``: none), in a ``nonosat`` process
+    never a traceback.  ``KeyboardInterrupt`` (and :class:`nonosat.interrupts.Interrupted`)
+    exits 130 (143 after ``SIGTERM``), as does any error raised after an interrupt.  A
+    ``timeout`` not given takes the default of :func:`nonosat.limits.default_timeout` (``0``: none), in a ``nonosat`` process
     enforced by :func:`_watchdog` as well, and the memory estimate checks the command's kind of
     work (:func:`nonosat.limits.command_workload`)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        global OVERRUN_REPORT
         timer = None
+        WARNINGS.clear()
+        OVERRUN_REPORT = None
         from nonosat.cli.output import start_clock
 
         start_clock()
@@ -420,11 +485,18 @@ def handle_errors(func: F) -> F:
                     timer = _watchdog(stages * kwargs["timeout"])
             with workload(command_workload(func.__name__, kwargs)):
                 return func(*args, **kwargs)
-        except NonosatError as exc:
-            raise fail(str(exc)) from None
-        except KeyboardInterrupt:
-            typer.echo("nonosat: interrupted", err=True)
-            raise typer.Exit(130) from None
+        except (typer.Exit, click.exceptions.ClickException, click.exceptions.Abort):
+            raise
+        except KeyboardInterrupt as exc:  # also nonosat.interrupts.Interrupted
+            signals.announce()
+            raise typer.Exit(getattr(exc, "exit_code", EXIT_INTERRUPTED)) from None
+        except Exception as exc:
+            if interrupts.requested():  # whatever failed on the way out of an interrupt
+                signals.announce()
+                raise typer.Exit(128 + interrupts.requested()) from None
+            if isinstance(exc, NonosatError):
+                raise fail(str(exc)) from None
+            raise
         finally:
             if timer is not None:
                 timer.cancel()
@@ -542,7 +614,65 @@ def _colour_state(rows: list[str], puzzle: Puzzle, path: str) -> np.ndarray:
     return grid
 
 
+#: The warnings said on stderr while the command runs (:func:`warn`); :func:`print_json` adds
+#: them to the command's JSON object as ``"warnings"``.  Emptied when a command starts
+#: (:func:`handle_errors`).
+WARNINGS: list[str] = []
+
+
+def warn(message: str) -> None:
+    """Say ``nonosat: warning: message`` (one line) on stderr and keep it for the JSON output."""
+    text = one_line(message)
+    WARNINGS.append(text)
+    typer.echo(f"nonosat: warning: {text}", err=True)
+
+
+def goal_problem(puzzle: Puzzle) -> str | None:
+    """Why the goal picture stored with ``puzzle`` (``puzzle.goal``) does not satisfy its clues:
+    how many lines break their clue and the first of them; ``None`` without a goal or when it
+    is a solution."""
+    from nonosat.errors import PuzzleError
+    from nonosat.puzzle import clue_text, colour_clue_text
+
+    if puzzle.goal is None:
+        return None
+    try:
+        errors = puzzle.line_errors(puzzle.goal)
+    except PuzzleError as exc:
+        return str(exc)
+    if not errors:
+        return None
+    line, expected, actual = errors[0]
+    if puzzle.palette is not None:
+        want, got = (colour_clue_text(*expected, puzzle.palette),
+                     colour_clue_text(*actual, puzzle.palette))
+    else:
+        want, got = clue_text(expected), clue_text(actual)
+    n = len(errors)
+    lines = "1 line breaks its clue" if n == 1 else f"{n} lines break their clue"
+    return f"{lines} (first: {puzzle.line_name(line)} should be {want} but the picture has {got})"
+
+
+def read_puzzle(path: Path, format: str | None = None, index: int | None = None) -> Puzzle:
+    """:func:`nonosat.formats.read_puzzle`, for the commands that use a puzzle's stored solution
+    (its goal picture): a goal that contradicts the clues is a warning (:func:`warn`, naming
+    the file and the first line it breaks), as ``nonosat crosscheck`` flags it."""
+    from nonosat.formats import read_puzzle as read
+    from nonosat.text import printable
+
+    puzzle = read(path, format, index)
+    problem = goal_problem(puzzle)
+    if problem is not None:
+        name = printable(str(path)) + (f"#{index}" if index is not None else "")
+        warn(f"{name}: the solution stored in the file (its goal picture) contradicts the "
+             f"clues: {problem}")
+    return puzzle
+
+
 def print_json(obj: Any) -> None:
-    """Print ``obj`` as one line of JSON on stdout."""
+    """Print ``obj`` as one line of JSON on stdout (with ``"warnings"``, the command's
+    :data:`WARNINGS`, added to an object when there are any)."""
+    if WARNINGS and isinstance(obj, dict) and "warnings" not in obj:
+        obj = {**obj, "warnings": list(WARNINGS)}
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()

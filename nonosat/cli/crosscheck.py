@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from nonosat import interrupts
+from nonosat.cli import signals
 from nonosat.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -52,7 +54,7 @@ TimeoutOpt = timeout_option("crosscheck", "Seconds per puzzle and engine; an eng
                             "past it gave up")
 _DEFAULT_ENGINES = ",".join(CROSSCHECK_ENGINES)
 _STYLE = {"disagreement": "red", "unknown": "yellow"}
-#: Exit code after Ctrl-C when what finished has no findings (1 when it has).
+#: Exit code after Ctrl-C when what finished has no findings (1 when it has; 143 after SIGTERM).
 EXIT_INTERRUPTED = 130
 #: Seconds between plain progress lines on stderr when it is not a terminal.
 PLAIN_PROGRESS_SECONDS = 10.0
@@ -85,6 +87,16 @@ def crosscheck_command(
         typer.echo(printable(f"nonosat: not checked: {name}: {why}"), err=True)
     reports: list[CrossCheck] = []
     interrupted = False
+
+    def last_words() -> int:
+        # the process must end while an engine is in compiled code: what finished, as below
+        done = list(reports)
+        if not json_output and not brief:
+            print_table(done, names)
+        signals.announce(f"nonosat: interrupted after {len(done)} of {len(puzzles)} puzzles")
+        return EXIT_FAILED if any(r.failed for r in done) else 128 + (interrupts.requested() or 2)
+
+    signals.last_words = last_words
     with _Progress(len(puzzles)) as progress:
         try:
             for puzzle_id, puzzle in puzzles:
@@ -98,17 +110,21 @@ def crosscheck_command(
                     typer.echo(_brief(report))
         except KeyboardInterrupt:
             interrupted = True
+    signals.last_words = None
     if not json_output and not brief:
         print_table(reports, names)
     if interrupted:
-        typer.echo(
+        signals.announce(
             f"nonosat: interrupted after {len(reports)} of {len(puzzles)} puzzles "
-            "(the table shows those)", err=True,
+            f"(the {'table' if not (json_output or brief) else 'lines'} above "
+            f"show{'s' if not (json_output or brief) else ''} those)"
         )
     if any(r.failed for r in reports):
+        if interrupted:
+            signals.KEEP_FAILED.set()  # real findings among what finished: exit 1, not 130
         raise typer.Exit(EXIT_FAILED)
     if interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(128 + (interrupts.requested() or 2))
     if skipped:
         typer.echo(f"nonosat: {len(skipped)} file{'s' if len(skipped) > 1 else ''} in the "
                    "directories could not be read (listed above)", err=True)

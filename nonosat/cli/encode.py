@@ -52,9 +52,9 @@ def encode_command(
     index: IndexOpt = None,
 ) -> None:
     """Write a puzzle's CNF encoding (DIMACS)."""
+    from nonosat.cli.common import read_puzzle
     from nonosat.encodings.cnf import DEFAULT_ENCODING, encode
     from nonosat.errors import FormatError
-    from nonosat.formats import read_puzzle
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)

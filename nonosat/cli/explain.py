@@ -33,11 +33,11 @@ from nonosat.cli.common import (
     PuzzleArg,
     announce_compile,
     handle_errors,
+    read_puzzle,
     split_puzzle_ref,
 )
 from nonosat.cli.options import timeout_option
 from nonosat.cli.output import echo_grid, emit
-from nonosat.formats import read_puzzle
 from nonosat.text import printable, printable_lines
 
 TimeoutOpt = timeout_option("explain")
@@ -175,6 +175,7 @@ def explain_command(
             "steps": [s.to_json(puzzle) for s in walk.steps],
             "solutions": [grid_rows(s) for s in walk.solutions],
             "guesses": walk.guesses,
+            "backtracks": walk.backtracks,
             "counts": walk.counts(),
             "grids": [{"after": k, "rows": grid_rows(g)} for k, g in snapshots],
         })
@@ -190,7 +191,7 @@ def explain_command(
                 typer.echo(_STAGE_TITLES[starts[k - 1]])
                 if starts[k - 1] == "search" and walk.stuck is not None:
                     typer.echo(printable_lines(wrap(walk.stuck.text)))
-            label = step.technique or step.kind
+            label = step.label
             if step.technique is None and step.depth and step.kind in ("line", "probe",
                                                                        "contradiction"):
                 label += f", depth {step.depth}"

@@ -31,12 +31,12 @@ from nonosat.cli.common import (
     PuzzleArg,
     announce_compile,
     handle_errors,
+    read_puzzle,
     read_state,
     split_puzzle_ref,
 )
 from nonosat.cli.options import timeout_option
 from nonosat.cli.output import emit
-from nonosat.formats import read_puzzle
 from nonosat.text import printable, printable_lines
 
 TimeoutOpt = timeout_option("hint")

@@ -44,6 +44,7 @@ TIMEOUT_DEFAULTS = {
     "render": 300.0, "hint": 300.0, "explain": 300.0, "crosscheck": 300.0,
     "analyse": 300.0,  # its verdict is solve's (nonosat.verdict), with solve's time limit
     "batch": 60.0, "verify --results": 60.0,
+    "generate": 60.0,  # per puzzle: the search for the changes, its checks and the grade
 }
 ENV_TIMEOUT = "NONOSAT_TIMEOUT"
 ENV_CHECKER_PATH = "NONOSAT_CHECKER_PATH"
@@ -159,9 +160,12 @@ CheckerOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--checker", metavar="NAME",
-        help="Proof checker: dratify (in-process), drat-trim (DRAT), cake_lpr (the formally "
-        "verified CakeML checker, on the LRAT proof), auto (dratify + each external one found), "
-        "all (all three, each required). Repeatable (default: auto).",
+        help="Proof checker. auto (default): nonosat-lrat, the project's own LRAT checker, on "
+        "proof.lrat, plus the check that proof.lrat is the LRAT form of proof.drat; then "
+        "drat-trim and cake_lpr when found. nonosat-lrat: that check alone. dratify: also runs "
+        "the default check (dratify is not sound on deletions). drat-trim: the DRAT proof. "
+        "cake_lpr: the formally verified CakeML checker, on proof.lrat, with the agreement "
+        "check. all: the four (drat-trim and cake_lpr required). Repeatable.",
     ),
 ]
 CheckerPathOpt = Annotated[

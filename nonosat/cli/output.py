@@ -13,7 +13,9 @@ prints with ``--json`` carries
   the check's outcome in ``ok`` (true/false; ``verify`` also ``outcome``);
 * ``time_s``: the engine's own time on the puzzle, ``elapsed_s``: the command's wall time;
 * cells as 1-based ``{"row", "col", "value"}`` with ``value`` one of ``filled``, ``empty``,
-  ``unknown`` (colour puzzles: ``"colour": NAME`` or ``"colours": [NAME, ...]``).
+  ``unknown`` (colour puzzles: ``"colour": NAME`` or ``"colours": [NAME, ...]``);
+* ``warnings`` (when there are any): the warnings the command said on stderr, one string each
+  (a goal picture that contradicts the clues: :func:`nonosat.cli.common.read_puzzle`).
 
 One object per puzzle; a command that reports on several puzzles prints JSON Lines.
 :func:`emit` prints an object after :func:`contract` has put it in this form; the per-command
@@ -72,6 +74,10 @@ def contract(command: str, obj: dict[str, Any]) -> dict[str, Any]:
     out.update(body)
     if "elapsed_s" not in out and command != "formats":
         out["elapsed_s"] = round(elapsed(), 6)
+    from nonosat.cli.common import WARNINGS  # said on stderr too (nonosat.cli.common.warn)
+
+    if WARNINGS and "warnings" not in out:
+        out["warnings"] = list(WARNINGS)
     return out
 
 

@@ -23,10 +23,10 @@ from nonosat.cli.common import (
     PuzzleArg,
     TimeoutOpt,
     handle_errors,
+    read_puzzle,
     split_puzzle_ref,
 )
 from nonosat.errors import FormatError
-from nonosat.formats import read_puzzle
 from nonosat.text import printable
 
 SolutionOpt = Annotated[

@@ -7,19 +7,25 @@ unknown) and the engine's own time (loading the compiled kernels is said apart),
 classification: "unique, line-solvable", "unique, needs probing (depth 1)", "unique, needs search
 (N guesses)" (native search) or "(N conflicts)" (SAT decided), "several solutions (at least K
 cells ambiguous)" (K: the cells on which the solutions found differ; `nonosat analyse` gives the
-whole map), "no solution" (no extra solving: one line-solving fixpoint).  With --json, one JSON
-object.  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
+whole map; "K cells ambiguous" when --limit was above the count and every solution was found),
+"no solution" (no extra solving: one line-solving fixpoint).  With --count, a puzzle with
+several solutions is counted exactly ("48 solutions"): the CNF encoding's models projected on
+the cell variables, counted by Ganak (pyganak) within what is left of --timeout; exact, but not
+certified.  If the count does not finish, the verdict keeps the lower bound.  With --json, one
+JSON object (with --count: solution_count and solution_count_exact).  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
 
 \b
 Examples:
   nonosat solve games/heart.non
   nonosat solve games/cross-ambiguous.non --limit 10 --json
+  nonosat solve games/cross-ambiguous.non --count   # "48 solutions"
   nonosat solve taai2011.txt --index 7 --engine sat --timeout 60
   nonosat solve puzzle.non --state partial.txt  # '#' filled, '.' empty, '?'
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -50,6 +56,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from nonosat.engines import SolveResult
+    from nonosat.engines.counting import SolutionCount
     from nonosat.puzzle import Puzzle
 
 TimeoutOpt = timeout_option("solve")
@@ -68,6 +75,15 @@ StateOpt = Annotated[
         metavar="FILE",
         help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
         "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
+    ),
+]
+
+CountOpt = Annotated[
+    bool,
+    typer.Option(
+        "--count",
+        help="With several solutions, count them exactly (model counter, within what is left of "
+        "--timeout); prints 'N solutions', else the lower bound found.",
     ),
 ]
 
@@ -110,11 +126,12 @@ def solve_command(
     brief: BriefOpt = False,
     taai_out: TaaiOutOpt = None,
     force: ForceOpt = False,
+    count: CountOpt = False,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
+    from nonosat.cli.common import read_puzzle
     from nonosat.engines import solve
     from nonosat.errors import EngineError
-    from nonosat.formats import read_puzzle
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
@@ -126,7 +143,14 @@ def solve_command(
         if engine != "sat":
             raise EngineError("--sat-solver applies to --engine sat")
         options["solver"] = sat_solver
+    started = time.perf_counter()
     result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout, **options)
+    counted = None
+    if count:
+        from nonosat.engines.counting import count_after_solve
+
+        left = None if timeout is None else max(timeout - (time.perf_counter() - started), 0.0)
+        counted = count_after_solve(puzzle, result, limit=limit, partial=partial, timeout=left)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if taai_out is not None:
         from nonosat.errors import FormatError
@@ -139,7 +163,8 @@ def solve_command(
         first = result.solutions[0] if result.solutions else None
         save_solutions(taai_out, [(number, puzzle.shape, first)], force)
     if json_output:
-        emit("solve", {**result.to_json(puzzle, name), **solve_extras(puzzle, result, partial)})
+        emit("solve", {**result.to_json(puzzle, name), **solve_extras(puzzle, result, partial),
+                       **({} if counted is None else counted.to_json())})
     elif brief:
         typer.echo(brief_line(name, result.status.value, result.time_s))
     elif puzzle.is_colour:
@@ -158,14 +183,15 @@ def solve_command(
             else:
                 echo_grid(plain, "grid", puzzle.shape)
             console.print("")
-        console.print(f"{printable(name)}: {verdict_line(puzzle, result, limit)}", markup=False)
+        console.print(f"{printable(name)}: {verdict_line(puzzle, result, limit, counted)}",
+                      markup=False)
         from nonosat.analysis.colour import colour_solve_classification
 
         console.print(printable(
             f"classification: {colour_solve_classification(puzzle, result, partial)}"
         ), markup=False)
     else:
-        for line in report_lines(puzzle, result, limit, partial, name):
+        for line in report_lines(puzzle, result, limit, partial, name, counted):
             typer.echo(printable_lines(line))
     raise typer.Exit(STATUS_EXIT[result.status])
 
@@ -190,7 +216,8 @@ def solve_extras(puzzle: Puzzle, result: SolveResult,
 
 
 def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
-                 partial: np.ndarray | None = None, name: str | None = None) -> list[str]:
+                 partial: np.ndarray | None = None, name: str | None = None,
+                 counted: SolutionCount | None = None) -> list[str]:
     """The text report of ``nonosat solve``: the solution grids (at most :data:`SHOWN`; with
     several, the cells that differ between the solutions found marked by :func:`mark_differences`),
     the davidje13 short codes (``short image``: the solution, or with several solutions the cells
@@ -217,7 +244,7 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
     if several:
         lines += ["'@' filled, '.' empty: cells that differ between the solutions found", ""]
     lines += [fit_line(line, "short codes") for line in short_codes(puzzle, solutions)]
-    verdict = verdict_line(puzzle, result, limit)
+    verdict = verdict_line(puzzle, result, limit, counted)
     lines.append(f"{printable(name)}: {verdict}" if name is not None else verdict)
     from nonosat.analysis.classify import solve_classification
 
@@ -225,14 +252,26 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
     return lines
 
 
-def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int) -> str:
-    """``NAME (WxH): VERDICT [ENGINE, TIME s]``; several solutions are counted ("48 solutions
-    found (limit 100)"), and a load of the engine of :data:`LOAD_SHOWN_S` or more is said apart
-    from the engine's time."""
+def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int,
+                 counted: SolutionCount | None = None) -> str:
+    """``NAME (WxH): VERDICT [ENGINE, TIME s]``; several solutions are counted: "48 solutions
+    (all: the search ended below the limit 100)" when the engine enumerated every one, else "2
+    solutions found (limit 2)", or with an exact count ``counted`` from the model counter "48
+    solutions" (its time said after the engine's); a load of the engine of
+    :data:`LOAD_SHOWN_S` or more is said apart from the engine's time."""
     verdict = _VERDICT[result.status]
-    if result.status is Status.MULTIPLE:
+    if result.status is Status.MULTIPLE and result.exhausted:
+        verdict = (f"{len(result.solutions)} solutions (all: the search ended below the limit "
+                   f"{limit})")
+    elif result.status is Status.MULTIPLE:
         verdict = f"{len(result.solutions)} solutions found (limit {limit})"
+        if counted is not None and counted.exact and counted.count is not None:
+            verdict = counted.describe()
+        elif counted is not None:
+            verdict += f"; not counted exactly ({counted.reason or 'counter did not finish'})"
     timing = f"{result.engine}, {result.time_s:.3f} s"
+    if counted is not None and counted.method not in ("engine", "lower bound"):
+        timing += f"; counted by {counted.method} in {counted.time_s:.3f} s"
     if result.load_s >= LOAD_SHOWN_S:
         timing += f"; loading the engine's kernels and libraries: {result.load_s:.1f} s"
     return f"{printable(puzzle.describe())}: {verdict} [{timing}]"

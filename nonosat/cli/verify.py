@@ -33,6 +33,8 @@ from typing import Annotated, Any
 
 import typer
 
+from nonosat import interrupts
+from nonosat.cli import signals
 from nonosat.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -154,7 +156,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
                 format: str | None, solution_format: str | None, checkers: list[str],
                 force: bool, brief: bool = False) -> None:
     from nonosat.certificates import ensure_writable_dir
-    from nonosat.formats import read_puzzle
+    from nonosat.cli.common import read_puzzle
     from nonosat.verify import parse_claim, verify, write_witness
 
     claimed = parse_claim(claim) if claim is not None else None
@@ -307,8 +309,8 @@ def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
                 checkers=checkers, on_record=progress.update,
             )
     except KeyboardInterrupt:
-        typer.echo("nonosat: interrupted", err=True)
-        raise typer.Exit(130) from None
+        signals.announce()
+        raise typer.Exit(128 + (interrupts.requested() or 2)) from None
     elapsed = time.perf_counter() - start
     summary = summarise_verdicts(records)
     for error in inputs.errors:

@@ -4,18 +4,32 @@ Shared by the SAT engine (:mod:`nonosat.engines.sat`) and the certificates
 (:mod:`nonosat.certificates`), so that both run solvers the same way.  The formula comes
 from :mod:`nonosat.encodings.cnf`; nothing here knows about puzzles.
 
-Time limits
------------
-CaDiCaL cannot be interrupted from another thread through PySAT, so a deadline is honoured with
-conflict budgets: :meth:`SatRun.solve` calls ``solve_limited`` with a conflict budget, checks the
-clock between calls, and sizes the next budget from the conflict rate of the last call so that a
-call lasts about a quarter of the time left (at least half a second, at most what is left).  The
-solver keeps its learnt clauses between calls, so the search continues where it stopped, but each
-new call restarts CaDiCaL's schedules (taai2011 #591 took 36,035 conflicts in one call and 56,775
-when split in two), so calls are few and long.  The first budget
-(:data:`FIRST_CONFLICT_BUDGET`, about 0.7 s of CaDiCaL on a 25x25 puzzle, which most puzzles need
-less than) shrinks with a short deadline.  A deadline is overshot by about one budgeted call.
-Solvers that PySAT cannot bound (Lingeling) refuse a deadline.
+Time limits and interrupts
+--------------------------
+CaDiCaL cannot be stopped from another thread through PySAT (its ``solve`` holds the GIL, and
+PySAT has no ``interrupt`` for it), so every solve runs as a series of conflict-budgeted
+``solve_limited`` calls: :meth:`SatRun.solve` sizes each budget from the conflict rate of the last
+call so that a call lasts about :data:`CALL_S` seconds at first, then half the solve's time so far
+(at most :data:`MAX_CALL_S`; less when the deadline is nearer), checks
+the clock and :func:`nonosat.interrupts.check` between calls, and goes on.  An interrupt (Ctrl-C,
+``SIGTERM``) therefore raises :class:`nonosat.interrupts.Interrupted` within about one call, and is
+never reported as a deadline.  The solver keeps its learnt clauses between calls, so the search
+continues where it stopped, but each call restarts some of CaDiCaL's schedules: 100 taai2011
+puzzles (every 10th from 0 and from 5, ``auto``, uniqueness), SAT conflicts 55.1k and 21.1k in 69
+and 44 calls against 44.2k and 19.7k in 36 and 31 unbudgeted calls (CPU 8.4 / 5.7 s against
+6.8-8.9 / 5.2-5.4 s, a loaded machine); Faase (80x95, SAT engine alone) 19.6 s CPU in 190 calls
+against 19.8 s in 2.  The first budget (:data:`FIRST_CONFLICT_BUDGET`, at most what the last
+solver of the process ended with) is small enough for a large puzzle's first call; a formula much
+slower per conflict than the last one can still make the first call last a few seconds (the
+ambiguity map of Knotty: up to 2.9 s on a loaded machine; the CLI's native guard,
+:mod:`nonosat.cli.native_guard`, started by :func:`nonosat.interrupts.before_blocking` when a
+solver is created, ends an interrupted process then).  A deadline is overshot by about one
+call.  Solvers that PySAT cannot bound (Lingeling) refuse a deadline and cannot be interrupted
+before they return.
+
+PySAT's own Ctrl-C handling in the main thread (a ``longjmp`` out of the solver, which leaves it
+corrupt: double frees, crashes at the next Ctrl-C) is switched off when this module is imported:
+nonosat's handlers (:mod:`nonosat.cli.signals`) take the signal instead.
 
 Proofs
 ------
@@ -24,12 +38,22 @@ its proof, which CaDiCaL writes in **binary** DRAT; ``get_proof()`` decodes it i
 (``"1 -2 0"``, ``"d 3 4 0"``, ``"0"``).  :meth:`SatRun.proof` returns those text lines: text DRAT is
 what the in-process checker reads, and drat-trim reads both.  Glucose and the MiniSat-derived
 solvers log text DRUP directly.
+
+With ``lrat=True`` (CaDiCaL 1.9.5 only, :data:`LRAT_SOLVERS`), the same run also logs its proof
+as LRAT: CaDiCaL writes each derived clause with its ID and the IDs of the clauses its unit
+propagation used (its ``lrat`` option), and deletions by ID.  PySAT does not offer this, so
+:class:`SatRun` sets the options (``binary=0``, then ``lrat=1``) and connects two proof tracers
+through PySAT's own C functions (``cadical195_set``, ``cadical195_tracepr``) before any clause
+is added: a text DRAT tracer and an LRAT tracer, each writing to its own temporary file.  Both
+receive the same derivations, so the LRAT's added clauses are the DRAT's lemmas, in order.
+Clause IDs ``1..m`` are the clauses given, in order (:meth:`SatRun.lrat`).
 """
 
 from __future__ import annotations
 
 import functools
 import gc
+import tempfile
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -38,21 +62,43 @@ from typing import Any
 
 import numpy as np
 import pysolvers
+from pysat._utils import MainThread
 from pysat.solvers import NoSuchSolverError, Solver, SolverNames
 
+from nonosat import interrupts
 from nonosat.errors import EngineError
+
+# PySAT passes "in the main thread" to its C calls, which then install a SIGINT handler that
+# longjmps out of the solver mid-search: never (see the module docstring)
+MainThread.check = staticmethod(lambda: False)
 
 #: The SAT solver used when none is named (CaDiCaL 1.9.5).
 DEFAULT_SOLVER = "Cadical195"
 
-#: First conflict budget of a time-limited solve; later budgets follow the conflict rate.
-FIRST_CONFLICT_BUDGET = 20_000
+#: First conflict budget of a solver (at most the budget the last solver of the process ended
+#: with); later budgets follow the conflict rate seen.  5000 conflicts: about 0.25 s of CaDiCaL on
+#: a 25x25 puzzle.  Measured on 2 x 100 taai2011 puzzles (every 10th from #0 and from #5, auto,
+#: uniqueness, one run each on a loaded machine): 47.4k / 19.7k conflicts (7.2 / 5.6 s CPU)
+#: against 44.2k / 19.7k (7.2 / 5.0 s) with one unbounded call per solve before interrupts were
+#: handled, and 49.6k / 19.7k with 20,000, 25.6k on the second sample with 1,000.
+FIRST_CONFLICT_BUDGET = 5000
 #: Conflicts per second assumed for the first call under a short deadline (a low estimate).
 FIRST_CONFLICT_RATE = 2_000
-MIN_CONFLICT_BUDGET = 100
+MIN_CONFLICT_BUDGET = 50
 MAX_CONFLICT_BUDGET = 1 << 24
-#: Shortest a budgeted call should aim at (seconds), unless less time is left.
-MIN_CALL_S = 0.5
+#: Seconds the first budgeted calls of a solve aim at: the longest an interrupt waits for
+#: CaDiCaL early in a solve.
+CALL_S = 0.4
+#: Later calls aim at this share of the solve's time so far (at least :data:`CALL_S`, at most
+#: :data:`MAX_CALL_S`), so a long solve makes a few long calls rather than many short ones:
+#: each call restarts some of CaDiCaL's schedules.  An interrupt during a long call is ended by
+#: the CLI's native guard (:mod:`nonosat.cli.native_guard`) within about a second.
+CALL_GROWTH = 0.5
+#: The longest a budgeted call aims at (seconds).
+MAX_CALL_S = 4.0
+
+#: The conflict budget the last solver of this process ended with (0: none yet).
+_last_budget = [0]
 
 
 #: Solvers whose options :class:`SatRun` can set (CaDiCaL's ``options.hpp`` names).
@@ -63,6 +109,10 @@ PROOF_SOLVERS = frozenset({
     "cadical103", "cadical153", "cadical195", "cadical300", "ergo", "glucose3", "glucose4",
     "glucose42", "gluecard3", "gluecard4", "lingeling", "maplechrono", "maplecm", "maplesat",
 })
+
+
+#: Solvers that log an LRAT proof besides the DRAT one (``SatRun(..., lrat=True)``).
+LRAT_SOLVERS = frozenset({"cadical195"})
 
 
 #: Solvers whose clauses :meth:`SatRun.add_flat` hands straight to PySAT's C extension: canonical
@@ -136,6 +186,9 @@ class SatRun:
         Solver name (see :func:`solver_name`).
     with_proof : bool
         Log a DRAT proof (:meth:`proof`).
+    lrat : bool
+        Log the proof as LRAT too (:meth:`lrat`); implies ``with_proof``, for the solvers of
+        :data:`LRAT_SOLVERS`.
     options : dict of str to int, optional
         Solver options (CaDiCaL's ``--name=value`` options, e.g. ``{"stabilizeonly": 1}``),
         for the solvers in :data:`CONFIGURABLE_SOLVERS`.
@@ -159,16 +212,24 @@ class SatRun:
 
     def __init__(self, clauses: Sequence[Sequence[int]], name: str = DEFAULT_SOLVER,
                  with_proof: bool = False, options: dict[str, int] | None = None,
-                 flat: tuple[np.ndarray, np.ndarray] | None = None):
+                 flat: tuple[np.ndarray, np.ndarray] | None = None, lrat: bool = False):
+        with_proof = with_proof or lrat
         self.name = proof_solver_name(name) if with_proof else solver_name(name)
         self.with_proof = with_proof
+        if lrat and self.name not in LRAT_SOLVERS:
+            raise EngineError(f"SAT solver {self.name!r} cannot log LRAT through PySAT; "
+                              f"{', '.join(sorted(LRAT_SOLVERS))} can")
+        self._traces: list[Any] = []
         if options and self.name not in CONFIGURABLE_SOLVERS:
             # PySAT would ignore them silently
             raise EngineError(f"SAT solver {self.name!r} takes no options; CaDiCaL does")
         self.calls = 0
         self.solve_time_s = 0.0
+        interrupts.before_blocking()  # the solver holds the GIL: the CLI's native guard, if any
         try:
-            self._solver = Solver(name=self.name, with_proof=with_proof)
+            self._solver = Solver(name=self.name, with_proof=with_proof and not lrat)
+            if lrat:
+                self._trace_lrat()
         except NoSuchSolverError:
             raise EngineError(f"SAT solver {self.name!r} is not built into this PySAT") from None
         except NotImplementedError as exc:
@@ -178,9 +239,21 @@ class SatRun:
         self._solver.append_formula(clauses)
         if flat is not None:
             self.add_flat(*flat)
-        self._budget = 0
+        # the first budget: the default, or less when the last solver of this process needed
+        # less for a call of CALL_S seconds (Knotty's ambiguity queries: about 300 conflicts)
+        self._budget = min(FIRST_CONFLICT_BUDGET, _last_budget[0] or FIRST_CONFLICT_BUDGET)
         if options:
             self._solver.configure(dict(options))
+
+    def _trace_lrat(self) -> None:
+        """Connect a text DRAT tracer, then an LRAT tracer, to the fresh CaDiCaL (no clause
+        added yet: CaDiCaL takes tracers only while it is being configured)."""
+        handle = self._solver.solver.cadical
+        # text proofs; the first tracer is DRAT, then 'lrat' makes the second LRAT
+        for option, value in (("binary", 0), ("lrat", 1)):
+            pysolvers.cadical195_set(handle, option, value)
+            traced = tempfile.TemporaryFile()
+            self._traces.append((traced, pysolvers.cadical195_tracepr(handle, traced)))
 
     def __enter__(self) -> SatRun:
         return self
@@ -190,7 +263,12 @@ class SatRun:
 
     def close(self) -> None:
         """Free the solver (also done on leaving the ``with`` block)."""
-        self._solver.delete()
+        if self._budget:
+            _last_budget[0] = self._budget
+        self._solver.delete()  # first: CaDiCaL may still write to its tracers' files
+        for traced, _ in self._traces:
+            traced.close()
+        self._traces = []
 
     def add_clause(self, clause: Sequence[int]) -> None:
         """Add a clause (e.g. a blocking clause) for the next :meth:`solve`."""
@@ -253,7 +331,7 @@ class SatRun:
         return True
 
     def solve(self, deadline: float | None = None) -> bool | None:
-        """Decide the formula.
+        """Decide the formula, in conflict-budgeted calls of about :data:`CALL_S` seconds.
 
         Parameters
         ----------
@@ -269,19 +347,19 @@ class SatRun:
         ------
         EngineError
             A deadline for a solver that cannot be bounded.
+        Interrupted
+            An interrupt was requested (:mod:`nonosat.interrupts`), checked between calls.
         """
         start = time.perf_counter()
         try:
-            if deadline is None:
-                self.calls += 1
-                return self._solver.solve()
+            interrupts.check()
             return self._solve_bounded(deadline)
         finally:
             self.solve_time_s += time.perf_counter() - start
 
     def solve_limited(self, assumptions: Sequence[int], conflicts: int) -> bool | None:
         """Decide the formula under ``assumptions`` (literals, for this call only) within
-        ``conflicts`` conflicts.
+        ``conflicts`` conflicts (in calls of about :data:`CALL_S` seconds each).
 
         Returns
         -------
@@ -293,45 +371,91 @@ class SatRun:
         ------
         EngineError
             A solver that cannot be bounded (Kissat through PySAT).
+        Interrupted
+            An interrupt was requested, checked between calls.
         """
         start = time.perf_counter()
+        left = max(1, int(conflicts))
         try:
-            self._solver.conf_budget(max(1, int(conflicts)))
-            self.calls += 1
-            return self._solver.solve_limited(assumptions=list(assumptions))
+            while True:
+                interrupts.check()
+                budget = min(left, self._budget or FIRST_CONFLICT_BUDGET)
+                result, used = self._call(budget, CALL_S, list(assumptions))
+                if result is not None:
+                    return result
+                left -= max(used, budget)
+                if left <= 0:
+                    return None
         except NotImplementedError:
             raise EngineError(f"SAT solver {self.name!r} cannot be bounded by a conflict "
                               "budget") from None
         finally:
             self.solve_time_s += time.perf_counter() - start
 
-    def _solve_bounded(self, deadline: float) -> bool | None:
+    def _call(self, budget: int, target: float, assumptions: list[int] | None = None
+              ) -> tuple[bool | None, int]:
+        """One ``solve_limited`` call within ``budget`` conflicts; the next budget is sized from
+        the conflicts it made and its time so that a call lasts about ``target`` seconds.
+        Returns the answer and the conflicts made.
+
+        Raises
+        ------
+        NotImplementedError
+            A solver that cannot be bounded.
+        Interrupted
+            An interrupt was requested meanwhile (the answer is not used).
+        """
+        before = self._conflicts()
+        self._solver.conf_budget(max(1, int(budget)))
+        self.calls += 1
+        call_start = time.perf_counter()
+        if assumptions:
+            result = self._solver.solve_limited(assumptions=assumptions)
+        else:
+            result = self._solver.solve_limited()
+        took = time.perf_counter() - call_start
+        interrupts.check()  # an interrupted search is no answer, and no "deadline" either
+        used = self._conflicts() - before if before is not None else budget
+        if result is None or took >= 0.05:  # a short finished call says little about the rate
+            scaled = int(max(used, 1) * max(target, 0.01) / max(took, 1e-4))
+            self._budget = max(MIN_CONFLICT_BUDGET,
+                               min(scaled, 4 * max(budget, used), MAX_CONFLICT_BUDGET))
+        return result, used
+
+    def _conflicts(self) -> int | None:
+        """Conflicts made so far (None when the solver does not say)."""
+        try:
+            return int((self._solver.accum_stats() or {}).get("conflicts", 0))
+        except NotImplementedError:
+            return None
+
+    def _solve_bounded(self, deadline: float | None) -> bool | None:
+        began = time.perf_counter()
         while True:
-            remaining = deadline - time.perf_counter()
+            now = time.perf_counter()
+            remaining = CALL_S if deadline is None else deadline - now
             if remaining <= 0:
                 return None
             if not self._budget:
-                self._budget = max(MIN_CONFLICT_BUDGET,
-                                   min(FIRST_CONFLICT_BUDGET, int(remaining * FIRST_CONFLICT_RATE)))
+                self._budget = max(MIN_CONFLICT_BUDGET, min(
+                    FIRST_CONFLICT_BUDGET, int(max(remaining, CALL_S) * FIRST_CONFLICT_RATE)))
+            # aim at CALL_S seconds, then at a share of the solve so far, or less when the
+            # deadline is nearer
+            target = min(MAX_CALL_S, max(CALL_S, CALL_GROWTH * (now - began)))
+            left = target if deadline is None else max(deadline - now, 0.0)
             try:
-                self._solver.conf_budget(self._budget)
-                call_start = time.perf_counter()
-                self.calls += 1
-                result = self._solver.solve_limited()
+                result, _ = self._call(self._budget, min(left, target))
             except NotImplementedError:
+                if deadline is None:  # cannot be bounded (nor interrupted): one plain call
+                    result = self._solver.solve()
+                    interrupts.check()
+                    return result
                 raise EngineError(
                     f"SAT solver {self.name!r} cannot be stopped at a time limit; "
                     "run it without --timeout or choose another solver"
                 ) from None
             if result is not None:
                 return result
-            # aim the next call at a quarter of the time left, from the conflict rate seen
-            took = max(time.perf_counter() - call_start, 1e-4)
-            left = max(deadline - time.perf_counter(), 0.0)
-            target = min(left, max(MIN_CALL_S, left / 4))
-            scaled = int(self._budget * target / took)
-            self._budget = max(MIN_CONFLICT_BUDGET, min(scaled, 4 * self._budget,
-                                                        MAX_CONFLICT_BUDGET))
 
     def model(self) -> list[int]:
         """The model of the last satisfiable :meth:`solve` (signed literals, variable order)."""
@@ -350,7 +474,28 @@ class SatRun:
         """
         if not self.with_proof:
             raise EngineError("the SAT solver was not asked to log a proof")
+        if self._traces:
+            return self._traced(0).decode("ascii").splitlines()
         return list(self._solver.get_proof() or [])
+
+    def lrat(self) -> str:
+        """The LRAT proof logged so far, as text (``ID literals 0 hints 0`` per derived clause,
+        ``ID d IDs 0`` per deletion); clause IDs ``1..m`` are the clauses given, in order.
+
+        Raises
+        ------
+        EngineError
+            The run was not created with ``lrat=True``.
+        """
+        if not self._traces:
+            raise EngineError("the SAT solver was not asked to log an LRAT proof")
+        return self._traced(1).decode("ascii")
+
+    def _traced(self, k: int) -> bytes:
+        traced, pointer = self._traces[k]
+        pysolvers.flushpr(pointer)
+        traced.seek(0)
+        return traced.read()
 
     def stats(self) -> dict[str, Any]:
         """Solver statistics: ``solver``, ``conflicts``, ``decisions``, ``propagations``,

@@ -94,6 +94,10 @@ class SolveResult:
         libraries, loading the compiled numba kernels from the on-disk cache or compiling them on
         a first run; see :func:`load_engine`); 0.0 when the engine was already loaded in this
         process.  Never part of ``time_s``.
+    exhausted : bool or None
+        The engine ran its search to the end of the search space, below its limit: the
+        ``solutions`` are every solution (that extends ``partial``).  ``False`` when the limit
+        or the time stopped it; ``None`` when the engine does not say.
     """
 
     status: Status
@@ -103,10 +107,12 @@ class SolveResult:
     stats: dict[str, Any] = field(default_factory=dict)
     trace: Any = None
     load_s: float = 0.0
+    exhausted: bool | None = None
 
     def to_json(self, puzzle: Puzzle, name: str | None = None) -> dict[str, Any]:
         """The ``solve --json`` object: puzzle, width, height, status, solutions (row strings of
-        ``#`` and ``.``), engine, time_s, load_s, stats."""
+        ``#`` and ``.``), engine, time_s, load_s, counted_all (:attr:`exhausted`: the solutions
+        are every solution), stats."""
         from nonosat.puzzle import colour_rows, grid_rows
 
         return {
@@ -121,6 +127,7 @@ class SolveResult:
             "engine": self.engine,
             "time_s": round(self.time_s, 6),
             "load_s": round(self.load_s, 6),
+            "counted_all": bool(self.exhausted),
             "stats": self.stats,
         }
 

@@ -90,7 +90,8 @@ class AutoEngine:
         if outcome.finished or len(outcome.solutions) >= limit:
             status = Status.from_search(len(outcome.solutions), limit, outcome.finished)
             return SolveResult(status, outcome.solutions, "native", time.perf_counter() - start,
-                               stats, outcome.trace)
+                               stats, outcome.trace,
+                               exhausted=outcome.finished and len(outcome.solutions) < limit)
         remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
         if remaining == 0.0:  # out of time: no probing for implications, no CNF to build
             return SolveResult(Status.UNKNOWN, outcome.solutions, "native",
@@ -115,7 +116,7 @@ class AutoEngine:
         stats.update(handoff=True, sat=sat.stats, root_known=int(np.isin(root, (1, 2)).sum()),
                      load_s=sat_load)
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
-                           stats, trace)
+                           stats, trace, exhausted=sat.exhausted)
 
     def _solve_colour(
         self, puzzle: Puzzle, partial: np.ndarray | None, limit: int, timeout: float | None,
@@ -131,14 +132,15 @@ class AutoEngine:
         if outcome.finished or len(outcome.solutions) >= limit or outcome.root is None:
             status = Status.from_search(len(outcome.solutions), limit, outcome.finished)
             return SolveResult(status, outcome.solutions, "native", time.perf_counter() - start,
-                               stats, outcome.root)
+                               stats, outcome.root,
+                               exhausted=outcome.finished and len(outcome.solutions) < limit)
         remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
         sat = get_engine("sat", solver=self.sat_solver).solve(
             puzzle, partial=outcome.root, limit=limit, timeout=remaining
         )
         stats.update(handoff=True, sat=sat.stats)
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
-                           stats, outcome.root)
+                           stats, outcome.root, exhausted=sat.exhausted)
 
 
 def _swap_solutions(

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
+from nonosat import interrupts
 from nonosat.encodings.cpsat import build_model
 from nonosat.engines import SolveResult, Status
 from nonosat.errors import EngineError
@@ -30,6 +31,12 @@ class _Collector(cp_model.CpSolverSolutionCallback):
         self.colour = False  # set for a colour puzzle: solutions are colour indices (int8)
 
     def on_solution_callback(self) -> None:
+        # called from CP-SAT's C++ search: an exception must not unwind through it, so an
+        # interrupt arriving now only sets the flag (checked once the search has returned)
+        with interrupts.deferred():
+            self._collect()
+
+    def _collect(self) -> None:
         if self.colour:
             values = [self.value(var) for var in self._cells.flat]
             self.solutions.append(np.array(values, dtype=np.int8).reshape(self._cells.shape))
@@ -44,9 +51,12 @@ class _Collector(cp_model.CpSolverSolutionCallback):
 
 def solver_parameters(solver: cp_model.CpSolver, timeout: float | None) -> None:
     """Set the parameters every enumeration uses on ``solver``: all solutions, one worker,
-    ``max_time_in_seconds = timeout`` (seconds) when given."""
+    ``max_time_in_seconds = timeout`` (seconds) when given, and ``catch_sigint_signal`` off
+    (CP-SAT's own SIGINT handler would replace nonosat's and leave Ctrl-C to kill the process;
+    an interrupt stops the search through :func:`nonosat.interrupts.stopper` instead)."""
     solver.parameters.enumerate_all_solutions = True
     solver.parameters.num_workers = 1
+    solver.parameters.catch_sigint_signal = False
     if timeout is not None:
         solver.parameters.max_time_in_seconds = float(timeout)
 
@@ -74,6 +84,8 @@ class CpSatEngine:
         ------
         EngineError
             CP-SAT rejects the model (``MODEL_INVALID``).
+        Interrupted
+            An interrupt stopped the search (:mod:`nonosat.interrupts`).
         """
         start = time.perf_counter()
         built = build_model(puzzle, partial)
@@ -81,7 +93,9 @@ class CpSatEngine:
         solver_parameters(solver, timeout)
         collector = _Collector(built.cells, limit)
         collector.colour = puzzle.is_colour
-        status = solver.solve(built.model, collector)
+        with interrupts.stopper(solver.stop_search):
+            status = solver.solve(built.model, collector)
+        interrupts.check()  # a stopped search is no verdict
         if status == cp_model.MODEL_INVALID:
             raise EngineError(f"CP-SAT rejected the model: {built.model.validate()}")
         found = len(collector.solutions)
@@ -98,6 +112,7 @@ class CpSatEngine:
             status=Status.from_search(found, limit, complete),
             solutions=collector.solutions,
             engine=self.name,
+            exhausted=status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and found < limit,
             time_s=time.perf_counter() - start,
             stats=stats,
         )

@@ -49,6 +49,7 @@ class NativeEngine:
             time_s=time.perf_counter() - start,
             stats=dict(outcome.stats),
             trace=outcome.trace,
+            exhausted=outcome.finished and len(outcome.solutions) < limit,
         )
 
     def _solve_colour(
@@ -73,4 +74,5 @@ class NativeEngine:
             time_s=time.perf_counter() - start,
             stats=dict(outcome.stats),
             trace=outcome.root,
+            exhausted=outcome.finished and len(outcome.solutions) < limit,
         )

@@ -248,6 +248,7 @@ class SatEngine:
             status=Status.from_search(len(solutions), limit, complete),
             solutions=solutions,
             engine=self.name,
+            exhausted=complete and len(solutions) < limit,
             time_s=time.perf_counter() - start,
             stats=stats,
         )
@@ -318,6 +319,7 @@ class SatEngine:
             status=Status.from_search(len(solutions), limit, complete),
             solutions=solutions,
             engine=self.name,
+            exhausted=complete and len(solutions) < limit,
             time_s=time.perf_counter() - start,
             stats=stats,
         )

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from nonosat import interrupts
 from nonosat.kernel_cache import stamp_module
 from nonosat.native.probe import (
     TRACK_LINES,
@@ -215,8 +216,8 @@ def search_kernel(
                 st[ST_NODES] += 1
                 assign(problem, state, cell, value, KIND_DECISION, d, -1)
                 continue
-        # backtrack: flip the deepest decision whose second value is untried
-        st[ST_BACKTRACKS] += 1
+        # backtrack: flip the deepest decision whose second value is untried (a backtrack is
+        # counted for each flip: nonosat.analysis.classify, "Counting guesses and backtracks")
         clear_queue(state)
         while True:
             d = st[ST_DEPTH]
@@ -229,6 +230,7 @@ def search_kernel(
                 restore_stamps(state, scratch, frames[top, 5], frames[top, 4])
             if frames[top, 3] == 0:
                 frames[top, 3] = 1
+                st[ST_BACKTRACKS] += 1
                 if exact:
                     pst[2] += 1
                     pst[0] = pst[2]
@@ -393,6 +395,7 @@ class NativeSearch:
         )
         self.time_s += time.perf_counter() - t0
         self._finished = code == FINISHED
+        interrupts.check()  # between slices: an interrupted search is no verdict
         return self._finished
 
     def run_probes(self, max_probes: int, timeout: float | None = None) -> bool:
@@ -506,7 +509,9 @@ class NativeSearch:
         return Trace(out, complete=root == h * w, contradiction=contradiction)
 
     def stats(self) -> dict[str, int | float]:
-        """Counters: line solves, decisions (guesses), maximum depth, conflicts, backtracks,
+        """Counters: line solves, decisions (``guesses``), maximum depth, conflicts,
+        ``backtracks`` (a decided cell's other value tried; ``backtracks <= guesses``, both 0
+        without search: :mod:`nonosat.analysis.classify`, "Counting guesses and backtracks"),
         probes, probe fixes, solve time."""
         st = self._state[6]
         return {

@@ -23,6 +23,7 @@ from nonosat.studio.schemas import (
     AnalyseRequest,
     CertifyRequest,
     ConvertRequest,
+    MakeUniqueRequest,
     ParseRequest,
     PuzzleRequest,
     RenderRequest,
@@ -311,6 +312,89 @@ async def parse(request: Request) -> dict[str, Any]:
             data = body.text.encode()
     filename = re.sub(r"[\\/]", "_", filename)[-200:]
     return _parsed(_read(data, filename, fmt), index, filename)
+
+
+# -- pictures (nonosat generate) -----------------------------------------------------------------
+def _form_number(form: Any, name: str, default: float | None, low: float, high: float
+                 ) -> float | None:
+    raw = form.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise HTTPException(422, f"{name}: not a number: {str(raw)[:20]!r}") from None
+    if not low <= value <= high:
+        raise HTTPException(422, f"{name}: must be {low:g} to {high:g}")
+    return value
+
+
+@router.post("/picture", summary="A picture made into a grid (`nonosat generate`'s first steps)")
+async def picture(request: Request) -> dict[str, Any]:
+    """Multipart: ``file`` (PNG, JPEG, GIF, WebP, BMP) and the form fields ``width``,
+    ``height`` (cells; height empty = from the aspect ratio), ``threshold`` (0-255, empty =
+    Otsu), ``invert``, ``despeckle``, ``client``, ``seq``.  The file's size is checked before it
+    is read whole and the picture's pixel count from its header before it is decoded; decoding
+    and scaling run in a worker thread, off the event loop."""
+    from nonosat.generate.picture import MAX_PICTURE_BYTES, picture_grid
+
+    form = await request.form()
+    upload = form.get("file")
+    if upload is None or not hasattr(upload, "read"):
+        raise HTTPException(422, "multipart upload needs a 'file' field")
+    size = getattr(upload, "size", None)
+    if size is not None and size > MAX_PICTURE_BYTES:
+        raise HTTPException(413, f"picture file over {MAX_PICTURE_BYTES // 2**20} MiB")
+    data = await upload.read(MAX_PICTURE_BYTES + 1)
+    if len(data) > MAX_PICTURE_BYTES:
+        raise HTTPException(413, f"picture file over {MAX_PICTURE_BYTES // 2**20} MiB")
+    width = int(_form_number(form, "width", 20, 1, 100))
+    height = _form_number(form, "height", None, 1, 100)
+    threshold = _form_number(form, "threshold", None, 0, 255)
+    despeckle = int(_form_number(form, "despeckle", 0, 0, 100))
+    invert = str(form.get("invert", "")).lower() in ("1", "true", "on", "yes")
+    name = re.sub(r"[\\/]", "_", getattr(upload, "filename", None) or "picture")[-200:]
+    client = form.get("client")
+    raw_seq = form.get("seq")
+    seq = int(raw_seq) if isinstance(raw_seq, str) and raw_seq.isdigit() else None
+
+    def work(should_stop):
+        grid = picture_grid(data, width, None if height is None else int(height),
+                            threshold=threshold, invert=invert, despeckle=despeckle, name=name)
+        title = re.sub(r"\.[A-Za-z0-9]+$", "", name) or "picture"
+        puzzle = Puzzle.from_picture(grid.picture, title=title)
+        return {"puzzle": puzzle_to_json(puzzle), "width": puzzle.width,
+                "height": puzzle.height, "kind": grid.kind, "filter": grid.filter,
+                "threshold": grid.threshold, "specks_removed": grid.specks_removed,
+                "source_size": list(grid.source_size)}
+
+    try:
+        return await _jobs(request).run(work, client if isinstance(client, str) else None, seq)
+    except Superseded:
+        raise HTTPException(409, SUPERSEDED) from None
+
+
+@router.post("/make-unique", summary="The fewest cell changes found that make the picture unique")
+async def make_unique_endpoint(body: MakeUniqueRequest, request: Request) -> dict[str, Any]:
+    """The picture (``puzzle.goal``) made unique as ``nonosat generate`` does: the proposed
+    picture, the changed cells (0-based ``[r, c]``), verdict and grade.  Nothing is applied:
+    the page shows the changes and applies them on request."""
+    from nonosat.generate.unique import make_unique
+
+    puzzle = puzzle_from_json(body.puzzle)
+    if puzzle.goal is None:
+        raise HTTPException(422, "puzzle.goal: the picture is needed to change its cells")
+    timeout = clamp_timeout(body.timeout, default=10.0)
+
+    def work(should_stop):
+        made = make_unique(np.asarray(puzzle.goal, dtype=bool), grade=body.grade,
+                           timeout=timeout, should_stop=should_stop, title=puzzle.title)
+        out = made.to_json()
+        out["changed"] = [[c["row"] - 1, c["col"] - 1] for c in out["changed"]]
+        out["picture"] = puzzle_to_json(made.puzzle)["goal"]
+        return out
+
+    return await _run(request, body, work)
 
 
 @router.post("/shortcode", summary="The davidje13 short code (`nonosat convert --to short`)")

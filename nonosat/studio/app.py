@@ -236,4 +236,8 @@ def warm_up() -> float:
         solve_steps(puzzle, max_steps=50)
     except ImportError:  # pragma: no cover - before the analysis branch is merged
         pass
+    # the certificate's proof writer and nonosat's LRAT checker (Download > certificate)
+    from nonosat.certify import certify_puzzle
+
+    certify_puzzle(Puzzle(rows=[(2,), (1,)], cols=[(2,), (1,)]), timeout=30)
     return time.perf_counter() - start

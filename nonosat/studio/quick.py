@@ -210,6 +210,10 @@ def quick_analyse(
     result = verdict(puzzle, timeout)
     check()
     grade, techniques, guesses, root = quick_grade(puzzle, result)
+    if result.status in (Status.NONE, Status.MULTIPLE):  # no grade, as nonosat analyse
+        grade = {"level": None, "name": "not graded", "score": None, "exact": True,
+                 "reason": "no solution" if result.status == Status.NONE else
+                 "several solutions"}
     check()
     ambiguous = np.zeros(puzzle.shape, dtype=bool)
     complete = result.status in (Status.UNIQUE, Status.NONE)

@@ -101,6 +101,12 @@ class CertifyRequest(PuzzleRequest):
     timeout: float | None = None
 
 
+class MakeUniqueRequest(PuzzleRequest):
+    grade: int | None = Field(None, ge=1, le=5, description="target grade (1 = line-solvable; "
+                                                            "none: unique is enough)")
+    timeout: float | None = Field(None, description="seconds (default 10, at most 30)")
+
+
 # -- conversions ---------------------------------------------------------------------------------
 def puzzle_from_json(data: PuzzleIn) -> Puzzle:
     """The :class:`Puzzle` of a request.

@@ -177,6 +177,8 @@ export class Editor {
       grid.setAll(sol || makeGrid(this.height, this.width, "?"));
     }
     grid.mark("given", Array.from(this.givens.keys(), (k) => k.split(",").map(Number)));
+    const proposal = this.app.pictures && this.app.pictures.proposal;
+    if (proposal && proposal.version === this.version) grid.mark("proposed", proposal.changed);
   }
 
   /** Painting (GridView callback). */
@@ -199,6 +201,7 @@ export class Editor {
   /** Something changed: redraw (unless `drawn` already), re-analyse soon. */
   changed(drawn = false) {
     this.version += 1;
+    if (this.app.pictures && this.app.pictures.proposal) this.app.pictures.discard(true);
     this.last = null;
     $("verdict").dataset.busy = "true";
     if (this.app.mode === "edit") {
@@ -266,7 +269,8 @@ export class Editor {
     $("givens-line").hidden = this.givens.size === 0;
     $("givens-count").textContent = `${this.givens.size} given cell${this.givens.size === 1 ? "" : "s"}`;
     const g = out.grade;
-    $("grade").textContent = g ? `${g.level} · ${g.name} (score ${g.score})${g.exact === false ? " ≈" : ""}` : "—";
+    $("grade").textContent = !g ? "—" : g.level == null ? `${g.name}: ${g.reason}`
+      : `${g.level} · ${g.name} (score ${g.score})${g.exact === false ? " ≈" : ""}`;
     const tech = Object.entries(out.techniques || {}).map(([k, n]) => `${k} ${n}`).join(", ");
     $("techniques").textContent = (g && g.reason ? g.reason + ". " : "")
       + (tech ? `Steps: ${tech}. ` : "") + `Guesses: ${out.guesses ?? 0}.`;

@@ -4,6 +4,7 @@ import { say, shown } from "./api.js";
 import { Editor } from "./editor.js";
 import { Files } from "./files.js";
 import { GridView } from "./grid.js";
+import { PictureTools } from "./picture.js";
 import { Player } from "./player.js";
 import { fromUrl, scheduleUrl, storageKey } from "./share.js";
 import { Stepper } from "./steps.js";
@@ -85,6 +86,7 @@ async function start() {
   app.editor = new Editor(app);
   app.player = new Player(app);
   app.stepper = new Stepper(app);
+  app.pictures = new PictureTools(app);
   const files = new Files((puzzle) => app.open(puzzle), () => app.editor.puzzle());
   for (const m of MODES) $(`mode-${m}`).onclick = () => app.setMode(m);
   document.addEventListener("keydown", keydown);
