@@ -117,6 +117,12 @@ CASES = [
      "line 2: number too large", False),
     ("id-past-31-bits", FULL2, "5 2 0 1 2 0\n2147483648 0 5 3 4 0\n",
      "line 2: clause ID 2147483648 is past 2147483647", False),  # cake_lpr: heap exhausted
+    ("literal-2**63", FULL2, "5 2 0 1 2 0\n6 9223372036854775808 0 5 3 4 0\n",
+     "line 2: number too large", False),  # wraps to -2**63 in 64-bit arithmetic
+    ("id-2**64+5", FULL2, "5 2 0 1 2 0\n18446744073709551621 0 5 3 4 0\n",
+     "line 2: number too large", False),
+    ("hint-2**64+1", FULL2, "5 2 0 1 2 0\n6 0 5 3 18446744073709551617 4 0\n",
+     "line 2: number too large", False),
     ("huge-literal", FULL2, "5 2 0 1 2 0\n6 99999999999 0 5 3 4 0\n", "line 2: literal too large",
      False),
     ("tautology", FULL2, "5 2 -2 0 1 2 0\n6 0 5 3 4 0\n", "line 1: the clause holds both 2 and -2",

@@ -259,6 +259,9 @@ def _number(buf, p, e, st):
         return 0, -1
     value = 0
     while p < e and buf[p] >= 48 and buf[p] <= 57:
+        if value > _MAX_NUMBER // 10:  # checked before the product, which could wrap around
+            st[_S_ERR] = _E_NUMBER
+            return 0, -1
         value = value * 10 + (buf[p] - 48)
         if value > _MAX_NUMBER:
             st[_S_ERR] = _E_NUMBER
