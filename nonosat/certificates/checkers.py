@@ -203,9 +203,12 @@ def run_checks(
 
 
 def check_agreement(proof: str, lrat: str | None, timeout: float | None = None) -> ProofCheck:
-    """Whether the LRAT proof's added clauses are the DRAT proof's lemmas (a subsequence, in
-    order, both ending in the empty clause): :func:`nonosat.certificates.lrat_check.\
-lemmas_agree`."""
+    """Whether the LRAT proof's added clauses are the DRAT proof's lemmas, in order, both ending
+    in the empty clause (:func:`nonosat.certificates.lrat_check.lemmas_agree`: an LRAT clause may
+    be a DRAT lemma with literals dropped, as ``drat-trim -L`` trims, and unit lemmas that
+    nonosat's LRAT materialises for its hints may stand before a lemma).  The verdict rests on
+    the LRAT check; this check ties the DRAT proof to it (another certificate's LRAT, or a garbage
+    DRAT beside a valid LRAT, is rejected)."""
     from nonosat.certificates.lrat_check import lemmas_agree
 
     start = time.perf_counter()
