@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from nonosat.errors import NonosatError
+from nonosat.interrupts import Interrupted
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -119,6 +120,8 @@ def serve(
                 gc.collect()
                 gc.freeze()
                 say(f"solver kernels ready ({took:.1f} s)")
+            except Interrupted:  # the server is being stopped: warming is moot
+                return
             except Exception as exc:  # noqa: BLE001 - warming is an optimisation only
                 say(f"warm-up failed ({exc}); the first request will compile instead")
 
