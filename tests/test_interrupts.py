@@ -237,3 +237,19 @@ def test_formats_and_studio(tmp_path: Path) -> None:
         outcome = interrupt(["studio", str(GAMES), "--no-browser", "--port", str(port)],
                             signum, 1.0, tmp_path)
         check_outcome(outcome)
+
+
+def test_analyse_prints_the_sections_that_finished(tmp_path: Path) -> None:
+    """Ctrl-C during Knotty's analysis (its ambiguity map runs for minutes), after the verdict:
+    the sections that finished are printed, the others marked interrupted, exit 130."""
+    knotty = corpus_path("FastNonogramSolver/puzzles/survey/knotty.nin")
+    # the kernels this needs, compiled (or loaded) before the clock starts
+    warm = subprocess.run([sys.executable, "-m", "nonosat", "solve", str(knotty), "-q"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert warm.returncode == 1, warm.stderr
+    outcome = interrupt(["analyse", str(knotty)], signal.SIGINT, 6.0, tmp_path)
+    check_outcome(outcome)
+    what = outcome.describe()
+    assert "classification: several solutions" in outcome.stdout, what
+    assert "interrupted, not run:" in outcome.stdout, what
+    assert "ambiguity map" in outcome.stdout.split("interrupted, not run:")[1], what

@@ -289,8 +289,9 @@ SECTIONS = ("verdict", "stages", "structure", "map", "givens", "edits", "backdoo
 #: What :attr:`Analysis.sections` says of each: finished; cut short by the time limit (a partial
 #: result: a map with undecided cells, a backdoor not proved smallest, givens not proved
 #: unique, not every edit tried); not run because the time limit was reached; skipped (by an
-#: option, or for lack of time left when it began); not applicable to this puzzle.
-SECTION_STATES = ("done", "cut short", "time limit", "skipped", "not applicable")
+#: option, or for lack of time left when it began); not applicable to this puzzle; not run
+#: because the command was interrupted (Ctrl-C, SIGTERM: the CLI prints what finished).
+SECTION_STATES = ("done", "cut short", "time limit", "skipped", "not applicable", "interrupted")
 
 
 @dataclass
@@ -532,6 +533,8 @@ class Analysis:
                     "clues)")
         if state == "time limit":
             return "edits: not looked for (time limit reached before the search for edits)"
+        if state == "interrupted":
+            return "edits: not looked for (interrupted)"
         if state == "skipped" or not info:
             return "edits: not looked for"
         tried, n = info.get("tried", 0), info.get("candidates", 0)
@@ -691,6 +694,9 @@ def analyse(
                    not_graded("not analysed"), engine=result.engine,
                    solve_time_s=result.time_s, sections=sections)
     out.load_s = result.load_s
+    out.settle()
+    if progress is not None:  # from here on, what finished can be reported
+        progress.append(out)
     if count and status in (Status.UNIQUE, Status.NONE, Status.MULTIPLE) and not clock.out():
         out.solution_count = solution_count(puzzle, result, cap, clock.share(0.25, 10.0))
 
@@ -700,8 +706,6 @@ def analyse(
         return out
 
     out.settle()
-    if progress is not None:
-        progress.append(out)
     if clock.out():
         return finish()
     staged = staged_solve(puzzle, depth=depth, deadline=clock.deadline)

@@ -48,8 +48,10 @@ SVG or PNG.  The exit code is the verdict, as for 'nonosat solve'.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -151,11 +153,11 @@ def analyse_command(
     loaded = _load(engine, setup, colour=False)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     progress: list = []
-    _report_on_overrun(progress, name, json_output, backdoor_timeout)
-    result = analyse(puzzle, limit=limit, count_all=count_all, timeout=timeout, depth=depth,
-                     engine=engine, keep_graph=graph is not None,
-                     backdoor_timeout=backdoor_timeout, backdoor_logic=backdoor_logic,
-                     progress=progress)
+    report = _report_on_overrun(progress, name, json_output, backdoor_timeout)
+    result = _run_reporting_interrupts(report, lambda: analyse(
+        puzzle, limit=limit, count_all=count_all, timeout=timeout, depth=depth, engine=engine,
+        keep_graph=graph is not None, backdoor_timeout=backdoor_timeout,
+        backdoor_logic=backdoor_logic, progress=progress))
     common.OVERRUN_REPORT = None
     result.load_s += loaded
     if graph is not None:
@@ -200,18 +202,24 @@ def _load(engine: str, setup: float, colour: bool) -> float:
     return loaded
 
 
+#: Section states of sections that did not run (:data:`nonosat.analysis.difficulty.SECTION_STATES`).
+_NOT_RUN = ("time limit", "interrupted")
+
+
 def _report_on_overrun(progress: list, name: str, json_output: bool, backdoor_timeout: float,
-                       colour: bool = False) -> None:
+                       colour: bool = False) -> Callable[[str], str | None]:
     """Let the watchdog (:func:`nonosat.cli.common._watchdog`) print the sections of the
     analysis that finished (the analysis in ``progress``, its unfinished sections marked) when a
-    compiled step overruns the time limit and the process must end."""
-    def report() -> str | None:
+    compiled step overruns the time limit and the process must end.  Returns the report
+    function, ``report(why)`` (``why``: ``"time limit"`` or ``"interrupted"``), which an
+    interrupt uses too (:func:`_print_on_interrupt`)."""
+    def report(why: str = "time limit") -> str | None:
         if not progress:
             return None
         result = progress[-1]
         for key, state in result.sections.items():
             if state not in ("done", "skipped", "not applicable", "cut short"):
-                result.sections[key] = "time limit"
+                result.sections[key] = why
         result.settle()
         if json_output:
             import json
@@ -221,6 +229,43 @@ def _report_on_overrun(progress: list, name: str, json_output: bool, backdoor_ti
         return render(result, name, backdoor_timeout)
 
     common.OVERRUN_REPORT = report
+    return report
+
+
+def _print_on_interrupt(report: Callable[[str], str | None]) -> None:
+    """On Ctrl-C or SIGTERM, print the sections of the analysis that finished (the others
+    marked ``interrupted``) before the process ends with 130 / 143: from the main thread when
+    the interrupt reaches Python, or from the watcher thread when the main thread is stuck in a
+    compiled step (:data:`nonosat.cli.signals.last_words`)."""
+    from nonosat.cli import signals
+
+    def last_words() -> None:
+        try:
+            text = report("interrupted")
+        except Exception:  # noqa: BLE001 - the analysis may be mid-update: print nothing
+            return None
+        if text:
+            sys.stdout.write(printable_lines(text) + "\n")
+        return None
+
+    signals.last_words = last_words
+
+
+def _run_reporting_interrupts(report: Callable[[str], str | None], run: Callable[[], Any]) -> Any:
+    """``run()``, printing the finished sections of the analysis if it is interrupted."""
+    from nonosat.cli import signals
+    from nonosat.interrupts import Interrupted
+
+    _print_on_interrupt(report)
+    try:
+        return run()
+    except Interrupted:
+        words, signals.last_words = signals.last_words, None
+        if words is not None:
+            words()
+        raise
+    finally:
+        signals.last_words = None
 
 
 def _write_map(result, path: Path) -> None:
@@ -284,7 +329,8 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
                "undecided puzzle" if status == "unknown" else
                "uniqueness not checked (--limit 1)" if status == "solved" else
                "skipped (--backdoor-timeout 0)" if backdoor_timeout == 0 else
-               "not run: time limit" if result.sections.get("backdoor") == "time limit" else
+               f"not run: {result.sections['backdoor']}"
+               if result.sections.get("backdoor") in _NOT_RUN else
                "not computed")
         return f"{head}: none ({why})"
     if bd.several:
@@ -326,7 +372,8 @@ def _techniques_line(result, chain: list[str], upto: dict[str, int]) -> str:
     """``techniques needed: ...`` from the assessment (the classification's own source)."""
     needed = result.techniques_needed
     if needed is None:
-        return "techniques needed: unknown (the logic stages did not finish: time limit)"
+        why = "interrupted" if result.sections.get("stages") == "interrupted" else "time limit"
+        return f"techniques needed: unknown (the logic stages did not finish: {why})"
     return f"techniques needed: {needed} ({' -> '.join(chain[:upto[needed]])})"
 
 
@@ -339,11 +386,16 @@ def _unfinished_line(result) -> str | None:
            k in _SECTION_NAMES]
     missed = [_SECTION_NAMES[k] for k, v in sections.items() if v == "time limit" and
               k in _SECTION_NAMES]
-    if not cut and not missed:
+    stopped = [_SECTION_NAMES[k] for k, v in sections.items() if v == "interrupted" and
+               k in _SECTION_NAMES]
+    if not cut and not missed and not stopped:
         return None
     parts = ([f"cut short: {', '.join(cut)}"] if cut else []) + (
         [f"not run: {', '.join(missed)}"] if missed else [])
-    return "time limits: " + "; ".join(parts)
+    line = "time limits: " + "; ".join(parts) if parts else ""
+    if stopped:
+        line += ("; " if line else "") + f"interrupted, not run: {', '.join(stopped)}"
+    return line
 
 
 def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> str:
@@ -361,8 +413,8 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
              f"classification: {result.classification}"]
     lines.append(_techniques_line(result, ["line solving", "implications", "probing", "search"],
                                   {"line": 1, "implications": 2, "probing": 3, "search": 4}))
-    if result.sections.get("stages") == "time limit":
-        lines.append("logic stages: not run (time limit)")
+    if result.sections.get("stages") in _NOT_RUN:
+        lines.append(f"logic stages: not run ({result.sections['stages']})")
     else:
         cells = result.cells_by_stage()
         parts = [f"line {cells['line']}", f"implications {cells['implications']}",
@@ -395,7 +447,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
             lines.append(f"search: decided by {search.engine} (no search figures)")
     bb = result.backbone_size()
     lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
-    if staged.status != "contradiction" and result.sections.get("structure") != "time limit":
+    if staged.status != "contradiction" and result.sections.get("structure") not in _NOT_RUN:
         lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
         lines.append(f"independent parts after logic: {_parts(result.parts)}")
     gs = result.graph_summary
@@ -452,11 +504,11 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
     loaded = _load(engine, setup, colour=True) if setup is not None else 0.0
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     progress: list = []
-    _report_on_overrun(progress, name, json_output, backdoor_timeout, colour=True)
-    result = analyse_colour(puzzle, limit=limit, count_all=count_all, engine=engine,
-                            timeout=timeout, backdoor_timeout=backdoor_timeout,
-                            keep_graph=graph is not None, backdoor_logic=backdoor_logic,
-                            progress=progress)
+    report = _report_on_overrun(progress, name, json_output, backdoor_timeout, colour=True)
+    result = _run_reporting_interrupts(report, lambda: analyse_colour(
+        puzzle, limit=limit, count_all=count_all, engine=engine, timeout=timeout,
+        backdoor_timeout=backdoor_timeout, keep_graph=graph is not None,
+        backdoor_logic=backdoor_logic, progress=progress))
     common.OVERRUN_REPORT = None
     result.load_s += loaded
     if graph is not None:
@@ -498,8 +550,8 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
              f"classification: {result.classification}"]
     lines.append(_techniques_line(result, ["line solving", "probing", "search"],
                                   {"line": 1, "implications": 2, "probing": 2, "search": 3}))
-    if result.sections.get("stages") == "time limit":
-        lines.append("logic stages: not run (time limit)")
+    if result.sections.get("stages") in _NOT_RUN:
+        lines.append(f"logic stages: not run ({result.sections['stages']})")
     else:
         cells = result.cells_by_stage()
         parts = [f"line {cells['line']}", f"probing {cells['probing']}",
@@ -531,7 +583,7 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
             lines.append(f"search: decided by {search.engine} (no search figures)")
     bb = result.backbone_size()
     lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
-    if staged.status != "contradiction" and result.sections.get("structure") != "time limit":
+    if staged.status != "contradiction" and result.sections.get("structure") not in _NOT_RUN:
         lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
         lines.append(f"independent parts after logic: {_parts(result.parts)}")
     gs = result.graph_summary
