@@ -2,7 +2,8 @@
 (issue 24).
 
 For every unique puzzle of the chosen sets (black-and-white and colour: the webpbn survey, a
-sample of a tournament set, ``pbnsolve-examples/*.g``, games/):
+sample of a tournament set, ``pbnsolve-examples/*.g``, games/, the everyday set of
+``benchmarks/run.py``):
 
 * certify in-process as ``nonosat certify`` does (``certify_puzzle`` / ``certify_colour``,
   checks left out), CPU seconds, and again with the in-process LRAT switched off (CaDiCaL logs
@@ -54,6 +55,8 @@ def specs(sets: list[str], limit: int | None, sample: int) -> dict[str, list[tup
     for name in sets:
         if name == "survey":
             rows = run.survey()
+        elif name == "everyday":
+            rows = run.everyday()
         elif name == "g":
             rows = [(p.name, str(p), None)
                     for p in sorted((CORPUS / "pbnsolve-examples").glob("*.g"))]

@@ -305,3 +305,18 @@ def test_a_proof_over_the_size_limit_is_one_line_exit_2(tmp_path, monkeypatch):
     result = cli("verify-certificate", out)
     assert result.exit_code == 2, result.output
     assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_native_proof_with_a_satisfied_hint_is_accepted_and_named_by_file_and_number(tmp_path):
+    """taai2011 #74: nonosat's native proof has a hint clause whose one literal not false is
+    already true; cake_lpr accepts that, and so must the default check (it rejected it once).
+    ``--puzzle FILE#N`` names puzzle N of a multi-puzzle file, and another number is refused."""
+    taai = corpus_path("NonogramRecord", "question", "taai2011.txt")
+    out = cli("certify", f"{taai}#74", "--out", tmp_path / "c")
+    assert out.exit_code == 0, out.output
+    assert "NOT certified" not in out.output
+    good = cli("verify-certificate", tmp_path / "c", "--puzzle", f"{taai}#74")
+    assert good.exit_code == 0 and "verified: unique solution of" in good.output, good.output
+    assert "taai2011.txt#74" in good.output
+    other = cli("verify-certificate", tmp_path / "c", "--puzzle", f"{taai}#75")
+    assert other.exit_code == 1 and "NOT verified" in other.output, other.output

@@ -14,10 +14,10 @@ The CNF's clauses get the IDs ``1..m`` in file order.  The proof is a sequence o
 ``ID lit ... 0 hint ... 0``
     adds the clause ``lit ...`` under the new ``ID``.  The step is checked as **RUP along the
     hints, in order**: the negation of every literal of the clause is assigned; each hint must
-    name a live clause that is then *unit* (all its literals false but one unassigned one, which
-    is then assigned true) or *falsified* (all literals false: a conflict, and the step checks).
-    A hint clause that is satisfied, or has two unassigned literals, fails the step, and so does
-    running out of hints without a conflict.
+    name a live clause that is then *unit* (all its literals false but one, which is then
+    assigned true, or is already true) or *falsified* (all literals false: a conflict, and the
+    step checks), as cake_lpr counts them.  A hint clause with two or more literals that are not
+    false fails the step, and so does running out of hints without a conflict.
 ``ID d id ... 0``
     deletes the clauses ``id ...`` (the line's own ``ID`` is not a clause; drat-trim writes the
     last clause's ID there, and it is read and otherwise ignored).
@@ -169,7 +169,8 @@ def _message(code: int, a: int, b: int) -> str:
         _E_RAT: f"negative hint {a}: RAT steps are not supported (nonosat's proofs are RUP)",
         _E_HINT_FORWARD: f"hint {a} points at a clause not yet added (this step's ID is {b})",
         _E_HINT_DEAD: f"hint {a} is not a live clause (deleted, or never added)",
-        _E_HINT_SATISFIED: f"hint {a} is satisfied by the assignment (hint #{b})",
+        _E_HINT_SATISFIED: f"hint {a} is satisfied by the assignment and has another literal "
+        f"not false, so it is not unit (hint #{b})",
         _E_HINT_NOT_UNIT: f"hint {a} has two unassigned literals, neither unit nor falsified "
         f"(hint #{b})",
         _E_FRESH: f"literal {a} is outside the CNF's {b} variables (fresh variables are not "
@@ -457,31 +458,31 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
                 if conflict:  # hints after the conflict: only checked to be live clauses
                     continue
                 base = cstart[slot]
-                unassigned = 0
+                # the literals not false under the assignment (true or unassigned), as
+                # cake_lpr counts them: none is a conflict, one is a unit (assigned true, or
+                # already true: nothing to do), two or more fail the step
+                nonfalse = 0
                 last = 0
+                satisfied = False
                 for i in range(clen[slot]):
                     lit = lits[base + i]
                     v = val[lit if lit > 0 else -lit]
-                    if v == 0:
-                        if unassigned == 0 or lit != last:
-                            unassigned += 1
+                    if v == 0 or (v > 0) == (lit > 0):
+                        if nonfalse == 0 or lit != last:
+                            nonfalse += 1
                             last = lit
-                    elif (v > 0) == (lit > 0):
-                        status = _E_HINT_SATISFIED
-                        break
-                if status != 0:
-                    st[_S_ERR_A] = hint
-                    st[_S_ERR_B] = nhint
-                    break
-                if unassigned == 0:
+                        if v != 0:
+                            satisfied = True
+                if nonfalse == 0:
                     conflict = True
-                elif unassigned == 1:
+                elif nonfalse == 1:
                     var = last if last > 0 else -last
-                    val[var] = 1 if last > 0 else -1
-                    trail[t] = var
-                    t += 1
+                    if val[var] == 0:
+                        val[var] = 1 if last > 0 else -1
+                        trail[t] = var
+                        t += 1
                 else:
-                    status = _E_HINT_NOT_UNIT
+                    status = _E_HINT_SATISFIED if satisfied else _E_HINT_NOT_UNIT
                     st[_S_ERR_A] = hint
                     st[_S_ERR_B] = nhint
                     break

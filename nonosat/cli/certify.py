@@ -90,8 +90,8 @@ ExpectedOpt = Annotated[
     typer.Option(
         "--puzzle",
         metavar="FILE",
-        help="The puzzle file the certificate must be about: its clues are compared with the "
-        "certified ones.",
+        help="The puzzle file the certificate must be about (FILE#N: puzzle N of a "
+        "multi-puzzle file): its clues are compared with the certified ones.",
     ),
 ]
 
@@ -308,7 +308,10 @@ def verify_command(
 
     use_checker_path(checker_path)
     warn_dratify(checker)
-    expected = read_puzzle(puzzle_file) if puzzle_file is not None else None
+    expected = None
+    if puzzle_file is not None:  # FILE#N: puzzle N of a multi-puzzle file, as nonosat names it
+        expected_path, expected_index = split_puzzle_ref(puzzle_file)
+        expected = read_puzzle(expected_path, None, expected_index)
     from nonosat.certificates.colour import (
         is_colour_certificate,
         verify_colour_certificate,
