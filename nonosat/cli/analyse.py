@@ -377,6 +377,19 @@ def _techniques_line(result, chain: list[str], upto: dict[str, int]) -> str:
     return f"techniques needed: {needed} ({' -> '.join(chain[:upto[needed]])})"
 
 
+def _search_line(search) -> str:
+    """``search: ...``: what the search after logic did (black-and-white and colour)."""
+    if search is None:
+        return "search: not needed"
+    unfinished = "" if search.decided else " (time limit: not decided)"
+    if search.engine == "sat":
+        return f"search: decided by SAT after logic: {search.describe()}{unfinished}"
+    if search.engine == "native":
+        return (f"search: decided by the native search: {search.describe()}, max depth "
+                f"{search.max_depth}{unfinished}")
+    return f"search: decided by {search.engine} (no search figures)"
+
+
 def _unfinished_line(result) -> str | None:
     """``time limits: cut short: ambiguity map; not run: backdoor`` when the time limit (or a
     section's own budget: the edits' 5 s, the backdoor's --backdoor-timeout) stopped sections
@@ -433,18 +446,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
         lines.append(f"rounds that made progress: line {inv['line']}, implications "
                      f"{inv['implications']}, probing {inv['probing']}; steps: "
                      + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
-        search = result.search
-        if search is None:
-            lines.append("search: not needed")
-        elif search.engine == "sat":
-            lines.append(f"search: decided by SAT after logic: {search.describe()}"
-                         + ("" if search.decided else " (time limit: not decided)"))
-        elif search.engine == "native":
-            lines.append(f"search: decided by the native search: {search.describe()}, max depth "
-                         f"{search.max_depth}" + ("" if search.decided else
-                                                  " (time limit: not decided)"))
-        else:
-            lines.append(f"search: decided by {search.engine} (no search figures)")
+        lines.append(_search_line(result.search))
     bb = result.backbone_size()
     lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
     if staged.status != "contradiction" and result.sections.get("structure") not in _NOT_RUN:
@@ -569,18 +571,7 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
         lines.append(f"rounds that made progress: line {inv['line']}, probing {inv['probing']}; "
                      "steps: "
                      + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
-        search = result.search
-        if search is None:
-            lines.append("search: not needed")
-        elif search.engine == "sat":
-            lines.append(f"search: decided by SAT after logic: {search.describe()}"
-                         + ("" if search.decided else " (time limit: not decided)"))
-        elif search.engine == "native":
-            lines.append(f"search: decided by the native search: {search.describe()}, max depth "
-                         f"{search.max_depth}" + ("" if search.decided else
-                                                  " (time limit: not decided)"))
-        else:
-            lines.append(f"search: decided by {search.engine} (no search figures)")
+        lines.append(_search_line(result.search))
     bb = result.backbone_size()
     lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
     if staged.status != "contradiction" and result.sections.get("structure") not in _NOT_RUN:
