@@ -1,0 +1,109 @@
+"""Stop tokens: one way to tell a running solve to stop, from any thread, down to the compiled
+kernels.
+
+A :class:`StopToken` holds a one-cell ``int64`` array.  Python code polls :meth:`StopToken.is_set`
+between steps; compiled kernels (which release the GIL) are handed :attr:`StopToken.flag` and read
+``flag[0]`` in their loops, so that a cancel, a time limit or Ctrl-C stops them mid-node rather
+than at their next return.  The token is set by :meth:`StopToken.set` (a superseded studio
+request, a caller), by its own timer (:meth:`StopToken.arm`, a time limit), or by an interrupt
+(:func:`nonosat.interrupts.request` while :meth:`StopToken.watch_interrupts` is active).
+
+This module is at the bottom of the house beside :mod:`nonosat.interrupts`: it imports only numpy
+and the standard library, and never prints.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+
+from nonosat import interrupts
+
+#: ``flag[0]`` values: running, and the reasons a token was set.
+RUNNING = 0
+CANCELLED = 1
+TIME_LIMIT = 2
+INTERRUPTED = 3
+
+_REASONS = {RUNNING: "running", CANCELLED: "cancelled", TIME_LIMIT: "time limit",
+            INTERRUPTED: "interrupted"}
+
+
+class StopToken:
+    """A flag that asks a running solve to stop.
+
+    Attributes
+    ----------
+    flag : numpy.ndarray
+        Shape ``(1,)``, ``int64``: 0 while running, else the reason (:data:`CANCELLED`,
+        :data:`TIME_LIMIT`, :data:`INTERRUPTED`).  Pass it to compiled kernels; only the first
+        reason set is kept.
+    """
+
+    __slots__ = ("flag", "_lock", "_timer")
+
+    def __init__(self) -> None:
+        self.flag = np.zeros(1, dtype=np.int64)
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+
+    def set(self, reason: int = CANCELLED) -> None:
+        """Ask the solve to stop (safe from any thread); a later reason does not replace the
+        first."""
+        if reason == RUNNING:
+            raise ValueError("a stop reason must not be RUNNING (0)")
+        with self._lock:
+            if self.flag[0] == RUNNING:
+                self.flag[0] = reason
+
+    def is_set(self) -> bool:
+        """Whether the solve was asked to stop."""
+        return bool(self.flag[0])
+
+    __bool__ = is_set
+
+    @property
+    def reason(self) -> str:
+        """``"running"``, ``"cancelled"``, ``"time limit"`` or ``"interrupted"``."""
+        return _REASONS.get(int(self.flag[0]), "cancelled")
+
+    def arm(self, seconds: float | None) -> None:
+        """Set the token with :data:`TIME_LIMIT` after ``seconds`` (``None``: never).  A token
+        holds one timer: arming again replaces it.  :meth:`close` cancels it."""
+        self.close()
+        if seconds is None:
+            return
+        timer = threading.Timer(max(0.0, float(seconds)), self.set, args=(TIME_LIMIT,))
+        timer.daemon = True
+        self._timer = timer
+        timer.start()
+
+    def close(self) -> None:
+        """Cancel the timer of :meth:`arm`, if any (the flag is left as it is)."""
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+
+    @contextmanager
+    def watch_interrupts(self) -> Iterator[StopToken]:
+        """Within the block, an interrupt (:func:`nonosat.interrupts.request`) sets the token with
+        :data:`INTERRUPTED`.
+
+        Raises
+        ------
+        nonosat.interrupts.Interrupted
+            On entry, when an interrupt was already requested.
+        """
+        with interrupts.stopper(lambda: self.set(INTERRUPTED)):
+            yield self
+
+    def __repr__(self) -> str:
+        return f"StopToken({self.reason})"
+
+
+def never() -> StopToken:
+    """A fresh token nobody sets (for callers that do not cancel)."""
+    return StopToken()
