@@ -22,7 +22,7 @@ proof file bytes            ``NONOSAT_MAX_PROOF_BYTES``             (256 MiB; se
 
 The time limit is passed to the engines, which check it between steps; a ``nonosat`` process
 is also ended (exit 4, one line) ``max(5 s, limit / 4)`` past it by a watchdog thread
-(:func:`nonosat.cli.common.handle_errors`, :data:`nonosat.cli.common.HARD_STOP_STAGES`), for
+(:func:`nonosat.cli.running.handle_errors`, :data:`nonosat.cli.running.HARD_STOP_STAGES`), for
 compiled steps that cannot be interrupted.
 
 The memory estimate (:func:`estimate_memory`) is a linear model, per kind of work

@@ -25,7 +25,7 @@ from nonosat.analysis.ambiguity import edit_suggestions, picture_puzzle
 from nonosat.analysis.classify import solve_classification
 from nonosat.analysis.colour import analyse_colour
 from nonosat.analysis.difficulty import analyse
-from nonosat.cli import common
+from nonosat.cli import running
 from nonosat.cli.app import app
 from nonosat.engines import Status, solve
 from nonosat.formats import read_puzzle
@@ -208,12 +208,12 @@ def test_overrun_report_prints_the_finished_sections():
     assert progress == [result]
     try:
         _report_on_overrun(progress, "cross", False, 0)
-        text = common.OVERRUN_REPORT()
+        text = running.OVERRUN_REPORT()
         assert text.startswith("cross: ") and "classification: several solutions" in text
         _report_on_overrun(progress, "cross", True, 0)
-        assert json.loads(common.OVERRUN_REPORT())["status"] == "multiple"
+        assert json.loads(running.OVERRUN_REPORT())["status"] == "multiple"
     finally:
-        common.OVERRUN_REPORT = None
+        running.OVERRUN_REPORT = None
 
 
 # -- guesses and backtracks ----------------------------------------------------------------------

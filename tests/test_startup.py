@@ -126,7 +126,7 @@ def test_exit_codes_are_in_the_commands_footer(args, code, monkeypatch):
 
 
 def test_first_run_message_with_an_empty_numba_cache_dir(tmp_path):
-    code = "from nonosat.cli.common import announce_compile\nannounce_compile()\n"
+    code = "from nonosat.cli.running import announce_compile\nannounce_compile()\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
                          env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
     assert out.returncode == 0, out.stderr
@@ -170,6 +170,8 @@ def test_a_command_imports_only_its_own_module():
          "sys.stderr.write(' '.join(m for m in sys.modules if m.startswith('nonosat.cli.')))\n"],
         capture_output=True, text=True, cwd=REPO, check=True,
     ).stderr.split()
-    assert set(loaded_modules) == {"nonosat.cli.app", "nonosat.cli.common", "nonosat.cli.convert",
-                                   "nonosat.cli.options", "nonosat.cli.output",
+    assert set(loaded_modules) == {"nonosat.cli.app", "nonosat.cli.click_style",
+                                   "nonosat.cli.convert", "nonosat.cli.exits",
+                                   "nonosat.cli.inputs", "nonosat.cli.options",
+                                   "nonosat.cli.output", "nonosat.cli.running",
                                    "nonosat.cli.signals"}  # shared, light

@@ -55,16 +55,12 @@ from typing import Annotated, Any
 
 import typer
 
-from nonosat.cli import common
-from nonosat.cli.common import (
-    STATUS_EXIT,
-    announce_compile,
-    handle_errors,
-    read_puzzle,
-    split_puzzle_ref,
-)
+from nonosat.cli import running
+from nonosat.cli.exits import STATUS_EXIT
+from nonosat.cli.inputs import read_puzzle, split_puzzle_ref
 from nonosat.cli.options import BriefOpt, FormatOpt, IndexOpt, JsonOpt, PuzzleArg, timeout_option
 from nonosat.cli.output import brief_line, emit
+from nonosat.cli.running import announce_compile, handle_errors
 from nonosat.text import printable, printable_lines
 
 LimitOpt = Annotated[
@@ -158,7 +154,7 @@ def analyse_command(
         puzzle, limit=limit, count_all=count_all, timeout=timeout, depth=depth, engine=engine,
         keep_graph=graph is not None, backdoor_timeout=backdoor_timeout,
         backdoor_logic=backdoor_logic, progress=progress))
-    common.OVERRUN_REPORT = None
+    running.OVERRUN_REPORT = None
     result.load_s += loaded
     if graph is not None:
         from nonosat.analysis.structure import write_graph_with_components
@@ -198,7 +194,7 @@ def _load(engine: str, setup: float, colour: bool) -> float:
         loaded = load_engine(engine, colour=colour)
     except Exception:  # noqa: BLE001 - an unknown engine is reported by the analysis itself
         loaded = 0.0
-    common.excuse(time.perf_counter() - setup)
+    running.excuse(time.perf_counter() - setup)
     return loaded
 
 
@@ -208,7 +204,7 @@ _NOT_RUN = ("time limit", "interrupted")
 
 def _report_on_overrun(progress: list, name: str, json_output: bool, backdoor_timeout: float,
                        colour: bool = False) -> Callable[[str], str | None]:
-    """Let the watchdog (:func:`nonosat.cli.common._watchdog`) print the sections of the
+    """Let the watchdog (:func:`nonosat.cli.running._watchdog`) print the sections of the
     analysis that finished (the analysis in ``progress``, its unfinished sections marked) when a
     compiled step overruns the time limit and the process must end.  Returns the report
     function, ``report(why)`` (``why``: ``"time limit"`` or ``"interrupted"``), which an
@@ -228,7 +224,7 @@ def _report_on_overrun(progress: list, name: str, json_output: bool, backdoor_ti
         render = _colour_report if colour else _report
         return render(result, name, backdoor_timeout)
 
-    common.OVERRUN_REPORT = report
+    running.OVERRUN_REPORT = report
     return report
 
 
@@ -511,7 +507,7 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
         puzzle, limit=limit, count_all=count_all, engine=engine, timeout=timeout,
         backdoor_timeout=backdoor_timeout, keep_graph=graph is not None,
         backdoor_logic=backdoor_logic, progress=progress))
-    common.OVERRUN_REPORT = None
+    running.OVERRUN_REPORT = None
     result.load_s += loaded
     if graph is not None:
         from nonosat.analysis.colour import write_colour_graph

@@ -1,10 +1,11 @@
 """The typer application: registers every command module.
 
 Each command lives in a module of its own under :mod:`nonosat.cli`; this file only wires them,
-with one help style (:class:`nonosat.cli.common.NonosatCommand`), ``-h`` as well as ``--help``,
+with one help style (:class:`nonosat.cli.click_style.NonosatCommand`), ``-h`` as well as ``--help``,
 ``--version``, and an exit-code footer per command that lists the codes *that* command returns.
 
-Start-up: the command modules import only typer and :mod:`nonosat.cli.common` at module level;
+Start-up: the command modules import only typer and the shared light modules of
+:mod:`nonosat.cli` (options, output, exits, inputs, running) at module level;
 numpy, numba, PySAT, OR-Tools, networkx and Pillow are imported inside the command functions, so
 ``nonosat --help`` and every ``nonosat CMD --help`` stay light (``tests/test_startup.py``).
 """
@@ -24,7 +25,8 @@ if os.path.basename(sys.argv[0]) == "nonosat":  # the console script: Ctrl-C han
 import typer  # noqa: E402 - after the handlers, which must cover its import too
 
 from nonosat import __version__
-from nonosat.cli.common import EXIT_CODES_HELP, NonosatCommand, NonosatGroup
+from nonosat.cli.click_style import NonosatCommand, NonosatGroup
+from nonosat.cli.exits import EXIT_CODES_HELP
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -244,9 +246,9 @@ def main() -> None:
             signals.arm()
             argv = sys.argv[1:]
             only = argv[0] if argv and argv[0] in COMMANDS else None
-            from nonosat.cli import common
+            from nonosat.cli import running
 
-            common.HARD_TIME_LIMIT = True  # a nonosat process: the time limit is also a hard stop
+            running.HARD_TIME_LIMIT = True  # a nonosat process: the time limit is also a hard stop
             build_app(only)(prog_name="nonosat")
         finally:
             signals.disarm()

@@ -24,14 +24,7 @@ import typer
 
 from nonosat import interrupts
 from nonosat.cli import signals
-from nonosat.cli.common import (
-    EXIT_BAD_INPUT,
-    EXIT_FAILED,
-    EXIT_GAVE_UP,
-    EXIT_OK,
-    fail,
-    handle_errors,
-)
+from nonosat.cli.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK, fail
 from nonosat.cli.options import (
     BriefOpt,
     EnginesAliasOpt,
@@ -43,6 +36,7 @@ from nonosat.cli.options import (
     timeout_option,
 )
 from nonosat.cli.output import brief_line, emit
+from nonosat.cli.running import handle_errors
 from nonosat.text import printable
 
 if TYPE_CHECKING:  # the batch machinery (numpy, the model) is imported by the command only

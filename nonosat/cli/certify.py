@@ -30,16 +30,8 @@ from typing import Annotated
 
 import typer
 
-from nonosat.cli.common import (
-    EXIT_FAILED,
-    EXIT_GAVE_UP,
-    EXIT_MULTIPLE,
-    EXIT_NONE,
-    EXIT_OK,
-    announce_compile,
-    handle_errors,
-    split_puzzle_ref,
-)
+from nonosat.cli.exits import EXIT_FAILED, EXIT_GAVE_UP, EXIT_MULTIPLE, EXIT_NONE, EXIT_OK
+from nonosat.cli.inputs import split_puzzle_ref
 from nonosat.cli.options import (
     BriefOpt,
     CheckerOpt,
@@ -52,6 +44,7 @@ from nonosat.cli.options import (
     use_checker_path,
 )
 from nonosat.cli.output import brief_line, emit
+from nonosat.cli.running import announce_compile, handle_errors
 from nonosat.text import printable
 
 VERIFY_HELP = """Check a certificate directory written by 'nonosat certify'.
@@ -184,7 +177,7 @@ def certify_command(
         write_certificate,
     )
     from nonosat.certify import certify_puzzle, check_prover
-    from nonosat.cli.common import read_puzzle
+    from nonosat.cli.inputs import read_puzzle
     from nonosat.encodings.satsolver import DEFAULT_SOLVER
     from nonosat.errors import ProverRefusedError
 

@@ -16,14 +16,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nonosat.cli.common import (
-    FormatOpt,
-    IndexOpt,
-    JsonOpt,
-    PuzzleArg,
-    handle_errors,
-    split_puzzle_ref,
-)
+from nonosat.cli.inputs import split_puzzle_ref
+from nonosat.cli.options import FormatOpt, IndexOpt, JsonOpt, PuzzleArg
+from nonosat.cli.running import handle_errors
 from nonosat.text import printable
 
 if TYPE_CHECKING:

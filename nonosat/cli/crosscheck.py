@@ -23,14 +23,8 @@ import typer
 
 from nonosat import interrupts
 from nonosat.cli import signals
-from nonosat.cli.common import (
-    EXIT_BAD_INPUT,
-    EXIT_FAILED,
-    EXIT_GAVE_UP,
-    EXIT_OK,
-    handle_errors,
-    split_puzzle_ref,
-)
+from nonosat.cli.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK
+from nonosat.cli.inputs import split_puzzle_ref
 from nonosat.cli.options import (
     BriefOpt,
     EnginesAliasOpt,
@@ -43,6 +37,7 @@ from nonosat.cli.options import (
     timeout_option,
 )
 from nonosat.cli.output import brief_line, emit
+from nonosat.cli.running import handle_errors
 from nonosat.text import printable
 from nonosat.verdict import CROSSCHECK_ENGINES
 

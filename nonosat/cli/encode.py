@@ -14,14 +14,9 @@ from typing import Annotated
 
 import typer
 
-from nonosat.cli.common import (
-    FormatOpt,
-    IndexOpt,
-    PuzzleArg,
-    handle_errors,
-    read_state,
-    split_puzzle_ref,
-)
+from nonosat.cli.inputs import read_state, split_puzzle_ref
+from nonosat.cli.options import FormatOpt, IndexOpt, PuzzleArg
+from nonosat.cli.running import handle_errors
 from nonosat.text import printable
 
 OutOpt = Annotated[
@@ -52,7 +47,7 @@ def encode_command(
     index: IndexOpt = None,
 ) -> None:
     """Write a puzzle's CNF encoding (DIMACS)."""
-    from nonosat.cli.common import read_puzzle
+    from nonosat.cli.inputs import read_puzzle
     from nonosat.encodings.cnf import DEFAULT_ENCODING, encode
     from nonosat.errors import FormatError
 

@@ -22,22 +22,11 @@ from typing import Annotated
 
 import typer
 
-from nonosat.cli.common import (
-    EXIT_GAVE_UP,
-    EXIT_NONE,
-    EXIT_OK,
-    STATUS_EXIT,
-    FormatOpt,
-    IndexOpt,
-    JsonOpt,
-    PuzzleArg,
-    announce_compile,
-    handle_errors,
-    read_puzzle,
-    split_puzzle_ref,
-)
-from nonosat.cli.options import timeout_option
+from nonosat.cli.exits import EXIT_GAVE_UP, EXIT_NONE, EXIT_OK, STATUS_EXIT
+from nonosat.cli.inputs import read_puzzle, split_puzzle_ref
+from nonosat.cli.options import FormatOpt, IndexOpt, JsonOpt, PuzzleArg, timeout_option
 from nonosat.cli.output import echo_grid, emit
+from nonosat.cli.running import announce_compile, handle_errors
 from nonosat.text import printable, printable_lines
 
 TimeoutOpt = timeout_option("explain")

@@ -36,19 +36,10 @@ from typing import Annotated, Any
 
 import typer
 
-from nonosat.cli.common import (
-    EXIT_BAD_INPUT,
-    EXIT_GAVE_UP,
-    EXIT_MULTIPLE,
-    EXIT_OK,
-    FormatOpt,
-    JsonOpt,
-    announce_compile,
-    fail,
-    handle_errors,
-)
-from nonosat.cli.options import timeout_option
+from nonosat.cli.exits import EXIT_BAD_INPUT, EXIT_GAVE_UP, EXIT_MULTIPLE, EXIT_OK, fail
+from nonosat.cli.options import FormatOpt, JsonOpt, timeout_option
 from nonosat.cli.output import emit
+from nonosat.cli.running import announce_compile, handle_errors
 
 TimeoutOpt = timeout_option("generate", "Stop the search after SECONDS per puzzle (exit 4)")
 

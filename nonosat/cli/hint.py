@@ -19,24 +19,11 @@ from typing import Annotated
 
 import typer
 
-from nonosat.cli.common import (
-    EXIT_FAILED,
-    EXIT_GAVE_UP,
-    EXIT_MULTIPLE,
-    EXIT_NONE,
-    EXIT_OK,
-    FormatOpt,
-    IndexOpt,
-    JsonOpt,
-    PuzzleArg,
-    announce_compile,
-    handle_errors,
-    read_puzzle,
-    read_state,
-    split_puzzle_ref,
-)
-from nonosat.cli.options import timeout_option
+from nonosat.cli.exits import EXIT_FAILED, EXIT_GAVE_UP, EXIT_MULTIPLE, EXIT_NONE, EXIT_OK
+from nonosat.cli.inputs import read_puzzle, read_state, split_puzzle_ref
+from nonosat.cli.options import FormatOpt, IndexOpt, JsonOpt, PuzzleArg, timeout_option
 from nonosat.cli.output import emit
+from nonosat.cli.running import announce_compile, handle_errors
 from nonosat.text import printable, printable_lines
 
 TimeoutOpt = timeout_option("hint")

@@ -23,7 +23,7 @@ A new command is a few lines with these and the printers of :mod:`nonosat.cli.ou
             typer.echo(brief_line(name, result.status.value, result.time_s))
         raise typer.Exit(STATUS_EXIT[result.status])
 
-(plus its name in :data:`TIMEOUT_DEFAULTS`, ``COMMAND_NAMES`` of :mod:`nonosat.cli.common`,
+(plus its name in :data:`TIMEOUT_DEFAULTS`, ``COMMAND_NAMES`` of :mod:`nonosat.cli.running`,
 :data:`nonosat.cli.app.COMMANDS` and a schema file in ``docs/schema/``).
 
 This module imports only typer (``nonosat --help`` stays light).

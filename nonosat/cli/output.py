@@ -15,7 +15,7 @@ prints with ``--json`` carries
 * cells as 1-based ``{"row", "col", "value"}`` with ``value`` one of ``filled``, ``empty``,
   ``unknown`` (colour puzzles: ``"colour": NAME`` or ``"colours": [NAME, ...]``);
 * ``warnings`` (when there are any): the warnings the command said on stderr, one string each
-  (a goal picture that contradicts the clues: :func:`nonosat.cli.common.read_puzzle`).
+  (a goal picture that contradicts the clues: :func:`nonosat.cli.inputs.read_puzzle`).
 
 One object per puzzle; a command that reports on several puzzles prints JSON Lines.
 :func:`emit` prints an object after :func:`contract` has put it in this form; the per-command
@@ -34,6 +34,7 @@ from typing import Any
 import typer
 
 from nonosat.contract import SCHEMA, STATUSES, cell, convert
+from nonosat.errors import one_line
 
 __all__ = ["SCHEMA", "STATUSES", "cell", "contract", "emit"]
 
@@ -74,11 +75,22 @@ def contract(command: str, obj: dict[str, Any]) -> dict[str, Any]:
     out.update(body)
     if "elapsed_s" not in out and command != "formats":
         out["elapsed_s"] = round(elapsed(), 6)
-    from nonosat.cli.common import WARNINGS  # said on stderr too (nonosat.cli.common.warn)
-
     if WARNINGS and "warnings" not in out:
         out["warnings"] = list(WARNINGS)
     return out
+
+
+#: The warnings said on stderr while the command runs (:func:`warn`); :func:`contract` adds
+#: them to the command's JSON object as ``"warnings"``.  Emptied when a command starts
+#: (:func:`nonosat.cli.running.handle_errors`).
+WARNINGS: list[str] = []
+
+
+def warn(message: str) -> None:
+    """Say ``nonosat: warning: message`` (one line) on stderr and keep it for the JSON output."""
+    text = one_line(message)
+    WARNINGS.append(text)
+    typer.echo(f"nonosat: warning: {text}", err=True)
 
 
 # -- text ------------------------------------------------------------------------------------------

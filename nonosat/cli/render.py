@@ -15,17 +15,10 @@ from typing import Annotated
 
 import typer
 
-from nonosat.cli.common import (
-    EXIT_OK,
-    STATUS_EXIT,
-    FormatOpt,
-    IndexOpt,
-    PuzzleArg,
-    TimeoutOpt,
-    handle_errors,
-    read_puzzle,
-    split_puzzle_ref,
-)
+from nonosat.cli.exits import EXIT_OK, STATUS_EXIT
+from nonosat.cli.inputs import read_puzzle, split_puzzle_ref
+from nonosat.cli.options import FormatOpt, IndexOpt, PuzzleArg, TimeoutOpt
+from nonosat.cli.running import handle_errors
 from nonosat.errors import FormatError
 from nonosat.text import printable
 

@@ -31,13 +31,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nonosat.cli.common import (
-    STATUS_EXIT,
-    announce_compile,
-    handle_errors,
-    read_state,
-    split_puzzle_ref,
-)
+from nonosat.cli.exits import STATUS_EXIT
+from nonosat.cli.inputs import read_state, split_puzzle_ref
 from nonosat.cli.options import (
     BriefOpt,
     EngineOpt,
@@ -49,6 +44,7 @@ from nonosat.cli.options import (
     timeout_option,
 )
 from nonosat.cli.output import brief_line, echo_grid, emit, fit_line
+from nonosat.cli.running import announce_compile, handle_errors
 from nonosat.engines import Status
 from nonosat.text import printable, printable_lines
 
@@ -129,7 +125,7 @@ def solve_command(
     count: CountOpt = False,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
-    from nonosat.cli.common import read_puzzle
+    from nonosat.cli.inputs import read_puzzle
     from nonosat.engines import solve
     from nonosat.errors import EngineError
 

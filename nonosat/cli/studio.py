@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from nonosat.cli.common import handle_errors
+from nonosat.cli.running import handle_errors
 from nonosat.text import printable
 
 StudioPathArg = Annotated[

@@ -35,14 +35,7 @@ import typer
 
 from nonosat import interrupts
 from nonosat.cli import signals
-from nonosat.cli.common import (
-    EXIT_BAD_INPUT,
-    EXIT_FAILED,
-    EXIT_GAVE_UP,
-    EXIT_OK,
-    fail,
-    handle_errors,
-)
+from nonosat.cli.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK, fail
 from nonosat.cli.options import (
     BriefOpt,
     CheckerOpt,
@@ -55,6 +48,7 @@ from nonosat.cli.options import (
     use_checker_path,
 )
 from nonosat.cli.output import brief_line, emit
+from nonosat.cli.running import handle_errors
 from nonosat.text import printable
 
 PuzzlesArg = Annotated[
@@ -156,13 +150,13 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
                 format: str | None, solution_format: str | None, checkers: list[str],
                 force: bool, brief: bool = False) -> None:
     from nonosat.certificates import ensure_writable_dir
-    from nonosat.cli.common import read_puzzle
+    from nonosat.cli.inputs import read_puzzle
     from nonosat.verify import parse_claim, verify, write_witness
 
     claimed = parse_claim(claim) if claim is not None else None
     if claim is not None and claimed is None:
         raise fail(f"--claim {claim} is no verdict to judge; use unique, multiple, none or solved")
-    from nonosat.cli.common import split_puzzle_ref
+    from nonosat.cli.inputs import split_puzzle_ref
 
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
@@ -172,7 +166,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
     if out is not None:
         ensure_writable_dir(out, force)
     if claimed is not None:
-        from nonosat.cli.common import announce_compile
+        from nonosat.cli.running import announce_compile
 
         announce_compile(puzzle.is_colour)
     judgement = verify(puzzle, claimed, solutions, timeout=timeout or None, checkers=checkers)
