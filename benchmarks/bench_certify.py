@@ -47,7 +47,7 @@ CORPUS = run.CORPUS
 everyday, survey = run.everyday, run.survey
 
 from nonosat.certificates import CHECKER_PATH_ENV, check_proof, drat_to_lrat  # noqa: E402
-from nonosat.certify import certify_puzzle  # noqa: E402
+from nonosat.certificates.certifier import certify_puzzle  # noqa: E402
 from nonosat.engines import solve  # noqa: E402
 from nonosat.formats import read_puzzle  # noqa: E402
 

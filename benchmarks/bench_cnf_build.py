@@ -141,7 +141,7 @@ def read_puzzle(path, index):
 load_engine("auto")
 load_engine("sat")
 if task == "certify":
-    from nonosat.certify import certify_puzzle
+    from nonosat.certificates.certifier import certify_puzzle
     certify_puzzle(read_puzzle(items[0][0], index=items[0][1]), checkers=())
 import nonosat
 print(json.dumps({"ready": nonosat.__file__}), flush=True)

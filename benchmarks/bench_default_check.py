@@ -42,9 +42,9 @@ CORPUS = run.CORPUS
 
 import nonosat.certificates.prove as prove  # noqa: E402
 from nonosat.certificates import CHECKER_PATH_ENV  # noqa: E402
+from nonosat.certificates.certifier import certify_puzzle  # noqa: E402
 from nonosat.certificates.checkers import check_proof, run_checks  # noqa: E402
 from nonosat.certificates.colour import certify_colour  # noqa: E402
-from nonosat.certify import certify_puzzle  # noqa: E402
 from nonosat.formats import read_puzzle, read_puzzles  # noqa: E402
 
 GAMES = Path(__file__).resolve().parents[1] / "games"

@@ -63,7 +63,7 @@ def real_proofs(tools: Path) -> list[tuple[str, list[list[int]], int, str]]:
     """(name, clauses, nvars, LRAT) of every real proof."""
     from pysat.solvers import Solver
 
-    from nonosat.certify import certify_puzzle
+    from nonosat.certificates.certifier import certify_puzzle
     from nonosat.formats import read_puzzle
 
     out = []

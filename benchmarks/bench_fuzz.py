@@ -6,7 +6,7 @@ nesting, splices, random bytes, duplicated or deleted lines) are
 
 * fed **in-process** to every reader (each format's ``read`` on the raw bytes, plus
   :func:`nonosat.formats.read_puzzles` on a file, which adds the size and memory checks, and
-  :func:`nonosat.verify.read_results`, the results-file reader of ``nonosat verify``), and
+  :func:`nonosat.judge.read_results`, the results-file reader of ``nonosat verify``), and
   certificate mutations to :func:`nonosat.certificates.verify_certificate`; an outcome is *ok*
   (puzzles read), *clean error* (a :class:`~nonosat.errors.NonosatError`), or *traceback*
   (anything else: ``ValueError``, ``IndexError``, ... escaping a reader), *hang* (over
@@ -217,7 +217,7 @@ def run_in_process(count: int, seed: int, timeout: float, keep: Path | None) -> 
     from nonosat.certificates.bundle import read_puzzle_json
     from nonosat.errors import NonosatError
     from nonosat.formats import formats, read_puzzles
-    from nonosat.verify import read_results
+    from nonosat.judge import read_results
 
     rng = random.Random(seed)
     base = seeds()

@@ -88,7 +88,7 @@ def puzzles(sets: list[str], tournament: int) -> list[tuple[str, str, int | None
 
 def certificate(path: str, index: int | None, timeout: float):
     """(formula, nvars, DRAT, LRAT, who wrote the LRAT) of a unique puzzle, else None."""
-    from nonosat.certify import certify_puzzle
+    from nonosat.certificates.certifier import certify_puzzle
     from nonosat.formats import read_puzzle
 
     puzzle = read_puzzle(path, None, index)

@@ -1,9 +1,9 @@
 """Uniqueness proofs per prover: size, solve / prove / check times, and certify vs plain check.
 
-Provers (:func:`nonosat.certify.certify_puzzle`): ``native`` (the native solver's root
-deductions as lemmas; only puzzles it decides without search), ``sat`` (CaDiCaL 1.9.5's DRAT
-proof) and ``auto`` (native where it decides without search, else SAT after the native
-deductions).  For every puzzle and prover it measures:
+Provers (:func:`nonosat.certificates.certifier.certify_puzzle`): ``native`` (the native solver's
+root deductions as lemmas; only puzzles it decides without search), ``sat`` (CaDiCaL 1.9.5's DRAT
+proof) and ``auto`` (native where it decides without search, else SAT after the native deductions).
+For every puzzle and prover it measures:
 
 * **lemmas**: clauses the proof adds (the empty clause included), and lemmas per cell;
 * **filled**: native steps that unit propagation on the encoding does not give, derived by a
@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from nonosat.certificates import check_proof
-from nonosat.certify import certify_puzzle
+from nonosat.certificates.certifier import certify_puzzle
 from nonosat.engines import solve
 from nonosat.errors import NonosatError
 from nonosat.formats import iter_puzzles, read_puzzle, read_puzzles

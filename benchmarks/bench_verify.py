@@ -28,14 +28,14 @@ sys.path.insert(0, str(REPO))
 from nonosat.batch import collect_puzzles  # noqa: E402
 from nonosat.formats import read_puzzles  # noqa: E402
 from nonosat.formats.tournament import read_solutions  # noqa: E402
-from nonosat.puzzle import grid_rows  # noqa: E402
-from nonosat.verify import (  # noqa: E402
+from nonosat.judge import (  # noqa: E402
     PuzzleIndex,
     check_solution,
     read_results,
     summarise_verdicts,
     verify_results,
 )
+from nonosat.puzzle import grid_rows  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "NonogramRecord"
 

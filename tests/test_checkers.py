@@ -20,7 +20,7 @@ from nonosat.certificates import (
     verify_certificate,
     write_certificate,
 )
-from nonosat.certify import certify_puzzle
+from nonosat.certificates.certifier import certify_puzzle
 from nonosat.formats import read_puzzle
 from tests.conftest import GAMES, corpus_path
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from nonosat.cli.app import app
 from nonosat.formats import read_puzzle
-from nonosat.verify import parse_solution, verify
+from nonosat.judge import parse_solution, verify
 from tests.conftest import GAMES
 
 runner = CliRunner()

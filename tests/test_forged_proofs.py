@@ -358,7 +358,7 @@ def real_proofs(proof_checkers, tmp_path_factory):
 def puzzle_proofs(checker_dir: Path) -> list:
     """nonosat's certificates of two small puzzles: the native prover's LRAT (written by
     nonosat) and the SAT prover's (drat-trim -L)."""
-    from nonosat.certify import certify_puzzle
+    from nonosat.certificates.certifier import certify_puzzle
     from nonosat.formats import read_puzzle
 
     old = os.environ.get("NONOSAT_CHECKER_PATH")

@@ -287,7 +287,7 @@ def test_item03_item04_verify_results_files_that_are_hostile_are_one_line(tmp_pa
     """``nonosat verify --results FILE``: the other solver's results file is read like a
     puzzle (bounded, regular files only) and a hostile line is a bad row, not a traceback."""
     from nonosat.errors import FormatError
-    from nonosat.verify import read_results
+    from nonosat.judge import read_results
 
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)

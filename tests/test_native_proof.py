@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from nonosat.certificates import check_proof, verify_certificate
+from nonosat.certificates.certifier import certify_puzzle
 from nonosat.certificates.native_proof import Deletion, native_lemmas, proof_lines
-from nonosat.certify import certify_puzzle
 from nonosat.cli.app import app
 from nonosat.encodings.cnf import blocking_clause, encode
 from nonosat.errors import EngineError, PuzzleError

@@ -21,7 +21,7 @@ from nonosat.cli.app import app
 from nonosat.errors import FormatError
 from nonosat.formats import read_puzzles
 from nonosat.formats.tournament import read_solutions, solution_blocks, write_solutions
-from nonosat.verify import check_solution, parse_solution, read_results
+from nonosat.judge import check_solution, parse_solution, read_results
 
 PEER_DATA = Path(__file__).resolve().parent / "peers"
 PEERS = Path(os.environ.get("NONOSAT_PEERS", REPO.parent / "shared" / "peers"))
@@ -91,7 +91,7 @@ def test_verify_judges_the_peers_claims_with_its_own_evidence(tmp_path):
     assert bad["line"] == 16 and "cut short: 12 whole rows of 15" in bad["reason"]
     # pbnsolve's rows name the same puzzles by file (its verdicts are the same claims)
     from nonosat.batch import collect_puzzles
-    from nonosat.verify import PuzzleIndex
+    from nonosat.judge import PuzzleIndex
 
     index = PuzzleIndex(collect_puzzles(PUZZLES, None).puzzles)
     for row in read_results(tmp_path / "pbnsolve-b.txt"):

@@ -21,8 +21,7 @@ from nonosat.cli.app import app
 from nonosat.errors import PuzzleError
 from nonosat.formats import read_puzzle, read_puzzles
 from nonosat.formats.tournament import read_solutions
-from nonosat.puzzle import Puzzle, grid_rows
-from nonosat.verify import (
+from nonosat.judge import (
     PuzzleIndex,
     ResultRow,
     check_solution,
@@ -33,6 +32,7 @@ from nonosat.verify import (
     verify_results,
     write_witness,
 )
+from nonosat.puzzle import Puzzle, grid_rows
 
 runner = CliRunner()
 
@@ -97,7 +97,7 @@ def holds(claim: str, count: int) -> bool:
 
 
 def check_witness(puzzle: Puzzle, directory: Path, kind: str, truth_solutions=None) -> None:
-    """The witness in ``directory`` proves what ``kind`` says, checked without nonosat.verify."""
+    """The witness in ``directory`` proves what ``kind`` says, checked without nonosat.judge."""
     verdict = json.loads((directory / "verdict.json").read_text())
     assert verdict["witness"] == kind
     if kind in ("two solutions", "solution"):
@@ -205,7 +205,7 @@ def test_a_solution_of_the_wrong_size_is_bad_input():
 
 def test_undecided_when_the_certifier_runs_out_of_time(monkeypatch):
     import nonosat.certificates as certificate
-    import nonosat.certify as certifier
+    import nonosat.certificates.certifier as certifier
 
     def out_of_time(puzzle, **kwargs):
         return certificate.Certificate(puzzle, "unknown", [], "order", 1, "cadical195")
@@ -218,7 +218,7 @@ def test_undecided_when_the_certifier_runs_out_of_time(monkeypatch):
 @pytest.mark.parametrize("puzzle", [UNIQUE, MULTIPLE], ids=["unique", "multiple"])
 def test_undecided_when_the_verdict_runs_out_of_time(monkeypatch, puzzle):
     """The portfolio gives up (as 'nonosat solve' would): no claim is judged either way."""
-    import nonosat.certify as certifier
+    import nonosat.certificates.certifier as certifier
     from nonosat.engines import SolveResult, Status
 
     monkeypatch.setattr(certifier, "decide", lambda puzzle, **kw: SolveResult(
@@ -230,7 +230,7 @@ def test_undecided_when_the_verdict_runs_out_of_time(monkeypatch, puzzle):
 
 def test_a_rejected_proof_is_undecided_never_confirmed(monkeypatch):
     import nonosat.certificates as certificate
-    import nonosat.certify as certifier
+    import nonosat.certificates.certifier as certifier
 
     real = certifier.certify
 
@@ -314,7 +314,7 @@ def test_cli_two_solutions_shown_when_unique_is_refuted(tmp_path):
 
 def test_cli_undecided_exits_4(tmp_path, monkeypatch):
     import nonosat.certificates as certificate
-    import nonosat.certify as certifier
+    import nonosat.certificates.certifier as certifier
 
     monkeypatch.setattr(certifier, "certify", lambda puzzle, **kw: certificate.Certificate(
         puzzle, "unknown", [], "order", 1, "cadical195"))

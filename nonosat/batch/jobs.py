@@ -198,7 +198,7 @@ def warm_engine(options: JobOptions) -> None:
 
 def warm_certify(options: JobOptions) -> None:
     """Import the CNF encoding, the SAT solver and the proof checker (once per worker)."""
-    from nonosat.certify import certify_puzzle
+    from nonosat.certificates.certifier import certify_puzzle
 
     certify_puzzle(_tiny_puzzle())
 
@@ -256,8 +256,8 @@ def goal_check(puzzle: Puzzle, status: str, solutions: list[Any]) -> str | None:
 
 
 def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
-    """Uniqueness certificate: :func:`nonosat.certify.certify_puzzle` (the verdict from the
-    portfolio of ``nonosat solve``; CNF, DRAT proof written by the native solver where it
+    """Uniqueness certificate: :func:`nonosat.certificates.certifier.certify_puzzle` (the verdict
+    from the portfolio of ``nonosat solve``; CNF, DRAT proof written by the native solver where it
     decides without search, by SAT otherwise; checked by dratify; several solutions: a witness
     certificate).
 
@@ -269,7 +269,7 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     """
     if puzzle.is_colour:
         return _certify_colour_job(puzzle, options)
-    from nonosat.certify import certificate_files_of, certify_puzzle
+    from nonosat.certificates.certifier import certificate_files_of, certify_puzzle
     from nonosat.puzzle import grid_rows
 
     cert = certify_puzzle(puzzle, timeout=options.timeout)
@@ -296,9 +296,10 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
 
 
 def _certify_colour_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
-    """:func:`certify_job` of a colour puzzle (:func:`nonosat.certify.certify_colour_puzzle`:
-    the portfolio decides, then the colour certificate or a witness)."""
-    from nonosat.certify import certificate_files_of, certify_colour_puzzle
+    """:func:`certify_job` of a colour puzzle
+    (:func:`nonosat.certificates.certifier.certify_colour_puzzle`: the portfolio decides, then the
+    colour certificate or a witness)."""
+    from nonosat.certificates.certifier import certificate_files_of, certify_colour_puzzle
     from nonosat.puzzle import colour_rows
 
     assert puzzle.palette is not None

@@ -82,8 +82,11 @@ LRAT; :mod:`~nonosat.certificates.checkers` runs dratify, drat-trim and cake_lpr
 :mod:`~nonosat.certificates.bundle` writes and reads the certificate directory (files, hashes);
 :mod:`~nonosat.certificates.verify` checks a directory without trusting it;
 :mod:`~nonosat.certificates.colour` does the same for colour puzzles;
-:mod:`~nonosat.certificates.witness` writes and checks witnesses of several solutions.  The package builds on
-:mod:`nonosat.encodings` (the CNF) and the model, never on :mod:`nonosat.native`.
+:mod:`~nonosat.certificates.witness` writes and checks witnesses of several solutions.  These
+build on :mod:`nonosat.encodings` (the CNF) and the model, never on :mod:`nonosat.native`.
+:mod:`~nonosat.certificates.certifier` (``certify_puzzle``, what ``nonosat certify`` runs) sits
+above them and the engines: it takes the portfolio's verdict, runs the native prover and writes
+the certificate; this ``__init__`` does not import it.
 """
 
 from nonosat.certificates.bundle import (

@@ -1,11 +1,14 @@
-"""Uniqueness certificates written by the native solver, the SAT solver, or both.
+"""The certifier: a puzzle's verdict from the portfolio, then the certificate that backs it,
+written by the native solver, the SAT solver, or both.
 
 :func:`nonosat.certificates.certify` refutes *CNF + blocking clause* with a SAT solver's
 DRAT proof, and accepts a prefix of lemmas from another prover.  This module is that other
 prover's driver: it runs the native solver's root node (propagation and probing,
 :class:`nonosat.native.search.NativeSearch`), hands its deduction trace to
 :func:`nonosat.certificates.native_proof.native_lemmas`, and the certificate writer puts the lemmas
-first.  It sits above both the native solver and the encodings, which never import each other.
+first.  It is the one module of :mod:`nonosat.certificates` above the engines: it sits above
+both the native solver and the encodings, which never import each other; nothing else in the
+package imports it (the package's ``__init__`` does not).
 
 =========  ==========================================================================
 prover     proof
@@ -137,7 +140,7 @@ def certify_puzzle(
     check_prover(prover)
     if puzzle.is_colour:
         raise EngineError(
-            "colour puzzles are certified by nonosat.certify.certify_colour_puzzle "
+            "colour puzzles are certified by nonosat.certificates.certifier.certify_colour_puzzle "
             "(what 'nonosat certify' runs for them)"
         )
     encoding = encoding or (DEFAULT_ENCODING if prover == "sat" else NATIVE_ENCODING)

@@ -176,7 +176,7 @@ def certify_command(
         resolve_checkers,
         write_certificate,
     )
-    from nonosat.certify import certify_puzzle, check_prover
+    from nonosat.certificates.certifier import certify_puzzle, check_prover
     from nonosat.cli.inputs import read_puzzle
     from nonosat.encodings.satsolver import DEFAULT_SOLVER
     from nonosat.errors import ProverRefusedError
@@ -364,7 +364,7 @@ def _witness_written(cert, puzzle, out: Path, force: bool, json_output: bool, re
                      brief: bool = False) -> None:
     """Several solutions: write the witness certificate (two distinct solutions, each checked
     against the clues; :mod:`nonosat.certificates.witness`) and exit 1."""
-    from nonosat.certify import write_certificate_of
+    from nonosat.certificates.certifier import write_certificate_of
 
     written = write_certificate_of(cert, out, force)
     found_by = cert.stats.get("decided_by") if isinstance(getattr(cert, "stats", None),
@@ -410,12 +410,12 @@ def _brief_check(cert_dir: Path, verdict: str | None, ok: bool, checks: list) ->
 def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=None,
                     brief=False) -> None:
     """``certify`` of a colour puzzle (:mod:`nonosat.certificates.colour`): the portfolio
-    decides (:func:`nonosat.certify.certify_colour_puzzle`); several solutions get a witness
-    certificate, otherwise the SAT solver's DRAT proof of the colour CNF plus blocking clause;
-    always exits."""
+    decides (:func:`nonosat.certificates.certifier.certify_colour_puzzle`); several solutions get a
+    witness certificate, otherwise the SAT solver's DRAT proof of the colour CNF plus blocking
+    clause; always exits."""
     from nonosat.certificates import resolve_checkers
+    from nonosat.certificates.certifier import certify_colour_puzzle
     from nonosat.certificates.colour import write_colour_certificate
-    from nonosat.certify import certify_colour_puzzle
     from nonosat.encodings.satsolver import DEFAULT_SOLVER
 
     announce_compile(colour=True)

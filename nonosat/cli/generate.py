@@ -300,7 +300,7 @@ def _certify(made, directory: Path, force: bool) -> dict[str, Any]:
         write_colour_certificate(cert, directory)
     else:
         from nonosat.certificates import write_certificate
-        from nonosat.certify import certify_puzzle
+        from nonosat.certificates.certifier import certify_puzzle
 
         cert = certify_puzzle(made.puzzle, checkers=checkers)
         write_certificate(cert, directory, force)

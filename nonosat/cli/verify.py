@@ -151,7 +151,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
                 force: bool, brief: bool = False) -> None:
     from nonosat.certificates import ensure_writable_dir
     from nonosat.cli.inputs import read_puzzle
-    from nonosat.verify import parse_claim, verify, write_witness
+    from nonosat.judge import parse_claim, verify, write_witness
 
     claimed = parse_claim(claim) if claim is not None else None
     if claim is not None and claimed is None:
@@ -277,7 +277,7 @@ def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
     from nonosat.batch import collect_puzzles
     from nonosat.cli.batch import _Progress
     from nonosat.errors import FormatError
-    from nonosat.verify import PuzzleIndex, read_results, summarise_verdicts, verify_results
+    from nonosat.judge import PuzzleIndex, read_results, summarise_verdicts, verify_results
 
     if not puzzle_paths:
         raise fail("--results needs the puzzle files its rows name")
@@ -348,7 +348,7 @@ def _print_summary(summary: Any, elapsed: float, witnesses: Path) -> None:
     from rich.table import Table
 
     from nonosat.cli.output import fold, terminal_width
-    from nonosat.verify import OUTCOMES
+    from nonosat.judge import OUTCOMES
 
     console = Console(highlight=False, width=terminal_width())  # 80 in a pipe or log file
     console.print(f"[bold]verify[/]: {summary.rows} rows in {elapsed:.1f} s")

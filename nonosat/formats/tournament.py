@@ -267,7 +267,7 @@ def write_solutions(pictures: list[tuple[int, tuple[int, int], np.ndarray | None
     """A tournament solution file, as nonosolve's ``-o`` writes one: for each puzzle ``$N`` then
     its N rows of N TAB-separated ``0``/``1`` (LF line ends).  A puzzle without a solution (none,
     or the solver gave up) gets an all-0 picture, as in nonosolve's files, so that every puzzle
-    of the set has its block; :func:`nonosat.verify.read_results` reads such a block as no
+    of the set has its block; :func:`nonosat.judge.read_results` reads such a block as no
     answer.
 
     Parameters

@@ -467,7 +467,7 @@ async def certify(body: CertifyRequest, request: Request) -> Response:
     """Headers ``X-Nonosat-Verdict`` (unique / multiple / none) and ``X-Nonosat-Certified``
     (the proof was checked and accepted).  A verdict not reached in time: 422."""
     from nonosat.certificates import resolve_checkers
-    from nonosat.certify import certificate_files_of, certify_puzzle
+    from nonosat.certificates.certifier import certificate_files_of, certify_puzzle
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout, default=20.0)

@@ -237,7 +237,7 @@ def warm_up() -> float:
     except ImportError:  # pragma: no cover - before the analysis branch is merged
         pass
     # the certificate's proof writer and nonosat's LRAT checker (Download > certificate)
-    from nonosat.certify import certify_puzzle
+    from nonosat.certificates.certifier import certify_puzzle
 
     certify_puzzle(Puzzle(rows=[(2,), (1,)], cols=[(2,), (1,)]), timeout=30)
     return time.perf_counter() - start
