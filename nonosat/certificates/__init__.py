@@ -80,7 +80,8 @@ Modules
 proof lemmas; :mod:`~nonosat.certificates.rup` checks lemmas by unit propagation and writes
 LRAT; :mod:`~nonosat.certificates.checkers` runs dratify, drat-trim and cake_lpr;
 :mod:`~nonosat.certificates.bundle` writes and reads the certificate directory (files, hashes);
-:mod:`~nonosat.certificates.verify` checks a directory without trusting it;
+:mod:`~nonosat.certificates.recheck` checks a directory again without trusting it
+(:mod:`~nonosat.certificates.verification`: the outcome);
 :mod:`~nonosat.certificates.colour` does the same for colour puzzles;
 :mod:`~nonosat.certificates.witness` writes and checks witnesses of several solutions.  These
 build on :mod:`nonosat.encodings` (the CNF) and the model, never on :mod:`nonosat.native`.
@@ -112,7 +113,8 @@ from nonosat.certificates.checkers import (
     resolve_checkers,
 )
 from nonosat.certificates.prove import Certificate, certify
-from nonosat.certificates.verify import Verification, verify_certificate
+from nonosat.certificates.recheck import verify_certificate
+from nonosat.certificates.verification import Verification
 
 __all__ = [
     "CERTIFICATE_FILE", "CERTIFICATE_FILES", "CHECKERS", "CHECKER_PATH_ENV", "CNF_FILE",

@@ -413,7 +413,7 @@ def verify_colour_certificate(
         A proof over the size limit.
     """
     from nonosat.certificates.checkers import resolve_checkers, run_checks
-    from nonosat.certificates.verify import check_problems
+    from nonosat.certificates.verification import check_problems
     from nonosat.errors import NonosatError
     from nonosat.limits import check_memory, size_limits
 

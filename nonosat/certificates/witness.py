@@ -377,7 +377,7 @@ def verify_witness(
 
     Returns
     -------
-    nonosat.certificates.verify.Verification
+    nonosat.certificates.verification.Verification
         ``verdict`` ``"multiple"``; ``ok`` when every check passed; no proof checks.
 
     Raises
@@ -385,7 +385,7 @@ def verify_witness(
     FormatError
         ``cert_dir`` is not a directory.
     """
-    from nonosat.certificates.verify import Verification
+    from nonosat.certificates.verification import Verification
 
     start = time.perf_counter()
     root = Path(cert_dir)
