@@ -209,9 +209,9 @@ def test_lemmas_agree_takes_trimmed_and_materialised_lrat():
 
 @pytest.mark.parametrize("chunk", [3, 1 << 20])
 def test_cnf_files_are_read_strictly(tmp_path, monkeypatch, chunk):
-    from nonosat.certificates import lrat_check
+    from nonosat.certificates import lrat_check, lrat_read
 
-    monkeypatch.setattr(lrat_check, "CHUNK_BYTES", chunk)
+    monkeypatch.setattr(lrat_read, "CHUNK_BYTES", chunk)
     monkeypatch.setattr(lrat_check, "_INITIAL_CLAUSES", 1)
     monkeypatch.setattr(lrat_check, "_INITIAL_LITERALS", 1)
     proof = tmp_path / "p.lrat"
@@ -278,7 +278,7 @@ def test_deadline_gives_up_without_a_verdict(tmp_path):
 def test_lines_longer_than_a_chunk_and_many_deletions(monkeypatch):
     """A clause store that grows, compacts and a line split across chunks: the verdict is the
     same as in one piece."""
-    from nonosat.certificates import lrat_check
+    from nonosat.certificates import lrat_check, lrat_read
 
     n = 300
     # x_1 and x_i -> x_{i+1}: the units x_2 ... x_n as lemmas, each deleted after use with the
@@ -295,7 +295,7 @@ def test_lines_longer_than_a_chunk_and_many_deletions(monkeypatch):
     text = ("\n".join(lines) + "\n").encode()
     whole = check_lrat(cnf, text, nvars=n)
     assert whole.ok and whole.lemmas == n and whole.deletions == 2 * n - 3, whole
-    monkeypatch.setattr(lrat_check, "CHUNK_BYTES", 7)
+    monkeypatch.setattr(lrat_read, "CHUNK_BYTES", 7)
     monkeypatch.setattr(lrat_check, "_INITIAL_CLAUSES", 2)
     monkeypatch.setattr(lrat_check, "_INITIAL_LITERALS", 2)
     monkeypatch.setattr(lrat_check, "_COMPACT_SLACK", 0)
