@@ -39,6 +39,7 @@ KERNEL_FILES = (
     "native/colour.py",
     "encodings/cnf_order.py",
     "encodings/phases.py",
+    "certificates/proof_text.py",
     "certificates/rup.py",
     "certificates/lrat_read.py",
     "certificates/lrat_check.py",

@@ -16,14 +16,12 @@ from hypothesis import strategies as st
 
 from nonosat.encodings.cnf import (
     ENCODING_VERSIONS,
-    _Clauses,
     _encode_lines,
-    _order_line,
-    _Vars,
     encode,
     line_clauses,
     partial_units,
 )
+from nonosat.encodings.cnf_lines import _Clauses, _order_line, _Vars
 from nonosat.encodings.cnf_order import encode_order, order_line
 from nonosat.formats.tournament import read_tournament
 from nonosat.puzzle import Puzzle, line_blocks

@@ -106,8 +106,8 @@ def certify_colour(
         A solver that cannot log proofs, or an unknown checker.
     """
     from nonosat.certificates.checkers import resolve_checkers, run_checks
+    from nonosat.certificates.proof_text import renumber_lrat
     from nonosat.certificates.prove import lrat_for
-    from nonosat.certificates.rup import renumber_lrat
     from nonosat.encodings.satsolver import LRAT_SOLVERS
 
     solver = proof_solver_name(solver)

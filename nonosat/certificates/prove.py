@@ -20,7 +20,8 @@ from nonosat.certificates.checkers import (
     run_checks,
 )
 from nonosat.certificates.native_proof import Deletion, NativeProof, Step, proof_lines
-from nonosat.certificates.rup import RupChecker, renumber_lrat
+from nonosat.certificates.proof_text import renumber_lrat
+from nonosat.certificates.rup import RupChecker
 from nonosat.encodings.cnf import (
     DEFAULT_ENCODING,
     PuzzleCnf,

@@ -45,6 +45,7 @@ from itertools import chain
 import numpy as np
 from numba import njit
 
+from nonosat.certificates.proof_text import grow, put_clause, put_int
 from nonosat.kernel_cache import stamp_module
 
 # meta slots (int64 array shared between calls)
@@ -116,13 +117,15 @@ def _propagate(qhead, lits, cstart, alive, occ_start, occ, extra, val, reason, t
 
 
 @njit(cache=True, nogil=True)
-def _cone(conflict, lits, cstart, reason, tpos, seen, stack, pairs_t, pairs_c, hints, nh):
-    """Write the hints of ``conflict`` into ``hints[nh:]``: the reasons of the literals its
-    implication cone holds, by trail position, then ``conflict``; returns the new end."""
+def _cone_vars(conflict, lits, cstart, reason, seen, stack, visited, implied):
+    """Walk back from clause ``conflict`` over the reasons of its literals (depth first): writes
+    into ``implied`` the variables of its implication cone that have a reason clause (other
+    than ``conflict``), in the order the walk meets them, and returns how many.  ``seen`` is all
+    zero before and after; ``visited`` is scratch (every variable met, to clear ``seen``)."""
     top = 0
     stack[top] = conflict
     top += 1
-    npairs = 0
+    n = 0
     nseen = 0
     while top > 0:
         top -= 1
@@ -132,14 +135,26 @@ def _cone(conflict, lits, cstart, reason, tpos, seen, stack, pairs_t, pairs_c, h
             if seen[v]:
                 continue
             seen[v] = 1
-            pairs_t[nseen] = v  # remember to clear
+            visited[nseen] = v
             nseen += 1
             r = reason[v]
             if r >= 0 and r != conflict:
-                pairs_c[npairs] = r
-                npairs += 1
+                implied[n] = v
+                n += 1
                 stack[top] = r
                 top += 1
+    for k in range(nseen):
+        seen[visited[k]] = 0
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _cone(conflict, lits, cstart, reason, tpos, seen, stack, pairs_t, pairs_c, hints, nh):
+    """Write the hints of ``conflict`` into ``hints[nh:]``: the reasons of the literals its
+    implication cone holds, by trail position, then ``conflict``; returns the new end."""
+    npairs = _cone_vars(conflict, lits, cstart, reason, seen, stack, pairs_t, pairs_c)
+    for k in range(npairs):
+        pairs_c[k] = reason[pairs_c[k]]
     order = np.empty(npairs, np.int64)
     keys = np.empty(npairs, np.int64)
     for k in range(npairs):
@@ -157,41 +172,23 @@ def _cone(conflict, lits, cstart, reason, tpos, seen, stack, pairs_t, pairs_c, h
         nh += 1
     hints[nh] = conflict + 1
     nh += 1
-    for k in range(nseen):
-        seen[pairs_t[k]] = 0
     return nh
 
 
 @njit(cache=True, nogil=True)
-def _put_int(buf, n, x):
-    if x < 0:
-        buf[n] = 45  # '-'
-        n += 1
-        x = -x
-    if x == 0:
-        buf[n] = 48
-        return n + 1
-    m = 0
-    y = x
-    while y > 0:
-        m += 1
-        y //= 10
-    for k in range(m - 1, -1, -1):
-        buf[n + k] = 48 + x % 10
-        x //= 10
-    return n + m
-
-
-@njit(cache=True, nogil=True)
-def _grow(buf, need):
-    if need <= buf.size:
-        return buf
-    size = buf.size * 2
-    while size < need:
-        size *= 2
-    out = np.empty(size, np.uint8)
-    out[: buf.size] = buf
-    return out
+def _drat_line(drat, meta, slits, a, b, deletion):
+    """Append the DRAT line of the clause ``slits[a:b]`` (``d`` first for a ``deletion``);
+    returns the buffer."""
+    drat = grow(drat, meta[_DRATLEN] + 16 * (b - a) + 16)
+    n = meta[_DRATLEN]
+    if deletion:
+        drat[n] = 100  # 'd'
+        drat[n + 1] = 32
+        n += 2
+    n = put_clause(drat, n, slits, a, b)
+    drat[n] = 10
+    meta[_DRATLEN] = n + 1
+    return drat
 
 
 @njit(cache=True, nogil=True)
@@ -201,33 +198,13 @@ def _materialize(conflict, base, lits, cstart, alive, reason, tpos, trail, seen,
     as an LRAT lemma (hints: its antecedents' unit clauses, then its reason) and as a DRAT
     lemma, so that later hints name one clause for it instead of re-deriving it.  Returns the
     LRAT and DRAT buffers."""
-    top = 0
-    stack[top] = conflict
-    top += 1
-    nseen = 0
     nlevel0 = 0
-    while top > 0:
-        top -= 1
-        c = stack[top]
-        for k in range(cstart[c], cstart[c + 1]):
-            v = abs(lits[k])
-            if seen[v]:
-                continue
-            seen[v] = 1
-            pairs_t[nseen] = v
-            nseen += 1
-            r = reason[v]
-            if r < 0 or r == conflict:
-                continue
-            if tpos[v] < base:
-                if cstart[r + 1] - cstart[r] == 1:
-                    continue  # a unit clause already
-                pairs_c[nlevel0] = v
-                nlevel0 += 1
-            stack[top] = r
-            top += 1
-    for k in range(nseen):
-        seen[pairs_t[k]] = 0
+    for k in range(_cone_vars(conflict, lits, cstart, reason, seen, stack, pairs_t, pairs_c)):
+        v = pairs_c[k]
+        r = reason[v]
+        if tpos[v] < base and cstart[r + 1] - cstart[r] != 1:  # not a unit clause already
+            pairs_c[nlevel0] = v
+            nlevel0 += 1
     if nlevel0 == 0:
         return lrat, drat
     keys = np.empty(nlevel0, np.int64)
@@ -245,32 +222,24 @@ def _materialize(conflict, base, lits, cstart, alive, reason, tpos, trail, seen,
         cstart[c + 1] = n0 + 1
         alive[c] = 1
         meta[_NCLAUSES] = c + 1
-        lrat = _grow(lrat, meta[_OUTLEN] + 24 * (cstart[r + 1] - cstart[r]) + 48)
-        n = _put_int(lrat, meta[_OUTLEN], c + 1)
+        lrat = grow(lrat, meta[_OUTLEN] + 24 * (cstart[r + 1] - cstart[r]) + 48)
+        n = put_int(lrat, meta[_OUTLEN], c + 1)
         lrat[n] = 32
-        n = _put_int(lrat, n + 1, lit)
-        lrat[n] = 32
-        lrat[n + 1] = 48
-        n += 2
+        n = put_clause(lrat, n + 1, lits, n0, n0 + 1)
         for j in range(cstart[r], cstart[r + 1]):
             u = abs(lits[j])
             if u != v:
                 lrat[n] = 32
-                n = _put_int(lrat, n + 1, reason[u] + 1)
+                n = put_int(lrat, n + 1, reason[u] + 1)
         lrat[n] = 32
-        n = _put_int(lrat, n + 1, r + 1)
+        n = put_int(lrat, n + 1, r + 1)
         lrat[n] = 32
         lrat[n + 1] = 48
         lrat[n + 2] = 10
         meta[_OUTLEN] = n + 3
         # the same unit in the DRAT proof, so that the LRAT's lemmas are a subsequence of the
         # DRAT's (what a consistency check of the two compares)
-        drat = _grow(drat, meta[_DRATLEN] + 16)
-        n = _put_int(drat, meta[_DRATLEN], lit)
-        drat[n] = 32
-        drat[n + 1] = 48
-        drat[n + 2] = 10
-        meta[_DRATLEN] = n + 3
+        drat = _drat_line(drat, meta, lits, n0, n0 + 1, False)
         reason[v] = c
     return lrat, drat
 
@@ -313,12 +282,12 @@ def _run_steps(kind, slits, sstart, first, skip_implied, materialize, skipped, l
                     break
             if found >= 0:
                 alive[found] = 0
-                lrat = _grow(lrat, meta[_OUTLEN] + 64)
-                n = _put_int(lrat, meta[_OUTLEN], meta[_NCLAUSES])
+                lrat = grow(lrat, meta[_OUTLEN] + 64)
+                n = put_int(lrat, meta[_OUTLEN], meta[_NCLAUSES])
                 lrat[n] = 32
                 lrat[n + 1] = 100  # 'd'
                 lrat[n + 2] = 32
-                n = _put_int(lrat, n + 3, found + 1)
+                n = put_int(lrat, n + 3, found + 1)
                 lrat[n] = 32
                 lrat[n + 1] = 48
                 lrat[n + 2] = 10
@@ -326,18 +295,7 @@ def _run_steps(kind, slits, sstart, first, skip_implied, materialize, skipped, l
                 # in the DRAT proof too; a deletion left out of the LRAT (a reason of a level-0
                 # literal, a formula clause, a unit) is left out of both, so that the two
                 # proofs hold the same clauses
-                drat = _grow(drat, meta[_DRATLEN] + 16 * size + 16)
-                n = meta[_DRATLEN]
-                drat[n] = 100
-                drat[n + 1] = 32
-                n += 2
-                for k in range(a, b):
-                    n = _put_int(drat, n, slits[k])
-                    drat[n] = 32
-                    n += 1
-                drat[n] = 48
-                drat[n + 1] = 10
-                meta[_DRATLEN] = n + 2
+                drat = _drat_line(drat, meta, slits, a, b, True)
             continue
         # an added lemma: RUP under the negation of its literals
         base = meta[_NTRAIL]
@@ -387,32 +345,18 @@ def _run_steps(kind, slits, sstart, first, skip_implied, materialize, skipped, l
         alive[c] = 1
         meta[_NCLAUSES] = c + 1
         # its text, LRAT then DRAT
-        lrat = _grow(lrat, meta[_OUTLEN] + 16 * (size + nh) + 32)
-        n = _put_int(lrat, meta[_OUTLEN], c + 1)
+        lrat = grow(lrat, meta[_OUTLEN] + 16 * (size + nh) + 32)
+        n = put_int(lrat, meta[_OUTLEN], c + 1)
         lrat[n] = 32
-        n += 1
-        for k in range(a, b):
-            n = _put_int(lrat, n, slits[k])
-            lrat[n] = 32
-            n += 1
-        lrat[n] = 48
-        n += 1
+        n = put_clause(lrat, n + 1, slits, a, b)
         for k in range(nh):
             lrat[n] = 32
-            n = _put_int(lrat, n + 1, hints[k])
+            n = put_int(lrat, n + 1, hints[k])
         lrat[n] = 32
         lrat[n + 1] = 48
         lrat[n + 2] = 10
         meta[_OUTLEN] = n + 3
-        drat = _grow(drat, meta[_DRATLEN] + 16 * size + 16)
-        n = meta[_DRATLEN]
-        for k in range(a, b):
-            n = _put_int(drat, n, slits[k])
-            drat[n] = 32
-            n += 1
-        drat[n] = 48
-        drat[n + 1] = 10
-        meta[_DRATLEN] = n + 2
+        drat = _drat_line(drat, meta, slits, a, b, False)
         if size == 0:
             meta[_CONFLICT0] = c
             continue
@@ -477,162 +421,6 @@ def _load(lits, cstart, nclauses, nvars, val, reason, tpos, trail, meta, occ_sta
         conflict = _propagate(0, lits, cstart, alive, occ_start, occ, extra, val, reason, tpos,
                               trail, meta)
     meta[_CONFLICT0] = conflict
-
-
-@njit(cache=True, nogil=True)
-def _lrat_lines(text, pos):
-    """Parse the LRAT line at ``pos`` of ``text`` (bytes) into ``pos``'s line: returns
-    (next position, kind, numbers): kind 0 an added clause (ID, literals, 0, hints, 0), 1 a
-    deletion (ID, IDs, 0; the ``d`` left out), -1 a blank line."""
-    size = text.size
-    nums = np.empty(16, np.int64)
-    n = 0
-    kind = -1
-    i = pos
-    while i < size and text[i] != 10:
-        c = text[i]
-        if c == 100:  # 'd'
-            kind = 1
-            i += 1
-            continue
-        neg = c == 45
-        if neg:
-            i += 1
-        if i >= size or not 48 <= text[i] <= 57:
-            i += 1  # a space, or a character CaDiCaL does not write
-            continue
-        x = 0
-        while i < size and 48 <= text[i] <= 57:
-            x = 10 * x + (text[i] - 48)
-            i += 1
-        if n == nums.size:
-            more = np.empty(2 * n, np.int64)
-            more[:n] = nums
-            nums = more
-        nums[n] = -x if neg else x
-        n += 1
-        if kind < 0:
-            kind = 0
-    return i + 1, kind, nums[:n]
-
-
-@njit(cache=True, nogil=True)
-def _renumber(text, originals, first_new):
-    """Renumber a SAT solver's LRAT (see :func:`renumber_lrat`); returns (bytes, length), or
-    (empty, -1) when the solver's IDs do not fit ``originals``."""
-    size = text.size
-    # pass 1: the IDs the solver gave its derived clauses (the first number of each added
-    # clause); every other ID up to the largest is one of the clauses it was given, in order
-    top = 0
-    pos = 0
-    while pos < size:
-        pos, kind, nums = _lrat_lines(text, pos)
-        for k in range(nums.size if kind == 1 else min(nums.size, 1)):
-            top = max(top, abs(nums[k]))
-        if kind == 0:
-            # hints too (after the literals' 0)
-            z = 1
-            while z < nums.size and nums[z] != 0:
-                z += 1
-            for k in range(z + 1, nums.size):
-                top = max(top, abs(nums[k]))
-    derived = np.zeros(top + 2, np.uint8)
-    pos = 0
-    while pos < size:
-        pos, kind, nums = _lrat_lines(text, pos)
-        if kind == 0:
-            derived[nums[0]] = 1
-    mapping = np.zeros(top + 2, np.int64)
-    j = 0
-    nxt = first_new
-    for x in range(1, top + 1):
-        if derived[x]:
-            mapping[x] = nxt
-            nxt += 1
-        elif j < originals.size:
-            mapping[x] = originals[j]
-            j += 1
-        else:
-            mapping[x] = -1  # an ID neither given nor derived
-    out = np.empty(size + size // 2 + 64, np.uint8)
-    n = 0
-    last = first_new - 1
-    pos = 0
-    while pos < size:
-        pos, kind, nums = _lrat_lines(text, pos)
-        if kind < 0:
-            continue
-        out = _grow(out, n + 24 * nums.size + 32)
-        if kind == 1:
-            n = _put_int(out, n, last)
-            out[n] = 32
-            out[n + 1] = 100
-            n += 2
-            for k in range(1, nums.size):
-                y = mapping[nums[k]] if nums[k] > 0 else 0
-                if nums[k] > 0 and y < 0:
-                    return np.empty(0, np.uint8), -1
-                out[n] = 32
-                n = _put_int(out, n + 1, y)
-        else:
-            last = mapping[nums[0]]
-            n = _put_int(out, n, last)
-            z = 1
-            while z < nums.size and nums[z] != 0:
-                out[n] = 32
-                n = _put_int(out, n + 1, nums[z])
-                z += 1
-            out[n] = 32
-            out[n + 1] = 48
-            n += 2
-            for k in range(z + 1, nums.size):
-                x = nums[k]
-                if x == 0:
-                    break
-                y = mapping[abs(x)]
-                if y < 0:
-                    return np.empty(0, np.uint8), -1
-                out[n] = 32
-                n = _put_int(out, n + 1, -y if x < 0 else y)
-            out[n] = 32
-            out[n + 1] = 48
-            n += 2
-        out[n] = 10
-        n += 1
-    return out, n
-
-
-def renumber_lrat(text: str, originals: Sequence[int], first_new: int) -> str | None:
-    """A SAT solver's text LRAT with its clause IDs renumbered into another numbering
-    (literals unchanged).
-
-    CaDiCaL numbers the clauses it is given and the clauses it derives from one counter: a
-    clause given with a literal already false at the root is strengthened as it is added (a
-    derived clause, whose ID comes between the given ones).  So the IDs of the derived clauses
-    are those its LRAT adds, and every other ID, in increasing order, is the next clause it was
-    given.  Given clause ``j`` (0-based) becomes ``originals[j]``; derived clauses become
-    ``first_new, first_new + 1, ...`` in their order; a deletion line's own ID becomes the last
-    derived clause's.  Used to put the solver's LRAT after that of the lemmas it was given
-    (and to undo the interleaving even when it was given the formula alone).
-
-    Returns
-    -------
-    str or None
-        ``None`` when an ID is neither given nor derived (the numbering is not CaDiCaL's; the
-        caller then makes the LRAT another way).
-
-    Examples
-    --------
-    >>> print(renumber_lrat("4 1 0 1 3 0\\n4 d 3 0\\n5 0 4 2 0\\n", [1, 2, 7], 10), end="")
-    10 1 0 1 7 0
-    10 d 7 0
-    11 0 10 2 0
-    """
-    data = np.frombuffer(text.encode("ascii"), np.uint8)
-    out, n = _renumber(data, np.asarray(list(originals), np.int64), int(first_new))
-    if n < 0:
-        return None
-    return out[:n].tobytes().decode("ascii")
 
 
 class RupChecker:

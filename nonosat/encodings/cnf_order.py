@@ -1,7 +1,7 @@
 """The order encoding of a whole puzzle, compiled: flat clause arrays instead of Python lists.
 
 :func:`nonosat.encodings.cnf.encode` builds the ``order`` encoding here.  The clauses are exactly
-those of the Python reference :func:`nonosat.encodings.cnf._order_line` (same literals, same
+those of the Python reference :func:`nonosat.encodings.cnf_lines._order_line` (same literals, same
 clauses, same order, same auxiliary variables), so certificates re-derive the same formula and
 :data:`~nonosat.encodings.cnf.ENCODING_VERSIONS` is unchanged; ``tests/test_cnf_order.py`` checks
 the two against each other on random clues, lines and puzzles.
@@ -28,7 +28,8 @@ from nonosat.errors import PuzzleError
 from nonosat.kernel_cache import stamp_module
 from nonosat.puzzle import Cell, Puzzle
 
-#: Truth constants inside the kernels (as :data:`nonosat.encodings.cnf.TRUE`): ``-TRUE`` is false.
+#: Truth constants inside the kernels (as :data:`nonosat.encodings.cnf_lines.TRUE`): ``-TRUE``
+#: is false.
 _TRUE = np.int64(1 << 40)
 _FALSE = -_TRUE
 

@@ -14,7 +14,7 @@ distribution (a forward-backward pass over the clue's automaton, ``O(n k)`` stat
 b)`` work per line).  Rows and columns exchange *extrinsic* messages (the posterior with the
 prior's odds divided out), damped by half, for :data:`BP_ITERATIONS` rounds.  A cell's phase is
 *filled* when the product of its row and column messages favours it; the order encoding's
-variable ``S(j, p)`` (*block j starts at or before p*, :func:`nonosat.encodings.cnf._order_line`)
+variable ``S(j, p)`` (*block j starts at or before p*, :func:`nonosat.encodings.cnf_lines._order_line`)
 gets *true* when block j's start distribution puts at least half its mass at or before ``p``.
 
 Phases never change which formulas are satisfiable: they only steer the search, so solutions,
