@@ -30,6 +30,7 @@ from typing import Any
 #: :func:`stamp_module` at its end.
 KERNEL_FILES = (
     "puzzle.py",
+    "palette.py",
     "native/line.py",
     "native/propagate.py",
     "native/probe.py",
