@@ -265,21 +265,32 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     accepted), ``solutions``, ``engine`` (the SAT solver), ``time_s``, ``stats``, ``checks`` and,
     when ``options.want_certificate``, ``certificate_files`` (file name -> bytes), which the batch
     process writes under ``--cert-dir`` and removes from the record.  A unique or none verdict
-    whose proof a checker rejects is a disagreement.
+    whose proof a checker rejects is a disagreement.  A colour puzzle is certified by
+    :func:`nonosat.certificates.certifier.certify_colour_puzzle` (the colour certificate or a
+    witness; ``stats`` empty).
     """
-    if puzzle.is_colour:
-        return _certify_colour_job(puzzle, options)
-    from nonosat.certificates.certifier import certificate_files_of, certify_puzzle
-    from nonosat.puzzle import grid_rows
+    from nonosat.certificates.certifier import (
+        certificate_files_of,
+        certify_colour_puzzle,
+        certify_puzzle,
+    )
+    from nonosat.puzzle import colour_rows, grid_rows
 
-    cert = certify_puzzle(puzzle, timeout=options.timeout)
+    if puzzle.palette is not None:  # the portfolio decides, then the colour certificate
+        cert = certify_colour_puzzle(puzzle, timeout=options.timeout)
+        solutions = [colour_rows(s, puzzle.palette) for s in cert.solutions]
+        stats: dict[str, Any] = {}
+    else:
+        cert = certify_puzzle(puzzle, timeout=options.timeout)
+        solutions = [grid_rows(s) for s in cert.solutions]
+        stats = {k: v for k, v in cert.stats.items() if isinstance(v, int | float | str)}
     record: dict[str, Any] = {
         "status": cert.verdict,
         "certified": cert.proved,
-        "solutions": [grid_rows(s) for s in cert.solutions],
+        "solutions": solutions,
         "engine": f"sat:{cert.solver}",
         "time_s": round(cert.times.get("total", 0.0), 6),
-        "stats": {k: v for k, v in cert.stats.items() if isinstance(v, int | float | str)},
+        "stats": stats,
         "checks": [c.to_json() for c in cert.checks],
     }
     rejected = [c for c in cert.checks if not c.ok]
@@ -291,37 +302,6 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     if check is not None:
         record["goal_check"] = check
     if options.want_certificate:  # several solutions: a witness certificate
-        record["certificate_files"] = certificate_files_of(cert)
-    return record
-
-
-def _certify_colour_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
-    """:func:`certify_job` of a colour puzzle
-    (:func:`nonosat.certificates.certifier.certify_colour_puzzle`: the portfolio decides, then the
-    colour certificate or a witness)."""
-    from nonosat.certificates.certifier import certificate_files_of, certify_colour_puzzle
-    from nonosat.puzzle import colour_rows
-
-    assert puzzle.palette is not None
-    cert = certify_colour_puzzle(puzzle, timeout=options.timeout)
-    record: dict[str, Any] = {
-        "status": cert.verdict,
-        "certified": cert.proved,
-        "solutions": [colour_rows(s, puzzle.palette) for s in cert.solutions],
-        "engine": f"sat:{cert.solver}",
-        "time_s": round(cert.times.get("total", 0.0), 6),
-        "stats": {},
-        "checks": [c.to_json() for c in cert.checks],
-    }
-    rejected = [c for c in cert.checks if not c.ok]
-    if cert.verdict in ("unique", "none") and rejected:
-        record["disagreement"] = "; ".join(
-            f"{c.checker} rejects the proof: {c.reason}" for c in rejected
-        )
-    check = goal_check(puzzle, cert.verdict, cert.solutions)
-    if check is not None:
-        record["goal_check"] = check
-    if options.want_certificate:
         record["certificate_files"] = certificate_files_of(cert)
     return record
 
