@@ -22,7 +22,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -30,8 +29,8 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("NONOSAT_CORPUS", REPO.parent / "shared" / "corpus"))
+from preamble import CORPUS, REPO, argument_parser  # first: puts REPO on sys.path
+
 SURVEY = CORPUS / "FastNonogramSolver" / "puzzles" / "survey"
 NAMES = {"00001": "Dancer", "00006": "Cat", "00016": "Knot", "00021": "Skid", "00023": "Edge",
          "00027": "Bucks", "00065": "Mum", "00436": "Petro", "00529": "Swing", "00803": "Light",
@@ -83,7 +82,7 @@ def title(path: Path) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argument_parser(__doc__)
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--only", default="", help="comma-separated titles or file stems")
     ap.add_argument("--json-out", type=Path)

@@ -22,7 +22,6 @@ takes a quarter of an hour per job count on one core).
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -32,15 +31,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from preamble import TAAI2011, argument_parser  # first: puts REPO on sys.path
 
 from nonosat.batch import BatchConfig, Job, ResultsFile, read_records, run_batch
 from nonosat.batch.jobs import JobOptions, check_job, warm_engine
 from nonosat.batch.results import UNDECIDED
 from nonosat.batch.sandbox import close_sandboxes
 from nonosat.puzzle import Puzzle
-
-REPO = Path(__file__).resolve().parents[1]
-TAAI2011 = REPO.parent / "shared" / "corpus" / "NonogramRecord" / "question" / "taai2011.txt"
 
 
 def noop_job(puzzle: Puzzle, options: JobOptions) -> dict:
@@ -137,7 +134,7 @@ def corpus(path: Path, limit: int | None, timeout: float, engine: str, jobs: lis
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--set", type=Path, default=TAAI2011)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--timeout", type=float, default=10.0)

@@ -26,7 +26,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import shutil
@@ -37,22 +36,18 @@ import tempfile
 import time
 from pathlib import Path
 
+from preamble import CORPUS, THIRD_PARTY, argument_parser  # first: puts REPO on sys.path
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import run  # noqa: E402
 
-if os.environ.get("NONOSAT_CORPUS"):
-    run.CORPUS = Path(os.environ["NONOSAT_CORPUS"])
-CORPUS = run.CORPUS
 everyday, survey = run.everyday, run.survey
 
 from nonosat.certificates import CHECKER_PATH_ENV, check_proof, drat_to_lrat  # noqa: E402
 from nonosat.certificates.certifier import certify_puzzle  # noqa: E402
 from nonosat.engines import solve  # noqa: E402
 from nonosat.formats import read_puzzle  # noqa: E402
-
-THIRD_PARTY = Path(os.environ.get("NONOSAT_THIRD_PARTY",
-                                  Path(__file__).resolve().parents[2] / "shared" / "third_party"))
 
 
 def build_checkers(dest: Path) -> None:
@@ -126,7 +121,7 @@ def measure(pid: str, path: str, index: int | None, timeout: float) -> dict | No
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argument_parser(__doc__)
     ap.add_argument("--sets", default="everyday,survey,taai2011")
     ap.add_argument("--limit", type=int, default=None, help="at most N puzzles per set")
     ap.add_argument("--timeout", type=float, default=120.0)

@@ -49,9 +49,10 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-CORPUS = Path(os.environ.get("NONOSAT_CORPUS", ROOT.parent / "shared" / "corpus"))
+from preamble import CORPUS, REPO, add_window, argument_parser  # first: puts REPO on sys.path
+
+HERE = REPO / "benchmarks"
+ROOT = REPO
 
 
 def tournament(name: str, start: int, step: int, count: int) -> list:
@@ -233,12 +234,10 @@ def everyday_items() -> list[tuple[str, int | None]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--part", choices=("build", "auto", "certify"), default="build")
     parser.add_argument("--set", default="taai2011")
-    parser.add_argument("--start", type=int, default=0)
-    parser.add_argument("--step", type=int, default=10)
-    parser.add_argument("--count", type=int, default=100)
+    add_window(parser)
     parser.add_argument("--base", help="directory holding the old code's nonosat package")
     args = parser.parse_args()
     if args.part == "build":

@@ -31,7 +31,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import glob
 import json
 import os
@@ -42,11 +41,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("NONOSAT_CORPUS", ROOT.parent / "shared" / "corpus"))
-PBNSOLVE = ROOT.parent / "shared" / "peers" / "pbnsolve"
+from preamble import CORPUS, REPO, SHARED, argument_parser  # first: puts REPO on sys.path
+
+ROOT = REPO
+PBNSOLVE = SHARED / "peers" / "pbnsolve"
 TAAI = CORPUS / "NonogramRecord" / "question" / "taai2011.txt"
-sys.path.insert(0, str(ROOT))
 
 
 # -- line kernels ------------------------------------------------------------------------------
@@ -327,7 +326,7 @@ def bench_bw_ab(base: str, rounds: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--sections", default="line,corpus,bw")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=2)

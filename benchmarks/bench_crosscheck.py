@@ -25,13 +25,13 @@ An engine that reaches the time limit counts as *gave up*, not as a disagreement
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+from preamble import CORPUS, argument_parser  # first: puts REPO on sys.path
 
 from nonosat.crosscheck import DISAGREEMENT, CrossCheck, crosscheck
 from nonosat.engines import INDEPENDENT_ENGINES, Status
@@ -40,8 +40,6 @@ from nonosat.formats import iter_puzzles
 from nonosat.formats.tournament import read_solutions, with_goals
 from nonosat.puzzle import Puzzle
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus"
 SKIPPED_SURVEY = ("knotty", "faase")
 
 
@@ -120,7 +118,7 @@ def run_set(name: str, engines: list[str], timeout: float | None, limit: int | N
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--set", action="append", choices=sorted(SETS), dest="sets")
     parser.add_argument("--engines", default=",".join(INDEPENDENT_ENGINES))
     parser.add_argument(

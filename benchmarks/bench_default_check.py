@@ -23,7 +23,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -31,14 +30,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from preamble import CORPUS, argument_parser  # first: puts REPO on sys.path
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import run  # noqa: E402
 from bench_certify import build_checkers  # noqa: E402
-
-if os.environ.get("NONOSAT_CORPUS"):
-    run.CORPUS = Path(os.environ["NONOSAT_CORPUS"])
-CORPUS = run.CORPUS
 
 import nonosat.certificates.prove as prove  # noqa: E402
 from nonosat.certificates import CHECKER_PATH_ENV  # noqa: E402
@@ -137,7 +134,7 @@ def line(r: dict) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argument_parser(__doc__)
     ap.add_argument("--sets", default="games,survey,taai2011,g")
     ap.add_argument("--limit", type=int, default=None, help="at most N puzzles per set")
     ap.add_argument("--sample", type=int, default=15, help="puzzles of each tournament set")

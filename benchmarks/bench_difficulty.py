@@ -21,19 +21,16 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
+
+from preamble import CORPUS, argument_parser  # first: puts REPO on sys.path
 
 from nonosat.analysis.difficulty import GRADE_NAMES, analyse
 from nonosat.formats import iter_puzzles
 from nonosat.puzzle import Puzzle
-
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus"
 
 
 def easy() -> Iterator[tuple[str, Puzzle]]:
@@ -91,7 +88,7 @@ def run_set(name: str, items: Iterator[tuple[str, Puzzle]], timeout: float, verb
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--set", action="append", choices=("easy", "tournament", "survey"))
     parser.add_argument("--tournament", type=int, default=100, metavar="N")
     parser.add_argument("--timeout", type=float, default=10.0, help="fork search seconds")

@@ -25,7 +25,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import collections
 import os
 import random
@@ -36,14 +35,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from preamble import CORPUS, argument_parser  # first: puts REPO on sys.path
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import run  # noqa: E402
 
-if os.environ.get("NONOSAT_CORPUS"):
-    run.CORPUS = Path(os.environ["NONOSAT_CORPUS"])
-CORPUS = run.CORPUS
 
 from bench_certify import build_checkers  # noqa: E402
 
@@ -144,7 +140,7 @@ def judge(job: tuple) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argument_parser(__doc__)
     ap.add_argument("--count", type=int, default=10_000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=24)

@@ -30,7 +30,6 @@ is listed with the mutation that made it (and saved under ``--keep DIR`` to repr
 
 from __future__ import annotations
 
-import argparse
 import collections
 import json
 import os
@@ -44,8 +43,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("NONOSAT_CORPUS", REPO.parent / "shared" / "corpus"))
+from preamble import CORPUS, REPO, argument_parser  # first: puts REPO on sys.path
+
 GB = 1 << 30
 
 #: Corpus files used as seeds (small ones; a missing one is left out).
@@ -464,7 +463,7 @@ def _report(title: str, result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the fuzzing; exit 1 when any traceback, hang or process over 1 GB was found."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--inputs", type=int, default=10_000, help="in-process inputs")
     parser.add_argument("--cli", type=int, default=400, help="subprocess inputs")
     parser.add_argument("--seed", type=int, default=17)

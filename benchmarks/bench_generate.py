@@ -33,7 +33,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import io
 import statistics
 import sys
@@ -41,9 +40,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from preamble import REPO, argument_parser  # first: puts REPO on sys.path
 
 #: scikit-image data images shipped in its wheel (no download needed).
 SKIMAGE = ("camera", "astronaut", "coffee", "horse", "chelsea", "coins", "moon", "page", "text",
@@ -231,7 +228,7 @@ def bench_counts(args) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argument_parser(__doc__)
     ap.add_argument("--sections", default="pictures,random,counts")
     ap.add_argument("--pictures", type=int, default=20)
     ap.add_argument("--sizes", default="20,30,50")

@@ -28,7 +28,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -37,11 +36,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-CORPUS = Path(os.environ.get("NONOSAT_CORPUS", ROOT.parent.parent / "shared" / "corpus"))
-if not CORPUS.exists():
-    CORPUS = Path("/work/shared/corpus")
+from preamble import CORPUS, REPO, add_window, argument_parser  # first: puts REPO on sys.path
+
+HERE = REPO / "benchmarks"
+ROOT = REPO
 
 _WORKER = """
 import hashlib, json, sys, time
@@ -114,16 +112,14 @@ def row(label: str, values: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--base", required=True, help="directory holding A's nonosat package")
     parser.add_argument("--same", action="store_true", help="B imports nonosat from --base too")
     parser.add_argument("--a-opts", default="{}")
     parser.add_argument("--b-opts", default="{}")
     parser.add_argument("--sets", default="taai2011,tcga2016,icga2018,tcga2023")
     parser.add_argument("--limits", default="2,1")
-    parser.add_argument("--start", type=int, default=0)
-    parser.add_argument("--step", type=int, default=10)
-    parser.add_argument("--count", type=int, default=100)
+    add_window(parser)
     parser.add_argument("--dump", help="write every run's item and A/B results to this JSON file")
     args = parser.parse_args()
     sets = args.sets.split(",")

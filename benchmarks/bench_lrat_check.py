@@ -26,7 +26,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -35,14 +34,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from preamble import CORPUS, argument_parser  # first: puts REPO on sys.path
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import run  # noqa: E402
-
-if os.environ.get("NONOSAT_CORPUS"):
-    run.CORPUS = Path(os.environ["NONOSAT_CORPUS"])
-CORPUS = run.CORPUS
-
 from bench_certify import build_checkers  # noqa: E402
 
 from nonosat.certificates import CHECKER_PATH_ENV, drat_to_lrat  # noqa: E402
@@ -274,7 +270,7 @@ def memory(gib: float, keep_dir: Path | None) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argument_parser(__doc__)
     ap.add_argument("--sets", default="survey,taai2011,colour")
     ap.add_argument("--tournament", type=int, default=60, help="taai2011 puzzles tried")
     ap.add_argument("--timeout", type=float, default=60.0)

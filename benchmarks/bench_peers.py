@@ -41,10 +41,10 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-SHARED = ROOT.parent / "shared"
-CORPUS = SHARED / "corpus"
+from preamble import CORPUS, REPO, SHARED, argument_parser  # first: puts REPO on sys.path
+
+HERE = REPO / "benchmarks"
+ROOT = REPO
 QUESTIONS = CORPUS / "NonogramRecord" / "question"
 PEERS = SHARED / "peers"
 NONOSOLVE = PEERS / "nonosolve"
@@ -258,7 +258,7 @@ def disagreements(a: dict, b: dict) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argument_parser(__doc__)
     ap.add_argument("--sets", default="taai2011,tcga2016,icga2018,icga2023")
     ap.add_argument("--modes", default="2,1", help="solution limits: 2 uniqueness, 1 first")
     ap.add_argument("--sample", type=int, help="every k-th puzzle, N puzzles per set")

@@ -44,8 +44,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
-import csv
 import datetime
 import io
 import os
@@ -58,6 +56,14 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
+from preamble import (  # first: puts REPO on sys.path
+    CORPUS,
+    REPO,
+    TAAI2011,
+    argument_parser,
+    write_csv,
+)
+
 from nonosat.certificates import check_proof
 from nonosat.certificates.certifier import certify_puzzle
 from nonosat.engines import solve
@@ -66,10 +72,7 @@ from nonosat.formats import iter_puzzles, read_puzzle, read_puzzles
 from nonosat.native.search import NativeSearch
 from nonosat.puzzle import Puzzle
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("NONOSAT_CORPUS", REPO.parent / "shared" / "corpus"))
 SURVEY = CORPUS / "FastNonogramSolver" / "puzzles" / "survey"
-TAAI2011 = CORPUS / "NonogramRecord" / "question" / "taai2011.txt"
 TARGETS = {"webpbn-00006": "Cat", "webpbn-00529": "Swing", "webpbn-01611": "Merka",
            "webpbn-06574": "Forever"}
 MAX_LEMMAS_PER_CELL = 10
@@ -301,7 +304,7 @@ def targets_report(rows: list[dict[str, Any]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per solve")
     parser.add_argument("--no-corpus", action="store_true")
     parser.add_argument("--no-taai", action="store_true")
@@ -352,11 +355,7 @@ def main() -> None:
     text = report.getvalue()
     print(text)
     if args.csv:
-        keys = sorted({k for r in rows for k in r})
-        with args.csv.open("w", newline="") as fh:
-            writer = csv.DictWriter(fh, keys)
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv(args.csv, rows)
     if args.record:
         with (REPO / "benchmarks" / "RESULTS.md").open("a") as fh:
             fh.write(f"\n## Uniqueness proofs per prover (bench_proofs.py, "

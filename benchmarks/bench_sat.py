@@ -26,9 +26,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
-import csv
-import os
 import random
 import shutil
 import statistics
@@ -38,15 +35,19 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from preamble import (  # first: puts REPO on sys.path
+    CORPUS,
+    TAAI2011,
+    argument_parser,
+    write_csv,
+)
+
 from nonosat.certificates import certify, check_proof
 from nonosat.encodings.cnf import ENCODING_VERSIONS
 from nonosat.engines.sat import SatEngine
 from nonosat.formats import iter_puzzles, read_puzzle
 from nonosat.puzzle import Puzzle
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("NONOSAT_CORPUS", REPO.parent / "shared" / "corpus"))
-TAAI2011 = CORPUS / "NonogramRecord" / "question" / "taai2011.txt"
 SURVEY = CORPUS / "FastNonogramSolver" / "puzzles" / "survey"
 
 
@@ -133,7 +134,7 @@ def summary(rows: list[dict[str, Any]], encodings: list[str]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--sample", type=int, default=50,
                         help="random taai2011 puzzles to run (0 = all 1000)")
     parser.add_argument("--seed", type=int, default=0)
@@ -174,11 +175,7 @@ def main() -> None:
         summary([r for r in rows if r["set"] == "taai2011"], encodings)
 
     if args.csv:
-        keys = sorted({k for r in rows for k in r})
-        with args.csv.open("w", newline="") as fh:
-            writer = csv.DictWriter(fh, keys)
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv(args.csv, rows)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import resource
@@ -37,7 +36,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from preamble import REPO, argument_parser  # first: puts REPO on sys.path
+
+ROOT = REPO
 GAMES = sorted(p for p in (ROOT / "games").iterdir() if p.is_file() and p.suffix != ".md")
 
 _CLI = "import nonosat.cli.app\n"
@@ -86,7 +87,7 @@ def medians(command: list[str], runs: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="runs per puzzle and per step")
     args = parser.parse_args()
     exe = shutil.which("nonosat", path=str(Path(sys.executable).parent)) or shutil.which("nonosat")

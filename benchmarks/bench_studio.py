@@ -25,7 +25,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 import socket
 import statistics
@@ -36,9 +35,8 @@ from pathlib import Path
 
 import httpx
 import numpy as np
+from preamble import REPO, argument_parser  # first: puts REPO on sys.path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from nonosat.formats import read_puzzles  # noqa: E402
@@ -146,7 +144,7 @@ def slowest(puzzles: list[tuple[str, Puzzle]], times: list[float], cpu: list[flo
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argument_parser(__doc__)
     ap.add_argument("--random", type=int, default=100, help="random 30x30 pictures (default 100)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--no-everyday", action="store_true")

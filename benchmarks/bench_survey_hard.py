@@ -44,18 +44,15 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("NONOSAT_CORPUS", REPO.parent / "shared" / "corpus"))
+from preamble import CORPUS, REPO, argument_parser  # first: puts REPO on sys.path
+
 SURVEY = CORPUS / "FastNonogramSolver" / "puzzles" / "survey"
 GOALS = CORPUS / "number-loom" / "examples" / "wolter"
 DEFAULT_VARIANTS = "sat:order:Cadical195,satroot:order:Cadical195,satroot:order:Glucose4,cpsat"
@@ -122,7 +119,7 @@ def main() -> None:
         name, variant, limit, timeout = sys.argv[2:6]
         print(json.dumps(run_variant(name, variant, int(limit), float(timeout))))
         return
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--puzzles", default="knotty,faase")
     parser.add_argument("--variants", default=DEFAULT_VARIANTS)
     parser.add_argument("--limit", type=int, default=2)

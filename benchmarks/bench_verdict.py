@@ -17,7 +17,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -27,9 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-SURVEY = Path(os.environ.get("NONOSAT_CORPUS", REPO.parent / "shared" / "corpus")) / (
-    "FastNonogramSolver/puzzles/survey")
+from preamble import CORPUS, REPO, argument_parser  # first: puts REPO on sys.path
+
+SURVEY = CORPUS / "FastNonogramSolver" / "puzzles" / "survey"
 NONOSAT = [sys.executable, "-m", "nonosat"]
 
 
@@ -46,7 +45,7 @@ def own_time(output: str) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--skip-faase", action="store_true")
     parser.add_argument("--timeout", default=None, help="--timeout for every command")
     args = parser.parse_args()

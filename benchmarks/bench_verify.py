@@ -14,16 +14,13 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from preamble import CORPUS, argument_parser  # first: puts REPO on sys.path
 
 from nonosat.batch import collect_puzzles  # noqa: E402
 from nonosat.formats import read_puzzles  # noqa: E402
@@ -37,13 +34,13 @@ from nonosat.judge import (  # noqa: E402
 )
 from nonosat.puzzle import grid_rows  # noqa: E402
 
-CORPUS = REPO.parent / "shared" / "corpus" / "NonogramRecord"
+RECORD = CORPUS / "NonogramRecord"
 
 
 def published_solutions() -> None:
     print("published solutions against their puzzles")
-    for solution_file in sorted((CORPUS / "solution").glob("*.txt")):
-        puzzles = read_puzzles(CORPUS / "question" / solution_file.name)
+    for solution_file in sorted((RECORD / "solution").glob("*.txt")):
+        puzzles = read_puzzles(RECORD / "question" / solution_file.name)
         pictures = read_solutions(solution_file)
         start = time.perf_counter()
         valid = sum(check_solution(p, pictures[p.number]).valid for p in puzzles)
@@ -70,7 +67,7 @@ def run(rows_file: Path, puzzle_file: Path, jobs: int, out: Path, timeout: float
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--rows", type=int, default=100, help="tcga2023 rows (default 100)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=60.0)
@@ -79,18 +76,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         print("taai2011: 1000 rows 'solved' with the published pictures")
-        pictures = read_solutions(CORPUS / "solution" / "taai2011.txt")
+        pictures = read_solutions(RECORD / "solution" / "taai2011.txt")
         results = tmp_path / "taai.jsonl"
         results.write_text("".join(
             json.dumps({"id": str(n), "status": "solved", "solution": grid_rows(pic)}) + "\n"
             for n, pic in sorted(pictures.items())))
-        run(results, CORPUS / "question" / "taai2011.txt", args.jobs, tmp_path / "w1",
+        run(results, RECORD / "question" / "taai2011.txt", args.jobs, tmp_path / "w1",
             args.timeout)
         print(f"tcga2023: first {args.rows} rows claiming 'unique'")
         results = tmp_path / "tcga.tsv"
         results.write_text("id\tstatus\n" + "".join(
             f"tcga2023.txt#{n}\tunique\n" for n in range(1, args.rows + 1)))
-        run(results, CORPUS / "question" / "tcga2023.txt", args.jobs, tmp_path / "w2",
+        run(results, RECORD / "question" / "tcga2023.txt", args.jobs, tmp_path / "w2",
             args.timeout)
 
 

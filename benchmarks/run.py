@@ -35,8 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus"
+from preamble import CORPUS, REPO  # first: puts REPO on sys.path
 
 
 def everyday() -> list[tuple[str, str, int | None]]:

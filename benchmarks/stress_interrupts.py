@@ -11,7 +11,6 @@ median and worst latency from the signal to the exit, failures.
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import statistics
@@ -21,14 +20,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from preamble import argument_parser  # first: puts REPO on sys.path
 
 from tests import test_interrupts as harness  # noqa: E402
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("commands", nargs="*", default=sorted(harness.BUSY))
     parser.add_argument("--runs", type=int, default=10, help="interrupts per command")
     parser.add_argument("--max-delay", type=float, default=8.0,

@@ -15,8 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from preamble import REPO  # first: puts REPO on sys.path
 
 from tests.conftest import CORPUS  # noqa: E402
 from tests.test_studio_browser import (  # noqa: E402
