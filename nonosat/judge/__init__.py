@@ -2,7 +2,7 @@
 
 A solver writer runs a solver over a corpus and gets, per puzzle, a verdict (``unique``,
 ``multiple``, ``none``, or ``solved`` for a first solution only) and perhaps a solution.  This
-module judges each answer and backs every judgement with something anyone can check again:
+package judges each answer and backs every judgement with something anyone can check again:
 
 =====================  ====================================  ====================================
 claim                  confirmed by                          refuted by
@@ -54,7 +54,6 @@ Modules
 
 Nothing here prints.  :mod:`nonosat.cli.verify` is the command (``nonosat verify``).
 """
-
 
 from nonosat.judge.answer import Judgement, verify
 from nonosat.judge.claims import CLAIM_WORDS, CLAIMS, OUTCOMES, parse_claim
