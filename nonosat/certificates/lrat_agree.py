@@ -47,6 +47,7 @@ from nonosat.certificates.lrat_read import (
 from nonosat.kernel_cache import stamp_module
 
 
+@njit(cache=True, nogil=True)
 def _added_lines(buf, start, end, st, lrat, flat, offs, where):
     """The clauses added by the complete lines of ``buf[start:end]``: text LRAT (``lrat``;
     ``ID lits 0 hints 0``, deletions skipped) or text DRAT (``lits 0``, ``d lits 0`` skipped).
