@@ -17,6 +17,7 @@ from nonosat.certificates.lrat_read import (
     _E_LITERAL,
     _E_SYNTAX,
     _E_TRAILING,
+    _E_ZERO_ID,
     _ERROR,
     _MAX_LITERAL,
     _NEED_CLAUSES,
@@ -32,13 +33,12 @@ from nonosat.certificates.lrat_read import (
     _S_NLIT,
     _S_POS,
     _check_deadline,
-    _clause_id,
     _Failure,
     _grown,
     _is_space,
-    _line_end,
     _lines,
     _message,
+    _number,
     _open_source,
     _size_limit,
     _skip,
@@ -58,7 +58,10 @@ def _added_lines(buf, start, end, st, lrat, flat, offs, where):
     p = start
     while p < end:
         line_start = p
-        line_end = _line_end(buf, p, end)
+        q = p
+        while q < end and buf[q] != 10:
+            q += 1
+        line_end = q
         ncl = st[_S_NCL]
         nlit = st[_S_NLIT]
         if ncl + 2 > offs.shape[0]:
@@ -71,8 +74,12 @@ def _added_lines(buf, start, end, st, lrat, flat, offs, where):
             st[_S_ERR] = _E_EMPTY_LINE
             return _ERROR
         if lrat:
-            ident, p = _clause_id(buf, p, line_end, st)
+            ident, p = _number(buf, p, line_end, st)
             if p < 0:
+                return _ERROR
+            if ident <= 0:
+                st[_S_ERR] = _E_ZERO_ID if ident == 0 else _E_SYNTAX
+                st[_S_ERR_A] = 45
                 return _ERROR
             p = _skip(buf, p, line_end)
         deletion = False

@@ -129,13 +129,11 @@ from nonosat.certificates.lrat_read import (
     _S_TOKENS,
     MAX_VARS,
     _check_deadline,
-    _clause_id,
     _cnf_lines,
     _Failure,
     _grown,
     _is_path,
     _is_space,
-    _line_end,
     _lines,
     _message,
     _number,
@@ -243,7 +241,10 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
     p = start
     while p < end:
         line_start = p
-        line_end = _line_end(buf, p, end)
+        q = p
+        while q < end and buf[q] != 10:
+            q += 1
+        line_end = q
         ncl = st[_S_NCL]
         nlit = st[_S_NLIT]
         if ncl >= cid.shape[0]:
@@ -255,8 +256,12 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
         if p >= line_end:
             st[_S_ERR] = _E_EMPTY_LINE
             return _ERROR
-        ident, p = _clause_id(buf, p, line_end, st)
+        ident, p = _number(buf, p, line_end, st)
         if p < 0:
+            return _ERROR
+        if ident <= 0:
+            st[_S_ERR] = _E_ZERO_ID if ident == 0 else _E_SYNTAX
+            st[_S_ERR_A] = 45
             return _ERROR
         p = _skip(buf, p, line_end)
         if p < line_end and buf[p] == 100:  # 'd': deletion

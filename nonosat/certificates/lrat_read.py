@@ -187,30 +187,6 @@ def _skip(buf, p, e):
 
 
 @njit(cache=True, nogil=True)
-def _line_end(buf, p, end):
-    """Where the line that starts at ``buf[p]`` ends: its newline, or ``end``."""
-    while p < end and buf[p] != 10:
-        p += 1
-    return p
-
-
-@njit(cache=True, nogil=True)
-def _clause_id(buf, p, e, st):
-    """The clause ID that starts an LRAT line at ``buf[p]`` (after its spaces): ``(ID, next
-    position)``; a number that is not a positive ID (``_E_ZERO_ID``, or a negative one:
-    ``_E_SYNTAX`` at its ``-``) or no number at all sets ``st[_S_ERR]`` and returns position
-    -1."""
-    ident, p = _number(buf, p, e, st)
-    if p < 0:
-        return 0, -1
-    if ident <= 0:
-        st[_S_ERR] = _E_ZERO_ID if ident == 0 else _E_SYNTAX
-        st[_S_ERR_A] = 45
-        return 0, -1
-    return ident, p
-
-
-@njit(cache=True, nogil=True)
 def _token(buf, p, e, st):
     """The next number of the line ``buf[p:e]``, after spaces: ``(value, next position)``; on
     error (the line ends first: ``_E_UNTERMINATED``; see :func:`_number`) sets ``st[_S_ERR]``
