@@ -17,6 +17,7 @@ from nonosat.certificates.lrat_read import (
     _E_LITERAL,
     _E_SYNTAX,
     _E_TRAILING,
+    _E_UNTERMINATED,
     _E_ZERO_ID,
     _ERROR,
     _MAX_LITERAL,
@@ -42,7 +43,6 @@ from nonosat.certificates.lrat_read import (
     _open_source,
     _size_limit,
     _skip,
-    _token,
 )
 from nonosat.kernel_cache import stamp_module
 
@@ -91,7 +91,11 @@ def _added_lines(buf, start, end, st, lrat, flat, offs, where):
                 return _ERROR
         k = 0
         while True:
-            lit, p = _token(buf, p, line_end, st)
+            p = _skip(buf, p, line_end)
+            if p >= line_end:
+                st[_S_ERR] = _E_UNTERMINATED
+                return _ERROR
+            lit, p = _number(buf, p, line_end, st)
             if p < 0:
                 return _ERROR
             if lit == 0:
@@ -108,7 +112,11 @@ def _added_lines(buf, start, end, st, lrat, flat, offs, where):
             k += 1
         if lrat and not deletion:
             while True:
-                hint, p = _token(buf, p, line_end, st)
+                p = _skip(buf, p, line_end)
+                if p >= line_end:
+                    st[_S_ERR] = _E_UNTERMINATED
+                    return _ERROR
+                hint, p = _number(buf, p, line_end, st)
                 if p < 0:
                     return _ERROR
                 if hint == 0:

@@ -140,7 +140,6 @@ from nonosat.certificates.lrat_read import (
     _open_source,
     _size_limit,
     _skip,
-    _token,
 )
 from nonosat.certificates.lrat_read import ProofTooLargeError
 from nonosat.kernel_cache import stamp_module
@@ -271,7 +270,11 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
                 st[_S_ERR_A] = buf[p]
                 return _ERROR
             while True:
-                target, p = _token(buf, p, line_end, st)
+                p = _skip(buf, p, line_end)
+                if p >= line_end:
+                    st[_S_ERR] = _E_UNTERMINATED
+                    return _ERROR
+                target, p = _number(buf, p, line_end, st)
                 if p < 0:
                     return _ERROR
                 if target == 0:
@@ -298,7 +301,11 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
             # the clause's literals, straight into the store (kept only if the step checks)
             k = 0
             while True:
-                lit, p = _token(buf, p, line_end, st)
+                p = _skip(buf, p, line_end)
+                if p >= line_end:
+                    st[_S_ERR] = _E_UNTERMINATED
+                    return _ERROR
+                lit, p = _number(buf, p, line_end, st)
                 if p < 0:
                     return _ERROR
                 if lit == 0:
@@ -337,8 +344,12 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
             status = 0
             nhint = 0
             while True:
-                hint, p = _token(buf, p, line_end, st)
-                if p < 0:  # the line ends first (_E_UNTERMINATED), or not a number
+                p = _skip(buf, p, line_end)
+                if p >= line_end:
+                    status = _E_UNTERMINATED
+                    break
+                hint, p = _number(buf, p, line_end, st)
+                if p < 0:
                     status = st[_S_ERR]
                     break
                 if hint == 0:

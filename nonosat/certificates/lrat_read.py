@@ -186,18 +186,6 @@ def _skip(buf, p, e):
     return p
 
 
-@njit(cache=True, nogil=True)
-def _token(buf, p, e, st):
-    """The next number of the line ``buf[p:e]``, after spaces: ``(value, next position)``; on
-    error (the line ends first: ``_E_UNTERMINATED``; see :func:`_number`) sets ``st[_S_ERR]``
-    and returns position -1."""
-    p = _skip(buf, p, e)
-    if p >= e:
-        st[_S_ERR] = _E_UNTERMINATED
-        return 0, -1
-    return _number(buf, p, e, st)
-
-
 
 @njit(cache=True, nogil=True)
 def _cnf_lines(buf, start, end, st, cid, cstart, clen, lits):
