@@ -26,6 +26,13 @@ percentile over 5 s with the native engine).  The studio therefore uses:
   :func:`nonosat.analysis.ambiguity.uniqueness_givens` and, when the picture (``goal``) is
   known, one-cell edits of the picture whose re-derived clues have a unique solution
   (:func:`nonosat.analysis.ambiguity.edit_suggestions`, shared with ``nonosat analyse``).
+
+**Colour** puzzles take the same steps with the colour functions of
+:mod:`nonosat.analysis.colour` (as ``nonosat analyse`` does): the grade from
+:func:`~nonosat.analysis.colour.colour_staged_solve` (line solving and probing; there is no
+implication stage for colour), the map from :func:`~nonosat.analysis.colour.colour_ambiguity_map`,
+givens from :func:`~nonosat.analysis.colour.colour_givens`; solutions, givens and edits are
+written over :data:`nonosat.studio.schemas.INDEX_CHARS` (``.`` background, ``a`` colour 1, ...).
 """
 
 from __future__ import annotations
@@ -78,7 +85,7 @@ class QuickAnalysis:
             "solve_time_s": round(self.result.time_s, 6),
             "width": self.puzzle.width,
             "height": self.puzzle.height,
-            "solutions": [grid_rows(s) for s in self.result.solutions[:2]],
+            "solutions": [_rows(self.puzzle, s) for s in self.result.solutions[:2]],
             "ambiguous": [[int(r), int(c)] for r, c in zip(*np.nonzero(self.ambiguous),
                                                            strict=True)],
             "backbone_complete": self.backbone_complete,
@@ -88,6 +95,27 @@ class QuickAnalysis:
             "classification": self.classification,
             "suggestions": self.suggestions,
         }
+
+
+def _rows(puzzle: Puzzle, solution: np.ndarray) -> list[str]:
+    if puzzle.is_colour:
+        from nonosat.studio.schemas import colour_grid_rows
+
+        return colour_grid_rows(solution)
+    return grid_rows(solution)
+
+
+def backbone(puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None, *,
+             deadline: float) -> tuple[np.ndarray, bool, list[np.ndarray]]:
+    """``(ambiguous, complete, witnesses)`` of several solutions, black-and-white
+    (:func:`sat_backbone`) or colour (:func:`nonosat.analysis.colour.colour_ambiguity_map`)."""
+    if not puzzle.is_colour:
+        return sat_backbone(puzzle, solutions, known, deadline=deadline)
+    from nonosat.analysis.colour import colour_ambiguity_map
+
+    bb = colour_ambiguity_map(puzzle, solutions, known,
+                              timeout=max(deadline - time.perf_counter(), 0.0))
+    return bb.ambiguous, not bool(bb.undecided.any()), list(bb.witnesses)
 
 
 def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None) -> SolveResult:
@@ -124,6 +152,8 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
         # nor did the search in the time limit: no logical stage would
         return ({"level": 5, "name": "extreme", "score": 5.0, "exact": False,
                  "reason": "not decided within the time limit"}, {}, 0, None)
+    if puzzle.is_colour:
+        return _colour_grade(puzzle, result)
     native = result.stats if result.engine == "native" else result.stats.get("native", {})
     guesses = int(native.get("guesses", 0))
     finished = result.engine == "native" and result.status != Status.UNKNOWN
@@ -160,6 +190,26 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
         out["reason"] += " (implication stage skipped: too many open cells)"
     grid = None if staged.status == "contradiction" else staged.grid
     return out, staged.techniques(), guesses, grid
+
+
+def _colour_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], dict[str, int],
+                                                                 int, np.ndarray | None]:
+    """:func:`quick_grade` of a colour puzzle: the staged colour solve (line solving, probing)
+    and, when it gets stuck, the engine's search figures, graded by the same rule; the
+    fixpoint grid holds colour bit masks (int32)."""
+    from nonosat.analysis.classify import search_effort
+    from nonosat.analysis.colour import colour_staged_solve
+    from nonosat.analysis.difficulty import difficulty_grade
+
+    staged = colour_staged_solve(puzzle)
+    stuck = staged.status == "stuck"
+    grade = difficulty_grade(staged, search_effort(result) if stuck else None,
+                             contradiction=staged.status == "contradiction")
+    native = result.stats if result.engine == "native" else result.stats.get("native", {})
+    guesses = int(native.get("guesses", 0)) if stuck else 0
+    grid = None if staged.status == "contradiction" else staged.grid
+    return ({"level": grade.grade, "name": grade.name, "score": grade.score,
+             "reason": grade.reason, "exact": True}, staged.techniques(), guesses, grid)
 
 
 def classify(status: Status, grade: dict[str, Any], result: SolveResult, ambiguous: int,
@@ -219,7 +269,7 @@ def quick_analyse(
     complete = result.status in (Status.UNIQUE, Status.NONE)
     witnesses = list(result.solutions)
     if result.status == Status.MULTIPLE:
-        ambiguous, complete, witnesses = sat_backbone(
+        ambiguous, complete, witnesses = backbone(
             puzzle, result.solutions, root, deadline=time.perf_counter() + timeout)
     check()
     out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses,
@@ -248,6 +298,9 @@ def suggestions(
     deadline = time.perf_counter() + timeout
     out: list[dict[str, Any]] = []
     share = timeout / 2 if puzzle.goal is not None else timeout
+    if puzzle.is_colour:
+        return _colour_suggestions(puzzle, solutions, known, ambiguous, deadline=deadline,
+                                   share=share, should_stop=should_stop)
     givens = uniqueness_givens(puzzle, solutions, known, engine="native", timeout=share)
     if givens.unique and givens.cells:
         cells = [[r, c, "#" if v else "."] for (r, c), v in givens.cells]
@@ -262,4 +315,43 @@ def suggestions(
         raise Cancelled
     if puzzle.goal is not None and np.asarray(puzzle.goal).shape == puzzle.shape:
         out += edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop)
+    return out
+
+
+def _colour_suggestions(
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    known: np.ndarray | None,
+    ambiguous: np.ndarray,
+    *,
+    deadline: float,
+    share: float,
+    should_stop: Callable[[], bool],
+) -> list[dict[str, Any]]:
+    """:func:`suggestions` of a colour puzzle: givens of the goal picture (when it is a solution,
+    else of the first solution) by :func:`nonosat.analysis.colour.colour_givens`, then one-cell
+    edits; cells as ``[r, c, ch]`` over :data:`nonosat.studio.schemas.INDEX_CHARS`."""
+    from nonosat.analysis.colour import colour_givens
+    from nonosat.studio.schemas import INDEX_CHARS
+
+    assert puzzle.palette is not None
+    names = [c.name for c in puzzle.palette.colours]
+    goal = puzzle.goal
+    target = (np.asarray(goal, dtype=np.int8) if goal is not None and goal.shape == puzzle.shape
+              and puzzle.is_solution(goal) else solutions[0])
+    out: list[dict[str, Any]] = []
+    cells = colour_givens(puzzle, [target], time.perf_counter() + share, known=known)
+    if cells:
+        n = len(cells)
+        out.append({"kind": "give", "cells": [[r, c, INDEX_CHARS[k]] for r, c, k in cells],
+                    "text": f"give {n} cell{'s' if n != 1 else ''} as a start: "
+                            + ", ".join(f"R{r + 1}C{c + 1} {names[k]}" for r, c, k in cells[:8])
+                            + (f" and {n - 8} more" if n > 8 else "")
+                            + "; the solution is then unique"})
+    if should_stop():
+        raise Cancelled
+    if goal is not None and np.asarray(goal).shape == puzzle.shape:
+        for e in edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop):
+            e["value"] = INDEX_CHARS[int(e["value"])]
+            out.append(e)
     return out

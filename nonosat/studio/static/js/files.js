@@ -46,7 +46,7 @@ export class Files {
         select.append(g);
       };
       group("Puzzle file", (formats ? formats.write : []).map((f) => [
-        `to:${f.name}`, `${f.name} (${f.suffixes.join(" ") || "text"})${f.stores_picture ? " · picture" : ""}`]));
+        `to:${f.name}`, `${f.name} (${f.suffixes.join(" ") || "text"})${f.stores_picture ? " · picture" : ""}${f.colour ? " · colour" : ""}`]));
       group("Picture", [["svg", "SVG"], ["svg-solution", "SVG with solution"], ["png", "PNG"],
         ["png-solution", "PNG with solution"]]);
       group("Proof", [["certify", "certificate bundle (zip)"]]);
