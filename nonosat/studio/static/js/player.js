@@ -3,6 +3,7 @@
 
 import { post, shown } from "./api.js";
 import { gridRows, longestClue, makeGrid, satisfies } from "./grid.js";
+import { ColourPicker } from "./palette.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE = "nonosat-play:";
@@ -37,6 +38,9 @@ export class Player {
     $("restart").onclick = () => this.restart();
     $("hint").onclick = () => this.askHint();
     $("apply-hint").onclick = () => this.applyHint();
+    const holder = document.createElement("div");
+    $("tool-fill").closest(".row").after(holder);
+    this.picker = new ColourPicker(holder); // colour puzzles: the colour a fill writes
   }
 
   /** Start (or resume from localStorage) the game of `puzzle`, stored under `key`. */
@@ -93,7 +97,9 @@ export class Player {
     const grid = this.app.grid;
     grid.build(this.state.length, this.state[0].length, longestClue(this.puzzle));
     grid.clearMarks();
-    grid.setClues(this.puzzle.rows, this.puzzle.cols);
+    grid.setPalette(this.puzzle.palette);
+    this.picker.set(this.puzzle.palette);
+    grid.setClues(this.puzzle.rows, this.puzzle.cols, this.puzzle.row_colours, this.puzzle.col_colours);
     grid.setAll(this.state);
     $("hint-text").textContent = "";
     $("apply-hint").disabled = true;
@@ -172,7 +178,7 @@ export class Player {
   }
 
   tool() {
-    return $("tool-cross").checked ? "." : "#";
+    return $("tool-cross").checked ? "." : this.picker.pen();
   }
 
   /** Painting (GridView callback): one stroke is one undoable move. */
@@ -216,7 +222,8 @@ export class Player {
       this.moveCursor(r, c);
       this.write([[r, c, this.state[r][c] === v ? "?" : v]]);
     };
-    if (k === " " || k === "f" || k === "F") { toggle("#"); return true; }
+    if (k === " " || k === "f" || k === "F") { toggle(this.picker.pen()); return true; }
+    if (/^[1-9]$/.test(k) && this.picker.choose(+k)) { $("tool-fill").checked = true; return true; }
     if (k === "x" || k === "X") { toggle("."); return true; }
     if (k === "Backspace" || k === "Delete") { this.moveCursor(r, c); this.write([[r, c, "?"]]); return true; }
     if (k === "h" || k === "H") { this.askHint(); return true; }

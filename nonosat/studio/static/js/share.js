@@ -20,12 +20,15 @@ async function quietPost(path, body) {
 
 /** The short codes of `puzzle` ({code, image_code}), or null when it has an unknown clue. */
 export async function codes(puzzle) {
-  const key = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.goal || null]);
+  const colour = puzzle.palette ? { palette: puzzle.palette, row_colours: puzzle.row_colours,
+    col_colours: puzzle.col_colours } : {};
+  const key = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.goal || null, colour]);
   if (cache.has(key)) return cache.get(key);
   let out = null;
-  if (!puzzle.rows.includes(null) && !puzzle.cols.includes(null)) {
+  // colour puzzles: the studio's own code (C1..., docs/studio.md), which holds unknown clues too
+  if (puzzle.palette || (!puzzle.rows.includes(null) && !puzzle.cols.includes(null))) {
     // not through api.js: a failure here is not the user's business (the JSON form is used)
-    const response = await quietPost("shortcode", { puzzle: { rows: puzzle.rows, cols: puzzle.cols, goal: puzzle.goal } });
+    const response = await quietPost("shortcode", { puzzle: { rows: puzzle.rows, cols: puzzle.cols, goal: puzzle.goal, ...colour } });
     if (response && response.ok) out = await response.json();
   }
   cache.set(key, out);
@@ -34,7 +37,8 @@ export async function codes(puzzle) {
 
 /** The localStorage key of a game: the puzzle's short code (its clues as JSON without one). */
 export async function storageKey(puzzle) {
-  const c = await codes({ rows: puzzle.rows, cols: puzzle.cols });
+  const c = await codes({ rows: puzzle.rows, cols: puzzle.cols, palette: puzzle.palette,
+    row_colours: puzzle.row_colours, col_colours: puzzle.col_colours });
   return c ? c.code : "j:" + JSON.stringify([puzzle.rows, puzzle.cols]);
 }
 
