@@ -102,11 +102,16 @@ async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
     def work(should_stop):
         import time
 
+        from nonosat.formats.givens import givens_of
+
         start = time.perf_counter()
-        result = verdict(puzzle, timeout)
+        givens = givens_of(puzzle)
+        result = verdict(puzzle, timeout, givens)
         if result.status != Status.MULTIPLE:
             return {"status": result.status.value, "suggestions": []}
-        _, _, _, root = quick_grade(puzzle, result)
+        _, _, _, root = quick_grade(puzzle, result, givens)
+        if root is None:
+            root = givens
         ambiguous, _, witnesses = sat_backbone(puzzle, result.solutions, root,
                                                deadline=start + timeout)
         left = max(timeout - (time.perf_counter() - start), 0.05)
@@ -128,8 +133,10 @@ async def solve_endpoint(body: SolveRequest, request: Request) -> dict[str, Any]
     """Up to ``limit`` solutions with ``engine`` under ``timeout``."""
     from nonosat.engines import solve
 
+    from nonosat.formats.givens import givens_of
+
     puzzle = puzzle_from_json(body.puzzle)
-    state = state_from_json(puzzle, body.state) if body.state is not None else None
+    state = state_from_json(puzzle, body.state) if body.state is not None else givens_of(puzzle)
     timeout = clamp_timeout(body.timeout)
 
     def work(should_stop):
@@ -219,7 +226,10 @@ async def steps(body: StepsRequest, request: Request) -> dict[str, Any]:
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout)
-    kwargs: dict[str, Any] = {"max_solutions": body.max_solutions, "timeout": timeout}
+    from nonosat.formats.givens import givens_of
+
+    kwargs: dict[str, Any] = {"max_solutions": body.max_solutions, "timeout": timeout,
+                              "start": givens_of(puzzle)}
     if body.max_steps is not None:
         kwargs["max_steps"] = body.max_steps
 
@@ -429,11 +439,14 @@ async def convert(body: ConvertRequest) -> Response:
     fmt = get_format(body.to)
     if fmt.write is None:
         raise FormatError("<format>", None, f"format {fmt.name!r} cannot be written")
+    from nonosat.formats.givens import givens_of
+
     suffix = fmt.suffixes[0] if fmt.suffixes else ".txt"
     name = _filename(puzzle, suffix)
     data = encode_puzzles([puzzle], fmt, name)
     media = MEDIA_TYPES.get(suffix, "text/plain; charset=utf-8")
-    return _download(data, media, name)
+    givens = "none" if givens_of(puzzle) is None else "kept" if fmt.stores_givens else "dropped"
+    return _download(data, media, name, **{"X-Nonosat-Givens": givens})
 
 
 @router.post("/render", summary="SVG or PNG picture (`nonosat render`)")

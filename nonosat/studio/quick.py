@@ -22,6 +22,9 @@ percentile over 5 s with the native engine).  The studio therefore uses:
   and :func:`~nonosat.analysis.staged.fork_search` branch the same way).
 * **Classification**: :func:`nonosat.analysis.classify.classify`, as ``nonosat solve`` and
   ``nonosat analyse`` print it.
+* **Givens** (:mod:`nonosat.formats.givens`, ``puzzle.meta["givens"]``) are the starting grid of
+  every stage: the verdict, the grade, the backbone and the suggestions are those of the puzzle
+  with its givens.
 * **Suggestions** (several solutions only), under their own time budget: extra givens from
   :func:`nonosat.analysis.ambiguity.uniqueness_givens` and, when the picture (``goal``) is
   known, one-cell edits of the picture whose re-derived clues have a unique solution
@@ -106,9 +109,11 @@ def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None) -
     return auto
 
 
-def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], dict[str, int],
-                                                              int, np.ndarray | None]:
+def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
+                ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
     """Grade, techniques (steps per technique), guesses and the logic fixpoint grid.
+
+    ``start`` (int8 grid state, optional) is the grid the logic starts from: the givens.
 
     The rule is :func:`nonosat.analysis.difficulty.difficulty_grade`'s; see the module docstring
     for when the implication stage is left out (``"exact": false``).  The fixpoint grid is
@@ -127,7 +132,7 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
     native = result.stats if result.engine == "native" else result.stats.get("native", {})
     guesses = int(native.get("guesses", 0))
     finished = result.engine == "native" and result.status != Status.UNKNOWN
-    line = propagate_grid(puzzle)
+    line = propagate_grid(puzzle, start)
     root = None
     if line is not None and bool((line[0] == Cell.UNKNOWN).any()):
         root = probe_grid(puzzle, line[0])
@@ -148,7 +153,7 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
     if line is not None and int((line[0] == Cell.UNKNOWN).sum()) > IMPLICATION_OPEN_MAX:
         stages = ("line", "probing")
         exact = False
-    staged = staged_solve(puzzle, stages=stages)
+    staged = staged_solve(puzzle, start, stages=stages)
     fork = None
     if staged.status == "stuck":  # pragma: no cover - probing decided it above
         guesses = int(native.get("guesses", 0))
@@ -201,15 +206,20 @@ def quick_analyse(
     Cancelled
         ``should_stop()`` became true.
     """
+    from nonosat.formats.givens import givens_of
+
     start = time.perf_counter()
 
     def check() -> None:
         if should_stop():
             raise Cancelled
 
-    result = verdict(puzzle, timeout)
+    givens = givens_of(puzzle)
+    result = verdict(puzzle, timeout, givens)
     check()
-    grade, techniques, guesses, root = quick_grade(puzzle, result)
+    grade, techniques, guesses, root = quick_grade(puzzle, result, givens)
+    if root is None:
+        root = givens
     if result.status in (Status.NONE, Status.MULTIPLE):  # no grade, as nonosat analyse
         grade = {"level": None, "name": "not graded", "score": None, "exact": True,
                  "reason": "no solution" if result.status == Status.NONE else
@@ -222,8 +232,11 @@ def quick_analyse(
         ambiguous, complete, witnesses = sat_backbone(
             puzzle, result.solutions, root, deadline=time.perf_counter() + timeout)
     check()
-    out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses,
-                        classify(result.status, grade, result, int(ambiguous.sum()), complete))
+    text = classify(result.status, grade, result, int(ambiguous.sum()), complete)
+    if givens is not None:
+        n = int((givens != Cell.UNKNOWN).sum())
+        text = f"with {n} given cell{'s' if n != 1 else ''}: {text}"
+    out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses, text)
     if suggest and result.status == Status.MULTIPLE:
         out.suggestions = suggestions(puzzle, witnesses, root, ambiguous,
                                       timeout=suggest_timeout, should_stop=should_stop)

@@ -1,7 +1,7 @@
 """Request bodies of the studio API (pydantic models) and the JSON form of puzzles and grids.
 
 A puzzle in JSON is ``{"rows": [[3, 1], [], null, ...], "cols": [...], "name": str?,
-"goal": ["#.#", ...]?}``: clues as lists of block lengths (``[]`` or ``[0]`` an empty line,
+"goal": ["#.#", ...]?, "givens": ["#?.", ...]?}``: clues as lists of block lengths (``[]`` or ``[0]`` an empty line,
 ``null`` an unknown clue), the picture as row strings over ``#`` and ``.``.  A grid state is a
 list of row strings over ``#`` (filled), ``.`` (empty) and ``?`` (unknown).  Cells are 0-based.
 """
@@ -31,6 +31,8 @@ class PuzzleIn(BaseModel):
     cols: list[list[int] | None] = Field(description="column clues, left to right")
     name: str | None = Field(None, description="title")
     goal: list[str] | None = Field(None, description="the picture: row strings over # and .")
+    givens: list[str] | None = Field(None, description="cells known from the start: row "
+                                                       "strings over #, . and ? (unknown)")
 
 
 class Request(BaseModel):
@@ -130,9 +132,16 @@ def puzzle_from_json(data: PuzzleIn) -> Puzzle:
         goal = np.array([[ch == "#" for ch in row] for row in data.goal], dtype=bool)
         if h == 0:
             goal = None
-    return Puzzle(rows=[None if c is None else tuple(c) for c in data.rows],
-                  cols=[None if c is None else tuple(c) for c in data.cols],
-                  title=data.name or None, goal=goal)
+    puzzle = Puzzle(rows=[None if c is None else tuple(c) for c in data.rows],
+                    cols=[None if c is None else tuple(c) for c in data.cols],
+                    title=data.name or None, goal=goal)
+    if data.givens is not None:
+        from nonosat.formats.givens import parse_givens, with_givens
+
+        if any(set(row) - set("#.?") for row in data.givens):
+            raise PuzzleError("givens: rows must hold only '#', '.' and '?'")
+        puzzle = with_givens(puzzle, parse_givens(data.givens, puzzle.shape))
+    return puzzle
 
 
 def puzzle_to_json(puzzle: Puzzle) -> dict[str, Any]:
@@ -144,6 +153,11 @@ def puzzle_to_json(puzzle: Puzzle) -> dict[str, Any]:
     }
     if puzzle.goal is not None:
         out["goal"] = grid_rows(np.asarray(puzzle.goal, dtype=bool))
+    from nonosat.formats.givens import givens_rows
+
+    givens = givens_rows(puzzle)
+    if givens is not None:
+        out["givens"] = givens
     return out
 
 
