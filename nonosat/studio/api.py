@@ -132,7 +132,6 @@ async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
 async def solve_endpoint(body: SolveRequest, request: Request) -> dict[str, Any]:
     """Up to ``limit`` solutions with ``engine`` under ``timeout``."""
     from nonosat.engines import solve
-
     from nonosat.formats.givens import givens_of
 
     puzzle = puzzle_from_json(body.puzzle)
