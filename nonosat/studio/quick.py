@@ -267,7 +267,8 @@ def suggestions(
         n = len(cells)
         out.append({"kind": "give", "cells": cells,
                     "text": f"give {n} cell{'s' if n != 1 else ''} as a start: "
-                            + ", ".join(f"R{r + 1}C{c + 1} {'filled' if v == '#' else 'empty'}"
+                            + "; ".join(f"row {r + 1} column {c + 1} "
+                                        f"{'filled' if v == '#' else 'empty'}"
                                         for r, c, v in cells[:8])
                             + (f" and {n - 8} more" if n > 8 else "")
                             + "; the solution is then unique"})

@@ -7,6 +7,7 @@
 import { post, say, shown } from "./api.js";
 import { cluesOf, gridRows, longestClue, makeGrid } from "./grid.js";
 import { History } from "./history.js";
+import { engine, techniqueList } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const DEBOUNCE_MS = 150;
@@ -343,7 +344,7 @@ export class Editor {
     verdict.dataset.status = out.status;
     verdict.textContent = VERDICT[out.status] || out.status;
     const ms = (s) => (s < 0.1 ? `${(s * 1000).toFixed(1)} ms` : `${s.toFixed(2)} s`);
-    $("verdict-detail").textContent = `${out.classification} · engine ${out.engine}, `
+    $("verdict-detail").textContent = `${out.classification} · decided by ${engine(out.engine)} in `
       + `${ms(out.solve_time_s ?? out.time_s)} (analysis ${ms(out.time_s)})`
       + (out.backbone_complete === false ? " · ambiguity map incomplete (time limit)" : "");
     $("givens-line").hidden = this.givens.size === 0;
@@ -351,7 +352,7 @@ export class Editor {
     const g = out.grade;
     $("grade").textContent = !g ? "—" : g.level == null ? `${g.name}: ${g.reason}`
       : `${g.level} · ${g.name} (score ${g.score})${g.exact === false ? " ≈" : ""}`;
-    const tech = Object.entries(out.techniques || {}).map(([k, n]) => `${k} ${n}`).join(", ");
+    const tech = techniqueList(out.techniques);
     $("techniques").textContent = (g && g.reason ? g.reason + ". " : "")
       + (tech ? `Steps: ${tech}. ` : "") + `Guesses: ${out.guesses ?? 0}.`;
     $("to-picture").hidden = !(this.kind === "clues" && out.status === "unique");
@@ -379,6 +380,7 @@ export class Editor {
   }
 
   showSuggestions(list, note) {
+    this.app.grid.unmark("preview");
     const ul = $("suggestions");
     ul.textContent = "";
     if (note) {
@@ -399,6 +401,14 @@ export class Editor {
       const text = document.createElement("span");
       text.textContent = s.text;
       li.append(button, text);
+      // hovering (or focusing) a suggestion outlines its cells on the board
+      const cells = s.kind === "give" ? s.cells : [s.cell];
+      const show = () => this.app.grid.mark("preview", cells);
+      const hide = () => this.app.grid.unmark("preview");
+      li.addEventListener("mouseenter", show);
+      li.addEventListener("mouseleave", hide);
+      button.addEventListener("focus", show);
+      button.addEventListener("blur", hide);
       ul.append(li);
     }
   }

@@ -49,7 +49,7 @@ const app = {
     if (mode === "edit") this.editor.show();
     else if (mode === "steps") await this.stepper.show(puzzle);
     else {
-      const clues = JSON.stringify([puzzle.rows, puzzle.cols]);
+      const clues = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.givens || null]);
       if (this.playing !== clues) {
         const key = await storageKey(puzzle);
         if (this.mode !== "play") return;
