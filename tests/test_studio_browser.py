@@ -667,7 +667,7 @@ def test_step_through_shows_probes_guesses_and_rewinds(driver, server, shot):
          and el(d, "#step-text").text.startswith("The empty grid"))
     el(driver, "#step-last").click()
     wait(driver, lambda d: el(d, "#step-verdict").get_attribute("data-status") == "none")
-    assert "contradiction" in el(driver, "#step-counter").text
+    assert "dead end" in el(driver, "#step-counter").text  # a contradiction, for people
     assert "no solution" in el(driver, "#step-verdict").text
     assert solve(read_puzzle(GAMES / "impossible.non"), "cpsat").status == Status.NONE
     shot()
@@ -851,4 +851,123 @@ def test_import_a_picture_and_make_it_unique_with_undo(driver, server, shot, tmp
     el(driver, "#make-unique-undo").click()
     wait(driver, lambda d: grid(d) == rows, message="undo did not restore the picture")
     assert verdict(driver) == "multiple"
+    shot()
+
+
+# -- issue 29: undo, givens, keep trying, the player's help, small faults ----------------------------
+def ctrl(driver, key: str, shift: bool = False) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    chain = ActionChains(driver).key_down(Keys.CONTROL)
+    if shift:
+        chain = chain.key_down(Keys.SHIFT)
+    chain = chain.send_keys(key)
+    if shift:
+        chain = chain.key_up(Keys.SHIFT)
+    chain.key_up(Keys.CONTROL).perform()
+
+
+def test_editor_undo_a_clear_and_every_operation(driver, server, shot):
+    """Clear, Invert, Resize, strokes and Apply clues are undone by Ctrl-Z and the buttons and
+    redone by Ctrl-Y / Ctrl-Shift-Z, across mode switches; Apply clues keeps the size."""
+    open_page(driver, server, "?mode=edit")
+    assert len(grid(driver)) == 10 and len(grid(driver)[0]) == 10
+    # the issue's case: a 3x2 block top-left of the default 10x10, Apply clues unedited
+    draw(driver, [(0, 0), (0, 1), (0, 2)], [(1, 0), (1, 1), (1, 2)])
+    el(driver, "#kind-clues").click()
+    el(driver, "#clue-apply").click()
+    wait(driver, lambda d: len(clues(d)[0]) == 10 and len(clues(d)[1]) == 10)
+    assert clues(driver)[0][:3] == ["3", "3", ""] and len(grid(driver)) == 10
+    ctrl(driver, "z")  # Apply clues undone
+    ctrl(driver, "z")  # back to the picture (the switch to clues undone)
+    wait(driver, lambda d: d.find_element("id", "kind-picture").is_selected())
+    assert filled(grid(driver)) == {(r, c) for r in range(2) for c in range(3)}
+    resize(driver, 4, 5)
+    before = grid(driver)
+    assert before == ["###..", "###..", ".....", "....."]
+    el(driver, "#edit-clear").click()
+    assert grid(driver) == ["....."] * 4
+    ctrl(driver, "z")
+    assert grid(driver) == before
+    ctrl(driver, "y")
+    assert grid(driver) == ["....."] * 4
+    el(driver, "#edit-undo").click()
+    assert grid(driver) == before and verdict(driver) in ("unique", "multiple")
+    # kept across mode switches
+    set_mode(driver, "play")
+    set_mode(driver, "edit")
+    el(driver, "#edit-invert").click()
+    assert grid(driver) == ["...##", "...##", "#####", "#####"]
+    ctrl(driver, "z")
+    assert grid(driver) == before
+    ctrl(driver, "z", shift=True)  # redo
+    assert grid(driver) == ["...##", "...##", "#####", "#####"]
+    ctrl(driver, "z")
+    ctrl(driver, "z")  # the resize
+    wait(driver, lambda d: len(grid(d)) == 10)
+    el(driver, "#edit-redo").click()
+    wait(driver, lambda d: len(grid(d)) == 4)
+    assert grid(driver) == before
+    shot()
+
+
+def test_givens_prefilled_in_play_saved_and_reopened(driver, server, shot, tmp_path):
+    """A `give` suggestion's cells are part of the puzzle: locked and pre-filled in Play, in the
+    address, in the JSON download (read back by nonosat's reader, checked by CP-SAT started
+    from them) and there again when the file is opened."""
+    from selenium.webdriver.support.ui import Select
+
+    from nonosat.formats.givens import givens_of, givens_rows
+
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior",
+                           {"behavior": "allow", "downloadPath": str(downloads)})
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 5, 5)
+    draw(driver, [(1, 1)], [(2, 2)])
+    assert verdict(driver) == "multiple"
+    give = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="give"] button'),
+                message="no give suggestion")
+    give.click()
+    assert verdict(driver) == "unique"
+    given = marked(driver, "given")
+    picture = grid(driver)
+    expect = {(r, c): picture[r][c] for r, c in given}
+    assert given
+    set_mode(driver, "play")
+    assert marked(driver, "given") == given
+    board = grid(driver)
+    assert {(r, c): board[r][c] for r, c in given} == expect  # pre-filled
+    assert all(ch == "?" for r, row in enumerate(board) for c, ch in enumerate(row)
+               if (r, c) not in given)
+    r, c = next(iter(given))
+    cell(driver, r, c).click()  # locked: a click does not change it
+    assert grid(driver)[r][c] == expect[(r, c)]
+    shared(driver)
+    assert "g=" in driver.current_url
+    url = driver.current_url
+    shot("-play")
+    # saved: JSON keeps them
+    set_mode(driver, "edit")
+    Select(el(driver, "#download-format")).select_by_value("to:json")
+    el(driver, "#download").click()
+    path = wait(driver, lambda d: next((p for p in downloads.iterdir()
+                                        if p.suffix == ".json" and p.stat().st_size), None),
+                message="no JSON download")
+    saved = read_puzzle(path)
+    rows = givens_rows(saved)
+    assert rows is not None
+    assert {(r, c): rows[r][c] for r in range(5) for c in range(5) if rows[r][c] != "?"} == expect
+    assert solve(saved, "cpsat", partial=givens_of(saved), limit=2).status == Status.UNIQUE
+    # reopened: the file, then the address, in Play
+    open_page(driver, server, "?mode=play")
+    open_file(driver, path)
+    wait(driver, lambda d: marked(d, "given") == given, message="givens not reopened")
+    board = grid(driver)
+    assert {(r, c): board[r][c] for r, c in given} == expect
+    driver.get(url)
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+    wait(driver, lambda d: marked(d, "given") == given, message="givens not in the address")
     shot()

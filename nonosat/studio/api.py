@@ -104,11 +104,16 @@ async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
     def work(should_stop):
         import time
 
+        from nonosat.studio.quick import start_grid
+
         start = time.perf_counter()
-        result = verdict(puzzle, timeout)
+        givens = start_grid(puzzle)
+        result = verdict(puzzle, timeout, givens)
         if result.status != Status.MULTIPLE:
             return {"status": result.status.value, "suggestions": []}
-        _, _, _, root = quick_grade(puzzle, result)
+        _, _, _, root = quick_grade(puzzle, result, givens)
+        if root is None:
+            root = givens
         ambiguous, _, witnesses = backbone(puzzle, result.solutions, root,
                                            deadline=start + timeout)
         left = max(timeout - (time.perf_counter() - start), 0.05)
@@ -129,9 +134,10 @@ async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
 async def solve_endpoint(body: SolveRequest, request: Request) -> dict[str, Any]:
     """Up to ``limit`` solutions with ``engine`` under ``timeout``."""
     from nonosat.engines import solve
+    from nonosat.studio.quick import start_grid
 
     puzzle = puzzle_from_json(body.puzzle)
-    state = state_from_json(puzzle, body.state) if body.state is not None else None
+    state = state_from_json(puzzle, body.state) if body.state is not None else start_grid(puzzle)
     timeout = clamp_timeout(body.timeout)
 
     def work(should_stop):
@@ -234,7 +240,10 @@ async def steps(body: StepsRequest, request: Request) -> dict[str, Any]:
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout)
-    kwargs: dict[str, Any] = {"max_solutions": body.max_solutions, "timeout": timeout}
+    from nonosat.studio.quick import start_grid
+
+    kwargs: dict[str, Any] = {"max_solutions": body.max_solutions, "timeout": timeout,
+                              "start": start_grid(puzzle)}
     if body.max_steps is not None:
         kwargs["max_steps"] = body.max_steps
 
@@ -243,7 +252,8 @@ async def steps(body: StepsRequest, request: Request) -> dict[str, Any]:
             from nonosat.studio.colour_play import colour_steps_json
 
             return colour_steps_json(puzzle, max_solutions=body.max_solutions,
-                                     max_steps=kwargs.get("max_steps", 100_000), timeout=timeout)
+                                     max_steps=kwargs.get("max_steps", 100_000), timeout=timeout,
+                                     start=kwargs["start"])
         return solve_steps(puzzle, **kwargs).to_json(puzzle)
 
     return await _run(request, body, work)
@@ -467,11 +477,16 @@ async def convert(body: ConvertRequest) -> Response:
     fmt = get_format(body.to)
     if fmt.write is None:
         raise FormatError("<format>", None, f"format {fmt.name!r} cannot be written")
+    from nonosat.studio.quick import start_grid
+
     suffix = fmt.suffixes[0] if fmt.suffixes else ".txt"
     name = _filename(puzzle, suffix)
     data = encode_puzzles([puzzle], fmt, name)
     media = MEDIA_TYPES.get(suffix, "text/plain; charset=utf-8")
-    return _download(data, media, name)
+    # colour givens: no format holds them yet
+    givens = ("none" if start_grid(puzzle) is None else
+              "kept" if fmt.stores_givens and not puzzle.is_colour else "dropped")
+    return _download(data, media, name, **{"X-Nonosat-Givens": givens})
 
 
 @router.post("/render", summary="SVG or PNG picture (`nonosat render`)")

@@ -140,18 +140,20 @@ def colour_hint_json(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> dict[s
 
 
 def colour_steps_json(puzzle: Puzzle, *, max_solutions: int = 2, max_steps: int = 100_000,
-                      timeout: float = 5.0) -> dict[str, Any]:
+                      timeout: float = 5.0, start: np.ndarray | None = None) -> dict[str, Any]:
     """The ``/api/steps`` answer for a colour puzzle: the line and probing steps of
     :func:`~nonosat.analysis.colour.colour_explain` (``kind`` ``line`` / ``probe``, cells that
     one colour is left to), then, when logic gets stuck, the search's part: a ``guess`` step
     filling the rest of the first solution and a ``solution``; for a second solution, a
     ``rewind`` of the cells where it differs, a ``guess`` step setting them and another
-    ``solution``.  ``{"steps", "status", "solutions", "complete"}`` as black-and-white."""
+    ``solution``.  ``{"steps", "status", "solutions", "complete"}`` as black-and-white.
+    ``start`` (int32 colour masks, the givens) is where the steps start; its decided cells are
+    never set by a step."""
     from nonosat.analysis.colour import colour_explain
 
-    run = colour_explain(puzzle, max_steps=max_steps)
+    run = colour_explain(puzzle, start, max_steps=max_steps)
     steps: list[dict[str, Any]] = []
-    known = np.zeros(puzzle.shape, dtype=bool)
+    known = np.zeros(puzzle.shape, dtype=bool) if start is None else _single(start)
     for step in run.steps:
         cells = []
         for (r, c), m in step.cells:

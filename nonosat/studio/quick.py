@@ -22,6 +22,9 @@ percentile over 5 s with the native engine).  The studio therefore uses:
   and :func:`~nonosat.analysis.staged.fork_search` branch the same way).
 * **Classification**: :func:`nonosat.analysis.classify.classify`, as ``nonosat solve`` and
   ``nonosat analyse`` print it.
+* **Givens** (:mod:`nonosat.formats.givens`, ``puzzle.meta["givens"]``) are the starting grid of
+  every stage: the verdict, the grade, the backbone and the suggestions are those of the puzzle
+  with its givens.
 * **Suggestions** (several solutions only), under their own time budget: extra givens from
   :func:`nonosat.analysis.ambiguity.uniqueness_givens` and, when the picture (``goal``) is
   known, one-cell edits of the picture whose re-derived clues have a unique solution
@@ -105,6 +108,31 @@ def _rows(puzzle: Puzzle, solution: np.ndarray) -> list[str]:
     return grid_rows(solution)
 
 
+#: The ``Puzzle.meta`` key of a colour puzzle's givens (int32 colour masks; the formats'
+#: givens, :mod:`nonosat.formats.givens`, are black and white).
+COLOUR_GIVENS_KEY = "colour_givens"
+
+
+def start_grid(puzzle: Puzzle) -> np.ndarray | None:
+    """The givens a solve starts from: :func:`nonosat.formats.givens.givens_of` (int8) for
+    black-and-white, the colour masks (int32) under :data:`COLOUR_GIVENS_KEY` for colour;
+    ``None`` without givens."""
+    if puzzle.is_colour:
+        state = puzzle.meta.get(COLOUR_GIVENS_KEY)
+        return state if isinstance(state, np.ndarray) and state.shape == puzzle.shape else None
+    from nonosat.formats.givens import givens_of
+
+    return givens_of(puzzle)
+
+
+def given_count(puzzle: Puzzle, givens: np.ndarray) -> int:
+    """Cells ``givens`` fixes (one colour left, or a known black-and-white cell)."""
+    if puzzle.is_colour:
+        g = np.asarray(givens, dtype=np.int64)
+        return int(((g & (g - 1)) == 0).sum())
+    return int((givens != Cell.UNKNOWN).sum())
+
+
 def backbone(puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None, *,
              deadline: float) -> tuple[np.ndarray, bool, list[np.ndarray]]:
     """``(ambiguous, complete, witnesses)`` of several solutions, black-and-white
@@ -134,9 +162,11 @@ def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None) -
     return auto
 
 
-def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], dict[str, int],
-                                                              int, np.ndarray | None]:
+def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
+                ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
     """Grade, techniques (steps per technique), guesses and the logic fixpoint grid.
+
+    ``start`` (int8 grid state, optional) is the grid the logic starts from: the givens.
 
     The rule is :func:`nonosat.analysis.difficulty.difficulty_grade`'s; see the module docstring
     for when the implication stage is left out (``"exact": false``).  The fixpoint grid is
@@ -153,11 +183,11 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
         return ({"level": 5, "name": "extreme", "score": 5.0, "exact": False,
                  "reason": "not decided within the time limit"}, {}, 0, None)
     if puzzle.is_colour:
-        return _colour_grade(puzzle, result)
+        return _colour_grade(puzzle, result, start)
     native = result.stats if result.engine == "native" else result.stats.get("native", {})
     guesses = int(native.get("guesses", 0))
     finished = result.engine == "native" and result.status != Status.UNKNOWN
-    line = propagate_grid(puzzle)
+    line = propagate_grid(puzzle, start)
     root = None
     if line is not None and bool((line[0] == Cell.UNKNOWN).any()):
         root = probe_grid(puzzle, line[0])
@@ -178,7 +208,7 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
     if line is not None and int((line[0] == Cell.UNKNOWN).sum()) > IMPLICATION_OPEN_MAX:
         stages = ("line", "probing")
         exact = False
-    staged = staged_solve(puzzle, stages=stages)
+    staged = staged_solve(puzzle, start, stages=stages)
     fork = None
     if staged.status == "stuck":  # pragma: no cover - probing decided it above
         guesses = int(native.get("guesses", 0))
@@ -192,8 +222,8 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
     return out, staged.techniques(), guesses, grid
 
 
-def _colour_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], dict[str, int],
-                                                                 int, np.ndarray | None]:
+def _colour_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
+                  ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
     """:func:`quick_grade` of a colour puzzle: the staged colour solve (line solving, probing)
     and, when it gets stuck, the engine's search figures, graded by the same rule; the
     fixpoint grid holds colour bit masks (int32)."""
@@ -201,7 +231,7 @@ def _colour_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], 
     from nonosat.analysis.colour import colour_staged_solve
     from nonosat.analysis.difficulty import difficulty_grade
 
-    staged = colour_staged_solve(puzzle)
+    staged = colour_staged_solve(puzzle, start)
     stuck = staged.status == "stuck"
     grade = difficulty_grade(staged, search_effort(result) if stuck else None,
                              contradiction=staged.status == "contradiction")
@@ -257,9 +287,12 @@ def quick_analyse(
         if should_stop():
             raise Cancelled
 
-    result = verdict(puzzle, timeout)
+    givens = start_grid(puzzle)
+    result = verdict(puzzle, timeout, givens)
     check()
-    grade, techniques, guesses, root = quick_grade(puzzle, result)
+    grade, techniques, guesses, root = quick_grade(puzzle, result, givens)
+    if root is None:
+        root = givens
     if result.status in (Status.NONE, Status.MULTIPLE):  # no grade, as nonosat analyse
         grade = {"level": None, "name": "not graded", "score": None, "exact": True,
                  "reason": "no solution" if result.status == Status.NONE else
@@ -272,8 +305,11 @@ def quick_analyse(
         ambiguous, complete, witnesses = backbone(
             puzzle, result.solutions, root, deadline=time.perf_counter() + timeout)
     check()
-    out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses,
-                        classify(result.status, grade, result, int(ambiguous.sum()), complete))
+    text = classify(result.status, grade, result, int(ambiguous.sum()), complete)
+    if givens is not None:
+        n = given_count(puzzle, givens)
+        text = f"with {n} given cell{'s' if n != 1 else ''}: {text}"
+    out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses, text)
     if suggest and result.status == Status.MULTIPLE:
         out.suggestions = suggestions(puzzle, witnesses, root, ambiguous,
                                       timeout=suggest_timeout, should_stop=should_stop)
@@ -307,7 +343,8 @@ def suggestions(
         n = len(cells)
         out.append({"kind": "give", "cells": cells,
                     "text": f"give {n} cell{'s' if n != 1 else ''} as a start: "
-                            + ", ".join(f"R{r + 1}C{c + 1} {'filled' if v == '#' else 'empty'}"
+                            + "; ".join(f"row {r + 1} column {c + 1} "
+                                        f"{'filled' if v == '#' else 'empty'}"
                                         for r, c, v in cells[:8])
                             + (f" and {n - 8} more" if n > 8 else "")
                             + "; the solution is then unique"})
@@ -345,7 +382,8 @@ def _colour_suggestions(
         n = len(cells)
         out.append({"kind": "give", "cells": [[r, c, INDEX_CHARS[k]] for r, c, k in cells],
                     "text": f"give {n} cell{'s' if n != 1 else ''} as a start: "
-                            + ", ".join(f"R{r + 1}C{c + 1} {names[k]}" for r, c, k in cells[:8])
+                            + "; ".join(f"row {r + 1} column {c + 1} {names[k]}"
+                                        for r, c, k in cells[:8])
                             + (f" and {n - 8} more" if n > 8 else "")
                             + "; the solution is then unique"})
     if should_stop():

@@ -1,7 +1,7 @@
 """Request bodies of the studio API (pydantic models) and the JSON form of puzzles and grids.
 
 A puzzle in JSON is ``{"rows": [[3, 1], [], null, ...], "cols": [...], "name": str?,
-"goal": ["#.#", ...]?}``: clues as lists of block lengths (``[]`` or ``[0]`` an empty line,
+"goal": ["#.#", ...]?, "givens": ["#?.", ...]?}``: clues as lists of block lengths (``[]`` or ``[0]`` an empty line,
 ``null`` an unknown clue), the picture as row strings over ``#`` and ``.``.  A grid state is a
 list of row strings over ``#`` (filled), ``.`` (empty) and ``?`` (unknown).  Cells are 0-based.
 
@@ -55,6 +55,8 @@ class PuzzleIn(BaseModel):
     name: str | None = Field(None, description="title")
     goal: list[str] | None = Field(None, description="the picture: row strings over # and . "
                                                      "(colour: over INDEX_CHARS)")
+    givens: list[str] | None = Field(None, description="cells known from the start: row "
+                                                       "strings over #, . and ? (unknown)")
     palette: list[ColourIn] | None = Field(None, min_length=2, max_length=31,
                                            description="colour puzzles: colour 0 = background")
     row_colours: list[list[int] | None] | None = Field(None, description="colour of each block")
@@ -214,9 +216,25 @@ def puzzle_from_json(data: PuzzleIn) -> Puzzle:
         rows, row_colours = _colour_clues(data.rows, data.row_colours, "row", n)
         cols, col_colours = _colour_clues(data.cols, data.col_colours, "column", n)
         cgoal = _colour_goal(data.goal, n, h, w) if data.goal is not None and h else None
+        meta = {}
+        if data.givens is not None:
+            from nonosat.studio.quick import COLOUR_GIVENS_KEY
+
+            if len(data.givens) != h or any(len(row) != w for row in data.givens):
+                raise PuzzleError(f"givens: expected {h} rows of {w} cells")
+            for i, row in enumerate(data.givens):
+                bad = set(row) - set(INDEX_CHARS[:n] + "?")
+                if bad:
+                    raise PuzzleError(f"givens row {i + 1}: {sorted(bad)[0]!r} is not '?' or one "
+                                      f"of the palette's {n} colours")
+            full = (1 << n) - 1
+            state = np.array([[full if ch == "?" else 1 << INDEX_CHARS.index(ch) for ch in row]
+                              for row in data.givens], dtype=np.int32)
+            if (state != full).any():
+                meta[COLOUR_GIVENS_KEY] = state
         return Puzzle(rows=rows, cols=cols, row_colours=tuple(row_colours),
                       col_colours=tuple(col_colours), palette=palette,
-                      title=data.name or None, goal=cgoal)
+                      title=data.name or None, goal=cgoal, meta=meta)
     goal = None
     if data.goal is not None:
         if any(set(row) - set("#.") for row in data.goal):
@@ -226,9 +244,16 @@ def puzzle_from_json(data: PuzzleIn) -> Puzzle:
         goal = np.array([[ch == "#" for ch in row] for row in data.goal], dtype=bool)
         if h == 0:
             goal = None
-    return Puzzle(rows=[None if c is None else tuple(c) for c in data.rows],
-                  cols=[None if c is None else tuple(c) for c in data.cols],
-                  title=data.name or None, goal=goal)
+    puzzle = Puzzle(rows=[None if c is None else tuple(c) for c in data.rows],
+                    cols=[None if c is None else tuple(c) for c in data.cols],
+                    title=data.name or None, goal=goal)
+    if data.givens is not None:
+        from nonosat.formats.givens import parse_givens, with_givens
+
+        if any(set(row) - set("#.?") for row in data.givens):
+            raise PuzzleError("givens: rows must hold only '#', '.' and '?'")
+        puzzle = with_givens(puzzle, parse_givens(data.givens, puzzle.shape))
+    return puzzle
 
 
 def colour_grid_rows(grid: np.ndarray) -> list[str]:
@@ -256,9 +281,21 @@ def puzzle_to_json(puzzle: Puzzle) -> dict[str, Any]:
         out["col_colours"] = [None if c is None else list(c) for c in puzzle.col_colours]
         if puzzle.goal is not None:
             out["goal"] = colour_grid_rows(puzzle.goal)
+        from nonosat.studio.quick import start_grid
+
+        givens = start_grid(puzzle)
+        if givens is not None:
+            out["givens"] = [
+                "".join(INDEX_CHARS[int(m).bit_length() - 1] if m and not m & (m - 1) else "?"
+                        for m in row) for row in givens]
         return out
     if puzzle.goal is not None:
         out["goal"] = grid_rows(np.asarray(puzzle.goal, dtype=bool))
+    from nonosat.formats.givens import givens_rows
+
+    givens = givens_rows(puzzle)
+    if givens is not None:
+        out["givens"] = givens
     return out
 
 

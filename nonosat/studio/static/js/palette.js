@@ -44,11 +44,14 @@ export function colourClueLine(clue, colours) {
 }
 
 /** Parse the clue text of colour lines (one per line, "3a 1b", empty or 0 = empty, ? = unknown)
- * into {clues, colours}; throws Error naming the line. */
-export function parseColourClues(text, n) {
+ * into {clues, colours}; blank lines at the end beyond `size` are dropped (as parseClues in
+ * editor.js). Throws Error naming the line. */
+export function parseColourClues(text, n, size = 0) {
   const clues = [];
   const colours = [];
-  text.replace(/\s+$/, "").split("\n").forEach((line, i) => {
+  const lines = text.replace(/\r/g, "").split("\n");
+  while (lines.length > Math.max(size, 1) && lines[lines.length - 1].trim() === "") lines.pop();
+  lines.forEach((line, i) => {
     const t = line.trim();
     if (t === "?") { clues.push(null); colours.push(null); return; }
     if (t === "" || t === "0" || t === "-") { clues.push([]); colours.push([]); return; }

@@ -26,6 +26,7 @@ export class PictureTools {
   wire() {
     $("import-file").onchange = (e) => {
       this.file = e.target.files && e.target.files[0];
+      this.fresh = true; // the first picture of a file is one undoable step; the sliders' redo it
       if (this.file) this.send();
     };
     const live = () => { this.labels(); if (this.file) this.schedule(); };
@@ -74,7 +75,8 @@ export class PictureTools {
       this.discard(true);
       this.undo = null;
       $("make-unique-undo").hidden = true;
-      this.app.open(out.puzzle);
+      this.app.open(out.puzzle, this.fresh);
+      this.fresh = false;
       const th = out.threshold === null || out.threshold === undefined ? ""
         : `, threshold ${Math.round(out.threshold)}`;
       const cols = out.puzzle.palette ? `, ${out.puzzle.palette.length - 1} colours` : "";
@@ -124,6 +126,7 @@ export class PictureTools {
     const p = this.proposal;
     if (!p || p.version !== this.editor.version) { this.discard(); return; }
     this.undo = this.editor.picture.map((row) => row.slice());
+    this.editor.record();
     this.editor.picture = p.picture.map((row) => Array.from(row));
     this.discard(true);
     $("make-unique-undo").hidden = false;
@@ -141,6 +144,7 @@ export class PictureTools {
 
   restore() {
     if (!this.undo) return;
+    this.editor.record();
     this.editor.picture = this.undo;
     this.undo = null;
     $("make-unique-undo").hidden = true;
