@@ -599,13 +599,170 @@ def test_player_state_survives_a_reload(driver, server, shot):
     shot()
 
 
-def test_colour_puzzles_are_refused_with_the_message(driver, server, shot):
-    colour = next(p for p in sorted(GAMES.iterdir()) if read_puzzles(p)[0].is_colour)
+# -- colour ---------------------------------------------------------------------------------------
+INDEX = ".abcdefghijklmnopqrstuvwxyzABCD"
+
+
+def colour_grid(driver) -> list[str]:
+    """The board of a colour puzzle as row strings: "." background / crossed, "?" unknown,
+    "a", "b", ... colours 1, 2, ... (the cells' data-colour)."""
+    return driver.execute_script("""
+        const index = arguments[0];
+        const rows = [];
+        for (const c of document.querySelectorAll('#board .cell')) {
+          const r = +c.dataset.r;
+          const ch = c.dataset.state === 'filled' ? index[+c.dataset.colour]
+            : c.dataset.state === 'empty' ? '.' : '?';
+          rows[r] = (rows[r] || '') + ch;
+        }
+        return rows;""", INDEX)
+
+
+def fast_strokes(driver, strokes: list[list[tuple[int, int]]]) -> None:
+    """Paint strokes through every cell, with no pause between pointer moves."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    cells = driver.find_elements("css selector", "#board .cell")  # row by row, found once
+    width = int(driver.execute_script("return document.querySelectorAll("
+                                      "'#board .col-clue').length"))
+    chain = ActionChains(driver, duration=0)  # one request for them all
+    for stroke in strokes:
+        chain = chain.click_and_hold(cells[stroke[0][0] * width + stroke[0][1]])
+        for r, c in stroke[1:]:
+            chain = chain.move_to_element(cells[r * width + c])
+        chain = chain.release()
+    chain.perform()
+
+
+def runs(picture: np.ndarray, k: int) -> list[list[tuple[int, int]]]:
+    """The runs of colour ``k`` along the rows of a picture, as strokes."""
+    out = []
+    for r, row in enumerate(picture):
+        c = 0
+        while c < len(row):
+            if row[c] != k:
+                c += 1
+                continue
+            start = c
+            while c < len(row) and row[c] == k:
+                c += 1
+            out.append([(r, x) for x in range(start, c)])
+    return out
+
+
+def test_colour_drawing_unique_shared_and_reopened_in_a_new_browser(driver, server, shot,
+                                                                     tmp_path):
+    """Draw a 3-colour 15x15 picture with the palette, get its unique verdict (checked by
+    CP-SAT), share the address and open it in a new browser (another driver session)."""
+    from nonosat.puzzle import Colour, Palette
+
     open_page(driver, server, "?mode=edit")
-    open_file(driver, colour)
-    status = el(driver, "#status")
-    wait(driver, lambda d: "colour" in status.text, message="no message for a colour puzzle")
-    assert "error" in status.get_attribute("class")
+    resize(driver, 15, 15)
+    el(driver, "#edit-clear").click()
+    el(driver, "#edit-colour").click()                    # colour: white and black
+    wait(driver, lambda d: len(d.find_elements("css selector", "#palette .swatch-row")) == 2)
+    el(driver, "#palette-add").click()
+    el(driver, "#palette-add").click()                    # two more: three colours
+    rows = driver.find_elements("css selector", "#palette .swatch-row")
+    assert len(rows) == 4
+    picture = np.zeros((15, 15), dtype=np.int8)
+    picture[0, :] = 1
+    picture[1:, 0] = 2
+    picture[14, 1:] = 3
+    for k in (1, 2, 3):
+        el(driver, f'#palette .swatch-row[data-index="{k}"] input[type=radio]').click()
+        fast_strokes(driver, runs(picture, k))
+    expected = ["".join(INDEX[v] for v in row) for row in picture]
+    wait(driver, lambda d: colour_grid(d) == expected, message="the drawing is not on the board")
+    assert verdict(driver) == "unique"
+    names = driver.execute_script("return Array.from(document.querySelectorAll("
+                                  "'#palette input[type=text]'), e => e.value)")
+    rgbs = driver.execute_script("return Array.from(document.querySelectorAll("
+                                 "'#palette input[type=color]'), e => e.value)")
+    palette = Palette(tuple(Colour(n, tuple(int(h[i:i + 2], 16) for i in (1, 3, 5)), INDEX[k])
+                            for k, (n, h) in enumerate(zip(names, rgbs, strict=True))))
+    truth = Puzzle.from_picture(picture, palette=palette)
+    assert solve(truth, "cpsat", limit=2).status == Status.UNIQUE
+    # the clues are drawn in their colours: the row clue of row 15 is "1 14" in colours 2, 3
+    row15 = el(driver, '#board .row-clue[data-r="14"]')
+    assert row15.get_attribute("data-clue") == "1 14"
+    assert row15.get_attribute("data-colours") == "2 3"
+    chips = row15.find_elements("css selector", ".chip")
+    assert [c.value_of_css_property("background-color") for c in chips] == [
+        "rgba({}, {}, {}, 1)".format(*palette.colours[k].rgb) for k in (2, 3)]
+    wanted = clues(driver)
+    shared(driver)
+    assert "p=C1" in driver.current_url and "i=C1" in driver.current_url
+    url = driver.current_url.split("/", 3)[3]
+    shot()
+    other = chrome(tmp_path / "another-profile")
+    try:
+        open_page(other, server, url)
+        assert colour_grid(other) == expected
+        assert clues(other) == wanted
+        assert verdict(other) == "unique"
+        again = other.execute_script("return Array.from(document.querySelectorAll("
+                                     "'#palette input[type=text]'), e => e.value)")
+        assert again == names
+    finally:
+        other.quit()
+
+
+def test_play_acorn_to_the_win_with_the_colour_picker(driver, server, shot):
+    """pbnsolve's acorn.g (50x35, 4 colours) opened and played to the win: each colour picked
+    in the player and its runs painted, the cells read from the SAT engine's solution."""
+    path = corpus_path("pbnsolve-examples") / "acorn.g"
+    puzzle = read_puzzle(path)
+    solution = solve(puzzle, "sat").solutions[0]
+    open_page(driver, server, "?mode=play")
+    open_file(driver, path)
+    wait(driver, lambda d: len(colour_grid(d)) == puzzle.height
+         and len(colour_grid(d)[0]) == puzzle.width, message="acorn.g did not open")
+    picker = driver.find_elements("css selector", "#colour-picker label")
+    assert len(picker) == len(puzzle.palette) - 1
+    assert el(driver, "#play-status").get_attribute("data-complete") == "false"
+    for k in range(1, len(puzzle.palette)):
+        el(driver, f'#colour-picker label[data-index="{k}"] input').click()
+        fast_strokes(driver, runs(solution, k))
+    expected = ["".join(INDEX[v] if v else "?" for v in row) for row in solution]
+    wait(driver, lambda d: el(d, "#play-status").get_attribute("data-complete") == "true",
+         message="the win was not detected")
+    assert colour_grid(driver) == expected
+    shot()
+
+
+def test_import_a_three_colour_picture_with_the_colours_slider(driver, server, shot, tmp_path):
+    from PIL import Image
+
+    pic = np.zeros((6, 6), dtype=np.int8)
+    pic[0:2, 0:3] = 1
+    pic[3:6, 1] = 2
+    pic[4, 3:6] = 3
+    rgb = np.array([[255, 255, 255], [220, 20, 20], [20, 20, 200], [20, 160, 40]], dtype=np.uint8)
+    path = tmp_path / "three.png"
+    Image.fromarray(np.kron(rgb[pic], np.ones((10, 10, 1), dtype=np.uint8))).save(path)
+    open_page(driver, server, "?mode=edit")
+    el(driver, "#import-picture summary").click()
+    _slide(driver, "#import-width", 6)
+    el(driver, "#import-file").send_keys(str(path))
+    wait(driver, lambda d: len(grid(d)) == 6 and len(grid(d)[0]) == 6)
+    _slide(driver, "#import-colours", 3)                  # the grid follows, in three colours
+
+    def same_shape(d) -> bool:
+        got = colour_grid(d)
+        if len(got) != 6 or any(len(r) != 6 for r in got):
+            return False
+        colour_of = {}
+        for r in range(6):
+            for c in range(6):
+                if colour_of.setdefault(int(pic[r, c]), got[r][c]) != got[r][c]:
+                    return False
+        return len(set(colour_of.values())) == 4 and colour_of[0] == "."
+
+    wait(driver, same_shape, message="the three-colour picture is not on the board")
+    assert len(driver.find_elements("css selector", "#palette .swatch-row")) == 4
+    assert "3 colours" in el(driver, "#import-colours-label").text
+    assert verdict(driver) in ("unique", "multiple")
     shot()
 
 

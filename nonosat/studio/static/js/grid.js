@@ -143,6 +143,7 @@ export class GridView {
     window.addEventListener("pointerup", () => this.up());
     window.addEventListener("pointercancel", () => this.up());
     window.addEventListener("resize", () => this.fit());
+    window.addEventListener("scroll", () => { this.box = null; }, true); // any scroller
     if (!document.getElementById("board-css")) {
       const link = document.createElement("link");
       link.id = "board-css";
@@ -200,6 +201,15 @@ export class GridView {
     this.setZoom(z === 0 ? 1 : this.zoom * z);
   }
 
+  /** The cell under a point, by arithmetic on the cells' box (no hit test: cheap on big boards;
+   * the box is measured once per stroke, again after a scroll or a zoom). */
+  cellFromPoint(x, y) {
+    if (!this.box) this.box = this.cellsEl.getBoundingClientRect();
+    const r = Math.floor((y - this.box.top) / this.cs);
+    const c = Math.floor((x - this.box.left) / this.cs);
+    return r >= 0 && r < this.h && c >= 0 && c < this.w ? this.cells[r][c] : null;
+  }
+
   cellAt(target) {
     const cell = target && target.closest ? target.closest(".cell") : null;
     return cell && this.el.contains(cell) ? cell : null;
@@ -235,6 +245,7 @@ export class GridView {
     e.preventDefault();
     this.el.focus({ preventScroll: true }); // the keys go to the board
     this.dragging = true;
+    this.box = null;
     this.last = cell;
     this.button = e.button;
     this.onPaint({ r: +cell.dataset.r, c: +cell.dataset.c, phase: "start", button: e.button });
@@ -252,7 +263,7 @@ export class GridView {
       return;
     }
     if (!this.dragging) return;
-    const cell = this.cellAt(document.elementFromPoint(e.clientX, e.clientY));
+    const cell = this.cellFromPoint(e.clientX, e.clientY);
     if (!cell || cell === this.last) return;
     this.last = cell;
     this.onPaint({ r: +cell.dataset.r, c: +cell.dataset.c, phase: "move", button: this.button });
@@ -290,12 +301,14 @@ export class GridView {
     this.hovered = null;
     const parts = [];
     for (let r = 0; r < h; r++) {
+      parts.push('<div class="cell-row">'); // one paint layer a row: a change repaints its row
       for (let c = 0; c < w; c++) {
         const cls = ["cell"];
         if ((c + 1) % 5 === 0 && c < w - 1) cls.push("c5");
         if ((r + 1) % 5 === 0 && r < h - 1) cls.push("r5");
         parts.push(`<div class="${cls.join(" ")}" data-r="${r}" data-c="${c}" data-state="unknown"></div>`);
       }
+      parts.push("</div>");
     }
     const track = `repeat(${w}, var(--cs))`;
     this.el.innerHTML = `<div class="corner"></div>`
@@ -307,6 +320,10 @@ export class GridView {
     for (let r = 0; r < h; r++) this.cells.push(Array.from(all).slice(r * w, (r + 1) * w));
     this.values = makeGrid(h, w, "?");
     this.colClues = this.el.querySelector(".col-clues");
+    this.cellsEl = this.el.querySelector(".cells");
+    this.el.style.setProperty("--rows", String(h));
+    this.el.style.setProperty("--cols", String(w));
+    this.box = null;
     this.rowClues = this.el.querySelector(".row-clues");
     this.clueKeys = { rows: [], cols: [] };
   }
@@ -332,6 +349,7 @@ export class GridView {
     cs = Math.round(cs * this.zoom);
     cs = Math.max(MIN_CS, Math.min(cs, 120));
     this.cs = cs;
+    this.box = null;
     this.el.style.setProperty("--cs", `${cs}px`);
     this.el.style.setProperty("--clue-font", `${font(cs).toFixed(1)}px`);
   }
