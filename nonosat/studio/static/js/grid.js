@@ -202,7 +202,7 @@ export class GridView {
   }
 
   /** The cell under a point, by arithmetic on the cells' box (no hit test: cheap on big boards;
-   * the box is measured once per stroke, again after a scroll or a zoom). */
+   * the box is measured again after a scroll, a zoom or a change of the clues). */
   cellFromPoint(x, y) {
     if (!this.box) this.box = this.cellsEl.getBoundingClientRect();
     const r = Math.floor((y - this.box.top) / this.cs);
@@ -401,6 +401,7 @@ export class GridView {
       keys.length = clues.length;
     };
     if (!this.colClues) return;
+    this.box = null; // the clues may have grown: the cells may have moved
     update("col", this.colClues, cols, colColours, this.clueKeys.cols);
     update("row", this.rowClues, rows, rowColours, this.clueKeys.rows);
     this.lineClue = this.el.querySelector(".clue.line");
