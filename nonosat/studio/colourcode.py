@@ -203,7 +203,7 @@ def decode_colour_code(code: str) -> Puzzle:
                 raise PuzzleError(f"colour code: line {i + 1} has a bad block")
             lines.append(tuple(p[0] for p in pairs))
             line_colours.append(tuple(p[1] for p in pairs))
-        puzzle = Puzzle(rows=lines[:height], cols=lines[height:],
+        puzzle = Puzzle(rows=tuple(lines[:height]), cols=tuple(lines[height:]),
                         row_colours=tuple(line_colours[:height]),
                         col_colours=tuple(line_colours[height:]), palette=palette)
     else:

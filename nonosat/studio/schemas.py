@@ -180,7 +180,8 @@ def _colour_clues(clues: list[list[int] | None], colours: list[list[int] | None]
                   kind: str, n: int) -> tuple[list, list]:
     if colours is None or len(colours) != len(clues):
         raise PuzzleError(f"{kind}_colours: one list of block colours per {kind} is needed")
-    lengths, cols = [], []
+    lengths: list[tuple[int, ...] | None] = []
+    cols: list[tuple[int, ...] | None] = []
     for i, (clue, col) in enumerate(zip(clues, colours, strict=True)):
         if clue is None or col is None:
             if (clue is None) != (col is None):
@@ -232,7 +233,7 @@ def puzzle_from_json(data: PuzzleIn) -> Puzzle:
                               for row in data.givens], dtype=np.int32)
             if (state != full).any():
                 meta[COLOUR_GIVENS_KEY] = state
-        return Puzzle(rows=rows, cols=cols, row_colours=tuple(row_colours),
+        return Puzzle(rows=tuple(rows), cols=tuple(cols), row_colours=tuple(row_colours),
                       col_colours=tuple(col_colours), palette=palette,
                       title=data.name or None, goal=cgoal, meta=meta)
     goal = None
@@ -283,11 +284,11 @@ def puzzle_to_json(puzzle: Puzzle) -> dict[str, Any]:
             out["goal"] = colour_grid_rows(puzzle.goal)
         from nonosat.studio.quick import start_grid
 
-        givens = start_grid(puzzle)
-        if givens is not None:
+        cgivens = start_grid(puzzle)
+        if cgivens is not None:
             out["givens"] = [
                 "".join(INDEX_CHARS[int(m).bit_length() - 1] if m and not m & (m - 1) else "?"
-                        for m in row) for row in givens]
+                        for m in row) for row in cgivens]
         return out
     if puzzle.goal is not None:
         out["goal"] = grid_rows(np.asarray(puzzle.goal, dtype=bool))
