@@ -284,6 +284,7 @@ export class Editor {
   /** Something changed: redraw (unless `drawn` already), re-analyse soon. */
   changed(drawn = false) {
     this.version += 1;
+    if (this.app.keep) this.app.keep.changed();
     if (this.app.pictures && this.app.pictures.proposal) this.app.pictures.discard(true);
     this.last = null;
     $("verdict").dataset.busy = "true";
@@ -324,6 +325,16 @@ export class Editor {
     } catch (err) {
       if (!current()) return;
       this.showError(shown(err) ? err.message : String(err));
+    }
+  }
+
+  /** An analysis found by Keep trying (for the current puzzle) replaces the live one. */
+  takeAnalysis(out) {
+    this.last = out;
+    $("verdict").dataset.busy = "false";
+    this.showAnalysis(out);
+    if (out.status === "multiple" && !(out.suggestions && out.suggestions.length)) {
+      this.suggest(this.puzzle(), this.version);
     }
   }
 
