@@ -109,6 +109,12 @@ class MakeUniqueRequest(PuzzleRequest):
     timeout: float | None = Field(None, description="seconds (default 10, at most 30)")
 
 
+class KeepTryingRequest(PuzzleRequest):
+    limit: float | None = Field(None, description="seconds the background verdict may run "
+                                                  "(default 60, at most 300)")
+    suggest: bool = Field(False, description="also compute make-unique suggestions at the end")
+
+
 # -- conversions ---------------------------------------------------------------------------------
 def puzzle_from_json(data: PuzzleIn) -> Puzzle:
     """The :class:`Puzzle` of a request.
