@@ -31,7 +31,7 @@ from nonosat.studio.app import create_app
 from nonosat.studio.schemas import puzzle_to_json
 from tests.conftest import GAMES, REPO, corpus_path
 
-#: The studio is black and white: colour games are refused with a message.
+#: Colour games (their API paths are tested in tests/test_studio_colour.py).
 COLOUR_GAMES = [p for p in sorted(GAMES.iterdir()) if read_puzzles(p)[0].is_colour]
 BW_GAMES = [p for p in sorted(GAMES.iterdir()) if p not in COLOUR_GAMES]
 
@@ -319,9 +319,6 @@ def test_parse_rejects_bad_files_with_the_readers_message(client):
     assert r.status_code == 400 and "bad.non" in r.json()["detail"]
     r = client.post("/api/parse", json={"text": "<<<", "filename": "what.zzz"})
     assert r.status_code == 400 and "what.zzz" in r.json()["detail"]
-    for path in COLOUR_GAMES:
-        r = client.post("/api/parse", files={"file": (path.name, path.read_bytes())})
-        assert r.status_code == 400 and "colour" in r.json()["detail"]
     r = client.post("/api/parse", json={"text": "R!!", "format": "short"})
     assert r.status_code == 400
     r = client.post("/api/parse", content=b"{not json", headers={"content-type":

@@ -29,6 +29,13 @@ percentile over 5 s with the native engine).  The studio therefore uses:
   :func:`nonosat.analysis.ambiguity.uniqueness_givens` and, when the picture (``goal``) is
   known, one-cell edits of the picture whose re-derived clues have a unique solution
   (:func:`nonosat.analysis.ambiguity.edit_suggestions`, shared with ``nonosat analyse``).
+
+**Colour** puzzles take the same steps with the colour functions of
+:mod:`nonosat.analysis.colour` (as ``nonosat analyse`` does): the grade from
+:func:`~nonosat.analysis.colour.colour_staged_solve` (line solving and probing; there is no
+implication stage for colour), the map from :func:`~nonosat.analysis.colour.colour_ambiguity_map`,
+givens from :func:`~nonosat.analysis.colour.colour_givens`; solutions, givens and edits are
+written over :data:`nonosat.studio.schemas.INDEX_CHARS` (``.`` background, ``a`` colour 1, ...).
 """
 
 from __future__ import annotations
@@ -83,7 +90,7 @@ class QuickAnalysis:
             "solve_time_s": round(self.result.time_s, 6),
             "width": self.puzzle.width,
             "height": self.puzzle.height,
-            "solutions": [grid_rows(s) for s in self.result.solutions[:2]],
+            "solutions": [_rows(self.puzzle, s) for s in self.result.solutions[:2]],
             "ambiguous": [[int(r), int(c)] for r, c in zip(*np.nonzero(self.ambiguous),
                                                            strict=True)],
             "backbone_complete": self.backbone_complete,
@@ -93,6 +100,52 @@ class QuickAnalysis:
             "classification": self.classification,
             "suggestions": self.suggestions,
         }
+
+
+def _rows(puzzle: Puzzle, solution: np.ndarray) -> list[str]:
+    if puzzle.is_colour:
+        from nonosat.studio.schemas import colour_grid_rows
+
+        return colour_grid_rows(solution)
+    return grid_rows(solution)
+
+
+#: The ``Puzzle.meta`` key of a colour puzzle's givens (int32 colour masks; the formats'
+#: givens, :mod:`nonosat.formats.givens`, are black and white).
+COLOUR_GIVENS_KEY = "colour_givens"
+
+
+def start_grid(puzzle: Puzzle) -> np.ndarray | None:
+    """The givens a solve starts from: :func:`nonosat.formats.givens.givens_of` (int8) for
+    black-and-white, the colour masks (int32) under :data:`COLOUR_GIVENS_KEY` for colour;
+    ``None`` without givens."""
+    if puzzle.is_colour:
+        state = puzzle.meta.get(COLOUR_GIVENS_KEY)
+        return state if isinstance(state, np.ndarray) and state.shape == puzzle.shape else None
+    from nonosat.formats.givens import givens_of
+
+    return givens_of(puzzle)
+
+
+def given_count(puzzle: Puzzle, givens: np.ndarray) -> int:
+    """Cells ``givens`` fixes (one colour left, or a known black-and-white cell)."""
+    if puzzle.is_colour:
+        g = np.asarray(givens, dtype=np.int64)
+        return int(((g & (g - 1)) == 0).sum())
+    return int((givens != Cell.UNKNOWN).sum())
+
+
+def backbone(puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None, *,
+             deadline: float) -> tuple[np.ndarray, bool, list[np.ndarray]]:
+    """``(ambiguous, complete, witnesses)`` of several solutions, black-and-white
+    (:func:`sat_backbone`) or colour (:func:`nonosat.analysis.colour.colour_ambiguity_map`)."""
+    if not puzzle.is_colour:
+        return sat_backbone(puzzle, solutions, known, deadline=deadline)
+    from nonosat.analysis.colour import colour_ambiguity_map
+
+    bb = colour_ambiguity_map(puzzle, solutions, known,
+                              timeout=max(deadline - time.perf_counter(), 0.0))
+    return bb.ambiguous, not bool(bb.undecided.any()), list(bb.witnesses)
 
 
 def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None,
@@ -135,6 +188,8 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
         # nor did the search in the time limit: no logical stage would
         return ({"level": 5, "name": "extreme", "score": 5.0, "exact": False,
                  "reason": "not decided within the time limit"}, {}, 0, None)
+    if puzzle.is_colour:
+        return _colour_grade(puzzle, result, start)
     native = result.stats if result.engine == "native" else result.stats.get("native", {})
     guesses = int(native.get("guesses", 0))
     finished = result.engine == "native" and result.status != Status.UNKNOWN
@@ -171,6 +226,26 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
         out["reason"] += " (implication stage skipped: too many open cells)"
     grid = None if staged.status == "contradiction" else staged.grid
     return out, staged.techniques(), guesses, grid
+
+
+def _colour_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
+                  ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
+    """:func:`quick_grade` of a colour puzzle: the staged colour solve (line solving, probing)
+    and, when it gets stuck, the engine's search figures, graded by the same rule; the
+    fixpoint grid holds colour bit masks (int32)."""
+    from nonosat.analysis.classify import search_effort
+    from nonosat.analysis.colour import colour_staged_solve
+    from nonosat.analysis.difficulty import difficulty_grade
+
+    staged = colour_staged_solve(puzzle, start)
+    stuck = staged.status == "stuck"
+    grade = difficulty_grade(staged, search_effort(result) if stuck else None,
+                             contradiction=staged.status == "contradiction")
+    native = result.stats if result.engine == "native" else result.stats.get("native", {})
+    guesses = int(native.get("guesses", 0)) if stuck else 0
+    grid = None if staged.status == "contradiction" else staged.grid
+    return ({"level": grade.grade, "name": grade.name, "score": grade.score,
+             "reason": grade.reason, "exact": True}, staged.techniques(), guesses, grid)
 
 
 def classify(status: Status, grade: dict[str, Any], result: SolveResult, ambiguous: int,
@@ -221,8 +296,6 @@ def quick_analyse(
     Cancelled
         ``should_stop()`` became true.
     """
-    from nonosat.formats.givens import givens_of
-
     start = time.perf_counter()
     cells = puzzle.height * puzzle.width
 
@@ -234,7 +307,7 @@ def quick_analyse(
         if progress is not None:
             progress(phase, known)
 
-    givens = givens_of(puzzle)
+    givens = start_grid(puzzle)
     tell("verdict", undecided=cells)
     result = verdict(puzzle, timeout, givens, stop=stop)
     check()
@@ -253,10 +326,10 @@ def quick_analyse(
     complete = result.status in (Status.UNIQUE, Status.NONE)
     witnesses = list(result.solutions)
     if result.status == Status.MULTIPLE:
-        proved = 0 if root is None else int((root != Cell.UNKNOWN).sum())
+        proved = 0 if root is None else given_count(puzzle, root)
         tell("map", status=result.status.value, proved=proved, ambiguous=0,
              undecided=cells - proved)
-        ambiguous, complete, witnesses = sat_backbone(
+        ambiguous, complete, witnesses = backbone(
             puzzle, result.solutions, root, deadline=time.perf_counter() + timeout)
         n = int(ambiguous.sum())
         tell("map", status=result.status.value, ambiguous=n,
@@ -265,7 +338,7 @@ def quick_analyse(
     check()
     text = classify(result.status, grade, result, int(ambiguous.sum()), complete)
     if givens is not None:
-        n = int((givens != Cell.UNKNOWN).sum())
+        n = given_count(puzzle, givens)
         text = f"with {n} given cell{'s' if n != 1 else ''}: {text}"
     out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses, text)
     if suggest and result.status == Status.MULTIPLE:
@@ -293,6 +366,9 @@ def suggestions(
     deadline = time.perf_counter() + timeout
     out: list[dict[str, Any]] = []
     share = timeout / 2 if puzzle.goal is not None else timeout
+    if puzzle.is_colour:
+        return _colour_suggestions(puzzle, solutions, known, ambiguous, deadline=deadline,
+                                   share=share, should_stop=should_stop)
     givens = uniqueness_givens(puzzle, solutions, known, engine="native", timeout=share)
     if givens.unique and givens.cells:
         cells = [[r, c, "#" if v else "."] for (r, c), v in givens.cells]
@@ -308,4 +384,44 @@ def suggestions(
         raise Cancelled
     if puzzle.goal is not None and np.asarray(puzzle.goal).shape == puzzle.shape:
         out += edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop)
+    return out
+
+
+def _colour_suggestions(
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    known: np.ndarray | None,
+    ambiguous: np.ndarray,
+    *,
+    deadline: float,
+    share: float,
+    should_stop: Callable[[], bool],
+) -> list[dict[str, Any]]:
+    """:func:`suggestions` of a colour puzzle: givens of the goal picture (when it is a solution,
+    else of the first solution) by :func:`nonosat.analysis.colour.colour_givens`, then one-cell
+    edits; cells as ``[r, c, ch]`` over :data:`nonosat.studio.schemas.INDEX_CHARS`."""
+    from nonosat.analysis.colour import colour_givens
+    from nonosat.studio.schemas import INDEX_CHARS
+
+    assert puzzle.palette is not None
+    names = [c.name for c in puzzle.palette.colours]
+    goal = puzzle.goal
+    target = (np.asarray(goal, dtype=np.int8) if goal is not None and goal.shape == puzzle.shape
+              and puzzle.is_solution(goal) else solutions[0])
+    out: list[dict[str, Any]] = []
+    cells = colour_givens(puzzle, [target], time.perf_counter() + share, known=known)
+    if cells:
+        n = len(cells)
+        out.append({"kind": "give", "cells": [[r, c, INDEX_CHARS[k]] for r, c, k in cells],
+                    "text": f"give {n} cell{'s' if n != 1 else ''} as a start: "
+                            + "; ".join(f"row {r + 1} column {c + 1} {names[k]}"
+                                        for r, c, k in cells[:8])
+                            + (f" and {n - 8} more" if n > 8 else "")
+                            + "; the solution is then unique"})
+    if should_stop():
+        raise Cancelled
+    if goal is not None and np.asarray(goal).shape == puzzle.shape:
+        for e in edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop):
+            e["value"] = INDEX_CHARS[int(e["value"])]
+            out.append(e)
     return out

@@ -5,8 +5,9 @@
 // Every operation is undoable (history.js): Ctrl-Z, Ctrl-Y / Ctrl-Shift-Z and the buttons.
 
 import { post, say, shown } from "./api.js";
-import { cluesOf, gridRows, longestClue, makeGrid } from "./grid.js";
+import { cluesOf, gridRows, INDEX, longestClue, makeGrid } from "./grid.js";
 import { History } from "./history.js";
+import { colourClueLine, copyPalette, PaletteEditor, parseColourClues, remapPicture } from "./palette.js";
 import { engine, techniqueList } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -39,7 +40,8 @@ export class Editor {
     this.kind = "picture";
     this.picture = makeGrid(10, 10, ".");
     this.clues = cluesOf(this.picture);
-    this.givens = new Map(); // "r,c" -> "#" | "."
+    this.givens = new Map(); // "r,c" -> "#" | "." (colour: "." | "a" | "b" ...)
+    this.palette = null; // colour puzzles: [{name, rgb}], colour 0 the background
     this.name = null;
     this.version = 0;
     this.last = null; // the last analysis shown
@@ -48,6 +50,62 @@ export class Editor {
     this.stroke = null; // the snapshot a paint stroke started from
     this.wire();
     this.showHistory();
+    const kindRow = $("kind-picture").closest(".row");
+    const holder = document.createElement("div");
+    kindRow.after(holder);
+    this.palettePanel = new PaletteEditor(holder, {
+      onChange: (palette, remap) => this.setPalette(palette, remap),
+      onToggle: (on) => this.toggleColour(on),
+    });
+  }
+
+  /** The palette changed (names, colours; `remap` when colours were removed). */
+  setPalette(palette, remap) {
+    this.record();
+    this.palette = palette;
+    if (remap) {
+      remapPicture(this.picture, remap);
+      for (const [key, v] of this.givens) {
+        const k = INDEX.indexOf(v);
+        if (k > 0) this.givens.set(key, INDEX[remap[k]]);
+      }
+      if (this.kind === "clues") {
+        const fix = (cols) => cols.map((cc) => (cc === null ? null : cc.map((k) => remap[k])));
+        const keep = (clues, cols) => clues.map((clue, i) => (clue === null ? null : clue.filter((_, j) => cols[i][j] !== 0)));
+        const rc = fix(this.clues.row_colours);
+        const cc = fix(this.clues.col_colours);
+        this.clues = { rows: keep(this.clues.rows, rc), cols: keep(this.clues.cols, cc),
+          row_colours: rc.map((x) => (x === null ? null : x.filter((k) => k !== 0))),
+          col_colours: cc.map((x) => (x === null ? null : x.filter((k) => k !== 0))) };
+        this.setKindQuiet("clues");
+      }
+    }
+    this.changed();
+  }
+
+  /** Switch between black-and-white ("#") and colour (colour 1 = the old black). */
+  toggleColour(on) {
+    if (on === !!this.palette) return;
+    this.record();
+    if (on) {
+      this.palette = [{ name: "white", rgb: "#ffffff" }, { name: "black", rgb: "#111111" }];
+      this.picture = this.picture.map((row) => row.map((v) => (v === "#" ? "a" : ".")));
+      if (this.kind === "clues") {
+        const cols = (clues) => clues.map((clue) => (clue === null ? null : clue.map(() => 1)));
+        this.clues = { ...this.clues, row_colours: cols(this.clues.rows), col_colours: cols(this.clues.cols) };
+      }
+    } else {
+      this.palette = null;
+      this.picture = this.picture.map((row) => row.map((v) => (v === "." || v === "?" ? "." : "#")));
+      if (this.kind === "clues") { // adjacent blocks of different colours merge in black-and-white
+        this.clues = cluesOf(this.picture);
+        this.setKindQuiet("picture");
+      }
+    }
+    for (const [key, v] of this.givens) this.givens.set(key, v === "." ? "." : on ? "a" : "#");
+    this.palettePanel.set(this.palette);
+    if (this.kind === "clues") this.setKindQuiet("clues");
+    this.changed();
   }
 
   wire() {
@@ -76,7 +134,7 @@ export class Editor {
   snapshot() {
     return { kind: this.kind, picture: gridRows(this.picture),
       clues: JSON.parse(JSON.stringify(this.clues)), givens: Array.from(this.givens),
-      name: this.name };
+      name: this.name, palette: copyPalette(this.palette) };
   }
 
   restore(s) {
@@ -84,6 +142,8 @@ export class Editor {
     this.clues = s.clues;
     this.givens = new Map(s.givens);
     this.name = s.name;
+    this.palette = copyPalette(s.palette);
+    this.palettePanel.set(this.palette);
     this.setKindQuiet(s.kind);
     this.changed();
   }
@@ -119,9 +179,17 @@ export class Editor {
 
   /** The puzzle as the API takes it. */
   puzzle() {
+    const colour = !!this.palette;
     const out = this.kind === "picture"
-      ? { ...cluesOf(this.picture), goal: gridRows(this.picture) }
+      ? { ...cluesOf(this.picture, colour), goal: gridRows(this.picture) }
       : { rows: this.clues.rows, cols: this.clues.cols };
+    if (colour) {
+      out.palette = copyPalette(this.palette);
+      if (this.kind !== "picture") {
+        out.row_colours = this.clues.row_colours;
+        out.col_colours = this.clues.col_colours;
+      }
+    }
     if (this.name) out.name = this.name;
     if (this.givens.size) out.givens = this.givenState();
     return out;
@@ -139,14 +207,20 @@ export class Editor {
     if (record) this.record();
     this.name = puzzle.name || null;
     this.givens.clear();
+    this.palette = copyPalette(puzzle.palette);
+    this.palettePanel.set(this.palette);
     (puzzle.givens || []).forEach((row, r) => Array.from(row).forEach((v, c) => {
-      if (v === "#" || v === ".") this.givens.set(`${r},${c}`, v);
+      if (v !== "?") this.givens.set(`${r},${c}`, v);
     }));
     if (puzzle.goal && puzzle.goal.length) {
       this.picture = puzzle.goal.map((row) => Array.from(row));
       this.setKindQuiet("picture");
     } else {
       this.clues = { rows: puzzle.rows, cols: puzzle.cols };
+      if (this.palette) {
+        this.clues.row_colours = puzzle.row_colours;
+        this.clues.col_colours = puzzle.col_colours;
+      }
       this.setKindQuiet("clues");
     }
     this.last = null;
@@ -160,7 +234,11 @@ export class Editor {
     for (const id of ["edit-clear", "edit-invert", "shift-left", "shift-right", "shift-up", "shift-down"]) {
       $(id).disabled = kind !== "picture";
     }
-    if (kind === "clues") {
+    $("edit-invert").disabled = kind !== "picture" || !!this.palette;
+    if (kind === "clues" && this.palette) {
+      $("clue-rows").value = this.clues.rows.map((clue, i) => colourClueLine(clue, this.clues.row_colours[i])).join("\n");
+      $("clue-cols").value = this.clues.cols.map((clue, i) => colourClueLine(clue, this.clues.col_colours[i])).join("\n");
+    } else if (kind === "clues") {
       $("clue-rows").value = this.clues.rows.map(clueLine).join("\n");
       $("clue-cols").value = this.clues.cols.map(clueLine).join("\n");
     }
@@ -170,7 +248,7 @@ export class Editor {
     if (kind === this.kind) return;
     this.record();
     if (kind === "clues") {
-      this.clues = cluesOf(this.picture);
+      this.clues = cluesOf(this.picture, !!this.palette);
     } else {
       const sol = this.last && this.last.solutions && this.last.solutions[0];
       this.picture = sol ? sol.map((row) => Array.from(row)) : makeGrid(this.clues.rows.length, this.clues.cols.length, ".");
@@ -191,14 +269,25 @@ export class Editor {
 
   applyClues() {
     try {
-      const rows = parseClues($("clue-rows").value, this.clues.rows.length);
-      const cols = parseClues($("clue-cols").value, this.clues.cols.length);
+      let rows;
+      let cols;
+      let colours = {};
+      if (this.palette) {
+        const n = this.palette.length;
+        const r = parseColourClues($("clue-rows").value, n, this.clues.rows.length);
+        const c = parseColourClues($("clue-cols").value, n, this.clues.cols.length);
+        [rows, cols] = [r.clues, c.clues];
+        colours = { row_colours: r.colours, col_colours: c.colours };
+      } else {
+        rows = parseClues($("clue-rows").value, this.clues.rows.length);
+        cols = parseClues($("clue-cols").value, this.clues.cols.length);
+      }
       if (!rows.length || !cols.length || rows.length > 100 || cols.length > 100) {
         throw new Error("give 1 to 100 rows and columns");
       }
       this.record();
       const sameSize = rows.length === this.clues.rows.length && cols.length === this.clues.cols.length;
-      this.clues = { rows, cols };
+      this.clues = { rows, cols, ...colours };
       if (!sameSize) this.givens.clear();
       say("");
       this.changed();
@@ -216,6 +305,7 @@ export class Editor {
     } else {
       const fit = (list, n) => Array.from({ length: n }, (_, i) => (i < list.length ? list[i] : []));
       this.clues = { rows: fit(this.clues.rows, h), cols: fit(this.clues.cols, w) };
+      if (this.palette) Object.assign(this.clues, { row_colours: fit(this.clues.row_colours || [], h), col_colours: fit(this.clues.col_colours || [], w) });
       this.setKindQuiet("clues");
     }
     for (const key of Array.from(this.givens.keys())) {
@@ -240,7 +330,8 @@ export class Editor {
     $("edit-width").value = this.width;
     grid.build(this.height, this.width, longestClue(puzzle));
     grid.clearMarks();
-    grid.setClues(puzzle.rows, puzzle.cols);
+    grid.setPalette(this.palette);
+    grid.setClues(puzzle.rows, puzzle.cols, puzzle.row_colours, puzzle.col_colours);
     this.showCells();
     if (this.last) this.showAnalysis(this.last);
     else this.schedule();
@@ -262,13 +353,14 @@ export class Editor {
   paint({ r, c, phase, button }) {
     if (this.kind !== "picture") return;
     if (phase === "end") { // the clues may have grown: the board must still fit
-      this.app.grid.fit(longestClue(cluesOf(this.picture)));
+      this.app.grid.fit(longestClue(cluesOf(this.picture, !!this.palette)));
       if (this.stroke && this.stroke.changed) this.history.record(this.stroke.before);
       this.stroke = null;
       return;
     }
     if (phase === "start") {
-      this.value = button === 2 || this.picture[r][c] === "#" ? "." : "#";
+      const pen = this.palettePanel.pen();
+      this.value = button === 2 || this.picture[r][c] === pen ? "." : pen;
       this.stroke = { before: this.snapshot(), changed: false }; // one stroke = one step
     }
     if (this.picture[r][c] === this.value) return;
@@ -276,8 +368,8 @@ export class Editor {
     this.picture[r][c] = this.value;
     if (this.givens.has(`${r},${c}`)) this.givens.set(`${r},${c}`, this.value);
     this.app.grid.set(r, c, this.value);
-    const { rows, cols } = cluesOf(this.picture);
-    this.app.grid.setClues(rows, cols);
+    const clues = cluesOf(this.picture, !!this.palette);
+    this.app.grid.setClues(clues.rows, clues.cols, clues.row_colours, clues.col_colours);
     this.changed(true);
   }
 

@@ -54,7 +54,7 @@ export class Files {
       for (const f of writers) if (seen[f.suffixes[0] || ".txt"] > 1) this.tags[f.name] = `-${f.name}`;
       this.keepsGivens = Object.fromEntries(writers.map((f) => [f.name, !!f.stores_givens]));
       group("Puzzle file", writers.map((f) => [
-        `to:${f.name}`, `${f.name} (${f.suffixes.join(" ") || "text"})${f.stores_picture ? " · picture" : ""}`]));
+        `to:${f.name}`, `${f.name} (${f.suffixes.join(" ") || "text"})${f.stores_picture ? " · picture" : ""}${f.colour ? " · colour" : ""}`]));
       group("Picture", [["svg", "SVG"], ["svg-solution", "SVG with solution"], ["png", "PNG"],
         ["png-solution", "PNG with solution"]]);
       group("Proof", [["certify", "certificate bundle (zip)"]]);

@@ -50,7 +50,7 @@ const app = {
     if (mode === "edit") this.editor.show();
     else if (mode === "steps") await this.stepper.show(puzzle);
     else {
-      const clues = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.givens || null]);
+      const clues = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.givens || null, puzzle.row_colours, puzzle.col_colours, puzzle.palette]);
       if (this.playing !== clues) {
         const key = await storageKey(puzzle);
         if (this.mode !== "play") return;

@@ -33,6 +33,7 @@ export class PictureTools {
     $("import-width").oninput = live;
     $("import-threshold").oninput = live;
     $("import-invert").onchange = live;
+    $("import-colours").oninput = live;
     $("make-unique").onclick = () => this.propose();
     $("make-unique-apply").onclick = () => this.apply();
     $("make-unique-discard").onclick = () => this.discard();
@@ -44,6 +45,11 @@ export class PictureTools {
     $("import-width-label").textContent = $("import-width").value;
     const t = +$("import-threshold").value;
     $("import-threshold-label").textContent = t >= 256 ? "auto" : String(t);
+    const k = +$("import-colours").value;
+    $("import-colours-label").textContent = k <= 1 ? "black and white" : `${k} colours`;
+    // the threshold and Invert are for black and white only
+    $("import-threshold").disabled = k > 1;
+    $("import-invert").disabled = k > 1;
   }
 
   schedule() {
@@ -58,6 +64,7 @@ export class PictureTools {
     const t = +$("import-threshold").value;
     if (t < 256) form.append("threshold", String(t));
     form.append("invert", $("import-invert").checked ? "1" : "0");
+    form.append("colours", $("import-colours").value);
     form.append("client", CLIENT);
     form.append("seq", String(++this.seq));
     const seq = this.seq;
@@ -70,9 +77,11 @@ export class PictureTools {
       $("make-unique-undo").hidden = true;
       this.app.open(out.puzzle, this.fresh);
       this.fresh = false;
-      const th = out.threshold === null ? "" : `, threshold ${Math.round(out.threshold)}`;
+      const th = out.threshold === null || out.threshold === undefined ? ""
+        : `, threshold ${Math.round(out.threshold)}`;
+      const cols = out.puzzle.palette ? `, ${out.puzzle.palette.length - 1} colours` : "";
       $("import-info").textContent = `${out.width}x${out.height} cells from `
-        + `${out.source_size[0]}x${out.source_size[1]} pixels (${out.kind}, ${out.filter} filter${th})`;
+        + `${out.source_size[0]}x${out.source_size[1]} pixels (${out.kind}, ${out.filter} filter${th}${cols})`;
       $("import-picture").dataset.ready = String(seq);
     } catch (err) {
       $("import-info").textContent = shown(err) ? err.message : String(err);

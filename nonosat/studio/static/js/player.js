@@ -5,7 +5,8 @@
 // hint cells to fill and to cross have their own colours.
 
 import { post, shown } from "./api.js";
-import { blocks, gridRows, longestClue, makeGrid, satisfies } from "./grid.js";
+import { blocks, colourBlocks, gridRows, longestClue, makeGrid, satisfies } from "./grid.js";
+import { ColourPicker } from "./palette.js";
 import { givenCells } from "./steps.js";
 
 const $ = (id) => document.getElementById(id);
@@ -68,6 +69,9 @@ export class Player {
     $("restart").onclick = () => this.restart();
     $("hint").onclick = () => this.askHint();
     $("apply-hint").onclick = () => this.applyHint();
+    const holder = document.createElement("div");
+    $("tool-fill").closest(".row").after(holder);
+    this.picker = new ColourPicker(holder); // colour puzzles: the colour a fill writes
     this.givens = new Map(); // "r,c" -> "#" | ".": locked
     let options = {};
     try { options = JSON.parse(localStorage.getItem(OPTIONS) || "{}"); } catch { /* defaults */ }
@@ -108,13 +112,24 @@ export class Player {
     const one = (clue, line, node) => {
       if (!node) return;
       const known = clue === null ? null : clue.filter((n) => n > 0);
+      if (colour) { // finished when the line's colour blocks are the clue's (no fit check)
+        const got = colourBlocks(line);
+        node.classList.toggle("finished", known !== null && same(got.lengths, known)
+          && same(got.colours, colours[i] || []));
+        return;
+      }
       node.classList.toggle("finished", known !== null && same(blocks(line), known));
       node.classList.toggle("broken", known !== null && mark && !lineFits(known, line));
     };
+    const colour = !!this.puzzle.palette;
+    let colours = [];
+    let i = 0;
     const rowNodes = el.querySelectorAll(".row-clue");
     const colNodes = el.querySelectorAll(".col-clue");
-    this.puzzle.rows.forEach((clue, r) => one(clue, this.state[r], rowNodes[r]));
-    this.puzzle.cols.forEach((clue, c) => one(clue, this.state.map((row) => row[c]), colNodes[c]));
+    colours = this.puzzle.row_colours || [];
+    this.puzzle.rows.forEach((clue, r) => { i = r; one(clue, this.state[r], rowNodes[r]); });
+    colours = this.puzzle.col_colours || [];
+    this.puzzle.cols.forEach((clue, c) => { i = c; one(clue, this.state.map((row) => row[c]), colNodes[c]); });
   }
 
   /** Start (or resume from localStorage) the game of `puzzle`, stored under `key`. */
@@ -128,7 +143,7 @@ export class Player {
     this.state = makeGrid(h, w, "?");
     this.givens = new Map();
     (puzzle.givens || []).forEach((row, r) => Array.from(row).forEach((v, c) => {
-      if (v === "#" || v === ".") this.givens.set(`${r},${c}`, v);
+      if (v !== "?") this.givens.set(`${r},${c}`, v);
     }));
     this.elapsed = 0;
     this.hints = 0;
@@ -182,7 +197,9 @@ export class Player {
     const grid = this.app.grid;
     grid.build(this.state.length, this.state[0].length, longestClue(this.puzzle));
     grid.clearMarks();
-    grid.setClues(this.puzzle.rows, this.puzzle.cols);
+    grid.setPalette(this.puzzle.palette);
+    this.picker.set(this.puzzle.palette);
+    grid.setClues(this.puzzle.rows, this.puzzle.cols, this.puzzle.row_colours, this.puzzle.col_colours);
     grid.setAll(this.state);
     grid.mark("given", givenCells(this.puzzle.givens));
     this.showClues();
@@ -275,7 +292,7 @@ export class Player {
   }
 
   tool() {
-    return $("tool-cross").checked ? "." : "#";
+    return $("tool-cross").checked ? "." : this.picker.pen();
   }
 
   /** Painting (GridView callback): one stroke is one undoable move. */
@@ -319,7 +336,8 @@ export class Player {
       this.moveCursor(r, c);
       this.write([[r, c, this.state[r][c] === v ? "?" : v]]);
     };
-    if (k === " " || k === "f" || k === "F") { toggle("#"); return true; }
+    if (k === " " || k === "f" || k === "F") { toggle(this.picker.pen()); return true; }
+    if (/^[1-9]$/.test(k) && this.picker.choose(+k)) { $("tool-fill").checked = true; return true; }
     if (k === "x" || k === "X") { toggle("."); return true; }
     if (k === "Backspace" || k === "Delete") { this.moveCursor(r, c); this.write([[r, c, "?"]]); return true; }
     if (k === "h" || k === "H") { this.askHint(); return true; }
@@ -368,7 +386,7 @@ export class Player {
     this.app.grid.highlightLine(out.line);
     this.app.grid.mark("hint", out.cells);
     if (out.kind !== "mistake") {
-      this.app.grid.mark("hint-fill", out.cells.filter((cell) => cell[2] === "#"));
+      this.app.grid.mark("hint-fill", out.cells.filter((cell) => cell[2] !== "." && cell[2] !== "?"));
       this.app.grid.mark("hint-cross", out.cells.filter((cell) => cell[2] === "."));
     }
     if (out.kind === "mistake") this.app.grid.mark("wrong", out.cells);

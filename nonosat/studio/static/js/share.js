@@ -22,12 +22,15 @@ async function quietPost(path, body) {
 
 /** The short codes of `puzzle` ({code, image_code}), or null when it has an unknown clue. */
 export async function codes(puzzle) {
-  const key = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.goal || null]);
+  const colour = puzzle.palette ? { palette: puzzle.palette, row_colours: puzzle.row_colours,
+    col_colours: puzzle.col_colours } : {};
+  const key = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.goal || null, colour]);
   if (cache.has(key)) return cache.get(key);
   let out = null;
-  if (!puzzle.rows.includes(null) && !puzzle.cols.includes(null)) {
+  // colour puzzles: the studio's own code (C1..., docs/studio.md), which holds unknown clues too
+  if (puzzle.palette || (!puzzle.rows.includes(null) && !puzzle.cols.includes(null))) {
     // not through api.js: a failure here is not the user's business (the JSON form is used)
-    const response = await quietPost("shortcode", { puzzle: { rows: puzzle.rows, cols: puzzle.cols, goal: puzzle.goal } });
+    const response = await quietPost("shortcode", { puzzle: { rows: puzzle.rows, cols: puzzle.cols, goal: puzzle.goal, ...colour } });
     if (response && response.ok) out = await response.json();
   }
   cache.set(key, out);
@@ -45,7 +48,8 @@ export function givensCode(rows) {
   for (let i = 0; i < flat.length;) {
     let j = i;
     while (j < flat.length && flat[j] === flat[i]) j += 1;
-    out += (j - i > 1 ? String(j - i) : "") + GIVEN_LETTER[flat[i]];
+    // a colour puzzle's colour k: "_" and its letter (colour givens)
+    out += (j - i > 1 ? String(j - i) : "") + (GIVEN_LETTER[flat[i]] || `_${flat[i]}`);
     i = j;
   }
   return out;
@@ -54,11 +58,11 @@ export function givensCode(rows) {
 /** The givens grid (row strings) of a code for an h x w puzzle; throws on a damaged code. */
 export function givensFromCode(code, h, w) {
   let flat = "";
-  for (const [, n, letter] of code.matchAll(/(\d*)([fxu])/g)) {
-    flat += LETTER_GIVEN[letter].repeat(n ? Number(n) : 1);
+  for (const [, n, letter] of code.matchAll(/(\d*)([fxu]|_[a-zA-D])/g)) {
+    flat += (LETTER_GIVEN[letter] || letter.slice(1)).repeat(n ? Number(n) : 1);
     if (flat.length > h * w) break;
   }
-  if (flat.length !== h * w || code.replace(/\d*[fxu]/g, "") !== "") {
+  if (flat.length !== h * w || code.replace(/\d*(?:[fxu]|_[a-zA-D])/g, "") !== "") {
     throw new ApiError(400, "the address holds damaged givens (g=...)");
   }
   return Array.from({ length: h }, (_, r) => flat.slice(r * w, (r + 1) * w));
@@ -69,7 +73,8 @@ export function givensFromCode(code, h, w) {
  * and its givens' code when it has givens (other givens: another game).
  */
 export async function storageKey(puzzle) {
-  const c = await codes({ rows: puzzle.rows, cols: puzzle.cols });
+  const c = await codes({ rows: puzzle.rows, cols: puzzle.cols, palette: puzzle.palette,
+    row_colours: puzzle.row_colours, col_colours: puzzle.col_colours });
   const key = c ? c.code : "j:" + JSON.stringify([puzzle.rows, puzzle.cols]);
   return puzzle.givens ? `${key}|g:${givensCode(puzzle.givens)}` : key;
 }

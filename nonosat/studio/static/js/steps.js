@@ -37,8 +37,9 @@ export class Stepper {
     const grid = this.app.grid;
     grid.build(puzzle.rows.length, puzzle.cols.length, longestClue(puzzle));
     grid.clearMarks();
-    grid.setClues(puzzle.rows, puzzle.cols);
-    const key = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.givens || null]);
+    grid.setPalette(puzzle.palette);
+    grid.setClues(puzzle.rows, puzzle.cols, puzzle.row_colours, puzzle.col_colours);
+    const key = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.givens || null, puzzle.row_colours, puzzle.col_colours, puzzle.palette]);
     this.givens = puzzle.givens || null; // the steps start from them (and never set them)
     if (this.run && this.puzzle === key) { this.draw(); return; }
     this.puzzle = key;
