@@ -971,3 +971,30 @@ def test_givens_prefilled_in_play_saved_and_reopened(driver, server, shot, tmp_p
     wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
     wait(driver, lambda d: marked(d, "given") == given, message="givens not in the address")
     shot()
+
+
+def test_keep_trying_decides_faase(driver, server, shot):
+    """Faase (80x95): the live verdict gives up within its 5 s; Keep trying runs on in the
+    background, shows the time and what is known, and reaches the verdict: several solutions
+    (as tests/test_analysis.py's per-cell checks on Faase find independently; a second solve
+    here would double the test's time)."""
+    path = corpus_path("FastNonogramSolver", "puzzles", "survey", "faase.nin")
+    faase = read_puzzle(path)
+    open_page(driver, server, "?mode=edit")
+    open_file(driver, path)
+    wait(driver, lambda d: len(clues(d)[0]) == faase.height, message="faase did not open")
+    live = verdict(driver)
+    assert live in ("unknown", "multiple")
+    el(driver, "#keep-trying").click()
+    status = el(driver, "#keep-status")
+    wait(driver, lambda d: " s of " in status.text, message="no progress shown")
+    assert el(driver, "#keep-cancel").is_displayed()
+    wait(driver, lambda d: status.get_attribute("data-status") == "multiple", timeout=150,
+         message="Keep trying did not decide Faase")
+    assert verdict(driver) == "multiple" and "several" in el(driver, "#verdict").text
+    assert "Keep trying" in el(driver, "#verdict-detail").text
+    if status.get_attribute("data-state") == "running":  # the map goes on: cancel it
+        el(driver, "#keep-cancel").click()
+        wait(driver, lambda d: el(d, "#keep-trying").is_displayed())
+        assert "cancelled" in status.text
+    shot()

@@ -91,14 +91,21 @@ export class KeepTrying {
     const $status = $("keep-status");
     $status.dataset.state = out.state;
     $status.dataset.status = k.status || "";
+    // the verdict is in before the whole analysis: show it at once (the map may take long)
+    const early = k.status && k.status !== "unknown" && !(out.state === "done" && out.result);
+    if (early && this.job && this.job.version === this.editor.version) {
+      this.editor.takeVerdict(k.status, `found by Keep trying in ${out.elapsed_s.toFixed(1)} s`
+        + (out.state === "running" ? "; still working on the rest" : ""));
+    }
     if (out.state === "running") {
       this.show(`${PHASES[out.phase] || out.phase} · ${parts.join(" · ")}`, true);
       this.timer = setTimeout(() => this.poll(), POLL_MS);
       return;
     }
+    const job = this.job;
     this.job = null;
-    if (out.state === "done" || (out.state === "gave up" && out.result)) {
-      if (out.result && out.result.status !== "unknown") this.editor.takeAnalysis(out.result);
+    if (job && job.version === this.editor.version && out.result && out.result.status !== "unknown") {
+      this.editor.takeAnalysis(out.result);
     }
     const head = { done: "decided", "gave up": "gave up at the limit", cancelled: "cancelled",
       failed: `failed: ${out.detail || "?"}` }[out.state] || out.state;
