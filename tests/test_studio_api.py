@@ -489,7 +489,7 @@ def test_body_limit_counts_bodies_without_length():
                 yield b" " * 100_000
 
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as ac:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as ac:
             r = await ac.post("/api/solve", content=chunks(),
                               headers={"content-type": "application/json"})
             return r.status_code
@@ -507,7 +507,7 @@ def test_newer_request_supersedes_older(corpus):
 
     async def run():
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t",
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1",
                                      timeout=30) as ac:
             start = time.perf_counter()
             slow = asyncio.create_task(ac.post("/api/solve", json={

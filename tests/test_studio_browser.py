@@ -932,13 +932,20 @@ def test_downloads_and_printable_page(driver, server, shot, tmp_path):
 
         return wait(driver, new, timeout=60, message=f"no download for {choice}")
 
-    for fmt in ("non", "json", "short", "webpbn", "pbm"):
-        got = read_puzzles(download(f"to:{fmt}"))
+    names = set()
+    for fmt in ("non", "json", "short", "webpbn", "pbm", "grid", "picross"):
+        path = download(f"to:{fmt}")
+        names.add(path.name)
+        got = read_puzzles(path, format=fmt)
         assert len(got) == 1, fmt
         assert list(got[0].rows) == list(heart.rows) and list(got[0].cols) == list(heart.cols)
-    svg = download("svg").read_text()
+    assert len(names) == 7  # grid and picross both write .txt: distinct names
+    plain = download("svg")
+    svg = plain.read_text()
     assert svg.lstrip().startswith(("<svg", "<?xml")) and "</svg>" in svg
-    png = download("png-solution").read_bytes()
+    with_solution = download("png-solution")
+    assert with_solution.name.endswith("-solution.png") and "-solution" not in plain.name
+    png = with_solution.read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     bundle = download("certify")
     with zipfile.ZipFile(bundle) as z:
@@ -1128,3 +1135,133 @@ def test_givens_prefilled_in_play_saved_and_reopened(driver, server, shot, tmp_p
     wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
     wait(driver, lambda d: marked(d, "given") == given, message="givens not in the address")
     shot()
+
+
+def test_keep_trying_decides_faase(driver, server, shot):
+    """Faase (80x95): the live verdict gives up within its 5 s; Keep trying runs on in the
+    background, shows the time and what is known, and reaches the verdict: several solutions
+    (as tests/test_analysis.py's per-cell checks on Faase find independently; a second solve
+    here would double the test's time)."""
+    path = corpus_path("FastNonogramSolver", "puzzles", "survey", "faase.nin")
+    faase = read_puzzle(path)
+    open_page(driver, server, "?mode=edit")
+    open_file(driver, path)
+    wait(driver, lambda d: len(clues(d)[0]) == faase.height, message="faase did not open")
+    live = verdict(driver)
+    assert live in ("unknown", "multiple")
+    el(driver, "#keep-trying").click()
+    status = el(driver, "#keep-status")
+    wait(driver, lambda d: " s of " in status.text, message="no progress shown")
+    assert el(driver, "#keep-cancel").is_displayed()
+    wait(driver, lambda d: status.get_attribute("data-status") == "multiple", timeout=150,
+         message="Keep trying did not decide Faase")
+    assert verdict(driver) == "multiple" and "several" in el(driver, "#verdict").text
+    assert "Keep trying" in el(driver, "#verdict-detail").text
+    if status.get_attribute("data-state") == "running":  # the map goes on: cancel it
+        el(driver, "#keep-cancel").click()
+        wait(driver, lambda d: el(d, "#keep-trying").is_displayed())
+        assert "cancelled" in status.text
+    shot()
+
+
+def _has(driver, css: str, cls: str) -> bool:
+    return cls in (el(driver, css).get_attribute("class") or "").split()
+
+
+def test_player_helps_greys_marks_crosses_and_wins(driver, server, shot):
+    """Finished clues greyed, a line that cannot fit marked (an option), a click on a clue
+    crosses the rest of its line, hint cells to fill and to cross in their own colours, a win
+    banner."""
+    import json
+    from urllib.parse import quote
+
+    # "#.#" / "..." / "###": unique, every line decided by line logic
+    rows, cols = [[1, 1], [], [3]], [[1, 1], [1], [1, 1]]
+    open_page(driver, server, "?mode=play&j=" + quote(json.dumps({"rows": rows, "cols": cols})))
+    wait(driver, lambda d: len(grid(d)) == 3)
+    el(driver, "#restart").click()
+    el(driver, "#hint").click()  # hint colours: to fill and to cross apart
+    wait(driver, lambda d: marked(d, "hint"), message="no hint")
+    hint = driver.execute_script("return document.getElementById('hint-text').textContent")
+    fills, crosses = marked(driver, "hint-fill"), marked(driver, "hint-cross")
+    assert fills | crosses == marked(driver, "hint") and not fills & crosses, hint
+    el(driver, "#apply-hint").click()
+    after = grid(driver)
+    assert all(after[r][c] == "#" for r, c in fills) and all(after[r][c] == "." for r, c in crosses)
+    el(driver, "#restart").click()
+    el(driver, '#board .row-clue[data-r="1"]').click()  # crosses the empty row
+    assert grid(driver)[1] == "..."
+    assert _has(driver, '#board .row-clue[data-r="1"]', "finished")
+    assert not _has(driver, '#board .row-clue[data-r="0"]', "finished")
+    cell(driver, 0, 0).click()
+    cell(driver, 0, 1).click()  # "##?" cannot hold 1 1
+    assert _has(driver, '#board .row-clue[data-r="0"]', "broken")
+    el(driver, "#mark-broken").click()  # the option off
+    assert not _has(driver, '#board .row-clue[data-r="0"]', "broken")
+    el(driver, "#mark-broken").click()
+    ctrl(driver, "z")
+    assert grid(driver)[0] == "#??" and not _has(driver, '#board .row-clue[data-r="0"]', "broken")
+    assert not el(driver, "#win").is_displayed()
+    for r, c in ((0, 2), (2, 0), (2, 1), (2, 2)):
+        cell(driver, r, c).click()
+    assert _has(driver, '#board .row-clue[data-r="2"]', "finished")
+    wait(driver, lambda d: el(d, "#win").is_displayed(), message="no win banner")
+    assert "Solved" in el(driver, "#win").text
+    shot()
+
+
+def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):
+    """Issue 29's small faults: an error bar goes once a later request succeeds; Difficulty is
+    blank on an error verdict; Open… is a button the keyboard reaches; a suggestion names rows
+    and columns and previews its cells on hover; on a phone the header is short and the help
+    does not say right-click."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 5, 5)
+    for name, value in (("edit-height", 150), ("edit-width", 5)):
+        box = el(driver, f"#{name}")
+        box.clear()
+        box.send_keys(str(value))
+    el(driver, "#edit-resize").click()
+    wait(driver, lambda d: _has(d, "#status", "error"))
+    draw(driver, [(1, 1)], [(2, 2)])
+    assert verdict(driver) == "multiple"
+    wait(driver, lambda d: not _has(d, "#status", "error"), message="the error bar stayed")
+    # a suggestion: rows and columns named, its cells outlined on hover
+    give = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="give"]'),
+                message="no give suggestion")
+    assert "row " in give.text and "column " in give.text and "R1C" not in give.text
+    ActionChains(driver).move_to_element(give).perform()
+    wait(driver, lambda d: marked(d, "preview"), message="no preview on hover")
+    ActionChains(driver).move_to_element(el(driver, "#grade")).perform()
+    wait(driver, lambda d: not marked(d, "preview"))
+    # an error verdict: a clue that cannot fit; Difficulty shows nothing
+    el(driver, "#kind-clues").click()
+    box = el(driver, "#clue-rows")
+    box.clear()
+    box.send_keys("9\n0\n0\n0\n0")
+    el(driver, "#clue-apply").click()
+    wait(driver, lambda d: el(d, "#verdict").get_attribute("data-status") == "error")
+    assert el(driver, "#grade").text.strip() == "—" and el(driver, "#techniques").text == ""
+    # Open… by keyboard: a button in the tab order that opens the file picker
+    driver.execute_script("window.picked = 0; document.getElementById('file-input')"
+                          ".addEventListener('click', e => { window.picked++; e.preventDefault(); });")
+    opener = el(driver, "#open-file")
+    assert opener.tag_name == "button"
+    driver.execute_script("arguments[0].focus()", opener)
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    assert driver.execute_script("return window.picked") == 1
+    # a phone: the header is short, the help speaks of taps
+    driver.set_window_size(390, 844)
+    try:
+        open_page(driver, server, "?mode=play")
+        height = driver.execute_script("return document.querySelector('header').offsetHeight")
+        assert height <= 110, height
+        help_text = driver.execute_script(
+            "return document.querySelector('#panel-play .note:last-of-type').textContent")
+        assert "right-click" not in help_text and "tap" in help_text
+        shot("-phone")
+    finally:
+        driver.set_window_size(1400, 1000)

@@ -9,21 +9,23 @@ import base64
 import binascii
 import io
 import re
+import time
 import zipfile
 from typing import Any
 
 import numpy as np
-from fastapi import APIRouter, HTTPException, Request, UploadFile
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 
 from nonosat.errors import FormatError, NonosatError
 from nonosat.puzzle import Cell, Puzzle
 from nonosat.studio.colourcode import PREFIX as COLOUR_CODE_PREFIX
-from nonosat.studio.jobs import JobRunner, Superseded, clamp_timeout
+from nonosat.studio.jobs import JobRunner, JobToken, Superseded, clamp_timeout
 from nonosat.studio.schemas import (
     AnalyseRequest,
     CertifyRequest,
     ConvertRequest,
+    KeepTryingRequest,
     MakeUniqueRequest,
     ParseRequest,
     PuzzleRequest,
@@ -38,6 +40,7 @@ from nonosat.studio.schemas import (
     solution_rows,
     state_from_json,
 )
+from nonosat.studio.validation import validation_message
 
 router = APIRouter(prefix="/api")
 
@@ -52,11 +55,14 @@ def _jobs(request: Request) -> JobRunner:
 
 
 async def _run(request: Request, body: Any, func) -> Any:
-    """Run ``func(should_stop)`` in a worker thread under ``body``'s client key; 409 when a
-    newer request superseded it."""
+    """Run ``func(token)`` in a worker thread under ``body``'s client key (:mod:`.jobs`); 409
+    when a newer request superseded it.  A client that hangs up cancels the job; a full runner
+    raises :class:`~nonosat.studio.jobs.Busy` (503, answered by the application)."""
+    client = getattr(body, "client", None)
     try:
-        return await _jobs(request).run(func, getattr(body, "client", None),
-                                        getattr(body, "seq", None))
+        return await _jobs(request).run(func, client if isinstance(client, str) else None,
+                                        getattr(body, "seq", None),
+                                        disconnected=request.is_disconnected)
     except Superseded:
         raise HTTPException(409, SUPERSEDED) from None
 
@@ -78,11 +84,11 @@ async def analyse(body: AnalyseRequest, request: Request) -> dict[str, Any]:
     timeout = clamp_timeout(body.timeout)
     suggest_timeout = clamp_timeout(body.suggest_timeout, default=1.0)
 
-    def work(should_stop):
+    def work(token: JobToken):
         try:
             return quick_analyse(puzzle, timeout=timeout, suggest=body.suggest,
-                                 suggest_timeout=suggest_timeout,
-                                 should_stop=should_stop).to_json()
+                                 suggest_timeout=suggest_timeout, should_stop=token,
+                                 stop=token).to_json()
         except Cancelled:
             return None
 
@@ -90,6 +96,50 @@ async def analyse(body: AnalyseRequest, request: Request) -> dict[str, Any]:
     if out is None:
         raise HTTPException(409, SUPERSEDED)
     return out
+
+
+@router.post("/keep-trying", status_code=202,
+             summary="Start a background verdict under a longer limit (Keep trying)")
+async def keep_trying(body: KeepTryingRequest, request: Request) -> dict[str, Any]:
+    """``{"job", "state": "running", ...}`` (the ``GET`` answer); poll
+    ``GET /api/keep-trying/{job}``, cancel with ``DELETE``.  A newer job of the same ``client``
+    cancels the older one; more than two running: 503 (docs/studio.md)."""
+    from nonosat.studio.background import DEFAULT_LIMIT_S, MAX_LIMIT_S, BackgroundJob
+    from nonosat.studio.quick import quick_analyse
+
+    puzzle = puzzle_from_json(body.puzzle)
+    limit = clamp_timeout(body.limit, default=DEFAULT_LIMIT_S, cap=MAX_LIMIT_S)
+    started = time.perf_counter()
+
+    def work(job: BackgroundJob) -> dict[str, Any]:
+        left = max(limit - (time.perf_counter() - started), 0.0)
+        return quick_analyse(puzzle, timeout=left, suggest=body.suggest,
+                             suggest_timeout=min(max(left / 10, 1.0), 10.0),
+                             stop=job.token, progress=job.update).to_json()
+
+    client = body.client if isinstance(body.client, str) else None
+    return request.app.state.background.start(work, limit, client).to_json()
+
+
+@router.get("/keep-trying/{job_id}", summary="A background verdict's progress and result")
+async def keep_trying_status(job_id: str, request: Request) -> dict[str, Any]:
+    """``{"job", "state", "phase", "elapsed_s", "limit_s", "known", "result", "detail"}``;
+    404 for an unknown (or forgotten) job."""
+    try:
+        return request.app.state.background.get(job_id).to_json()
+    except KeyError:
+        raise HTTPException(404, "no such background job (finished jobs are kept 10 minutes)"
+                            ) from None
+
+
+@router.delete("/keep-trying/{job_id}", summary="Cancel a background verdict")
+async def keep_trying_cancel(job_id: str, request: Request) -> dict[str, Any]:
+    """The job (``state`` ``"cancelled"`` unless it had already ended); 404 when unknown."""
+    try:
+        return request.app.state.background.cancel(job_id).to_json()
+    except KeyError:
+        raise HTTPException(404, "no such background job (finished jobs are kept 10 minutes)"
+                            ) from None
 
 
 @router.post("/suggest", summary="Make-unique suggestions alone")
@@ -108,7 +158,7 @@ async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
 
         start = time.perf_counter()
         givens = start_grid(puzzle)
-        result = verdict(puzzle, timeout, givens)
+        result = verdict(puzzle, timeout, givens, stop=should_stop)
         if result.status != Status.MULTIPLE:
             return {"status": result.status.value, "suggestions": []}
         _, _, _, root = quick_grade(puzzle, result, givens)
@@ -275,6 +325,8 @@ def _read(data: bytes, filename: str, format: str | None) -> list[Puzzle]:
         raise FormatError(filename, None, str(exc)) from None
     except (UnicodeError, ValueError) as exc:
         raise FormatError(filename, None, f"cannot read the file: {exc}") from None
+    except RecursionError:
+        raise FormatError(filename, None, "cannot read the file: nested too deeply") from None
     if not puzzles:
         raise FormatError(filename, None, "the file holds no puzzle")
     return puzzles
@@ -299,54 +351,121 @@ def _parsed(puzzles: list[Puzzle], index: int | None, filename: str) -> dict[str
             "index": i}
 
 
+#: Largest file ``/api/parse`` reads (bytes; the request body is capped at 1 MB anyway).
+MAX_FILE_BYTES = 1_000_000
+
+
+def _check_picture_header(data: bytes, filename: str) -> None:
+    """Refuse a picture over the studio's :data:`~nonosat.studio.schemas.MAX_SIDE` from its
+    header, before a reader decodes it (pillow's :func:`PIL.Image.open` is lazy: it reads the
+    header only; the pixels are decoded by ``load()``)."""
+    from PIL import Image, UnidentifiedImageError
+
+    from nonosat.studio.schemas import MAX_SIDE
+
+    if not (data.startswith(b"\x89PNG") or data[:6] in (b"GIF87a", b"GIF89a")
+            or data[:2] == b"BM" or data[:2] in (b"P1", b"P4")):
+        return
+    try:
+        with Image.open(io.BytesIO(data), formats=["PNG", "GIF", "BMP", "PPM"]) as image:
+            width, height = image.size
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError,
+            Image.DecompressionBombError):
+        return  # not a picture after all: the format's reader says what is wrong
+    if width > MAX_SIDE or height > MAX_SIDE:
+        raise FormatError(filename, None, f"the picture is {width}x{height} pixels; the studio "
+                                          f"takes at most {MAX_SIDE}x{MAX_SIDE} cells")
+
+
+def _parse_json_body(raw: bytes) -> tuple[bytes, str, str | None, int | None]:
+    """``(data, filename, format, index)`` of a JSON ``/api/parse`` body; 422 with one line for
+    anything malformed (including JSON nested too deep for the decoder)."""
+    import json
+
+    try:
+        payload = json.loads(raw)
+    except RecursionError:
+        raise HTTPException(422, "body: JSON nested too deeply") from None
+    except (ValueError, UnicodeError):
+        raise HTTPException(422, "body: not valid JSON") from None
+    try:
+        body = ParseRequest.model_validate(payload)
+    except Exception as exc:  # pydantic.ValidationError
+        raise HTTPException(422, validation_message(exc)) from None
+    filename = body.filename or ("code.short" if body.format == "short" else "text")
+    if body.encoding == "base64":
+        try:
+            data = base64.b64decode(body.text, validate=True)
+        except (binascii.Error, ValueError):
+            raise HTTPException(422, "text: not valid base64") from None
+    else:
+        data = body.text.encode("utf-8", "surrogatepass")
+    return data, filename, body.format, body.index
+
+
 @router.post("/parse", summary="Read a puzzle file (upload or JSON text) or a short code")
 async def parse(request: Request) -> dict[str, Any]:
     """Multipart (field ``file``; form fields ``index``, ``format``) or JSON
-    ``{"text", "filename"?, "format"?, "index"?, "encoding"?: "text"|"base64"}``."""
+    ``{"text", "filename"?, "format"?, "index"?, "encoding"?: "text"|"base64"}``.  The JSON
+    decoding, the picture's header check and the format's reader run in a worker thread (never
+    on the event loop); a picture's size is checked from its header before it is decoded."""
     ctype = request.headers.get("content-type", "")
+    client: str | None = None
+    seq: int | None = None
     if ctype.startswith("multipart/form-data"):
-        form = await request.form()
+        try:
+            form = await request.form()
+        except Exception:  # noqa: BLE001 - malformed multipart: the parser's errors vary
+            raise HTTPException(422, "body: malformed multipart form") from None
         upload = form.get("file")
-        if not isinstance(upload, UploadFile) and not hasattr(upload, "read"):
+        if upload is None or isinstance(upload, str) or not hasattr(upload, "read"):
             raise HTTPException(422, "multipart upload needs a 'file' field")
-        data = await upload.read()
+        size = getattr(upload, "size", None)
+        if size is not None and size > MAX_FILE_BYTES:
+            raise HTTPException(413, f"file over {MAX_FILE_BYTES} bytes")
+        data = await upload.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise HTTPException(413, f"file over {MAX_FILE_BYTES} bytes")
         filename = upload.filename or "upload"
-        fmt = form.get("format") or None
+        raw_fmt = form.get("format")
+        fmt = raw_fmt if isinstance(raw_fmt, str) and raw_fmt else None
         raw_index = form.get("index")
         try:
-            index = int(raw_index) if raw_index not in (None, "") else None
+            index = int(raw_index) if isinstance(raw_index, str) and raw_index else None
         except ValueError:
-            raise HTTPException(422, f"index: not a whole number: {raw_index!r}") from None
+            raise HTTPException(422, f"index: not a whole number: {str(raw_index)[:20]!r}"
+                                ) from None
+        if index is not None and index < 0:
+            raise HTTPException(422, "index: must be 0 or more")
+        raw_client, raw_seq = form.get("client"), form.get("seq")
+        client = raw_client if isinstance(raw_client, str) and raw_client else None
+        seq = int(raw_seq) if isinstance(raw_seq, str) and raw_seq.isdigit() else None
+        raw = None
     else:
-        try:
-            payload = await request.json()
-        except ValueError:
-            raise HTTPException(422, "body: not valid JSON") from None
-        try:
-            body = ParseRequest.model_validate(payload)
-        except Exception as exc:  # pydantic.ValidationError
-            from nonosat.studio.app import validation_message
+        raw = await request.body()
+        data, filename, fmt, index = b"", "", None, None
 
-            raise HTTPException(422, validation_message(exc)) from None
-        filename = body.filename or ("code.short" if body.format == "short" else "text")
-        fmt, index = body.format, body.index
-        if body.encoding == "base64":
+    def work(token: JobToken) -> dict[str, Any]:
+        nonlocal data, filename, fmt, index
+        if raw is not None:
+            data, filename, fmt, index = _parse_json_body(raw)
+        name = re.sub(r"[\\/]", "_", filename)[-200:]
+        if fmt == "short" and (data.lstrip()[:len(COLOUR_CODE_PREFIX)]
+                               == COLOUR_CODE_PREFIX.encode()):
+            from nonosat.studio.colourcode import decode_colour_code
+
             try:
-                data = base64.b64decode(body.text, validate=True)
-            except (binascii.Error, ValueError):
-                raise HTTPException(422, "text: not valid base64") from None
-        else:
-            data = body.text.encode()
-    filename = re.sub(r"[\\/]", "_", filename)[-200:]
-    if fmt == "short" and data.lstrip()[:len(COLOUR_CODE_PREFIX)] == COLOUR_CODE_PREFIX.encode():
-        from nonosat.studio.colourcode import decode_colour_code
+                puzzle = decode_colour_code(data.decode("ascii", "replace").strip())
+            except NonosatError as exc:
+                raise FormatError(name, None, str(exc)) from None
+            return _parsed([puzzle], index, name)
+        _check_picture_header(data, name)
+        return _parsed(_read(data, name, fmt), index, name)
 
-        try:
-            puzzle = decode_colour_code(data.decode("ascii", "replace").strip())
-        except NonosatError as exc:
-            raise FormatError(filename, None, str(exc)) from None
-        return _parsed([puzzle], index, filename)
-    return _parsed(_read(data, filename, fmt), index, filename)
+    try:
+        return await _jobs(request).run(work, client, seq, disconnected=request.is_disconnected)
+    except Superseded:
+        raise HTTPException(409, SUPERSEDED) from None
 
 
 # -- pictures (nonosat generate) -----------------------------------------------------------------
@@ -409,7 +528,8 @@ async def picture(request: Request) -> dict[str, Any]:
                 "source_size": list(grid.source_size)}
 
     try:
-        return await _jobs(request).run(work, client if isinstance(client, str) else None, seq)
+        return await _jobs(request).run(work, client if isinstance(client, str) else None, seq,
+                                        disconnected=request.is_disconnected)
     except Superseded:
         raise HTTPException(409, SUPERSEDED) from None
 

@@ -50,6 +50,8 @@ import numpy as np
 from nonosat.analysis.ambiguity import MAX_EDITS, edit_suggestions, sat_backbone
 from nonosat.engines import SolveResult, Status, solve
 from nonosat.puzzle import Cell, Puzzle, grid_rows
+from nonosat.stop import StopToken
+from nonosat.studio.jobs import stop_kwargs
 
 __all__ = ["MAX_EDITS", "Cancelled", "QuickAnalysis", "classify", "edit_suggestions",
            "quick_analyse", "quick_grade", "sat_backbone", "suggestions", "verdict"]
@@ -146,18 +148,22 @@ def backbone(puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | No
     return bb.ambiguous, not bool(bb.undecided.any()), list(bb.witnesses)
 
 
-def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None) -> SolveResult:
+def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None,
+            stop: StopToken | None = None) -> SolveResult:
     """Up to two solutions: native under :data:`NATIVE_BUDGET_S`, then ``auto`` for the rest of
-    ``timeout`` (seconds).  Status ``UNKNOWN`` when neither decided in time."""
+    ``timeout`` (seconds).  Status ``UNKNOWN`` when neither decided in time, or when ``stop``
+    was set (it is passed to the engines when they take a ``stop=`` parameter, and checked
+    between the two)."""
     start = time.perf_counter()
+    extra = stop_kwargs(solve, stop)
     result = solve(puzzle, "native", partial=partial, limit=2,
-                   timeout=min(NATIVE_BUDGET_S, timeout))
+                   timeout=min(NATIVE_BUDGET_S, timeout), **extra)
     if result.status != Status.UNKNOWN:
         return result
     left = timeout - (time.perf_counter() - start)
-    if left <= 0:
+    if left <= 0 or (stop is not None and stop.is_set()):
         return result
-    auto = solve(puzzle, "auto", partial=partial, limit=2, timeout=left)
+    auto = solve(puzzle, "auto", partial=partial, limit=2, timeout=left, **extra)
     auto.stats["native_first"] = result.stats
     return auto
 
@@ -261,6 +267,8 @@ def quick_analyse(
     suggest: bool = True,
     suggest_timeout: float = 1.0,
     should_stop: Callable[[], bool] = lambda: False,
+    stop: StopToken | None = None,
+    progress: Callable[[str, dict[str, Any]], None] | None = None,
 ) -> QuickAnalysis:
     """Verdict, whole ambiguity map, grade and suggestions of ``puzzle`` (module docstring).
 
@@ -275,6 +283,13 @@ def quick_analyse(
         Seconds for the suggestions (givens and edits share them).
     should_stop : callable
         Polled between phases; when it returns ``True`` :class:`Cancelled` is raised.
+    stop : StopToken, optional
+        Polled as ``should_stop`` is, and handed to the engines that take a ``stop=`` parameter
+        (:func:`nonosat.studio.jobs.stop_kwargs`).
+    progress : callable(phase, known), optional
+        Called as each phase starts (``"verdict"``, ``"grade"``, ``"map"``, ``"suggestions"``)
+        with what is known so far: ``status`` once the verdict is in, ``proved`` (cells fixed in
+        every solution), ``ambiguous`` and ``undecided`` cell counts once they are known.
 
     Raises
     ------
@@ -282,14 +297,23 @@ def quick_analyse(
         ``should_stop()`` became true.
     """
     start = time.perf_counter()
+    cells = puzzle.height * puzzle.width
 
     def check() -> None:
-        if should_stop():
+        if should_stop() or (stop is not None and stop.is_set()):
             raise Cancelled
 
+    def tell(phase: str, **known: Any) -> None:
+        if progress is not None:
+            progress(phase, known)
+
     givens = start_grid(puzzle)
-    result = verdict(puzzle, timeout, givens)
+    tell("verdict", undecided=cells)
+    result = verdict(puzzle, timeout, givens, stop=stop)
     check()
+    tell("grade", status=result.status.value,
+         **({"proved": cells, "ambiguous": 0, "undecided": 0}
+            if result.status == Status.UNIQUE else {}))
     grade, techniques, guesses, root = quick_grade(puzzle, result, givens)
     if root is None:
         root = givens
@@ -302,8 +326,15 @@ def quick_analyse(
     complete = result.status in (Status.UNIQUE, Status.NONE)
     witnesses = list(result.solutions)
     if result.status == Status.MULTIPLE:
+        proved = 0 if root is None else given_count(puzzle, root)
+        tell("map", status=result.status.value, proved=proved, ambiguous=0,
+             undecided=cells - proved)
         ambiguous, complete, witnesses = backbone(
             puzzle, result.solutions, root, deadline=time.perf_counter() + timeout)
+        n = int(ambiguous.sum())
+        tell("map", status=result.status.value, ambiguous=n,
+             proved=cells - n if complete else proved, undecided=0 if complete else
+             cells - n - proved)
     check()
     text = classify(result.status, grade, result, int(ambiguous.sum()), complete)
     if givens is not None:
@@ -311,6 +342,7 @@ def quick_analyse(
         text = f"with {n} given cell{'s' if n != 1 else ''}: {text}"
     out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses, text)
     if suggest and result.status == Status.MULTIPLE:
+        tell("suggestions", status=result.status.value)
         out.suggestions = suggestions(puzzle, witnesses, root, ambiguous,
                                       timeout=suggest_timeout, should_stop=should_stop)
     check()

@@ -137,6 +137,12 @@ class MakeUniqueRequest(PuzzleRequest):
     timeout: float | None = Field(None, description="seconds (default 10, at most 30)")
 
 
+class KeepTryingRequest(PuzzleRequest):
+    limit: float | None = Field(None, description="seconds the background verdict may run "
+                                                  "(default 60, at most 300)")
+    suggest: bool = Field(False, description="also compute make-unique suggestions at the end")
+
+
 # -- conversions ---------------------------------------------------------------------------------
 def _palette_from_json(colours: list[ColourIn]) -> Palette:
     """The :class:`Palette` of a request: names must be printable text (they are shown to other

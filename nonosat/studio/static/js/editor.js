@@ -376,6 +376,7 @@ export class Editor {
   /** Something changed: redraw (unless `drawn` already), re-analyse soon. */
   changed(drawn = false) {
     this.version += 1;
+    if (this.app.keep) this.app.keep.changed();
     if (this.app.pictures && this.app.pictures.proposal) this.app.pictures.discard(true);
     this.last = null;
     $("verdict").dataset.busy = "true";
@@ -419,6 +420,33 @@ export class Editor {
     }
   }
 
+  /** An analysis found by Keep trying (for the current puzzle) replaces the live one. */
+  takeAnalysis(out) {
+    this.last = out;
+    $("verdict").dataset.busy = "false";
+    this.showAnalysis(out);
+    if (out.status === "multiple" && !(out.suggestions && out.suggestions.length)) {
+      this.suggest(this.puzzle(), this.version);
+    }
+  }
+
+  /**
+   * Keep trying has the verdict (`status`) but not yet (or never) the whole analysis: show it,
+   * with `detail` saying how it was found; the map and grade stay open.
+   */
+  takeVerdict(status, detail) {
+    const base = this.last || {};
+    if (base.status === status && base.detail === detail) return;
+    this.last = { ...base, status, detail, classification: { unique: "unique solution",
+      multiple: "several solutions", none: "no solution" }[status] || status,
+    backbone_complete: status === "multiple" ? false : base.backbone_complete,
+    grade: status === "unique" ? { level: null, name: "not graded yet", reason: "the grade is still being computed" }
+      : { level: null, name: "not graded", reason: status === "none" ? "no solution" : "several solutions" },
+    techniques: {}, suggestions: [], noSuggest: true };
+    $("verdict").dataset.busy = "false";
+    this.showAnalysis(this.last);
+  }
+
   /** The verdict could not be had: no verdict, no difficulty, no suggestions shown. */
   showError(message) {
     $("verdict").dataset.busy = "false";
@@ -436,8 +464,10 @@ export class Editor {
     verdict.dataset.status = out.status;
     verdict.textContent = VERDICT[out.status] || out.status;
     const ms = (s) => (s < 0.1 ? `${(s * 1000).toFixed(1)} ms` : `${s.toFixed(2)} s`);
-    $("verdict-detail").textContent = `${out.classification} · decided by ${engine(out.engine)} in `
-      + `${ms(out.solve_time_s ?? out.time_s)} (analysis ${ms(out.time_s)})`
+    const took = ms(out.solve_time_s ?? out.time_s);
+    $("verdict-detail").textContent = out.detail ? `${out.classification} · ${out.detail}`
+      : `${out.classification} · ${out.status === "unknown" ? `${engine(out.engine)} gave up after ${took}`
+        : `decided by ${engine(out.engine)} in ${took}`} (analysis ${ms(out.time_s)})`
       + (out.backbone_complete === false ? " · ambiguity map incomplete (time limit)" : "");
     $("givens-line").hidden = this.givens.size === 0;
     $("givens-count").textContent = `${this.givens.size} given cell${this.givens.size === 1 ? "" : "s"}`;
@@ -457,7 +487,7 @@ export class Editor {
         none: "no solution: change the picture or the clues" }[out.status] || "");
     }
     else if (out.suggestions && out.suggestions.length) this.showSuggestions(out.suggestions, "");
-    else this.showSuggestions([], "looking for suggestions…");
+    else this.showSuggestions([], out.noSuggest ? "" : "looking for suggestions…");
   }
 
   async suggest(puzzle, version) {

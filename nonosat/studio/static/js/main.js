@@ -3,6 +3,7 @@
 import { say, shown } from "./api.js";
 import { Editor } from "./editor.js";
 import { Files } from "./files.js";
+import { KeepTrying } from "./keep.js";
 import { GridView } from "./grid.js";
 import { PictureTools } from "./picture.js";
 import { Player } from "./player.js";
@@ -88,6 +89,7 @@ async function start() {
   app.player = new Player(app);
   app.stepper = new Stepper(app);
   app.pictures = new PictureTools(app);
+  app.keep = new KeepTrying(app);
   const files = new Files((puzzle) => app.open(puzzle), () => app.editor.puzzle());
   for (const m of MODES) $(`mode-${m}`).onclick = () => app.setMode(m);
   document.addEventListener("keydown", keydown);
