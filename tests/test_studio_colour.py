@@ -95,6 +95,16 @@ def test_analyse_colour_map_and_givens_against_cpsat(client):
     solved = client.post("/api/solve", json={"puzzle": puzzle_to_json(puzzle), "limit": 2,
                                              "state": ["".join(r) for r in state]}).json()
     assert solved["status"] == "unique" and (of_rows(solved["solutions"][0]) == left[0]).all()
+    # the givens as part of the puzzle: the verdict, and the steps (which never set them)
+    with_givens = {**puzzle_to_json(puzzle), "givens": ["".join(r) for r in state]}
+    again = client.post("/api/analyse", json={"puzzle": with_givens}).json()
+    assert again["status"] == "unique" and again["classification"].startswith("with ")
+    assert (of_rows(again["solutions"][0]) == left[0]).all()
+    run = client.post("/api/steps", json={"puzzle": with_givens}).json()
+    assert run["status"] == "unique"
+    assert (of_rows(run["solutions"][0]) == left[0]).all()
+    given_cells = {(r, c) for r, c, _ in give["cells"]}
+    assert not any((r, c) in given_cells for st in run["steps"] for r, c, _ in st["cells"])
 
 
 def test_analyse_unique_colour_and_edit_suggestions(client):
