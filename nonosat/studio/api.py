@@ -339,9 +339,13 @@ def _check_picture_header(data: bytes, filename: str) -> None:
     if not (data.startswith(b"\x89PNG") or data[:6] in (b"GIF87a", b"GIF89a")
             or data[:2] == b"BM" or data[:2] in (b"P1", b"P4")):
         return
+    import warnings
+
     try:
-        with Image.open(io.BytesIO(data), formats=["PNG", "GIF", "BMP", "PPM"]) as image:
-            width, height = image.size
+        with warnings.catch_warnings():  # the size is checked here, against a smaller limit
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data), formats=["PNG", "GIF", "BMP", "PPM"]) as image:
+                width, height = image.size
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError,
             Image.DecompressionBombError):
         return  # not a picture after all: the format's reader says what is wrong

@@ -18,7 +18,8 @@ A job cancelled while still queued never starts.
 
 **Admission.** At most ``workers + queue`` jobs are admitted at once (running, or queued and not
 cancelled; a cancelled job keeps its slot until its thread ends, so that threads still finishing
-count).  Beyond that :meth:`JobRunner.run` raises :class:`Busy`, which the API answers 503 with
+count), except that a request superseding a live one takes its slot.  Beyond that
+:meth:`JobRunner.run` raises :class:`Busy`, which the API answers 503 with
 ``Retry-After``.  Threads cannot be killed, so every solve must still carry a time limit:
 :func:`clamp_timeout` caps it.
 """
@@ -262,12 +263,12 @@ class JobRunner:
                 self.counts["superseded"] += 1
                 return ticket
             if old is not None:
-                old.cancel()  # frees its slot now when it is still queued
+                # the newer request takes the older one's slot: admitted even when full (the
+                # older one's thread is told to stop, and a client has one live job at a time)
+                old.cancel()
                 self.counts["superseded"] += 1
-            if self._load() >= self.workers + self.queue:
+            elif self._load() >= self.workers + self.queue:
                 self.counts["refused"] += 1
-                if old is not None and self._live.get(client) is old:
-                    del self._live[client]
                 raise Busy()
             self.counts["admitted"] += 1
             self._tickets.add(ticket)
