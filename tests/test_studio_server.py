@@ -574,3 +574,47 @@ def test_no_circle_between_api_and_app():
     imported = {node.module for node in ast.walk(ast.parse(api.read_text()))
                 if isinstance(node, ast.ImportFrom)}
     assert "nonosat.studio.app" not in imported
+
+
+# -- suggestions ---------------------------------------------------------------------------------
+SMILEY = ["..........",
+          "..######..",
+          ".#......#.",
+          "#..#..#..#",
+          "#........#",
+          "#.#....#.#",
+          "#..####..#",
+          ".#......#.",
+          "..######..",
+          ".........."]
+
+
+def test_suggestions_are_the_same_on_every_load(client):
+    """The same drawing gives the same make-unique suggestions each time (issue 29: reloading a
+    smiley gave "no suggestion found in time" half of the time), and each is checked by CP-SAT:
+    the givens leave one solution, each edit's clues have one solution."""
+    from nonosat.puzzle import Cell, Puzzle, line_blocks
+    from nonosat.studio.quick import suggestion_budget
+
+    pic = np.array([[ch == "#" for ch in row] for row in SMILEY])
+    puzzle = Puzzle(rows=[line_blocks(r) for r in pic], cols=[line_blocks(c) for c in pic.T],
+                    goal=pic)
+    assert solve(puzzle, "cpsat", limit=2).status == Status.MULTIPLE
+    answers = [client.post("/api/suggest", json={"puzzle": puzzle_to_json(puzzle)}).json()
+               for _ in range(2)]
+    assert answers[0]["suggestions"], "no suggestion"
+    assert answers[1] == answers[0]
+    for s in answers[0]["suggestions"]:
+        if s["kind"] == "give":
+            state = np.full(puzzle.shape, Cell.UNKNOWN, dtype=np.int8)
+            for r, c, v in s["cells"]:
+                state[r, c] = Cell.FILLED if v == "#" else Cell.EMPTY
+            assert solve(puzzle, "cpsat", partial=state, limit=2).status == Status.UNIQUE
+        else:
+            edited = pic.copy()
+            edited[tuple(s["cell"])] = s["value"] == "#"
+            again = Puzzle(rows=[line_blocks(r) for r in edited],
+                           cols=[line_blocks(c) for c in edited.T])
+            assert solve(again, "cpsat", limit=2).status == Status.UNIQUE
+    assert suggestion_budget(puzzle) < suggestion_budget(Puzzle(rows=[()] * 30,
+                                                                cols=[()] * 30)) <= 30

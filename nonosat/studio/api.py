@@ -80,7 +80,8 @@ async def analyse(body: AnalyseRequest, request: Request) -> dict[str, Any]:
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout)
-    suggest_timeout = clamp_timeout(body.suggest_timeout, default=1.0)
+    suggest_timeout = (None if body.suggest_timeout is None  # the default grows with the puzzle
+                       else clamp_timeout(body.suggest_timeout))
 
     def work(token: JobToken):
         try:
@@ -144,10 +145,17 @@ async def keep_trying_cancel(job_id: str, request: Request) -> dict[str, Any]:
 async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
     """``{"suggestions": [...]}`` as in ``/api/analyse`` (empty unless several solutions)."""
     from nonosat.engines import Status
-    from nonosat.studio.quick import Cancelled, quick_grade, sat_backbone, suggestions, verdict
+    from nonosat.studio.quick import (
+        Cancelled,
+        quick_grade,
+        sat_backbone,
+        suggestion_budget,
+        suggestions,
+        verdict,
+    )
 
     puzzle = puzzle_from_json(body.puzzle)
-    timeout = clamp_timeout(body.timeout, default=1.0)
+    timeout = clamp_timeout(body.timeout, default=suggestion_budget(puzzle))
 
     def work(should_stop):
         import time
