@@ -19,7 +19,7 @@ from fastapi.responses import Response
 
 from nonosat.errors import FormatError, NonosatError
 from nonosat.puzzle import Cell, Puzzle
-from nonosat.studio.jobs import JobRunner, JobToken, Superseded, clamp_timeout
+from nonosat.studio.jobs import JobRunner, JobToken, Superseded, clamp_timeout, stop_kwargs
 from nonosat.studio.schemas import (
     AnalyseRequest,
     CertifyRequest,
@@ -190,9 +190,9 @@ async def solve_endpoint(body: SolveRequest, request: Request) -> dict[str, Any]
     state = state_from_json(puzzle, body.state) if body.state is not None else None
     timeout = clamp_timeout(body.timeout)
 
-    def work(should_stop):
-        return solve(puzzle, body.engine, partial=state, limit=body.limit,
-                     timeout=timeout).to_json(puzzle)
+    def work(token: JobToken):
+        return solve(puzzle, body.engine, partial=state, limit=body.limit, timeout=timeout,
+                     **stop_kwargs(solve, token)).to_json(puzzle)
 
     return await _run(request, body, work)
 
@@ -578,7 +578,8 @@ async def render(body: RenderRequest, request: Request) -> Response:
         if body.solution:
             from nonosat.engines import solve
 
-            solutions = list(solve(puzzle, "auto", limit=2, timeout=timeout).solutions)
+            solutions = list(solve(puzzle, "auto", limit=2, timeout=timeout,
+                                   **stop_kwargs(solve, should_stop)).solutions)
         if body.format == "svg":
             from nonosat.render.svg import render_svg
 
