@@ -618,3 +618,28 @@ def test_suggestions_are_the_same_on_every_load(client):
             assert solve(again, "cpsat", limit=2).status == Status.UNIQUE
     assert suggestion_budget(puzzle) < suggestion_budget(Puzzle(rows=[()] * 30,
                                                                 cols=[()] * 30)) <= 30
+
+
+# -- steps ---------------------------------------------------------------------------------------
+def test_steps_of_a_deep_search_reach_the_end_with_the_portfolio(client, corpus):
+    """webpbn-06574: the step-through alone stops undecided after thousands of steps; the walk
+    ends with the verdict's portfolio.  Replaying the steps' cells gives a solution, and the
+    status is CP-SAT's."""
+    from nonosat.puzzle import Cell
+    from tests.conftest import corpus_path
+
+    puzzle = read_puzzle(corpus_path("FastNonogramSolver", "puzzles", "survey",
+                                     "webpbn-06574.nin"))
+    out = client.post("/api/steps", json={"puzzle": puzzle_to_json(puzzle), "timeout": 15})
+    assert out.status_code == 200
+    run = out.json()
+    assert run["status"] == solve(puzzle, "cpsat", limit=2).status.value == "unique"
+    assert run["complete"] and run["steps"][-1]["kind"] == "solution"
+    grid = np.full(puzzle.shape, Cell.UNKNOWN, dtype=np.int8)
+    value = {"#": Cell.FILLED, ".": Cell.EMPTY, "?": Cell.UNKNOWN}
+    for step in run["steps"]:
+        for r, c, v in step["cells"]:
+            grid[r, c] = value[v]
+    assert not (grid == Cell.UNKNOWN).any()
+    assert puzzle.is_solution(grid == Cell.FILLED)
+    assert ["#" if x else "." for x in (grid == Cell.FILLED)[0]] == list(run["solutions"][0][0])

@@ -268,21 +268,18 @@ async def check(body: StateRequest, request: Request) -> dict[str, Any]:
 
 @router.post("/steps", summary="Step-through solve (the native solver's deductions)")
 async def steps(body: StepsRequest, request: Request) -> dict[str, Any]:
-    """``StepRun.to_json``: steps, status, solutions (see docs/studio.md)."""
-    try:
-        from nonosat.analysis.steps import solve_steps
-    except ImportError:  # pragma: no cover - until the analysis branch is merged
-        raise HTTPException(501, "step-through solving is not available in this build "
-                                 "(nonosat.analysis.steps missing)") from None
+    """``StepRun.to_json``: steps, status, solutions (see docs/studio.md); a walk the steps
+    alone leave undecided is finished by the verdict's portfolio
+    (:func:`nonosat.studio.stepping.portfolio_steps`)."""
+    from nonosat.studio.stepping import portfolio_steps
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout)
-    kwargs: dict[str, Any] = {"max_solutions": body.max_solutions, "timeout": timeout}
-    if body.max_steps is not None:
-        kwargs["max_steps"] = body.max_steps
 
-    def work(should_stop):
-        return solve_steps(puzzle, **kwargs).to_json(puzzle)
+    def work(token: JobToken):
+        return portfolio_steps(puzzle, max_solutions=body.max_solutions,
+                               max_steps=body.max_steps, timeout=timeout,
+                               stop=token).to_json(puzzle)
 
     return await _run(request, body, work)
 
