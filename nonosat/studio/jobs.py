@@ -214,11 +214,12 @@ class JobRunner:
         if ticket.token.is_set():  # already older than the live request: nothing to run
             raise Superseded
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool, self._call, ticket, func)
-        waiter = asyncio.ensure_future(ticket.superseded.wait())
+        future: asyncio.Future[T] = loop.run_in_executor(self._pool, self._call, ticket, func)
+        waiter: asyncio.Future[Any] = asyncio.ensure_future(ticket.superseded.wait())
+        both: list[asyncio.Future[Any]] = [future, waiter]
         try:
             while True:
-                done, _ = await asyncio.wait({future, waiter}, timeout=POLL_S,
+                done, _ = await asyncio.wait(both, timeout=POLL_S,
                                              return_when=asyncio.FIRST_COMPLETED)
                 if ticket.superseded.is_set():
                     raise Superseded
@@ -236,13 +237,13 @@ class JobRunner:
             if client is not None:
                 self._release(client, ticket)
 
-    def _call(self, ticket: _Ticket, func: Callable[[JobToken], T]) -> T | None:
+    def _call(self, ticket: _Ticket, func: Callable[[JobToken], T]) -> T:
         with self._lock:
             ticket.started = not ticket.token.is_set()
             if not ticket.started:  # cancelled while queued: never starts
                 self._tickets.discard(ticket)
                 self.counts["skipped"] += 1
-                return None
+                raise Superseded  # nobody awaits it any more
         try:
             return func(ticket.token)
         finally:
