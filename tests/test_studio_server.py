@@ -414,10 +414,14 @@ def test_bad_parse_bodies_get_a_4xx_with_one_line(client):
         r = client.post("/api/parse", content=body, headers={"content-type": "application/json"})
         assert 400 <= r.status_code < 500, (body, r.status_code, r.text)
         _one_line(r)
-    r = client.post("/api/parse", content=b"--x\r\n", headers={
-        "content-type": "multipart/form-data; boundary=x"})
-    assert 400 <= r.status_code < 500
-    _one_line(r)
+    for path in ("/api/parse", "/api/picture"):
+        for ctype in ("multipart/form-data; boundary=x", "multipart/form-data"):
+            r = client.post(path, content=b"--x\r\nContent-Disposition: form-data\r\n",
+                            headers={"content-type": ctype})
+            assert 400 <= r.status_code < 500, (path, ctype, r.status_code, r.text)
+            _one_line(r)
+    r = client.post("/api/picture", json={"file": "x"})
+    assert r.status_code == 422 and "multipart" in _one_line(r)
 
 
 def _png(width: int, height: int) -> bytes:

@@ -465,7 +465,12 @@ async def picture(request: Request) -> dict[str, Any]:
     and scaling run in a worker thread, off the event loop."""
     from nonosat.generate.picture import MAX_PICTURE_BYTES, picture_grid
 
-    form = await request.form()
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise HTTPException(422, "body: send the picture as a multipart form (field 'file')")
+    try:
+        form = await request.form()
+    except Exception:  # noqa: BLE001 - malformed multipart: the parser's errors vary
+        raise HTTPException(422, "body: malformed multipart form") from None
     upload = form.get("file")
     if upload is None or not hasattr(upload, "read"):
         raise HTTPException(422, "multipart upload needs a 'file' field")
