@@ -78,16 +78,17 @@ def browser_missing() -> str | None:
     return None
 
 
-def chrome(profile: Path, size: str = "1400,1000"):
+def chrome(profile: Path, size: str = "1400,1000", extra_args: tuple[str, ...] = ()):
     """A headless Chromium driver; the driver path is always given, so Selenium Manager never
-    downloads anything."""
+    downloads anything.  ``extra_args``: more Chromium switches."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     binary = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
     options.binary_location = binary
-    for arg in [*CHROME_ARGS, f"--window-size={size}", f"--user-data-dir={profile}"]:
+    for arg in [*CHROME_ARGS, f"--window-size={size}", f"--user-data-dir={profile}",
+                *extra_args]:
         options.add_argument(arg)
     return webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
 
@@ -1267,3 +1268,29 @@ def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):
         shot("-phone")
     finally:
         driver.set_window_size(1400, 1000)
+
+def test_a_rebound_host_gets_nothing_in_the_browser(server, tmp_path_factory):
+    """DNS rebinding as the browser meets it: ``evil.example`` resolves to 127.0.0.1 (Chromium's
+    host resolver rules stand in for the attacker's DNS), so a page there is same-origin with the
+    studio's port.  The studio serves it nothing: the page is a 421, and the page's own scripts
+    cannot read the API; the studio's page at 127.0.0.1 still works."""
+    reason = browser_missing()
+    if reason:
+        _missing(reason)
+    port = server.rsplit(":", 1)[1]
+    drv = chrome(tmp_path_factory.mktemp("rebinding-profile"),
+                 extra_args=("--host-resolver-rules=MAP evil.example 127.0.0.1",))
+    try:
+        drv.get(f"http://evil.example:{port}/")
+        text = el(drv, "body").text
+        assert "127.0.0.1" in text and "nonosat" not in drv.title.lower(), (drv.title, text)
+        answers = drv.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            Promise.all(['/api/gallery', '/static/studio.css'].map(p => fetch(p).then(
+                r => r.text().then(t => [r.status, t.slice(0, 200)]))))
+              .then(done, e => done(String(e)));""")
+        assert [a[0] for a in answers] == [421, 421], answers
+        assert all('"id"' not in a[1] for a in answers)
+        open_page(drv, server)  # the studio's own page: served and working
+    finally:
+        drv.quit()

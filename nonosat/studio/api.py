@@ -20,7 +20,7 @@ from fastapi.responses import Response
 from nonosat.errors import FormatError, NonosatError
 from nonosat.puzzle import Cell, Puzzle
 from nonosat.studio.colourcode import PREFIX as COLOUR_CODE_PREFIX
-from nonosat.studio.jobs import JobRunner, JobToken, Superseded, clamp_timeout
+from nonosat.studio.jobs import JobRunner, JobToken, Superseded, clamp_timeout, stop_kwargs
 from nonosat.studio.schemas import (
     AnalyseRequest,
     CertifyRequest,
@@ -82,7 +82,8 @@ async def analyse(body: AnalyseRequest, request: Request) -> dict[str, Any]:
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout)
-    suggest_timeout = clamp_timeout(body.suggest_timeout, default=1.0)
+    suggest_timeout = (None if body.suggest_timeout is None  # the default grows with the puzzle
+                       else clamp_timeout(body.suggest_timeout))
 
     def work(token: JobToken):
         try:
@@ -146,10 +147,17 @@ async def keep_trying_cancel(job_id: str, request: Request) -> dict[str, Any]:
 async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
     """``{"suggestions": [...]}`` as in ``/api/analyse`` (empty unless several solutions)."""
     from nonosat.engines import Status
-    from nonosat.studio.quick import Cancelled, backbone, quick_grade, suggestions, verdict
+    from nonosat.studio.quick import (
+        Cancelled,
+        backbone,
+        quick_grade,
+        suggestion_budget,
+        suggestions,
+        verdict,
+    )
 
     puzzle = puzzle_from_json(body.puzzle)
-    timeout = clamp_timeout(body.timeout, default=1.0)
+    timeout = clamp_timeout(body.timeout, default=suggestion_budget(puzzle))
 
     def work(should_stop):
         import time
@@ -190,8 +198,9 @@ async def solve_endpoint(body: SolveRequest, request: Request) -> dict[str, Any]
     state = state_from_json(puzzle, body.state) if body.state is not None else start_grid(puzzle)
     timeout = clamp_timeout(body.timeout)
 
-    def work(should_stop):
-        result = solve(puzzle, body.engine, partial=state, limit=body.limit, timeout=timeout)
+    def work(token: JobToken):
+        result = solve(puzzle, body.engine, partial=state, limit=body.limit, timeout=timeout,
+                       **stop_kwargs(solve, token))
         out = result.to_json(puzzle)
         if puzzle.is_colour:  # the API's cell characters, not the palette's
             out["solutions"] = [solution_rows(puzzle, s) for s in result.solutions]
@@ -281,30 +290,27 @@ async def check(body: StateRequest, request: Request) -> dict[str, Any]:
 
 @router.post("/steps", summary="Step-through solve (the native solver's deductions)")
 async def steps(body: StepsRequest, request: Request) -> dict[str, Any]:
-    """``StepRun.to_json``: steps, status, solutions (see docs/studio.md)."""
-    try:
-        from nonosat.analysis.steps import solve_steps
-    except ImportError:  # pragma: no cover - until the analysis branch is merged
-        raise HTTPException(501, "step-through solving is not available in this build "
-                                 "(nonosat.analysis.steps missing)") from None
+    """``StepRun.to_json``: steps, status, solutions (see docs/studio.md); a walk the steps
+    alone leave undecided is finished by the verdict's portfolio
+    (:func:`nonosat.studio.stepping.portfolio_steps`)."""
+    from nonosat.studio.stepping import portfolio_steps
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout)
     from nonosat.studio.quick import start_grid
 
-    kwargs: dict[str, Any] = {"max_solutions": body.max_solutions, "timeout": timeout,
-                              "start": start_grid(puzzle)}
-    if body.max_steps is not None:
-        kwargs["max_steps"] = body.max_steps
+    start = start_grid(puzzle)  # the givens: the steps start from them
 
-    def work(should_stop):
+    def work(token: JobToken):
         if puzzle.is_colour:
             from nonosat.studio.colour_play import colour_steps_json
 
             return colour_steps_json(puzzle, max_solutions=body.max_solutions,
-                                     max_steps=kwargs.get("max_steps", 100_000), timeout=timeout,
-                                     start=kwargs["start"])
-        return solve_steps(puzzle, **kwargs).to_json(puzzle)
+                                     max_steps=body.max_steps or 100_000, timeout=timeout,
+                                     start=start)
+        return portfolio_steps(puzzle, max_solutions=body.max_solutions,
+                               max_steps=body.max_steps, timeout=timeout,
+                               stop=token, start=start).to_json(puzzle)
 
     return await _run(request, body, work)
 
@@ -366,9 +372,13 @@ def _check_picture_header(data: bytes, filename: str) -> None:
     if not (data.startswith(b"\x89PNG") or data[:6] in (b"GIF87a", b"GIF89a")
             or data[:2] == b"BM" or data[:2] in (b"P1", b"P4")):
         return
+    import warnings
+
     try:
-        with Image.open(io.BytesIO(data), formats=["PNG", "GIF", "BMP", "PPM"]) as image:
-            width, height = image.size
+        with warnings.catch_warnings():  # the size is checked here, against a smaller limit
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data), formats=["PNG", "GIF", "BMP", "PPM"]) as image:
+                width, height = image.size
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError,
             Image.DecompressionBombError):
         return  # not a picture after all: the format's reader says what is wrong
@@ -492,7 +502,12 @@ async def picture(request: Request) -> dict[str, Any]:
     and scaling run in a worker thread, off the event loop."""
     from nonosat.generate.picture import MAX_PICTURE_BYTES, picture_grid
 
-    form = await request.form()
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise HTTPException(422, "body: send the picture as a multipart form (field 'file')")
+    try:
+        form = await request.form()
+    except Exception:  # noqa: BLE001 - malformed multipart: the parser's errors vary
+        raise HTTPException(422, "body: malformed multipart form") from None
     upload = form.get("file")
     if upload is None or not hasattr(upload, "read"):
         raise HTTPException(422, "multipart upload needs a 'file' field")
@@ -620,7 +635,8 @@ async def render(body: RenderRequest, request: Request) -> Response:
         if body.solution:
             from nonosat.engines import solve
 
-            solutions = list(solve(puzzle, "auto", limit=2, timeout=timeout).solutions)
+            solutions = list(solve(puzzle, "auto", limit=2, timeout=timeout,
+                                   **stop_kwargs(solve, should_stop)).solutions)
         if body.format == "svg":
             from nonosat.render.svg import render_svg
 

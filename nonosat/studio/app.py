@@ -6,7 +6,10 @@ and ``/redoc`` pages are off: they load Swagger UI / ReDoc from a CDN, so they s
 offline machine; the reference is ``docs/studio.md``).  Request
 bodies over :data:`MAX_BODY_BYTES` are refused with 413 before they are parsed; nonosat's own
 errors become 4xx with a one-line ``detail``; anything unexpected is logged and answered 500
-without internals.
+without internals.  Before anything else, :class:`nonosat.studio.security.LocalOnly` refuses
+requests that do not come from this machine's own pages (a foreign ``Host``: 421; a
+cross-origin or wrongly typed state-changing request: 403 / 415); a full job runner answers 503
+with ``Retry-After`` (:mod:`nonosat.studio.jobs`).
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ A job cancelled while still queued never starts.
 
 **Admission.** At most ``workers + queue`` jobs are admitted at once (running, or queued and not
 cancelled; a cancelled job keeps its slot until its thread ends, so that threads still finishing
-count).  Beyond that :meth:`JobRunner.run` raises :class:`Busy`, which the API answers 503 with
+count), except that a request superseding a live one takes its slot.  Beyond that
+:meth:`JobRunner.run` raises :class:`Busy`, which the API answers 503 with
 ``Retry-After``.  Threads cannot be killed, so every solve must still carry a time limit:
 :func:`clamp_timeout` caps it.
 """
@@ -213,11 +214,12 @@ class JobRunner:
         if ticket.token.is_set():  # already older than the live request: nothing to run
             raise Superseded
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool, self._call, ticket, func)
-        waiter = asyncio.ensure_future(ticket.superseded.wait())
+        future: asyncio.Future[T] = loop.run_in_executor(self._pool, self._call, ticket, func)
+        waiter: asyncio.Future[Any] = asyncio.ensure_future(ticket.superseded.wait())
+        both: list[asyncio.Future[Any]] = [future, waiter]
         try:
             while True:
-                done, _ = await asyncio.wait({future, waiter}, timeout=POLL_S,
+                done, _ = await asyncio.wait(both, timeout=POLL_S,
                                              return_when=asyncio.FIRST_COMPLETED)
                 if ticket.superseded.is_set():
                     raise Superseded
@@ -235,13 +237,13 @@ class JobRunner:
             if client is not None:
                 self._release(client, ticket)
 
-    def _call(self, ticket: _Ticket, func: Callable[[JobToken], T]) -> T | None:
+    def _call(self, ticket: _Ticket, func: Callable[[JobToken], T]) -> T:
         with self._lock:
             ticket.started = not ticket.token.is_set()
             if not ticket.started:  # cancelled while queued: never starts
                 self._tickets.discard(ticket)
                 self.counts["skipped"] += 1
-                return None
+                raise Superseded  # nobody awaits it any more
         try:
             return func(ticket.token)
         finally:
@@ -262,12 +264,12 @@ class JobRunner:
                 self.counts["superseded"] += 1
                 return ticket
             if old is not None:
-                old.cancel()  # frees its slot now when it is still queued
+                # the newer request takes the older one's slot: admitted even when full (the
+                # older one's thread is told to stop, and a client has one live job at a time)
+                old.cancel()
                 self.counts["superseded"] += 1
-            if self._load() >= self.workers + self.queue:
+            elif self._load() >= self.workers + self.queue:
                 self.counts["refused"] += 1
-                if old is not None and self._live.get(client) is old:
-                    del self._live[client]
                 raise Busy()
             self.counts["admitted"] += 1
             self._tickets.add(ticket)

@@ -54,10 +54,16 @@ from nonosat.stop import StopToken
 from nonosat.studio.jobs import stop_kwargs
 
 __all__ = ["MAX_EDITS", "Cancelled", "QuickAnalysis", "classify", "edit_suggestions",
-           "quick_analyse", "quick_grade", "sat_backbone", "suggestions", "verdict"]
+           "quick_analyse", "quick_grade", "sat_backbone", "suggestion_budget", "suggestions",
+           "verdict"]
 
 #: Seconds the native engine gets before the ``auto`` portfolio takes over.
 NATIVE_BUDGET_S = 0.25
+#: Make-unique suggestions' cap: seconds, plus seconds per cell, and the most seconds
+#: (:func:`suggestion_budget`).
+SUGGEST_BASE_S = 2.0
+SUGGEST_PER_CELL_S = 0.02
+SUGGEST_MAX_S = 30.0
 #: The implication stage of the grade runs when line solving leaves at most this many cells open.
 IMPLICATION_OPEN_MAX = 200
 
@@ -265,7 +271,7 @@ def quick_analyse(
     *,
     timeout: float = 5.0,
     suggest: bool = True,
-    suggest_timeout: float = 1.0,
+    suggest_timeout: float | None = None,
     should_stop: Callable[[], bool] = lambda: False,
     stop: StopToken | None = None,
     progress: Callable[[str, dict[str, Any]], None] | None = None,
@@ -279,8 +285,9 @@ def quick_analyse(
         Seconds for the verdict, and again for the backbone.
     suggest : bool
         Compute make-unique suggestions for puzzles with several solutions.
-    suggest_timeout : float
-        Seconds for the suggestions (givens and edits share them).
+    suggest_timeout : float, optional
+        Most seconds for the suggestions (default :func:`suggestion_budget`, which grows with
+        the puzzle).
     should_stop : callable
         Polled between phases; when it returns ``True`` :class:`Cancelled` is raised.
     stop : StopToken, optional
@@ -350,17 +357,44 @@ def quick_analyse(
     return out
 
 
+def suggestion_budget(puzzle: Puzzle) -> float:
+    """Seconds the make-unique suggestions of ``puzzle`` may take at most: :data:`SUGGEST_BASE_S`
+    plus :data:`SUGGEST_PER_CELL_S` per cell, at most :data:`SUGGEST_MAX_S` (15x15: 6.5 s,
+    30x30: 20 s, 40x40 and larger: 30 s).
+
+    This is a safety cap, not the measure of the search: the givens search is bounded by its
+    work (a greedy round per given, :func:`~nonosat.analysis.ambiguity.uniqueness_givens`'s
+    ``max_candidates`` scored per round) and the edits by their number
+    (:data:`~nonosat.analysis.ambiguity.MAX_EDITS`) and the cells to try, so that the same
+    drawing gives the same suggestions on every load as long as the cap is not reached."""
+    return min(SUGGEST_MAX_S, SUGGEST_BASE_S + SUGGEST_PER_CELL_S * puzzle.height * puzzle.width)
+
+
 def suggestions(
     puzzle: Puzzle,
     solutions: list[np.ndarray],
     known: np.ndarray | None,
     ambiguous: np.ndarray,
     *,
-    timeout: float,
+    timeout: float | None = None,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> list[dict[str, Any]]:
-    """Make-unique suggestions: one ``give`` (extra givens, half of ``timeout``) and up to
-    :data:`MAX_EDITS` ``edit`` entries (when the puzzle has a ``goal``)."""
+    """Make-unique suggestions: one ``give`` (extra givens) and up to :data:`MAX_EDITS` ``edit``
+    entries (when the puzzle has a ``goal``).
+
+    Deterministic: the givens are chosen towards the picture (``goal``) when it is a solution,
+    else towards the first of ``solutions``, with only the first two solutions as a start (not
+    the time-dependent witnesses of the backbone); every further solution comes from the native
+    engine, which is deterministic.  ``timeout`` (default :func:`suggestion_budget`) is a cap:
+    reached, the suggestions found so far are returned (the givens only when they make the
+    puzzle unique).
+    """
+    if timeout is None:
+        timeout = suggestion_budget(puzzle)
+    if puzzle.goal is not None and puzzle.is_solution(np.asarray(puzzle.goal, dtype=bool)):
+        solutions = [np.asarray(puzzle.goal, dtype=bool)]
+    else:
+        solutions = list(solutions[:2])
     from nonosat.analysis.ambiguity import uniqueness_givens
 
     deadline = time.perf_counter() + timeout

@@ -82,8 +82,9 @@ class AnalyseRequest(PuzzleRequest):
     timeout: float | None = Field(None, description="seconds (default 5, at most 30)")
     suggest: bool = Field(True, description="compute make-unique suggestions (several "
                                             "solutions only)")
-    suggest_timeout: float | None = Field(None, description="seconds for the suggestions "
-                                                            "(default 1)")
+    suggest_timeout: float | None = Field(None, description="most seconds for the suggestions "
+                                                            "(default: grows with the puzzle, "
+                                                            "2 s + 0.02 s per cell, at most 30)")
 
 
 class SolveRequest(PuzzleRequest):
@@ -106,7 +107,8 @@ class StepsRequest(PuzzleRequest):
 
 
 class SuggestRequest(PuzzleRequest):
-    timeout: float | None = None
+    timeout: float | None = Field(None, description="most seconds (default: grows with the "
+                                                    "puzzle, 2 s + 0.02 s per cell, at most 30)")
 
 
 class ParseRequest(Request):

@@ -141,7 +141,8 @@ class LocalOnly:
         raw_host = headers.get(b"host", b"").decode("latin-1")
         parsed = split_host(raw_host)
         if parsed is None:
-            return 421, "missing or malformed Host header: the studio answers only this machine"
+            return 421, ("missing or malformed Host header: this studio answers only requests "
+                         "addressed to 127.0.0.1, localhost or its --host")
         host = _normal(parsed[0])
         client = scope.get("client") or ("", 0)
         in_process = host == "testserver" and client[0] == "testclient"
