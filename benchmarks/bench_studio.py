@@ -41,6 +41,7 @@ Usage::
 
 from __future__ import annotations
 
+import argparse
 import os
 import socket
 import statistics
