@@ -195,6 +195,7 @@ def quick_analyse(
     should_stop: Callable[[], bool] = lambda: False,
     stop: StopToken | None = None,
     progress: Callable[[str, dict[str, Any]], None] | None = None,
+    deadline: float | None = None,
 ) -> QuickAnalysis:
     """Verdict, whole ambiguity map, grade and suggestions of ``puzzle`` (module docstring).
 
@@ -217,6 +218,9 @@ def quick_analyse(
         Called as each phase starts (``"verdict"``, ``"grade"``, ``"map"``, ``"suggestions"``)
         with what is known so far: ``status`` once the verdict is in, ``proved`` (cells fixed in
         every solution), ``ambiguous`` and ``undecided`` cell counts once they are known.
+    deadline : float, optional
+        ``time.perf_counter()`` value by which the whole must end: the verdict and the map get
+        at most what is left of it (the map then stays partial, ``backbone_complete`` false).
 
     Raises
     ------
@@ -234,8 +238,13 @@ def quick_analyse(
         if progress is not None:
             progress(phase, known)
 
+    def budget() -> float:
+        if deadline is None:
+            return timeout
+        return max(min(timeout, deadline - time.perf_counter()), 0.0)
+
     tell("verdict", undecided=cells)
-    result = verdict(puzzle, timeout, stop=stop)
+    result = verdict(puzzle, budget(), stop=stop)
     check()
     tell("grade", status=result.status.value,
          **({"proved": cells, "ambiguous": 0, "undecided": 0}
@@ -254,7 +263,7 @@ def quick_analyse(
         tell("map", status=result.status.value, proved=proved, ambiguous=0,
              undecided=cells - proved)
         ambiguous, complete, witnesses = sat_backbone(
-            puzzle, result.solutions, root, deadline=time.perf_counter() + timeout)
+            puzzle, result.solutions, root, deadline=time.perf_counter() + budget())
         n = int(ambiguous.sum())
         tell("map", status=result.status.value, ambiguous=n,
              proved=cells - n if complete else proved, undecided=0 if complete else
