@@ -521,7 +521,7 @@ def test_keep_trying_cancel_limit_and_admission():
     from nonosat.studio.background import BackgroundJobs
     from nonosat.studio.quick import Cancelled
 
-    jobs = BackgroundJobs(max_running=2)
+    jobs = BackgroundJobs(max_running=2, grace_s=0.0)
     ended: list[float] = []
 
     def work(job):

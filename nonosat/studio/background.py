@@ -125,10 +125,13 @@ class BackgroundJobs:
     ----------
     max_running : int
         Jobs running at once; :meth:`start` raises :class:`~nonosat.studio.jobs.Busy` beyond.
+    grace_s : float
+        Seconds past a job's limit after which its token is set.
     """
 
-    def __init__(self, max_running: int = MAX_RUNNING):
+    def __init__(self, max_running: int = MAX_RUNNING, grace_s: float = GRACE_S):
         self.max_running = max_running
+        self.grace_s = grace_s
         self._jobs: dict[str, BackgroundJob] = {}
         self._lock = threading.Lock()
 
@@ -155,7 +158,7 @@ class BackgroundJobs:
                 raise Busy(retry_after=5)
             job = BackgroundJob(limit_s, client)
             self._jobs[job.id] = job
-        job.token.arm(limit_s + GRACE_S)
+        job.token.arm(limit_s + self.grace_s)
         threading.Thread(target=self._run, args=(job, work), name=f"nonosat-keep-{job.id}",
                          daemon=True).start()
         return job
