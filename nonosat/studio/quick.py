@@ -40,7 +40,7 @@ import numpy as np
 from nonosat.analysis.ambiguity import MAX_EDITS, edit_suggestions, sat_backbone
 from nonosat.engines import SolveResult, Status, solve
 from nonosat.puzzle import Cell, Puzzle, grid_rows
-from nonosat.stop import StopToken
+from nonosat.stop import TIME_LIMIT, StopToken
 from nonosat.studio.jobs import stop_kwargs
 
 __all__ = ["MAX_EDITS", "Cancelled", "QuickAnalysis", "classify", "edit_suggestions",
@@ -213,7 +213,8 @@ def quick_analyse(
         Polled between phases; when it returns ``True`` :class:`Cancelled` is raised.
     stop : StopToken, optional
         Polled as ``should_stop`` is, and handed to the engines that take a ``stop=`` parameter
-        (:func:`nonosat.studio.jobs.stop_kwargs`).
+        (:func:`nonosat.studio.jobs.stop_kwargs`).  Set by its timer (``TIME_LIMIT``), the
+        analysis finishes with what it has (no more map, no suggestions) instead of raising.
     progress : callable(phase, known), optional
         Called as each phase starts (``"verdict"``, ``"grade"``, ``"map"``, ``"suggestions"``)
         with what is known so far: ``status`` once the verdict is in, ``proved`` (cells fixed in
@@ -231,14 +232,22 @@ def quick_analyse(
     cells = puzzle.height * puzzle.width
 
     def check() -> None:
-        if should_stop() or (stop is not None and stop.is_set()):
+        # a token set by its timer (TIME_LIMIT) means "finish with what you have": the engines
+        # it reaches give up, the map gets no more time and suggestions are skipped; any other
+        # reason (a cancel) drops the work
+        if should_stop() or (stop is not None and stop.is_set() and not timed_out()):
             raise Cancelled
+
+    def timed_out() -> bool:
+        return stop is not None and int(stop.flag[0]) == TIME_LIMIT
 
     def tell(phase: str, **known: Any) -> None:
         if progress is not None:
             progress(phase, known)
 
     def budget() -> float:
+        if timed_out():
+            return 0.0
         if deadline is None:
             return timeout
         return max(min(timeout, deadline - time.perf_counter()), 0.0)
@@ -271,7 +280,7 @@ def quick_analyse(
     check()
     out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses,
                         classify(result.status, grade, result, int(ambiguous.sum()), complete))
-    if suggest and result.status == Status.MULTIPLE:
+    if suggest and result.status == Status.MULTIPLE and not timed_out():
         tell("suggestions", status=result.status.value)
         out.suggestions = suggestions(puzzle, witnesses, root, ambiguous,
                                       timeout=suggest_timeout, should_stop=should_stop)
