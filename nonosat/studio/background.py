@@ -58,8 +58,8 @@ class BackgroundJob:
     phase : str
         What it is doing (``"verdict"``, ``"grade"``, ``"map"``, ``"suggestions"``, ``"done"``).
     known : dict
-        What is known so far: ``status`` (once the verdict is in), ``proved``, ``ambiguous``,
-        ``undecided`` (cell counts, once known).
+        What is known so far: ``status`` and ``verdict_s`` (seconds to it) once the verdict is
+        in, ``proved``, ``ambiguous``, ``undecided`` (cell counts, once known).
     result : dict or None
         The answer (the ``POST /api/analyse`` object) once done.
     detail : str or None
@@ -85,6 +85,8 @@ class BackgroundJob:
         """Record the phase and what is known (called from the job's thread)."""
         with self._lock:
             self.phase = phase
+            if "status" in known and "verdict_s" not in self.known:
+                self.known["verdict_s"] = round(time.monotonic() - self.started, 3)
             self.known.update(known)
 
     def finish(self, state: str, result: dict[str, Any] | None = None,
