@@ -19,6 +19,7 @@ from fastapi.responses import Response
 
 from nonosat.errors import FormatError, NonosatError
 from nonosat.puzzle import Cell, Puzzle
+from nonosat.studio.colourcode import PREFIX as COLOUR_CODE_PREFIX
 from nonosat.studio.jobs import JobRunner, JobToken, Superseded, clamp_timeout, stop_kwargs
 from nonosat.studio.schemas import (
     AnalyseRequest,
@@ -36,6 +37,7 @@ from nonosat.studio.schemas import (
     cell_json,
     puzzle_from_json,
     puzzle_to_json,
+    solution_rows,
     state_from_json,
 )
 from nonosat.studio.validation import validation_message
@@ -148,8 +150,8 @@ async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
     from nonosat.engines import Status
     from nonosat.studio.quick import (
         Cancelled,
+        backbone,
         quick_grade,
-        sat_backbone,
         suggestion_budget,
         suggestions,
         verdict,
@@ -161,13 +163,18 @@ async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
     def work(should_stop):
         import time
 
+        from nonosat.studio.quick import start_grid
+
         start = time.perf_counter()
-        result = verdict(puzzle, timeout, stop=should_stop)
+        givens = start_grid(puzzle)
+        result = verdict(puzzle, timeout, givens, stop=should_stop)
         if result.status != Status.MULTIPLE:
             return {"status": result.status.value, "suggestions": []}
-        _, _, _, root = quick_grade(puzzle, result)
-        ambiguous, _, witnesses = sat_backbone(puzzle, result.solutions, root,
-                                               deadline=start + timeout)
+        _, _, _, root = quick_grade(puzzle, result, givens)
+        if root is None:
+            root = givens
+        ambiguous, _, witnesses = backbone(puzzle, result.solutions, root,
+                                           deadline=start + timeout)
         left = max(timeout - (time.perf_counter() - start), 0.05)
         try:
             return {"status": result.status.value,
@@ -186,14 +193,19 @@ async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
 async def solve_endpoint(body: SolveRequest, request: Request) -> dict[str, Any]:
     """Up to ``limit`` solutions with ``engine`` under ``timeout``."""
     from nonosat.engines import solve
+    from nonosat.studio.quick import start_grid
 
     puzzle = puzzle_from_json(body.puzzle)
-    state = state_from_json(puzzle, body.state) if body.state is not None else None
+    state = state_from_json(puzzle, body.state) if body.state is not None else start_grid(puzzle)
     timeout = clamp_timeout(body.timeout)
 
     def work(token: JobToken):
-        return solve(puzzle, body.engine, partial=state, limit=body.limit, timeout=timeout,
-                     **stop_kwargs(solve, token)).to_json(puzzle)
+        result = solve(puzzle, body.engine, partial=state, limit=body.limit, timeout=timeout,
+                       **stop_kwargs(solve, token))
+        out = result.to_json(puzzle)
+        if puzzle.is_colour:  # the API's cell characters, not the palette's
+            out["solutions"] = [solution_rows(puzzle, s) for s in result.solutions]
+        return out
 
     return await _run(request, body, work)
 
@@ -222,6 +234,11 @@ async def hint(body: StateRequest, request: Request) -> dict[str, Any]:
     puzzle = puzzle_from_json(body.puzzle)
     grid = state_from_json(puzzle, body.state)
     timeout = clamp_timeout(body.timeout)
+    if puzzle.is_colour:
+        from nonosat.studio.colour_play import colour_hint_json
+
+        return await _run(request, body, lambda should_stop: colour_hint_json(puzzle, grid,
+                                                                              timeout))
 
     def work(should_stop):
         mistakes = _mistakes(puzzle, grid, timeout)
@@ -254,6 +271,11 @@ async def check(body: StateRequest, request: Request) -> dict[str, Any]:
     puzzle = puzzle_from_json(body.puzzle)
     grid = state_from_json(puzzle, body.state)
     timeout = clamp_timeout(body.timeout)
+    if puzzle.is_colour:
+        from nonosat.studio.colour_play import colour_check_json
+
+        return await _run(request, body, lambda should_stop: colour_check_json(puzzle, grid,
+                                                                               timeout))
 
     def work(should_stop):
         found = _mistakes(puzzle, grid, timeout)
@@ -276,11 +298,20 @@ async def steps(body: StepsRequest, request: Request) -> dict[str, Any]:
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout)
+    from nonosat.studio.quick import start_grid
+
+    start = start_grid(puzzle)  # the givens: the steps start from them
 
     def work(token: JobToken):
+        if puzzle.is_colour:
+            from nonosat.studio.colour_play import colour_steps_json
+
+            return colour_steps_json(puzzle, max_solutions=body.max_solutions,
+                                     max_steps=body.max_steps or 100_000, timeout=timeout,
+                                     start=start)
         return portfolio_steps(puzzle, max_solutions=body.max_solutions,
                                max_steps=body.max_steps, timeout=timeout,
-                               stop=token).to_json(puzzle)
+                               stop=token, start=start).to_json(puzzle)
 
     return await _run(request, body, work)
 
@@ -316,9 +347,6 @@ def _parsed(puzzles: list[Puzzle], index: int | None, filename: str) -> dict[str
         raise FormatError(filename, None, f"index {i} out of range: the file holds "
                                           f"{len(puzzles)} puzzle{'s' if len(puzzles) != 1 else ''}")
     puzzle = puzzles[i]
-    if getattr(puzzle, "is_colour", False):
-        raise FormatError(filename, None, "colour puzzles are not supported by the studio yet "
-                                          "(black and white only)")
     if puzzle.height > MAX_SIDE or puzzle.width > MAX_SIDE:
         raise FormatError(filename, None, f"the puzzle is {puzzle.width}x{puzzle.height}; the "
                                           f"studio takes at most {MAX_SIDE}x{MAX_SIDE} cells")
@@ -433,6 +461,15 @@ async def parse(request: Request) -> dict[str, Any]:
         if raw is not None:
             data, filename, fmt, index = _parse_json_body(raw)
         name = re.sub(r"[\\/]", "_", filename)[-200:]
+        if fmt == "short" and (data.lstrip()[:len(COLOUR_CODE_PREFIX)]
+                               == COLOUR_CODE_PREFIX.encode()):
+            from nonosat.studio.colourcode import decode_colour_code
+
+            try:
+                puzzle = decode_colour_code(data.decode("ascii", "replace").strip())
+            except NonosatError as exc:
+                raise FormatError(name, None, str(exc)) from None
+            return _parsed([puzzle], index, name)
         _check_picture_header(data, name)
         return _parsed(_read(data, name, fmt), index, name)
 
@@ -485,6 +522,7 @@ async def picture(request: Request) -> dict[str, Any]:
     height = _form_number(form, "height", None, 1, 100)
     threshold = _form_number(form, "threshold", None, 0, 255)
     despeckle = int(_form_number(form, "despeckle", 0, 0, 100))
+    colours = int(_form_number(form, "colours", 1, 1, 30))
     invert = str(form.get("invert", "")).lower() in ("1", "true", "on", "yes")
     name = re.sub(r"[\\/]", "_", getattr(upload, "filename", None) or "picture")[-200:]
     client = form.get("client")
@@ -493,9 +531,13 @@ async def picture(request: Request) -> dict[str, Any]:
 
     def work(should_stop):
         grid = picture_grid(data, width, None if height is None else int(height),
-                            threshold=threshold, invert=invert, despeckle=despeckle, name=name)
+                            colours=colours, threshold=threshold, invert=invert,
+                            despeckle=despeckle, name=name)
         title = re.sub(r"\.[A-Za-z0-9]+$", "", name) or "picture"
-        puzzle = Puzzle.from_picture(grid.picture, title=title)
+        if grid.palette is not None:
+            puzzle = Puzzle.from_picture(grid.picture, palette=grid.palette, title=title)
+        else:
+            puzzle = Puzzle.from_picture(grid.picture, title=title)
         return {"puzzle": puzzle_to_json(puzzle), "width": puzzle.width,
                 "height": puzzle.height, "kind": grid.kind, "filter": grid.filter,
                 "threshold": grid.threshold, "specks_removed": grid.specks_removed,
@@ -521,7 +563,8 @@ async def make_unique_endpoint(body: MakeUniqueRequest, request: Request) -> dic
     timeout = clamp_timeout(body.timeout, default=10.0)
 
     def work(should_stop):
-        made = make_unique(np.asarray(puzzle.goal, dtype=bool), grade=body.grade,
+        picture = np.asarray(puzzle.goal, dtype=np.int8 if puzzle.is_colour else bool)
+        made = make_unique(picture, puzzle.palette, grade=body.grade,
                            timeout=timeout, should_stop=should_stop, title=puzzle.title)
         out = made.to_json()
         out["changed"] = [[c["row"] - 1, c["col"] - 1] for c in out["changed"]]
@@ -538,6 +581,13 @@ async def shortcode(body: PuzzleRequest) -> dict[str, Any]:
     from nonosat.formats import encode_puzzles, get_format
 
     puzzle = puzzle_from_json(body.puzzle)
+    if puzzle.is_colour:
+        from nonosat.studio.colourcode import encode_colour_code
+
+        code = encode_colour_code(puzzle, picture=False)
+        image = encode_colour_code(puzzle, picture=True) if puzzle.goal is not None else None
+        return {"code": code, "image_code": image,
+                "text": code + ("\n" + image if image else "") + "\n"}
     text = encode_puzzles([puzzle], get_format("short"), "puzzle.short").decode()
     lines = text.split()
     return {"code": lines[0], "image_code": lines[1] if len(lines) > 1 else None, "text": text}
@@ -563,11 +613,16 @@ async def convert(body: ConvertRequest) -> Response:
     fmt = get_format(body.to)
     if fmt.write is None:
         raise FormatError("<format>", None, f"format {fmt.name!r} cannot be written")
+    from nonosat.studio.quick import start_grid
+
     suffix = fmt.suffixes[0] if fmt.suffixes else ".txt"
     name = _filename(puzzle, suffix)
     data = encode_puzzles([puzzle], fmt, name)
     media = MEDIA_TYPES.get(suffix, "text/plain; charset=utf-8")
-    return _download(data, media, name)
+    # colour givens: no format holds them yet
+    givens = ("none" if start_grid(puzzle) is None else
+              "kept" if fmt.stores_givens and not puzzle.is_colour else "dropped")
+    return _download(data, media, name, **{"X-Nonosat-Givens": givens})
 
 
 @router.post("/render", summary="SVG or PNG picture (`nonosat render`)")
@@ -650,7 +705,8 @@ async def formats_list() -> dict[str, Any]:
 
     def one(f) -> dict[str, Any]:
         return {"name": f.name, "suffixes": list(f.suffixes), "description": f.description,
-                "stores_picture": f.stores_picture, "multi": f.multi}
+                "stores_picture": f.stores_picture, "multi": f.multi,
+                "colour": bool(getattr(f, "colour", False))}
 
     fmts = list(formats().values())
     return {"read": [one(f) for f in fmts if f.read], "write": [one(f) for f in fmts if f.write]}

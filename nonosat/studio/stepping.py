@@ -29,7 +29,8 @@ STEPS_MAX_S = 2.0
 
 
 def portfolio_steps(puzzle: Puzzle, *, max_solutions: int = 2, max_steps: int | None = None,
-                    timeout: float = 5.0, stop: StopToken | None = None) -> Any:
+                    timeout: float = 5.0, stop: StopToken | None = None,
+                    start: np.ndarray | None = None) -> Any:
     """The step-through solve of ``puzzle``, finished by the verdict's portfolio when the steps
     alone stop undecided (module docstring).
 
@@ -45,6 +46,8 @@ def portfolio_steps(puzzle: Puzzle, *, max_solutions: int = 2, max_steps: int | 
         steps, the rest for the portfolio.
     stop : StopToken, optional
         Passed to the portfolio's engines (where they take it).
+    start : ndarray of int8, shape (height, width), optional
+        The givens: the steps and the portfolio start from them (the steps never set them).
 
     Returns
     -------
@@ -54,22 +57,23 @@ def portfolio_steps(puzzle: Puzzle, *, max_solutions: int = 2, max_steps: int | 
     from nonosat.analysis.steps import SolveStep, replay, solve_steps
     from nonosat.studio.quick import verdict
 
-    start = time.perf_counter()
-    kwargs: dict[str, Any] = {"max_solutions": max_solutions, "timeout": min(timeout * STEPS_SHARE, STEPS_MAX_S)}
+    began = time.perf_counter()
+    kwargs: dict[str, Any] = {"max_solutions": max_solutions,
+                              "timeout": min(timeout * STEPS_SHARE, STEPS_MAX_S), "start": start}
     if max_steps is not None:
         kwargs["max_steps"] = max_steps
     run = solve_steps(puzzle, **kwargs)
     if run.status != Status.UNKNOWN or (stop is not None and stop.is_set()):
         return run
-    left = timeout - (time.perf_counter() - start)
+    left = timeout - (time.perf_counter() - began)
     if left <= 0:
         return run
-    result = verdict(puzzle, left, stop=stop)
+    result = verdict(puzzle, left, start, stop=stop)
     if result.status == Status.UNKNOWN:
         return run
     # what logic fixed: the cells of steps made with no guess open
-    logic = replay(puzzle, [s for s in run.steps if s.depth == 0])
-    now = replay(puzzle, run.steps)
+    logic = replay(puzzle, [s for s in run.steps if s.depth == 0], start=start)
+    now = replay(puzzle, run.steps, start=start)
     steps = list(run.steps)
     engine = {"native": "the native search", "native+sat": "the SAT solver"}.get(
         result.engine, f"the {result.engine} engine")
