@@ -13,16 +13,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from nonosat.analysis.colour import (
-    analyse_colour,
-    colour_backdoor,
-    colour_explain,
-    colour_hint,
-    colour_open_grid,
-    colour_solve_classification,
-    colour_staged_solve,
-)
+from nonosat.analysis.backdoor import smallest_backdoor
+from nonosat.analysis.classify import solve_classification
 from nonosat.analysis.difficulty import analyse
+from nonosat.analysis.explain import colour_explain, colour_hint
+from nonosat.analysis.logic import open_grid
+from nonosat.analysis.staged import staged_solve
 from nonosat.analysis.structure import independent_parts
 from nonosat.cli.app import app
 from nonosat.engines import Status, solve
@@ -63,7 +59,7 @@ def test_impossible_puzzle_is_found_contradictory():
 
 def test_ambiguity_map_marks_the_cells_where_solutions_differ():
     puzzle = read_puzzle(GAMES / "ladybird-ambiguous.xml")
-    result = analyse_colour(puzzle, limit=10)
+    result = analyse(puzzle, limit=10)
     assert result.status.value == "multiple"
     stack = np.asarray(result.solutions)
     assert len(stack) == 2  # the leaf drawn two ways: exactly two solutions
@@ -90,7 +86,7 @@ def test_cli_analyse_hint_explain_on_colour():
 
 def test_backbone_and_givens_of_an_ambiguous_colour_puzzle():
     puzzle = read_puzzle(GAMES / "ladybird-ambiguous.xml")
-    result = analyse_colour(puzzle, limit=2)
+    result = analyse(puzzle, limit=2)
     every = solve(puzzle, "cpsat", limit=100).solutions  # all of them (2)
     stack = np.asarray(every)
     assert result.backbone_size() == int((stack == stack[0]).all(axis=0).sum())
@@ -202,7 +198,7 @@ def _colour_files() -> list[str]:
 
 
 def _check_stage_figures(puzzle: Puzzle) -> None:
-    result = analyse_colour(puzzle, backdoor_timeout=0)
+    result = analyse(puzzle, backdoor_timeout=0)
     n = puzzle.height * puzzle.width
     cells = result.cells_by_stage()
     oa = result.staged.open_after
@@ -253,7 +249,7 @@ def test_stage_figures_add_up_where_probing_and_search_are_needed():
         if not pic.any(axis=0).all() or not pic.any(axis=1).all():
             continue
         puzzle = Puzzle.from_picture(pic, palette=_palette())
-        staged = colour_staged_solve(puzzle)
+        staged = staged_solve(puzzle)
         line, probed = _native_fixpoints(puzzle)
         assert staged.open_after["line"] == _n_open(line)
         assert np.array_equal(staged.grid, probed)
@@ -276,7 +272,7 @@ def test_classification_of_each_kind():
     stack = np.asarray(every)
     truth = int((stack != stack[0]).any(axis=0).sum())
     assert solve(none, "cpsat", limit=2).status == Status.NONE
-    got = {name: analyse_colour(p, backdoor_timeout=1).classification
+    got = {name: analyse(p, backdoor_timeout=1).classification
            for name, p in [("line", line), ("probing", probing), ("search", search),
                            ("several", several), ("none", none)]}
     assert got["line"] == "unique, line-solvable"
@@ -289,13 +285,13 @@ def test_classification_of_each_kind():
     assert analyse(domino(4), backdoor_timeout=0).classification == got["probing"]
     # nonosat solve: the cheap form, same words
     for name, p in [("line", line), ("probing", probing), ("search", search)]:
-        assert colour_solve_classification(p, solve(p, "auto", limit=2)) == got[name]
+        assert solve_classification(p, solve(p, "auto", limit=2)) == got[name]
     found = solve(several, "auto")
     differ = int((np.array(found.solutions) != found.solutions[0]).any(axis=0).sum())
     assert 1 <= differ <= truth
-    assert colour_solve_classification(several, found) == \
+    assert solve_classification(several, found) == \
         f"several solutions (at least {differ} cell{'s' * (differ != 1)} ambiguous)"
-    assert colour_solve_classification(none, solve(none, "auto")) == "no solution"
+    assert solve_classification(none, solve(none, "auto")) == "no solution"
     out = runner.invoke(app, ["solve", str(GAMES / "ladybird.non")])
     assert out.exit_code == 0
     assert out.stdout.strip().endswith("classification: unique, line-solvable")
@@ -304,7 +300,7 @@ def test_classification_of_each_kind():
 def test_backdoor_checked_by_an_independent_line_closure():
     puzzle = colour_domino(4)
     solution = solve(puzzle, "cpsat", limit=2).solutions[0]
-    bd = colour_backdoor(puzzle, solution, timeout=30)
+    bd = smallest_backdoor(puzzle, solution, timeout=30)
     assert bd.exact and bd.lower_bound == bd.size >= 1
     target = 1 << solution.astype(np.int64)
     grid = _full(puzzle)
@@ -326,7 +322,7 @@ def test_backdoor_checked_by_an_independent_line_closure():
 
 def test_analyse_reports_the_backdoor_of_a_unique_colour_puzzle():
     puzzle = colour_domino(5)
-    result = analyse_colour(puzzle, backdoor_timeout=20)
+    result = analyse(puzzle, backdoor_timeout=20)
     assert result.backdoor is not None and result.backdoor.size >= 1
     result_line_size = result.backdoor.size
     grid = _full(puzzle)
@@ -336,11 +332,11 @@ def test_analyse_reports_the_backdoor_of_a_unique_colour_puzzle():
     data = result.to_json("d5")
     assert data["backdoor"]["exact"] == result.backdoor.exact
     assert {c["colour"] for c in data["backdoor"]["cells"]} <= set(data["colours"])
-    line_solvable = analyse_colour(read_puzzle(GAMES / "ladybird.non")).backdoor
+    line_solvable = analyse(read_puzzle(GAMES / "ladybird.non")).backdoor
     assert line_solvable is not None and line_solvable.size == 0 and line_solvable.exact
     # several solutions: the backdoor's givens make the solution it was taken from the only one
     several = read_puzzle(GAMES / "ladybird-ambiguous.xml")
-    result = analyse_colour(several, backdoor_timeout=10)
+    result = analyse(several, backdoor_timeout=10)
     bd = result.backdoor
     assert bd is not None and bd.several and bd.size >= 1
     partial = _full(several).astype(np.int32)
@@ -348,7 +344,7 @@ def test_analyse_reports_the_backdoor_of_a_unique_colour_puzzle():
         partial[r, c] = 1 << k
     assert solve(several, "cpsat", partial=partial, limit=2).status == Status.UNIQUE
     # to probing: never larger than to line solving, and probing completes it
-    probing = colour_backdoor(puzzle, result_solution := solve(puzzle, "cpsat").solutions[0],
+    probing = smallest_backdoor(puzzle, result_solution := solve(puzzle, "cpsat").solutions[0],
                               logic="probing", timeout=10)
     assert probing.logic == "probing" and probing.size <= result_line_size
     grid = _full(puzzle)
@@ -360,7 +356,7 @@ def test_analyse_reports_the_backdoor_of_a_unique_colour_puzzle():
 
 def test_independent_parts_against_brute_force():
     puzzle = two_swaps()
-    result = analyse_colour(puzzle, limit=10)
+    result = analyse(puzzle, limit=10)
     _, probed = _native_fixpoints(puzzle)
     open_cells = {tuple(map(int, rc)) for rc in np.argwhere((probed & (probed - 1)) != 0)}
     # brute force: open cells joined when they share a row or a column, transitively
@@ -377,7 +373,7 @@ def test_independent_parts_against_brute_force():
     per_part = [{tuple(int(s[c]) for c in sorted(part)) for s in every} for part in got]
     assert len(every) == np.prod([len(x) for x in per_part]) == 4
     # the same parts from the shared function on the colour open grid
-    assert [set(p.cells) for p in independent_parts(colour_open_grid(probed))] == got
+    assert [set(p.cells) for p in independent_parts(open_grid(puzzle, probed))] == got
 
 
 def test_json_has_the_black_and_white_keys():
@@ -391,10 +387,10 @@ def test_json_has_the_black_and_white_keys():
         return out
 
     bw = analyse(read_puzzle(GAMES / "cross-ambiguous.non"), backdoor_timeout=0).to_json("x")
-    colour = analyse_colour(read_puzzle(GAMES / "ladybird-ambiguous.xml")).to_json("y")
+    colour = analyse(read_puzzle(GAMES / "ladybird-ambiguous.xml")).to_json("y")
     assert keys(bw) <= keys(colour), keys(bw) - keys(colour)
     bw = analyse(domino(5), backdoor_timeout=1).to_json("x")
-    colour = analyse_colour(colour_domino(5), backdoor_timeout=1).to_json("y")
+    colour = analyse(colour_domino(5), backdoor_timeout=1).to_json("y")
     assert keys(bw) <= keys(colour), keys(bw) - keys(colour)
     assert set(bw["backdoor"]) - {"cells"} == set(colour["backdoor"]) - {"cells"}
     assert set(bw["cells_by_stage"]) == set(colour["cells_by_stage"])
@@ -435,14 +431,16 @@ def test_implication_graph_is_the_black_and_white_one_on_the_twin(tmp_path):
     solver: filled = black, empty = background."""
     import networkx as nx
 
-    from nonosat.analysis.colour import colour_closure, colour_implication_graph
+    from nonosat.analysis.implied import palette_arrays
+    from nonosat.analysis.logic import closure
+    from nonosat.analysis.structure import colour_graph
     from nonosat.native.implications import implication_graph
     from nonosat.native.propagate import propagate_grid
 
     for n in (3, 4):
         bw_puzzle, puzzle = domino(n), colour_domino(n)
         bw = implication_graph(bw_puzzle, propagate_grid(bw_puzzle)[0])
-        colour = colour_implication_graph(puzzle, colour_closure(puzzle)(_full(puzzle)))
+        colour = colour_graph(palette_arrays(puzzle, closure(puzzle)(_full(puzzle))))
 
         def as_colour(lit):
             return (lit.row, lit.col, 2 if lit.filled else 0)
@@ -450,7 +448,7 @@ def test_implication_graph_is_the_black_and_white_one_on_the_twin(tmp_path):
         assert {tuple(lit) for lit in colour.nodes} == {as_colour(lit) for lit in bw.nodes}
         assert {(tuple(a), tuple(b)) for a, b in colour.edges} == {
             (as_colour(a), as_colour(b)) for a, b in bw.edges}
-        result = analyse_colour(puzzle, backdoor_timeout=0)
+        result = analyse(puzzle, backdoor_timeout=0)
         assert result.graph_summary == analyse(bw_puzzle, backdoor_timeout=0).graph_summary
     assert result.graph_summary["nodes"] > 0
     path = str(tmp_path / "d3.non")
@@ -471,7 +469,7 @@ def test_implication_graph_is_the_black_and_white_one_on_the_twin(tmp_path):
 
 def test_givens_are_unique_and_irredundant_by_cpsat():
     puzzle = two_swaps()
-    result = analyse_colour(puzzle, limit=10)
+    result = analyse(puzzle, limit=10)
     assert result.givens is not None and result.givens.unique
     cells = result.givens.cells
     assert len(cells) == len(result.parts) == 2  # one given per independent part is needed
@@ -496,7 +494,7 @@ def test_colour_map_from_one_solution_against_cpsat_enumeration(per_cell, monkey
     "some candidate has another colour" clause; or, with those switched off, the per-cell
     checks alone) marks exactly the cells where the solutions CP-SAT enumerates differ: on
     two_swaps, three diagonal colour swaps (8 solutions) and the ambiguous ladybird."""
-    from nonosat.analysis.colour import colour_ambiguity_map
+    from nonosat.analysis.backbone import ambiguity_map
 
     calls = force_per_cell_checks(monkeypatch) if per_cell else []
     pic = np.zeros((6, 6), dtype=np.int8)
@@ -508,7 +506,7 @@ def test_colour_map_from_one_solution_against_cpsat_enumeration(per_cell, monkey
         assert 2 <= len(every) < 100
         stack = np.asarray(every)
         expected = (stack == stack[0]).all(axis=0)
-        bb = colour_ambiguity_map(puzzle, [every[0]], timeout=60)
+        bb = ambiguity_map(puzzle, [every[0]], timeout=60)
         assert bool(calls) == per_cell
         assert not bb.undecided.any()
         assert np.array_equal(bb.mask, expected), puzzle.title
@@ -523,7 +521,7 @@ def test_colour_one_cell_edits_each_make_the_puzzle_unique():
     the report and the JSON name the colour."""
     pic = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 2]], dtype=np.int8)  # one red 2x2 swap
     puzzle = Puzzle.from_picture(pic, palette=_palette(), title="one swap")
-    result = analyse_colour(puzzle, backdoor_timeout=0)
+    result = analyse(puzzle, backdoor_timeout=0)
     assert result.status == Status.MULTIPLE
     truth = set()
     for (r, c), k0 in np.ndenumerate(pic):

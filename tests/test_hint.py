@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from nonosat.analysis.explain import explain
 from nonosat.analysis.hints import (
     HintFinder,
     apply_hint,
-    explain,
     next_hint,
     positions_text,
 )
