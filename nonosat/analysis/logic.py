@@ -26,20 +26,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
 
-from nonosat.analysis.implied import (
-    ColourLiteral,
-    forced_literals_fast,
-    implication_arrays,
-    palette_arrays,
-    palette_forced,
-)
 from nonosat.kernel_cache import stamp_module
 from nonosat.native.colour import ColourProblem, colour_propagate, solve_colour_line
-from nonosat.native.implications import Literal, forced_literals, implication_graph
 from nonosat.native.propagate import (
     KIND_DECISION,
     ST_TLEN,
@@ -51,6 +44,11 @@ from nonosat.native.propagate import (
     undo_to,
 )
 from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
+
+if TYPE_CHECKING:  # networkx loads with these: imported where they are used, not here, so that
+    # `nonosat solve` (which classifies through this module) stays light (tests/test_imports.py)
+    from nonosat.analysis.implied import ColourLiteral
+    from nonosat.native.implications import Literal
 
 
 @dataclass(frozen=True)
@@ -85,6 +83,11 @@ class Step:
 
 
 
+#: The technique of each implication rule's steps.
+_IMPLICATION_TECHNIQUE = {"contradiction": "contradiction", "tautology": "tautology",
+                          "line": "line-conflict"}
+
+
 def _line_steps(deductions: list) -> list[Step]:
     """Group consecutive deductions of one line solve into one step."""
     steps: list[Step] = []
@@ -105,7 +108,10 @@ def _implication_steps(
     puzzle: Puzzle, grid: np.ndarray, depth: int | None, rules: tuple[str, ...],
     cache: dict | None = None,
 ) -> list[Step]:
-    technique = {"contradiction": "contradiction", "tautology": "tautology", "line": "line-conflict"}
+    from nonosat.analysis.implied import forced_literals_fast, implication_arrays
+    from nonosat.native.implications import forced_literals, implication_graph
+
+    technique = _IMPLICATION_TECHNIQUE
     if depth is None:  # compiled, array-based: the same list (nonosat.analysis.implied)
         forced = forced_literals_fast(implication_arrays(puzzle, grid, cache), rules)
     else:
@@ -196,6 +202,8 @@ def probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
         grouped by probed cell); empty when probing finds nothing; ``None`` when both values of
         some cell fail or the state does not propagate (no solution).
     """
+    from nonosat.native.implications import Literal
+
     h, w = puzzle.shape
     packed = pack_clues(puzzle)
     problem = problem_tuple(packed)
@@ -311,6 +319,8 @@ def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
         probe that narrows it).  :attr:`Step.masks` holds the new masks.  Empty when probing
         finds nothing; ``None`` when every colour of some cell fails.
     """
+    from nonosat.analysis.implied import ColourLiteral
+
     problem = ColourProblem.of(puzzle)
     h, w = puzzle.shape
     flat = np.ascontiguousarray(grid, dtype=np.int32).reshape(-1).copy()
@@ -372,11 +382,6 @@ def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
     return steps
 
 
-#: The technique of each implication rule's steps.
-_IMPLICATION_TECHNIQUE = {"contradiction": "contradiction", "tautology": "tautology",
-                          "line": "line-conflict"}
-
-
 def colour_implication_steps(puzzle: Puzzle, grid: np.ndarray,
                              rules: tuple[str, ...] = ("contradiction", "tautology")
                              ) -> list[Step]:
@@ -385,6 +390,8 @@ def colour_implication_steps(puzzle: Puzzle, grid: np.ndarray,
     the state ``grid`` (int32 masks), by :func:`nonosat.analysis.implied.palette_forced`: one
     ``"implications"`` step per literal, a refuted one removing its colour from its cell, a
     forced one leaving its cell that colour alone (:attr:`Step.masks`)."""
+    from nonosat.analysis.implied import palette_arrays, palette_forced
+
     steps: list[Step] = []
     for f in palette_forced(palette_arrays(puzzle, grid), rules):
         cell = f.literal.cell
