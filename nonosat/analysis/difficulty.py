@@ -330,12 +330,12 @@ def _structure(out: Analysis, puzzle: Puzzle, line_fix: np.ndarray, depth: int |
     """The implication graph at the line-solving fixpoint ``line_fix``: its figures, what it
     forces, the linked cells, and (``keep_graph``) the graph itself for export."""
     if puzzle.is_colour:
-        arrays = palette_arrays(puzzle, line_fix)
-        comp = components(arrays)
-        out.linked = palette_linked(arrays, comp)
-        out.graph_summary = scc_summary_fast(arrays, comp)
+        palette = palette_arrays(puzzle, line_fix)
+        comp = components(palette)
+        out.linked = palette_linked(palette, comp)
+        out.graph_summary = scc_summary_fast(palette, comp)
         if keep_graph:
-            out.graph = colour_graph(arrays)
+            out.graph = colour_graph(palette)
     elif keep_graph or depth is not None:
         graph = implication_graph(puzzle, line_fix)
         out.graph_forced = forced_literals(graph, depth)

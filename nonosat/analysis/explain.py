@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -306,7 +306,7 @@ def _line_cells(puzzle: Puzzle, line: int) -> list[tuple[int, int]]:
     return [(r, line - puzzle.height) for r in range(puzzle.height)]
 
 
-def _line_step(puzzle: Puzzle, grid: np.ndarray) -> ColourStep | None | bool:
+def _line_step(puzzle: Puzzle, grid: np.ndarray) -> ColourStep | Literal[False] | None:
     """The line deduction fixing most cells; ``None`` if none; ``False`` on a contradiction."""
     best: ColourStep | None = None
     best_gain = 0

@@ -40,7 +40,7 @@ class UniquenessGivens:
         Engine calls made.
     """
 
-    cells: list[tuple[tuple[int, int], bool]] = field(default_factory=list)
+    cells: list[tuple[tuple[int, int], bool | int]] = field(default_factory=list)
     target: np.ndarray | None = None
     unique: bool = False
     minimal: bool = False

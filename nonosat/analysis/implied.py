@@ -209,7 +209,7 @@ def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return np.cumsum(indptr), dst[order].astype(np.int64)
 
 
-def components(arrays: ImplicationArrays) -> tuple[np.ndarray, int]:
+def components(arrays: ImplicationArrays | PaletteArrays) -> tuple[np.ndarray, int]:
     """``(comp, count)``: each node's strongly connected component (:func:`_tarjan`)."""
     n = arrays.nodes
     if n == 0:
@@ -218,7 +218,8 @@ def components(arrays: ImplicationArrays) -> tuple[np.ndarray, int]:
     return _tarjan(n, indptr, succ)
 
 
-def reach_sets(arrays: ImplicationArrays, comp: np.ndarray, ncomp: int) -> np.ndarray:
+def reach_sets(arrays: ImplicationArrays | PaletteArrays, comp: np.ndarray,
+               ncomp: int) -> np.ndarray:
     """``(ncomp, words)`` ``uint64`` bit sets of the nodes each component reaches."""
     n = arrays.nodes
     cs, cd = comp[arrays.src], comp[arrays.dst]
@@ -320,7 +321,7 @@ def linked_cells_fast(arrays: ImplicationArrays,
     return groups
 
 
-def scc_summary_fast(arrays: ImplicationArrays,
+def scc_summary_fast(arrays: ImplicationArrays | PaletteArrays,
                      comp_count: tuple[np.ndarray, int] | None = None) -> dict:
     """:func:`nonosat.analysis.structure.scc_summary` on the arrays (edges counted once)."""
     comp, ncomp = comp_count if comp_count is not None else components(arrays)
@@ -416,7 +417,8 @@ def palette_arrays(puzzle: Puzzle, grid: np.ndarray | None = None) -> PaletteArr
     h, w = puzzle.shape
     flat = state.reshape(-1)
     node_of = np.full((h * w, puzzle.n_colours), -1, dtype=np.int64)
-    cells, colours = [], []
+    cells: list[int] = []
+    colours: list[int] = []
     for i in np.flatnonzero(_is_open(flat)).tolist():
         for k in range(puzzle.n_colours):
             if (int(flat[i]) >> k) & 1:

@@ -76,7 +76,7 @@ class Step:
 
     stage: str
     technique: str
-    cells: tuple[tuple[tuple[int, int], Cell], ...]
+    cells: tuple[tuple[tuple[int, int], Cell | int], ...]
     line: int | None = None
     premise: Literal | ColourLiteral | None = None
     masks: tuple[tuple[tuple[int, int], int], ...] = ()
@@ -288,8 +288,8 @@ def _line_fixpoint(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
         changed = np.flatnonzero(after != cells)
         if changed.size == 0:
             continue
-        decided = []
-        masks = []
+        decided: list[tuple[tuple[int, int], int]] = []
+        masks: list[tuple[tuple[int, int], int]] = []
         for i in changed.tolist():
             cell = (line, i) if line < h else (i, line - h)
             m = int(after[i])
@@ -359,14 +359,14 @@ def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
     if failed:
         for cell, m, k in failed:
             rc = divmod(cell, w)
-            fixed = ((rc, _colour_of(m)),) if m & (m - 1) == 0 else ()
-            steps.append(Step("probing", "failed-literal", fixed,
+            one = ((rc, _colour_of(m)),) if m & (m - 1) == 0 else ()
+            steps.append(Step("probing", "failed-literal", one,
                               premise=ColourLiteral(*rc, k), masks=((rc, m),)))
         return steps
     seen: set[int] = set()
     for probed, cells in groups:
-        fixed = []
-        masks = []
+        fixed: list[tuple[tuple[int, int], int]] = []
+        masks: list[tuple[tuple[int, int], int]] = []
         for i in cells:
             if i in seen:
                 continue
