@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 from nonosat.analysis.backdoor import smallest_backdoor
 from nonosat.analysis.classify import solve_classification
 from nonosat.analysis.difficulty import analyse
-from nonosat.analysis.explain import colour_explain, colour_hint
 from nonosat.analysis.logic import open_grid
 from nonosat.analysis.staged import staged_solve
 from nonosat.analysis.structure import independent_parts
+from nonosat.analysis.walkthrough import colour_explain, colour_hint
 from nonosat.cli.app import app
 from nonosat.engines import Status, solve
 from nonosat.formats import read_puzzle

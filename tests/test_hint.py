@@ -15,7 +15,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from nonosat.analysis.explain import explain
 from nonosat.analysis.hints import (
     HintFinder,
     apply_hint,
@@ -23,6 +22,7 @@ from nonosat.analysis.hints import (
     positions_text,
 )
 from nonosat.analysis.overlap import block_ranges, overlap
+from nonosat.analysis.walkthrough import explain
 from nonosat.cli.app import app
 from nonosat.engines import solve
 from nonosat.native.line import solve_line

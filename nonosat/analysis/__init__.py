@@ -15,7 +15,7 @@ case; it keeps its bit-parallel kernels):
   puzzles with several solutions; :mod:`nonosat.analysis.backdoor`,
   :mod:`nonosat.analysis.structure` -- backdoors, independent parts, graph export;
 * :mod:`nonosat.analysis.overlap`, :mod:`nonosat.analysis.hints`,
-  :mod:`nonosat.analysis.explain`, :mod:`nonosat.analysis.steps` -- the next human-style
+  :mod:`nonosat.analysis.walkthrough`, :mod:`nonosat.analysis.steps` -- the next human-style
   deduction, whole-solve explanations and the step-through search.
 
 This package sits above the native solver and the engines; nothing here prints.

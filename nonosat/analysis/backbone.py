@@ -555,8 +555,8 @@ def _guided_witnesses(
     block: Callable[[np.ndarray], list[int]] | None = None,
     phase_lits: Callable[[np.ndarray], list[int]] | None = None,
 ) -> None:
-    """Phase 1 of :func:`_chunked_backbone` (black-and-white and colour): solution-guided witnesses appended to
-    ``witnesses``, ``candidate`` (bool, (h, w)) narrowed in place.
+    """Phase 1 of :func:`_chunked_backbone` (black-and-white and colour): solution-guided
+    witnesses appended to ``witnesses``, ``candidate`` (bool, (h, w)) narrowed in place.
 
     ``enc.solution(model)`` decodes a model; ``block(solution)`` is the clause excluding one
     solution and ``phase_lits(solution)`` the literals that steer the solver to it (defaults:

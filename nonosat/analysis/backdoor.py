@@ -222,9 +222,9 @@ def smallest_backdoor(
         ``solution`` as the only one).
     close, start_grid, target_grid : optional, together
         Another logic over another kind of grid state (colour puzzles get the colour
-        closure, :func:`nonosat.analysis.logic.closure`, when they are omitted): ``close(grid)`` returns the fixpoint
-        of the logic from ``grid`` (a new array, ``None`` on a contradiction; it must be
-        monotone and idempotent), ``start_grid`` is the state with nothing known and
+        closure, :func:`nonosat.analysis.logic.closure`, when they are omitted):
+        ``close(grid)`` returns the fixpoint of the logic from ``grid`` (a new array, ``None``
+        on a contradiction; it must be monotone and idempotent), ``start_grid`` is the state with nothing known and
         ``target_grid`` the state of the solution; a cell is open when its state differs from
         the target's, and the backdoor's values are ``solution``'s (``int``).  ``logic`` then
         only names the logic.

@@ -15,8 +15,8 @@ the simplest to the hardest and stopping at the first that fixes something:
 Within a technique it prefers the deduction fixing the most cells (overlap, line), or the one with
 the shortest argument (implications, probing).  :func:`next_hint` first checks the given state
 against the solution and reports wrong cells as a *mistake* instead of reasoning around them;
-:mod:`nonosat.analysis.explain` replays hints from the empty grid until the puzzle is solved or a
-guess is needed.
+:mod:`nonosat.analysis.walkthrough` replays hints from the empty grid until the puzzle is solved
+or a guess is needed.
 """
 
 from __future__ import annotations
