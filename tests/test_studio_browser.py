@@ -1135,6 +1135,17 @@ def test_givens_prefilled_in_play_saved_and_reopened(driver, server, shot, tmp_p
     driver.get(url)
     wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
     wait(driver, lambda d: marked(d, "given") == given, message="givens not in the address")
+    # printed: the given filled cells black, every other cell blank
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        printed = driver.execute_script("""
+            return Array.from(document.querySelectorAll('#board .cell'),
+                              c => [+c.dataset.r, +c.dataset.c, getComputedStyle(c).backgroundColor]);""")
+        black = {(r, c) for r, c, bg in printed if bg == "rgb(0, 0, 0)"}
+        assert black == {rc for rc, v in expect.items() if v == "#"}
+        assert {bg for r, c, bg in printed if (r, c) not in black} == {"rgb(255, 255, 255)"}
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
     shot()
 
 
