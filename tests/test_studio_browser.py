@@ -1241,6 +1241,10 @@ def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):
     draw(driver, [(1, 1)], [(2, 2)])
     assert verdict(driver) == "multiple"
     wait(driver, lambda d: not _has(d, "#status", "error"), message="the error bar stayed")
+    # words for people in the sidebar, not the engine's names
+    sidebar = el(driver, "#verdict-detail").text + " " + el(driver, "#techniques").text
+    for word in ("native", "probe-both", "failed-literal", "+sat", "engine "):
+        assert word not in sidebar, sidebar
     # a suggestion: rows and columns named, its cells outlined on hover
     give = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="give"]'),
                 message="no give suggestion")
