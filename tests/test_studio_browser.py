@@ -1173,6 +1173,8 @@ def test_keep_trying_decides_faase(driver, server, shot):
         el(driver, "#keep-cancel").click()
         wait(driver, lambda d: el(d, "#keep-trying").is_displayed())
         assert "cancelled" in status.text
+        assert "not finished" in el(driver, "#verdict-detail").text
+        assert verdict(driver) == "multiple"  # the verdict found stays
     shot()
 
 
