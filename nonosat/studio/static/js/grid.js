@@ -116,6 +116,24 @@ function clueText(clue) {
   return nums.length ? nums.map(String) : ["0"];
 }
 
+/** The cells of the straight line from (r0, c0) to (r1, c1), without the first (Bresenham). */
+export function lineCells(r0, c0, r1, c1) {
+  const out = [];
+  const dr = Math.abs(r1 - r0);
+  const dc = Math.abs(c1 - c0);
+  const sr = r0 < r1 ? 1 : -1;
+  const sc = c0 < c1 ? 1 : -1;
+  let err = dc - dr;
+  let [r, c] = [r0, c0];
+  while (r !== r1 || c !== c1) {
+    const e2 = 2 * err;
+    if (e2 > -dr) { err -= dr; c += sc; }
+    if (e2 < dc) { err += dc; r += sr; }
+    out.push([r, c]);
+  }
+  return out;
+}
+
 export class GridView {
   /** `onPaint({r, c, phase: "start"|"move"|"end", button})` is called while painting. */
   constructor(element, onPaint) {
@@ -265,8 +283,13 @@ export class GridView {
     if (!this.dragging) return;
     const cell = this.cellFromPoint(e.clientX, e.clientY);
     if (!cell || cell === this.last) return;
+    // a fast pointer skips cells between two events: paint the straight line between them
+    const [r0, c0] = [+this.last.dataset.r, +this.last.dataset.c];
+    const [r1, c1] = [+cell.dataset.r, +cell.dataset.c];
     this.last = cell;
-    this.onPaint({ r: +cell.dataset.r, c: +cell.dataset.c, phase: "move", button: this.button });
+    for (const [r, c] of lineCells(r0, c0, r1, c1)) {
+      this.onPaint({ r, c, phase: "move", button: this.button });
+    }
   }
 
   up() {
