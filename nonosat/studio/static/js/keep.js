@@ -98,7 +98,7 @@ export class KeepTrying {
     // the verdict is in before the whole analysis: show it at once (the map may take long)
     const early = k.status && k.status !== "unknown" && !(out.state === "done" && out.result);
     if (early && this.job && this.job.version === this.editor.version) {
-      if (this.job.verdictAt === undefined) this.job.verdictAt = out.elapsed_s;
+      if (this.job.verdictAt === undefined) this.job.verdictAt = k.verdict_s ?? out.elapsed_s;
       this.job.status = k.status;
       const rest = { running: "; still working on the ambiguity map and the grade",
         "gave up": "; the ambiguity map was not finished within the limit",
