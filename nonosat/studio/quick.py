@@ -424,7 +424,7 @@ def suggestions(
                                    share=share, should_stop=should_stop)
     givens = uniqueness_givens(puzzle, solutions, known, engine="native", timeout=share)
     if givens.unique and givens.cells:
-        cells = [[r, c, "#" if v else "."] for (r, c), v in givens.cells]
+        cells: list[list[Any]] = [[r, c, "#" if v else "."] for (r, c), v in givens.cells]
         n = len(cells)
         out.append({"kind": "give", "cells": cells,
                     "text": f"give {n} cell{'s' if n != 1 else ''} as a start: "
