@@ -1116,6 +1116,15 @@ def test_givens_prefilled_in_play_saved_and_reopened(driver, server, shot, tmp_p
     assert "g=" in driver.current_url
     url = driver.current_url
     shot("-play")
+    # Steps start from the givens and end with the puzzle's (unique) verdict
+    set_mode(driver, "steps")
+    counter = el(driver, "#step-counter")
+    wait(driver, lambda d: int(counter.get_attribute("data-total") or 0) > 0)
+    start = grid(driver)
+    assert {(r, c) for r, row in enumerate(start) for c, ch in enumerate(row) if ch != "?"} == given
+    el(driver, "#step-last").click()
+    wait(driver, lambda d: el(d, "#step-verdict").get_attribute("data-status") == "unique")
+    assert "?" not in "".join(grid(driver))
     # saved: JSON keeps them
     set_mode(driver, "edit")
     Select(el(driver, "#download-format")).select_by_value("to:json")
