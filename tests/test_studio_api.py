@@ -275,7 +275,8 @@ def test_steps_replay_to_each_solution(client, corpus):
     pytest.importorskip("nonosat.analysis.steps", reason="nonosat.analysis.steps not merged yet")
     for puzzle in (read_puzzle(corpus_path("Nonogram", "games", "football.json")),
                    read_puzzle(GAMES / "cross-ambiguous.non")):
-        out = client.post("/api/steps", json={"puzzle": pj(puzzle)}).json()
+        # a generous time limit: the default would leave a loaded machine "undecided"
+        out = client.post("/api/steps", json={"puzzle": pj(puzzle), "timeout": 30}).json()
         truth = [grid_rows(s) for s in all_solutions(puzzle)]
         grid = [["?"] * puzzle.width for _ in range(puzzle.height)]
         met = []
