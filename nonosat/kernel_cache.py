@@ -47,7 +47,7 @@ KERNEL_FILES = (
     "certificates/lrat_agree.py",
     "analysis/backdoor.py",
     "analysis/implied.py",
-    "analysis/staged.py",
+    "analysis/logic.py",
 )
 
 _ROOT = Path(__file__).resolve().parent
