@@ -52,7 +52,7 @@ def test_a_token_set_from_another_thread_stops_the_search(loaded, engine):
     result = solve(hard_puzzle(), engine, stop=token)
     took = time.perf_counter() - t0
     assert result.status is Status.UNKNOWN
-    assert result.stats["stopped"] == "cancelled" and result.engine == "native"
+    assert result.stats["stopped"] == "cancelled"
     assert took < 0.05 + SLACK_S, took
     assert not token.is_set() or token.reason == "cancelled"  # the caller's token, untouched
 

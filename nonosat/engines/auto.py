@@ -134,8 +134,8 @@ class AutoEngine:
         )
         stats.update(handoff=True, sat=sat.stats, root_known=int(np.isin(root, (1, 2)).sum()),
                      load_s=sat_load)
-        if sat.status == Status.UNKNOWN and token.is_set():
-            stats["stopped"] = token.reason
+        if sat.status == Status.UNKNOWN:
+            stats["stopped"] = token.reason if token.is_set() else "time limit"
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
                            stats, trace, exhausted=sat.exhausted)
 
@@ -163,8 +163,8 @@ class AutoEngine:
             puzzle, partial=outcome.root, limit=limit, timeout=remaining, stop=token
         )
         stats.update(handoff=True, sat=sat.stats)
-        if sat.status == Status.UNKNOWN and token.is_set():
-            stats["stopped"] = token.reason
+        if sat.status == Status.UNKNOWN:
+            stats["stopped"] = token.reason if token.is_set() else "time limit"
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
                            stats, outcome.root, exhausted=sat.exhausted)
 
