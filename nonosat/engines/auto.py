@@ -127,6 +127,8 @@ class AutoEngine:
         sat_load = load_engine("sat", solver=self.sat_solver)
         start += sat_load
         remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
+        if remaining is not None and sat_load > 0 and not token.is_set():
+            token.arm(remaining)  # the solve's own token: the load is not solving time
         neighbour = swap_neighbour if self.swap else None
         sat = get_engine("sat", solver=self.sat_solver, implications=implications,
                          neighbour=neighbour, phases=self.phases).solve(
