@@ -7,8 +7,8 @@ A script imports it first (``python benchmarks/bench_x.py`` puts ``benchmarks/``
     from preamble import CORPUS, REPO, argument_parser  # first: puts REPO on sys.path
 
 ``../shared`` is looked for beside the checkout and, for a git worktree in a folder of its own
-(``/work/wt/NAME``), one level up; ``NONOSAT_CORPUS`` and ``NONOSAT_THIRD_PARTY`` override it, as
-for the tests (``tests/conftest.py``).
+(``/work/wt/NAME``), one level up; ``NONOSAT_SHARED`` names it outright, and ``NONOSAT_CORPUS``
+and ``NONOSAT_THIRD_PARTY`` override its parts, as for the tests (``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _shared() -> Path:
+    if os.environ.get("NONOSAT_SHARED"):
+        return Path(os.environ["NONOSAT_SHARED"])
     for base in (REPO.parent, REPO.parent.parent):
         if (base / "shared").is_dir():
             return base / "shared"
