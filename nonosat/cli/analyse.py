@@ -64,7 +64,7 @@ from nonosat.cli.common import (
     split_puzzle_ref,
 )
 from nonosat.cli.options import BriefOpt, FormatOpt, IndexOpt, JsonOpt, PuzzleArg, timeout_option
-from nonosat.cli.output import brief_line, emit
+from nonosat.cli.output import brief_line, echo, emit, wrap_lines
 from nonosat.text import printable, printable_lines
 
 LimitOpt = Annotated[
@@ -164,17 +164,17 @@ def analyse_command(
         from nonosat.analysis.structure import write_graph_with_components
 
         fmt = write_graph_with_components(result.graph, puzzle, graph, result.graph_forced)
-        typer.echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
+        echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
                    f"{result.graph.number_of_edges()} edges)", err=True)
     if map_file is not None:
         _write_map(result, map_file)
-        typer.echo(f"wrote {printable(str(map_file))}", err=True)
+        echo(f"wrote {printable(str(map_file))}", err=True)
     if json_output:
         emit("analyse", result.to_json(name))
     elif brief:
         typer.echo(_brief(result, name))
     else:
-        typer.echo(printable_lines(_report(result, name, backdoor_timeout)))
+        echo(printable_lines(_report(result, name, backdoor_timeout)))
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
@@ -226,7 +226,7 @@ def _report_on_overrun(progress: list, name: str, json_output: bool, backdoor_ti
 
             return json.dumps(result.to_json(name))
         render = _colour_report if colour else _report
-        return render(result, name, backdoor_timeout)
+        return wrap_lines(printable_lines(render(result, name, backdoor_timeout)))
 
     common.OVERRUN_REPORT = report
     return report
@@ -245,7 +245,7 @@ def _print_on_interrupt(report: Callable[[str], str | None]) -> None:
         except Exception:  # noqa: BLE001 - the analysis may be mid-update: print nothing
             return None
         if text:
-            sys.stdout.write(printable_lines(text) + "\n")
+            sys.stdout.write(text + "\n")
         return None
 
     signals.last_words = last_words
@@ -338,10 +338,8 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
     out = f"{head}: {bd.describe()}"
     if bd.several:
         out += "\n  (several solutions: these givens also make it the only one)"
-    if bd.cells:
-        from nonosat.analysis.wording import wrap
-
-        out += "\n" + wrap(_cells(bd.cells, 60), first="  givens: ", indent=4)
+    if bd.cells:  # one line, wrapped with the report (nonosat.cli.output.wrap_lines)
+        out += "\n  givens: " + _cells(bd.cells, 60)
     return out
 
 
@@ -520,17 +518,17 @@ def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeou
             raise FormatError(str(graph), None, "line solving contradicts the clues: no "
                               "implication graph to write")
         fmt = write_colour_graph(result.graph, puzzle, graph)
-        typer.echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
+        echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
                    f"{result.graph.number_of_edges()} edges)", err=True)
     if map_file is not None:
         _write_map(result, map_file)
-        typer.echo(f"wrote {printable(str(map_file))}", err=True)
+        echo(f"wrote {printable(str(map_file))}", err=True)
     if json_output:
         emit("analyse", result.to_json(name))
     elif brief:
         typer.echo(_brief(result, name))
     else:
-        typer.echo(printable_lines(_colour_report(result, name, backdoor_timeout)))
+        echo(printable_lines(_colour_report(result, name, backdoor_timeout)))
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
@@ -592,16 +590,14 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
         # the black-and-white wording (no cells to name)
         lines.append(_backdoor_line(result, backdoor_timeout))
     else:
-        from nonosat.analysis.wording import wrap
-
         head = f"smallest backdoor to {'line solving' if bd.logic == 'line' else 'probing'}"
         if bd.several:
             head += f" of {result.backdoor_of}"
         lines.append(f"{head}: {bd.describe()}")
         if bd.several:
             lines.append("  (several solutions: these givens also make it the only one)")
-        if bd.cells:
-            lines.append(wrap(listed(bd.cells, 60), first="  givens: ", indent=4))
+        if bd.cells:  # one line, wrapped with the report (nonosat.cli.output.wrap_lines)
+            lines.append("  givens: " + listed(bd.cells, 60))
     lines.append(f"grade: {result.grade.describe()}")
     if result.backbone is not None:
         amb = result.backbone.ambiguous

@@ -42,7 +42,7 @@ from nonosat.cli.options import (
     engine_list,
     timeout_option,
 )
-from nonosat.cli.output import brief_line, emit
+from nonosat.cli.output import brief_line, echo, emit
 from nonosat.text import printable
 
 if TYPE_CHECKING:  # the batch machinery (numpy, the model) is imported by the command only
@@ -188,7 +188,7 @@ def batch_command(
         todo = pending(inputs.puzzles, results, config)
         earlier = len(inputs.puzzles) - len(todo)
         where = f"dask scheduler {scheduler}" if scheduler else f"{jobs or 'all'} local workers"
-        typer.echo(
+        echo(
             printable(f"nonosat batch: {job.name} on {len(inputs.puzzles)} puzzles"
             + (f" ({earlier} already in {out}, {len(todo)} to run)" if earlier else "")
             + f" with {where}"),
@@ -348,7 +348,7 @@ class _Progress:
             )
             return
         if problem:
-            typer.echo(printable(f"nonosat batch: {record['id']}: {status}: {problem}"), err=True)
+            echo(printable(f"nonosat batch: {record['id']}: {status}: {problem}"), err=True)
         now = time.perf_counter()
         if now - self._last_line >= PLAIN_PROGRESS_SECONDS or self.done == self.total:
             self._last_line = now
@@ -363,7 +363,7 @@ class _Progress:
         rate = self.done / elapsed if elapsed > 0 else 0.0
         eta = (self.total - self.done) / rate if rate > 0 else 0.0
         percent = 100.0 * self.done / self.total if self.total else 100.0
-        typer.echo(
+        echo(
             f"nonosat batch: {self.done}/{self.total} ({percent:.0f}%), {rate:.1f} puzzles/s, "
             f"elapsed {_clock(elapsed)}, eta {_clock(eta)}; {self._counts_text()}",
             err=True,

@@ -51,7 +51,7 @@ from nonosat.cli.options import (
     timeout_option,
     use_checker_path,
 )
-from nonosat.cli.output import brief_line, emit
+from nonosat.cli.output import brief_line, echo, emit
 from nonosat.text import printable
 
 VERIFY_HELP = """Check a certificate directory written by 'nonosat certify'.
@@ -102,7 +102,7 @@ def warn_dratify(names: list[str] | None) -> None:
     from nonosat.certificates.checkers import DRATIFY_WARNING
 
     if names and any(n in ("dratify", "all") for n in names):
-        typer.echo(f"nonosat: {DRATIFY_WARNING}", err=True)
+        echo(f"nonosat: {DRATIFY_WARNING}", err=True)
 
 
 def checks_line(checks: list) -> str:
@@ -216,7 +216,7 @@ def certify_command(
         elif brief:
             typer.echo(brief_line(ref, "unknown", None, "refused"))
         else:
-            typer.echo(printable(f"nonosat: {exc}"), err=True)
+            echo(printable(f"nonosat: {exc}"), err=True)
         raise typer.Exit(EXIT_PROVER_REFUSED) from None
     if cert.verdict == "multiple":
         _witness_written(cert, puzzle, out, force, json_output, ref, brief)
@@ -246,12 +246,12 @@ def certify_command(
         raise typer.Exit(code)
     name = f"{ref}: {puzzle.describe()}"
     if cert.verdict == "unknown":
-        typer.echo(printable(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; "
+        echo(printable(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; "
                              "nothing written"))
         raise typer.Exit(code)
     claim = "unique solution" if cert.verdict == "unique" else "no solution"
     status = "certified" if cert.proved else "NOT certified: the proof was rejected"
-    typer.echo(printable(f"{name}: {claim}, {status}"))
+    echo(printable(f"{name}: {claim}, {status}"))
     lemmas = cert.stats.get("lemmas", 0)
     how = cert.stats.get("prove", {}).get("method", "sat")
     prefix = cert.stats.get("prefix_lemmas", 0)
@@ -267,10 +267,10 @@ def certify_command(
         source = "unit propagation refutes the formula"
     else:
         source = cert.solver
-    typer.echo(f"  proof: {lemmas:,} lemma{'s' if lemmas != 1 else ''} ({source}), "
+    echo(f"  proof: {lemmas:,} lemma{'s' if lemmas != 1 else ''} ({source}), "
                f"{cert.encoding} encoding")
     _echo_lrat_and_checks(cert)
-    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
+    echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
                          f"[{cert.times['total']:.3f} s]"))
     raise typer.Exit(code)
 
@@ -281,15 +281,15 @@ def _echo_lrat_and_checks(cert) -> None:
 
     if cert.lrat is not None:
         by = LRAT_SOURCES.get(cert.lrat_source or "", str(cert.lrat_source))
-        typer.echo(f"  LRAT: {cert.lrat.count(chr(10)):,} lines, made by {by}")
+        echo(f"  LRAT: {cert.lrat.count(chr(10)):,} lines, made by {by}")
     else:
         typer.echo("  LRAT: none could be made (a lemma is not RUP and drat-trim was not found)")
     for check in cert.checks:
         verdict = "accepted" if check.ok else f"REJECTED ({printable(check.reason)})"
         version = f" {printable(check.version)}" if check.version else ""
-        typer.echo(f"  {check.checker}{version}: {verdict} in {check.time_s:.3f} s")
+        echo(f"  {check.checker}{version}: {verdict} in {check.time_s:.3f} s")
     if cert.checks:
-        typer.echo(f"  verdict rests on: {rests_on(cert.checks)}")
+        echo(f"  verdict rests on: {rests_on(cert.checks)}")
 
 
 @handle_errors
@@ -336,13 +336,13 @@ def verify_command(
             claim = {"unique": "unique solution", "none": "no solution"}.get(
                 colour.verdict or "", str(colour.verdict))
             about = identity(colour.puzzle, puzzle_file, colour.identity_verified)
-            typer.echo(f"{shown}: verified: {claim} of {about} (colour) "
+            echo(f"{shown}: verified: {claim} of {about} (colour) "
                        f"[{checks_line(colour.checks)}]")
-            typer.echo(f"  verdict rests on: {rests_on(colour.checks)}")
+            echo(f"  verdict rests on: {rests_on(colour.checks)}")
         else:
-            typer.echo(f"{shown}: NOT verified", err=True)
+            echo(f"{shown}: NOT verified", err=True)
             for problem in colour.problems:
-                typer.echo(f"  {printable(problem)}", err=True)
+                echo(f"  {printable(problem)}", err=True)
         raise typer.Exit(code)
     result = verify_certificate(cert_dir, checker or ["auto"], timeout, expected=expected)
     code = _EXIT.get(result.verdict or "", EXIT_FAILED) if result.ok else EXIT_FAILED
@@ -357,13 +357,13 @@ def verify_command(
                  "multiple": "several solutions (witness)"}[result.verdict or "unique"]
         about = identity(result.puzzle, puzzle_file, result.identity_verified)
         checks = checks_line(result.checks)
-        typer.echo(f"{shown}: verified: {claim} of {about}" + (f" [{checks}]" if checks else ""))
+        echo(f"{shown}: verified: {claim} of {about}" + (f" [{checks}]" if checks else ""))
         if result.checks:
-            typer.echo(f"  verdict rests on: {rests_on(result.checks)}")
+            echo(f"  verdict rests on: {rests_on(result.checks)}")
     else:
-        typer.echo(f"{shown}: NOT verified", err=True)
+        echo(f"{shown}: NOT verified", err=True)
         for problem in result.problems:
-            typer.echo(f"  {printable(problem)}", err=True)
+            echo(f"  {printable(problem)}", err=True)
     raise typer.Exit(code)
 
 
@@ -391,10 +391,10 @@ def _witness_written(cert, puzzle, out: Path, force: bool, json_output: bool, re
     load = cert.times.get("load", 0.0)
     timing = f"{total:.3f} s" + (f"; loading the engine's kernels and libraries: {load:.1f} s"
                                  if load >= 0.5 else "")
-    typer.echo(printable(f"{ref}: {puzzle.describe()}: several solutions, witness certificate "
+    echo(printable(f"{ref}: {puzzle.describe()}: several solutions, witness certificate "
                          f"written (two distinct solutions, each checked against the clues; they "
                          f"differ in {differ} cell{'s' if differ != 1 else ''})"))
-    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) [{timing}]"))
+    echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) [{timing}]"))
     raise typer.Exit(EXIT_MULTIPLE)
 
 
@@ -449,14 +449,14 @@ def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=
         raise typer.Exit(code)
     name = f"{ref}: {puzzle.describe()}"
     if cert.verdict == "unknown":
-        typer.echo(printable(f"{name}: gave up before deciding; nothing written"))
+        echo(printable(f"{name}: gave up before deciding; nothing written"))
         raise typer.Exit(code)
     claim = "unique solution" if cert.verdict == "unique" else "no solution"
     status = "certified" if cert.proved else "NOT certified: the proof was rejected"
-    typer.echo(printable(f"{name}: {claim}, {status} (colour puzzle)"))
+    echo(printable(f"{name}: {claim}, {status} (colour puzzle)"))
     lemmas = (cert.proof or "").count("\n")
-    typer.echo(f"  proof: {lemmas:,} DRAT lines ({cert.solver}), colour-starts encoding")
+    echo(f"  proof: {lemmas:,} DRAT lines ({cert.solver}), colour-starts encoding")
     _echo_lrat_and_checks(cert)
-    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
+    echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
                          f"[{cert.times['total']:.3f} s]"))
     raise typer.Exit(code)

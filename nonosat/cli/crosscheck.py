@@ -42,7 +42,7 @@ from nonosat.cli.options import (
     engine_list,
     timeout_option,
 )
-from nonosat.cli.output import brief_line, emit
+from nonosat.cli.output import brief_line, echo, emit
 from nonosat.text import printable
 from nonosat.verdict import CROSSCHECK_ENGINES
 
@@ -84,7 +84,7 @@ def crosscheck_command(
     skipped: list[tuple[str, str]] = []
     puzzles = collect(puzzle_paths, format, index, skipped=skipped)
     for name, why in skipped:
-        typer.echo(printable(f"nonosat: not checked: {name}: {why}"), err=True)
+        echo(printable(f"nonosat: not checked: {name}: {why}"), err=True)
     reports: list[CrossCheck] = []
     interrupted = False
 
@@ -126,7 +126,7 @@ def crosscheck_command(
     if interrupted:
         raise typer.Exit(128 + (interrupts.requested() or 2))
     if skipped:
-        typer.echo(f"nonosat: {len(skipped)} file{'s' if len(skipped) > 1 else ''} in the "
+        echo(f"nonosat: {len(skipped)} file{'s' if len(skipped) > 1 else ''} in the "
                    "directories could not be read (listed above)", err=True)
         raise typer.Exit(EXIT_BAD_INPUT)
     raise typer.Exit(EXIT_GAVE_UP if any(r.gave_up for r in reports) else EXIT_OK)
@@ -319,7 +319,7 @@ def print_table(reports: list[CrossCheck], names: list[str]) -> None:
         typer.echo(line)
     for report in reports:
         for finding in report.findings:
-            typer.echo(printable(f"{report.puzzle_id}: {finding.kind}: {finding.message}"))
+            echo(printable(f"{report.puzzle_id}: {finding.kind}: {finding.message}"))
     failed = sum(r.failed for r in reports)
     gave_up = sum(r.gave_up and not r.failed for r in reports)
     typer.echo(

@@ -22,6 +22,7 @@ from nonosat.cli.common import (
     read_state,
     split_puzzle_ref,
 )
+from nonosat.cli.output import echo
 from nonosat.text import printable
 
 OutOpt = Annotated[
@@ -87,9 +88,9 @@ def encode_command(
 
     atomic_write(out, text.encode(), force)
     if enc is None:
-        typer.echo(printable(f"wrote {out} (colour-starts encoding)"), err=True)
+        echo(printable(f"wrote {out} (colour-starts encoding)"), err=True)
         return
-    typer.echo(
+    echo(
         printable(f"wrote {out} ({enc.encoding} encoding: {enc.nvars} variables, "
         f"{len(enc.clauses)} clauses)"),
         err=True,

@@ -48,7 +48,7 @@ from nonosat.cli.options import (
     TaaiOutOpt,
     timeout_option,
 )
-from nonosat.cli.output import brief_line, echo_grid, emit, fit_line
+from nonosat.cli.output import brief_line, echo, echo_colour_grid, emit, fit_line
 from nonosat.engines import Status
 from nonosat.text import printable, printable_lines
 
@@ -168,31 +168,19 @@ def solve_command(
     elif brief:
         typer.echo(brief_line(name, result.status.value, result.time_s))
     elif puzzle.is_colour:
-        from rich.console import Console
-
-        from nonosat.cli.output import fits
-        from nonosat.render.colour_text import plain_colour_text, render_colour_text
-
-        console = Console(highlight=False, soft_wrap=True)
         for k, sol in enumerate(result.solutions, start=1):
             if len(result.solutions) > 1:
-                console.print(f"solution {k}:")
-            plain = plain_colour_text(puzzle, sol)
-            if fits(plain.split("\n")):
-                console.print(render_colour_text(puzzle, sol))
-            else:
-                echo_grid(plain, "grid", puzzle.shape)
-            console.print("")
-        console.print(f"{printable(name)}: {verdict_line(puzzle, result, limit, counted)}",
-                      markup=False)
+                typer.echo(f"solution {k}:")
+            echo_colour_grid(puzzle, sol)
+            typer.echo("")
+        echo(f"{printable(name)}: {verdict_line(puzzle, result, limit, counted)}")
         from nonosat.analysis.colour import colour_solve_classification
 
-        console.print(printable(
-            f"classification: {colour_solve_classification(puzzle, result, partial)}"
-        ), markup=False)
+        echo(printable(f"classification: "
+                       f"{colour_solve_classification(puzzle, result, partial)}"))
     else:
         for line in report_lines(puzzle, result, limit, partial, name, counted):
-            typer.echo(printable_lines(line))
+            echo(printable_lines(line))
     raise typer.Exit(STATUS_EXIT[result.status])
 
 

@@ -54,7 +54,7 @@ from nonosat.cli.options import (
     timeout_help,
     use_checker_path,
 )
-from nonosat.cli.output import brief_line, emit
+from nonosat.cli.output import brief_line, echo, echo_grid, emit
 from nonosat.text import printable
 
 PuzzlesArg = Annotated[
@@ -187,42 +187,42 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         typer.echo(brief_line(name, _status(judgement.truth), judgement.time_s,
                               judgement.outcome))
         raise typer.Exit(code)
-    typer.echo(printable(f"{name} ({puzzle.width}x{puzzle.height}): {judgement.outcome.upper()}"))
+    echo(printable(f"{name} ({puzzle.width}x{puzzle.height}): {judgement.outcome.upper()}"))
     for k, check in enumerate(judgement.checks, start=1):
         label = "solution" if len(judgement.checks) == 1 else f"solution {k}"
         if check.valid:
-            typer.echo(f"  {label}: valid (every clue holds)")
+            echo(f"  {label}: valid (every clue holds)")
         else:
             n = len(check.errors)
-            typer.echo(f"  {label}: INVALID, {n} line{'s' if n != 1 else ''} break their clue:")
+            echo(f"  {label}: INVALID, {n} line{'s' if n != 1 else ''} break their clue:")
             for error in check.errors:
-                typer.echo(printable(f"    {error}"))
+                echo(printable(f"    {error}"))
     if judgement.claim is not None:
         claim_reason = judgement.reason.rpartition(": ")[2] if judgement.checks and (
             judgement.outcome == "refuted" and judgement.claim_outcome != "refuted"
         ) else judgement.reason
-        typer.echo(f"  claim {judgement.claim}: {judgement.claim_outcome} "
+        echo(f"  claim {judgement.claim}: {judgement.claim_outcome} "
                    f"(nonosat: {judgement.truth}; {claim_reason})")
     from nonosat.cli.solve import LOAD_SHOWN_S
 
     timing = f"{judgement.time_s:.3f} s"
     if judgement.load_s >= LOAD_SHOWN_S:
         timing += f"; loading the engine's kernels and libraries: {judgement.load_s:.1f} s"
-    typer.echo(f"  evidence: {judgement.witness_kind() or 'none'} [{timing}]")
+    echo(f"  evidence: {judgement.witness_kind() or 'none'} [{timing}]")
     if written and out is not None:
         names = sorted({p.relative_to(out).parts[0] for p in written})
-        typer.echo(printable(f"  witness: {out}/ ({', '.join(names)})"))
+        echo(printable(f"  witness: {out}/ ({', '.join(names)})"))
     elif judgement.outcome == "refuted" and judgement.claim_outcome == "refuted":
         from nonosat.render.text import render_text
 
         for k, sol in enumerate(judgement.evidence, start=1):
-            typer.echo(f"  nonosat's solution {k}:")
+            echo(f"  nonosat's solution {k}:")
             if puzzle.is_colour:
                 from nonosat.render.colour_text import plain_colour_text
 
-                typer.echo(plain_colour_text(puzzle, sol))
+                echo_grid(plain_colour_text(puzzle, sol), "grid", puzzle.shape)
             else:
-                typer.echo(render_text(puzzle, sol))
+                echo_grid(render_text(puzzle, sol), "grid", puzzle.shape)
     raise typer.Exit(code)
 
 
@@ -294,7 +294,7 @@ def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
     index = PuzzleIndex(inputs.puzzles)
     witnesses = out if out is not None else results.with_name(results.name + ".witnesses")
     limit = timeout  # resolved by handle_errors ("verify --results")
-    typer.echo(printable(f"nonosat verify: {len(rows)} rows of {results} against "
+    echo(printable(f"nonosat verify: {len(rows)} rows of {results} against "
                          f"{len(inputs.puzzles)} puzzles with {jobs or 'all'} local workers"),
                err=True)
     start = time.perf_counter()
