@@ -196,7 +196,8 @@ def certify_command(
     ensure_writable_dir(out, force)
     ref = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if puzzle.is_colour:
-        _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref, brief)
+        _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref, brief,
+                        force)
     announce_compile()
     checkers = resolve_checkers(checker or ["auto"])
     try:
@@ -415,7 +416,7 @@ def _brief_check(cert_dir: Path, verdict: str | None, ok: bool, checks: list) ->
 
 
 def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=None,
-                    brief=False) -> None:
+                    brief=False, force=False) -> None:
     """``certify`` of a colour puzzle (:mod:`nonosat.certificates.colour`): the portfolio
     decides (:func:`nonosat.certify.certify_colour_puzzle`); several solutions get a witness
     certificate, otherwise the SAT solver's DRAT proof of the colour CNF plus blocking clause;
@@ -429,8 +430,8 @@ def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=
     cert = certify_colour_puzzle(puzzle, solver=sat_solver or DEFAULT_SOLVER,
                                  checkers=resolve_checkers(checker or ["auto"]), timeout=timeout)
     if cert.verdict == "multiple":
-        _witness_written(cert, puzzle, out, True, json_output, ref or puzzle.describe(), brief)
-    written = [] if cert.verdict == "unknown" else write_colour_certificate(cert, out)
+        _witness_written(cert, puzzle, out, force, json_output, ref or puzzle.describe(), brief)
+    written = [] if cert.verdict == "unknown" else write_colour_certificate(cert, out, force)
     rejected = [c for c in cert.checks if not c.ok]
     code = EXIT_FAILED if rejected else _EXIT[cert.verdict]
     ref = ref or puzzle.describe()

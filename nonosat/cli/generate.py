@@ -306,7 +306,7 @@ def _certify(made, directory: Path, force: bool) -> dict[str, Any]:
         from nonosat.certificates.colour import certify_colour, write_colour_certificate
 
         cert = certify_colour(made.puzzle, checkers=checkers)
-        write_colour_certificate(cert, directory)
+        write_colour_certificate(cert, directory, force)
     else:
         from nonosat.certificates import write_certificate
         from nonosat.certify import certify_puzzle
