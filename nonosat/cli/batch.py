@@ -446,10 +446,21 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
     for title, ids in (("several solutions", summary.multiple), ("no solution", summary.none)):
         if not ids:
             continue
-        # one name per line, never folded or cut (copyable)
+        # one name per line, never cut; their common folder said once, and a name still too
+        # long for the terminal folded (nonosat.cli.output.wrap_lines)
+        import os
+
+        from nonosat.cli.output import wrap_lines
+
         console.print(f"{title} ({len(ids)})", markup=False)
+        folders = {os.path.dirname(i) for i in ids[:_LISTED]}
+        folder = folders.pop() if len(folders) == 1 else ""
+        if folder:
+            console.print(wrap_lines(f"  in {printable(os.path.join(folder, ''))}:"),
+                          markup=False, soft_wrap=True)
         for puzzle_id in ids[:_LISTED]:
-            console.print(f"  {escape(printable(puzzle_id))}", soft_wrap=True)
+            name = puzzle_id[len(os.path.join(folder, "")):] if folder else puzzle_id
+            console.print(wrap_lines(f"  {printable(name)}"), markup=False, soft_wrap=True)
         if len(ids) > _LISTED:
             console.print(f"  ... {len(ids) - _LISTED} more (--json lists them all)")
     for title, rows, key in (
