@@ -60,16 +60,23 @@ from nonosat.cli.common import (
     STATUS_EXIT,
     announce_compile,
     handle_errors,
-    read_puzzle,
-    split_puzzle_ref,
+    load_puzzle,
 )
-from nonosat.cli.options import BriefOpt, FormatOpt, IndexOpt, JsonOpt, PuzzleArg, timeout_option
+from nonosat.cli.options import (
+    BriefOpt,
+    DepthOpt,
+    EngineOpt,
+    ForceOpt,
+    FormatOpt,
+    IndexOpt,
+    JsonOpt,
+    LimitOpt,
+    PuzzleArg,
+    timeout_option,
+)
 from nonosat.cli.output import brief_line, echo, emit, wrap_lines
 from nonosat.text import printable, printable_lines
 
-LimitOpt = Annotated[
-    int, typer.Option("--limit", "-n", min=1, help="Count solutions up to N (2 decides uniqueness).")
-]
 CountAllOpt = Annotated[
     bool, typer.Option("--count-all", help="Enumerate every solution (at most 10000).")
 ]
@@ -80,15 +87,6 @@ GraphOpt = Annotated[
 MapOpt = Annotated[
     Path | None,
     typer.Option("--map", help="Write the ambiguity map (or the solution) to FILE.svg / FILE.png."),
-]
-DepthOpt = Annotated[
-    int | None,
-    typer.Option("--depth", min=1, help="Implication graph traversal depth (default: unlimited)."),
-]
-EngineOpt = Annotated[
-    str, typer.Option("--engine", "-e",
-                      help="Engine for the verdict, solutions and givens (default auto, the "
-                      "portfolio, as 'nonosat solve').")
 ]
 BackdoorOpt = Annotated[
     float, typer.Option("--backdoor-timeout", min=0, metavar="SECONDS",
@@ -101,7 +99,6 @@ BackdoorLogicOpt = Annotated[
 ]
 #: Seconds for the backdoor search by default (nonosat.analysis.difficulty.BACKDOOR_TIMEOUT).
 BACKDOOR_TIMEOUT = 10.0
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --graph / --map files.")]
 TimeoutOpt = timeout_option("analyse", "Seconds for the whole analysis, every section together "
                             "(exit 4 when the verdict is not decided)")
 
@@ -132,40 +129,32 @@ def analyse_command(
     import time
 
     setup = time.perf_counter()
-    from nonosat.analysis.difficulty import analyse
-    from nonosat.errors import FormatError
-
     if backdoor_logic not in ("line", "probing"):
         raise typer.BadParameter(f"{backdoor_logic!r}: use line or probing",
                                  param_hint="--backdoor-logic")
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
-    if puzzle.is_colour:
-        _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout,
-                        graph, map_file, force, json_output, backdoor_timeout, backdoor_logic,
-                        setup, brief)
-    for path in (graph, map_file):
-        if path is not None and path.exists() and not force:
-            raise FormatError(str(path), None, "already exists; use --force to overwrite it")
-    if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
-        raise FormatError(str(map_file), None, "--map must end in .svg or .png")
-    announce_compile()
-    loaded = _load(engine, setup, colour=False)
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
+    puzzle, name = load_puzzle(puzzle_path, format, index)
+    colour = puzzle.is_colour
+    _check_outputs(graph, map_file, force)
+    announce_compile(colour=colour)
+    loaded = _load(engine, setup, colour=colour)
     progress: list = []
-    report = _report_on_overrun(progress, name, json_output, backdoor_timeout)
-    result = _run_reporting_interrupts(report, lambda: analyse(
-        puzzle, limit=limit, count_all=count_all, timeout=timeout, depth=depth, engine=engine,
-        keep_graph=graph is not None, backdoor_timeout=backdoor_timeout,
-        backdoor_logic=backdoor_logic, progress=progress))
+    report = _report_on_overrun(progress, name, json_output, backdoor_timeout, colour=colour)
+    options = dict(limit=limit, count_all=count_all, timeout=timeout, engine=engine,
+                   keep_graph=graph is not None, backdoor_timeout=backdoor_timeout,
+                   backdoor_logic=backdoor_logic, progress=progress)
+    if colour:  # the black-and-white report's lines and JSON keys wherever they apply
+        from nonosat.analysis.colour import analyse_colour
+
+        result = _run_reporting_interrupts(report, lambda: analyse_colour(puzzle, **options))
+    else:
+        from nonosat.analysis.difficulty import analyse
+
+        result = _run_reporting_interrupts(report, lambda: analyse(puzzle, depth=depth,
+                                                                   **options))
     common.OVERRUN_REPORT = None
     result.load_s += loaded
     if graph is not None:
-        from nonosat.analysis.structure import write_graph_with_components
-
-        fmt = write_graph_with_components(result.graph, puzzle, graph, result.graph_forced)
-        echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
-                   f"{result.graph.number_of_edges()} edges)", err=True)
+        _write_graph(result, puzzle, graph)
     if map_file is not None:
         _write_map(result, map_file)
         echo(f"wrote {printable(str(map_file))}", err=True)
@@ -174,8 +163,39 @@ def analyse_command(
     elif brief:
         typer.echo(_brief(result, name))
     else:
-        echo(printable_lines(_report(result, name, backdoor_timeout)))
+        render = _colour_report if colour else _report
+        echo(printable_lines(render(result, name, backdoor_timeout)))
     raise typer.Exit(STATUS_EXIT[result.status])
+
+
+def _check_outputs(graph: Path | None, map_file: Path | None, force: bool) -> None:
+    """Refuse ``--graph`` / ``--map`` files that exist (without ``--force``) and a map that is
+    not .svg or .png, before any work."""
+    from nonosat.errors import FormatError
+
+    for path in (graph, map_file):
+        if path is not None and path.exists() and not force:
+            raise FormatError(str(path), None, "already exists; use --force to overwrite it")
+    if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
+        raise FormatError(str(map_file), None, "--map must end in .svg or .png")
+
+
+def _write_graph(result, puzzle, graph: Path) -> None:
+    """Write the implication graph (``--graph``) and say so on stderr."""
+    if puzzle.is_colour:
+        from nonosat.analysis.colour import write_colour_graph
+        from nonosat.errors import FormatError
+
+        if result.graph is None:
+            raise FormatError(str(graph), None, "line solving contradicts the clues: no "
+                              "implication graph to write")
+        fmt = write_colour_graph(result.graph, puzzle, graph)
+    else:
+        from nonosat.analysis.structure import write_graph_with_components
+
+        fmt = write_graph_with_components(result.graph, puzzle, graph, result.graph_forced)
+    echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
+         f"{result.graph.number_of_edges()} edges)", err=True)
 
 
 def _brief(result, name: str) -> str:
@@ -445,9 +465,24 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
                      f"{inv['implications']}, probing {inv['probing']}; steps: "
                      + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
         lines.append(_search_line(result.search))
+    lines += _structure_lines(result)
+    if result.linked:
+        lines.append(f"linked cells after line solving: {_linked(result.linked)}")
+    if result.linked_after_logic:
+        lines.append(f"linked cells after logic: {_linked(result.linked_after_logic)}")
+    lines.append(_backdoor_line(result, backdoor_timeout))
+    lines.append(f"grade: {result.grade.describe()}")
+    lines += _closing_lines(result, render_ambiguity_text, _cells)
+    return "\n".join(lines)
+
+
+def _structure_lines(result) -> list[str]:
+    """The backbone, the independent parts and the implication graph's size."""
+    n_cells = result.puzzle.height * result.puzzle.width
     bb = result.backbone_size()
-    lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
-    if staged.status != "contradiction" and result.sections.get("structure") not in _NOT_RUN:
+    lines = [f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown"]
+    if result.staged.status != "contradiction" and \
+            result.sections.get("structure") not in _NOT_RUN:
         lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
         lines.append(f"independent parts after logic: {_parts(result.parts)}")
     gs = result.graph_summary
@@ -455,24 +490,27 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
         lines.append(f"implication graph after line solving: {gs['nodes']} literals, "
                      f"{gs['edges']} edges, {gs['nontrivial']} strongly connected component"
                      f"{'s' if gs['nontrivial'] != 1 else ''} of two literals or more")
-    if result.linked:
-        lines.append(f"linked cells after line solving: {_linked(result.linked)}")
-    if result.linked_after_logic:
-        lines.append(f"linked cells after logic: {_linked(result.linked_after_logic)}")
-    lines.append(_backdoor_line(result, backdoor_timeout))
-    lines.append(f"grade: {result.grade.describe()}")
+    return lines
+
+
+def _closing_lines(result, render_map: Callable[..., str], listed: Callable[..., str]) -> list[str]:
+    """The report's last lines, black-and-white and colour: the ambiguity map
+    (``render_map(puzzle, solution, ambiguous)``, summarised when too wide), the extra givens
+    (``listed(cells, limit)`` names them), the edits, the sections the time limit cut, the
+    time."""
+    puzzle = result.puzzle
+    lines = []
     if result.backbone is not None:
         amb = result.backbone.ambiguous
         lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
-        lines.append(_fit_grid(render_ambiguity_text(puzzle, result.solutions[0], amb),
-                               puzzle.shape))
+        lines.append(_fit_grid(render_map(puzzle, result.solutions[0], amb), puzzle.shape))
         if result.backbone.undecided.any():
             lines.append(f"({int(result.backbone.undecided.sum())} cells undecided: time limit)")
     if result.givens is not None:
         gv = result.givens
         state = "unique" if gv.unique else "not proved unique (time limit)"
         lines.append(f"extra givens making the solution {state}: {len(gv.cells)} "
-                     f"({_cells(gv.cells, 20)}); greedy, no given can be dropped, but not proved "
+                     f"({listed(gv.cells, 20)}); greedy, no given can be dropped, but not proved "
                      "minimum")
     for edit in result.edits:
         lines.append(f"edit: {edit['text']}")
@@ -483,53 +521,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
             if result.load_s >= 0.5 else "")
     lines.append(f"time: {result.time_s:.2f} s{load}")
-    return "\n".join(lines)
-
-
-def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout, graph,
-                    map_file, force, json_output, backdoor_timeout=BACKDOOR_TIMEOUT,
-                    backdoor_logic="line", setup: float | None = None, brief=False) -> None:
-    """``analyse`` of a colour puzzle (:func:`nonosat.analysis.colour.analyse_colour`): the
-    black-and-white report's lines and JSON keys wherever they apply to colour; always exits
-    with the verdict's code."""
-    from nonosat.analysis.colour import analyse_colour
-    from nonosat.errors import FormatError
-
-    for path in (graph, map_file):
-        if path is not None and path.exists() and not force:
-            raise FormatError(str(path), None, "already exists; use --force to overwrite it")
-    if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
-        raise FormatError(str(map_file), None, "--map must end in .svg or .png")
-    announce_compile(colour=True)
-    loaded = _load(engine, setup, colour=True) if setup is not None else 0.0
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
-    progress: list = []
-    report = _report_on_overrun(progress, name, json_output, backdoor_timeout, colour=True)
-    result = _run_reporting_interrupts(report, lambda: analyse_colour(
-        puzzle, limit=limit, count_all=count_all, engine=engine, timeout=timeout,
-        backdoor_timeout=backdoor_timeout, keep_graph=graph is not None,
-        backdoor_logic=backdoor_logic, progress=progress))
-    common.OVERRUN_REPORT = None
-    result.load_s += loaded
-    if graph is not None:
-        from nonosat.analysis.colour import write_colour_graph
-
-        if result.graph is None:
-            raise FormatError(str(graph), None, "line solving contradicts the clues: no "
-                              "implication graph to write")
-        fmt = write_colour_graph(result.graph, puzzle, graph)
-        echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
-                   f"{result.graph.number_of_edges()} edges)", err=True)
-    if map_file is not None:
-        _write_map(result, map_file)
-        echo(f"wrote {printable(str(map_file))}", err=True)
-    if json_output:
-        emit("analyse", result.to_json(name))
-    elif brief:
-        typer.echo(_brief(result, name))
-    else:
-        echo(printable_lines(_colour_report(result, name, backdoor_timeout)))
-    raise typer.Exit(STATUS_EXIT[result.status])
+    return lines
 
 
 def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> str:
@@ -570,16 +562,7 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
                      "steps: "
                      + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
         lines.append(_search_line(result.search))
-    bb = result.backbone_size()
-    lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
-    if staged.status != "contradiction" and result.sections.get("structure") not in _NOT_RUN:
-        lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
-        lines.append(f"independent parts after logic: {_parts(result.parts)}")
-    gs = result.graph_summary
-    if gs and gs["nodes"]:
-        lines.append(f"implication graph after line solving: {gs['nodes']} literals, "
-                     f"{gs['edges']} edges, {gs['nontrivial']} strongly connected component"
-                     f"{'s' if gs['nontrivial'] != 1 else ''} of two literals or more")
+    lines += _structure_lines(result)
 
     def listed(cells, limit: int = 8) -> str:
         out = ", ".join(f"{_cell(c)} {names[int(k)]}" for c, k in cells[:limit])
@@ -599,25 +582,5 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
         if bd.cells:  # one line, wrapped with the report (nonosat.cli.output.wrap_lines)
             lines.append("  givens: " + listed(bd.cells, 60))
     lines.append(f"grade: {result.grade.describe()}")
-    if result.backbone is not None:
-        amb = result.backbone.ambiguous
-        lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
-        lines.append(render_colour_ambiguity_text(puzzle, result.solutions[0], amb))
-        if result.backbone.undecided.any():
-            lines.append(f"({int(result.backbone.undecided.sum())} cells undecided: time limit)")
-    if result.givens is not None:
-        gv = result.givens
-        state = "unique" if gv.unique else "not proved unique (time limit)"
-        lines.append(f"extra givens making the solution {state}: {len(gv.cells)} "
-                     f"({listed(gv.cells, 20)}); greedy, no given can be dropped, but not proved "
-                     "minimum")
-    for edit in result.edits:
-        lines.append(f"edit: {edit['text']}")
-    if result.edits_text() is not None:
-        lines.append(result.edits_text())
-    if _unfinished_line(result) is not None:
-        lines.append(_unfinished_line(result))
-    load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
-            if result.load_s >= 0.5 else "")
-    lines.append(f"time: {result.time_s:.2f} s{load}")
+    lines += _closing_lines(result, render_colour_ambiguity_text, listed)
     return "\n".join(lines)

@@ -35,6 +35,7 @@ from nonosat.cli.common import (
 from nonosat.cli.options import (
     BriefOpt,
     EnginesAliasOpt,
+    ForceOpt,
     FormatOpt,
     JobsOpt,
     JsonOpt,
@@ -106,10 +107,6 @@ RetryOpt = Annotated[
     bool,
     typer.Option("--retry-failed", help="Rerun puzzles recorded as timeout, crashed or error."),
 ]
-BatchForceOpt = Annotated[
-    bool, typer.Option("--force", help="Replace existing certificate directories under --cert-dir "
-                       "and an existing --taai-out FILE.")
-]
 MemoryOpt = Annotated[
     int | None,
     typer.Option("--memory-limit", min=64, metavar="MIB", help="Memory limit per worker (MiB)."),
@@ -146,7 +143,7 @@ def batch_command(
     memory_limit: MemoryOpt = None,
     json_output: JsonOpt = False,
     format: FormatOpt = None,
-    force: BatchForceOpt = False,
+    force: ForceOpt = False,
     brief: BriefOpt = False,
     engines_alias: EnginesAliasOpt = None,
     taai_out: TaaiOutOpt = None,

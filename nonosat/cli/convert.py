@@ -24,6 +24,7 @@ from nonosat.cli.common import (
     handle_errors,
     split_puzzle_ref,
 )
+from nonosat.cli.options import ForceOpt
 from nonosat.cli.output import echo
 from nonosat.text import printable
 
@@ -45,7 +46,6 @@ ToOpt = Annotated[
         help="Output format (see 'nonosat formats') (default: from the output suffix).",
     ),
 ]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")]
 
 
 @handle_errors

@@ -33,10 +33,9 @@ from nonosat.cli.common import (
     PuzzleArg,
     announce_compile,
     handle_errors,
-    read_puzzle,
-    split_puzzle_ref,
+    load_puzzle,
 )
-from nonosat.cli.options import timeout_option
+from nonosat.cli.options import DepthOpt, EngineOpt, timeout_option
 from nonosat.cli.output import echo_colour_grid, echo_grid, emit, terminal_width, wrap
 from nonosat.text import printable, printable_lines
 
@@ -44,10 +43,6 @@ TimeoutOpt = timeout_option("explain")
 
 MaxStepsOpt = Annotated[
     int | None, typer.Option("--max-steps", min=1, help="Stop after N steps (exit 4).")
-]
-DepthOpt = Annotated[
-    int | None,
-    typer.Option("--depth", min=1, help="Implication graph traversal depth (default: unlimited)."),
 ]
 GridOpt = Annotated[
     bool, typer.Option("--grid/--no-grid", help="Show grids (every --grid-every steps and at the "
@@ -57,10 +52,6 @@ GridEveryOpt = Annotated[
     int, typer.Option("--grid-every", min=0, metavar="N",
                       help="Show the grid every N steps; 0 = only at the end of each stage.")
 ]
-EngineOpt = Annotated[
-    str, typer.Option("--engine", "-e", help="Engine asked for the verdict where logic is stuck.")
-]
-
 #: Steps between grids by default.
 GRID_EVERY = 50
 
@@ -117,11 +108,10 @@ def explain_command(
     from nonosat.engines import Status
     from nonosat.puzzle import grid_rows, unknown_grid
 
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, name = load_puzzle(puzzle_path, format, index)
     announce_compile(puzzle.is_colour)
     if puzzle.is_colour:
-        _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output)
+        _explain_colour(puzzle, name, max_steps, grid, json_output)
     limit = timeout  # resolved by handle_errors
     walk = walkthrough(puzzle, engine=engine, timeout=limit, depth=depth, max_steps=max_steps)
     stage_ends = {end for _, first, end in walk.stages if end > first}
@@ -162,7 +152,7 @@ def explain_command(
 
     if json_output:
         emit("explain", {
-            "puzzle": str(puzzle_path) + (f"#{index}" if index is not None else ""),
+            "puzzle": name,
             "width": puzzle.width,
             "height": puzzle.height,
             "status": walk.status.value,
@@ -219,7 +209,7 @@ def explain_command(
     raise typer.Exit(STATUS_EXIT.get(walk.status, EXIT_OK))
 
 
-def _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output) -> None:
+def _explain_colour(puzzle, name, max_steps, grid, json_output) -> None:
     """``explain`` of a colour puzzle (:func:`nonosat.analysis.colour.colour_explain`);
     always exits."""
     import numpy as np  # here, not at module level: `nonosat --help` must not import numpy
@@ -234,7 +224,7 @@ def _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output) ->
         solution = colour_rows(np.log2(np.maximum(g, 1)).astype(int), puzzle.palette) \
             if single.all() else None
         emit("explain", {
-            "puzzle": str(puzzle_path) + (f"#{index}" if index is not None else ""),
+            "puzzle": name,
             "status": {"solved": "unique", "no-solution": "none"}.get(result.end, "unknown"),
             "steps": [s.to_json(puzzle) for s in result.steps],
             "end": result.end,

@@ -47,7 +47,7 @@ from nonosat.cli.common import (
     fail,
     handle_errors,
 )
-from nonosat.cli.options import timeout_option
+from nonosat.cli.options import ForceOpt, timeout_option
 from nonosat.cli.output import echo, emit
 
 TimeoutOpt = timeout_option("generate", "Stop the search after SECONDS per puzzle (exit 4)")
@@ -120,7 +120,6 @@ CertifyOpt = Annotated[
                               help="Write the uniqueness certificate to DIR.")
 ]
 TitleOpt = Annotated[str | None, typer.Option("--title", metavar="TEXT", help="Puzzle title.")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --out, --diff, --certify.")]
 
 
 def _exit_code(made) -> int:

@@ -14,9 +14,6 @@ decide within --timeout.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
-
 import typer
 
 from nonosat.cli.common import (
@@ -31,29 +28,14 @@ from nonosat.cli.common import (
     PuzzleArg,
     announce_compile,
     handle_errors,
-    read_puzzle,
+    load_puzzle,
     read_state,
-    split_puzzle_ref,
 )
-from nonosat.cli.options import timeout_option
+from nonosat.cli.options import EngineOpt, StateOpt, timeout_option
 from nonosat.cli.output import echo, emit, wrap
 from nonosat.text import printable, printable_lines
 
 TimeoutOpt = timeout_option("hint")
-
-StateOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--state",
-        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
-        "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
-    ),
-]
-EngineOpt = Annotated[
-    str, typer.Option("--engine", "-e", help="Engine for the mistake check and the verdict "
-                      "when no deduction applies.")
-]
-
 
 @handle_errors
 def hint_command(
@@ -69,10 +51,8 @@ def hint_command(
     from nonosat.analysis.hints import next_hint
     from nonosat.analysis.wording import pair_cells_text
 
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, name = load_puzzle(puzzle_path, format, index)
     grid = read_state(state, puzzle) if state is not None else None
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if puzzle.is_colour:
         _colour_hint(puzzle, grid, json_output, name)
     announce_compile()

@@ -192,6 +192,53 @@ TaaiOutOpt = Annotated[
 ]
 
 
+StateOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--state", metavar="FILE",
+        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
+        "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
+    ),
+]
+ForceOpt = Annotated[
+    bool,
+    typer.Option("--force", help="Replace what the command writes (files, directories) when "
+                 "it exists; never done without --force."),
+]
+LimitOpt = Annotated[
+    int,
+    typer.Option(
+        "--limit", "-n", min=1, metavar="N",
+        help="Look for up to N solutions (2 decides uniqueness, 1 = first only; with more, the "
+        "count found is printed).",
+    ),
+]
+DepthOpt = Annotated[
+    int | None,
+    typer.Option("--depth", min=1, metavar="N",
+                 help="Implication graph traversal depth (default: unlimited)."),
+]
+SatSolverOpt = Annotated[
+    str | None,
+    typer.Option("--sat-solver", metavar="NAME",
+                 help="PySAT solver for the SAT engine; certify: one that logs DRAT proofs "
+                 "(default: Cadical195)."),
+]
+EncodingOpt = Annotated[
+    str | None,
+    typer.Option("--encoding", metavar="NAME",
+                 help="CNF line encoding: order, regular, dfa (default: order)."),
+]
+
+
+def out_option(what: str, required: bool = False) -> object:
+    """The ``--out/-o`` option: where a command writes (``what``: its help; a required one has
+    no default)."""
+    if required:
+        return Annotated[Path, typer.Option("--out", "-o", help=what, show_default=False)]
+    return Annotated[Path | None, typer.Option("--out", "-o", help=what)]
+
+
 def use_checker_path(dirs: list[Path] | None) -> None:
     """Put ``--checker-path`` directories first in ``$NONOSAT_CHECKER_PATH`` (read by
     :func:`nonosat.certificates.checker_executable`)."""

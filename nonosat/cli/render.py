@@ -23,9 +23,9 @@ from nonosat.cli.common import (
     PuzzleArg,
     TimeoutOpt,
     handle_errors,
-    read_puzzle,
-    split_puzzle_ref,
+    load_puzzle,
 )
+from nonosat.cli.options import EngineOpt, ForceOpt
 from nonosat.cli.output import echo, echo_colour_grid, echo_grid
 from nonosat.errors import FormatError
 from nonosat.text import printable
@@ -41,8 +41,6 @@ CellOpt = Annotated[
     int | None,
     typer.Option("--cell", min=4, max=200, help="Cell size in pixels (default: by puzzle size)."),
 ]
-EngineOpt = Annotated[str, typer.Option("--engine", "-e", help="Engine used by --solution.")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --out if it exists.")]
 
 _VERDICT = {
     "unique": "unique solution",
@@ -67,8 +65,7 @@ def render_command(
     index: IndexOpt = None,
 ) -> None:
     """Draw a puzzle (and its solution) as SVG, PNG or text."""
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, _ = load_puzzle(puzzle_path, format, index)
     kind = None
     if out is not None:
         kind = out.suffix.lower()

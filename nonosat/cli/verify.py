@@ -42,11 +42,13 @@ from nonosat.cli.common import (
     EXIT_OK,
     fail,
     handle_errors,
+    load_puzzle,
 )
 from nonosat.cli.options import (
     BriefOpt,
     CheckerOpt,
     CheckerPathOpt,
+    ForceOpt,
     FormatOpt,
     IndexOpt,
     JobsOpt,
@@ -96,7 +98,6 @@ VerifyTimeoutOpt = Annotated[
 SolutionFormatOpt = Annotated[
     str | None, typer.Option("--solution-format", help="Format of --solution (default: detected).")
 ]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite the files of a non-empty --out.")]
 AllWitnessesOpt = Annotated[
     bool,
     typer.Option("--all-witnesses", help="With --results, also write the evidence of confirmed rows."),
@@ -156,7 +157,6 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
                 format: str | None, solution_format: str | None, checkers: list[str],
                 force: bool, brief: bool = False) -> None:
     from nonosat.certificates import ensure_writable_dir
-    from nonosat.cli.common import read_puzzle
     from nonosat.verify import parse_claim, verify, write_witness
 
     claimed = parse_claim(claim) if claim is not None else None
@@ -164,8 +164,8 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         raise fail(f"--claim {claim} is no verdict to judge; use unique, multiple, none or solved")
     from nonosat.cli.common import split_puzzle_ref
 
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, name = load_puzzle(puzzle_path, format, index)
+    index = split_puzzle_ref(puzzle_path, index)[1]  # the solution file's picture number
     solutions = []
     if solution_path is not None:
         solutions.append(_read_solution(solution_path, solution_format, index, puzzle.shape))
@@ -177,7 +177,6 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         announce_compile(puzzle.is_colour)
     judgement = verify(puzzle, claimed, solutions, timeout=timeout or None, checkers=checkers)
     written = write_witness(judgement, out, force) if out is not None else []
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     code = _EXIT[judgement.outcome]
     if json_output:
         emit("verify", {"puzzle": name, **judgement.to_json(),
