@@ -434,8 +434,6 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     from nonosat.analysis.ambiguity import render_ambiguity_text
 
     puzzle = result.puzzle
-    staged = result.staged
-    n_cells = puzzle.height * puzzle.width
     verdict = _VERDICT[result.status.value]
     if result.status.value == "multiple":
         verdict = _several(result)
@@ -444,27 +442,7 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
              f"classification: {result.classification}"]
     lines.append(_techniques_line(result, ["line solving", "implications", "probing", "search"],
                                   {"line": 1, "implications": 2, "probing": 3, "search": 4}))
-    if result.sections.get("stages") in _NOT_RUN:
-        lines.append(f"logic stages: not run ({result.sections['stages']})")
-    else:
-        cells = result.cells_by_stage()
-        parts = [f"line {cells['line']}", f"implications {cells['implications']}",
-                 f"probing {cells['probing']}", f"search {cells['search']}"]
-        if cells["ambiguous"]:
-            parts.append(f"ambiguous {cells['ambiguous']}")
-        if cells["undecided"]:
-            parts.append(f"undecided {cells['undecided']}")
-        total = sum(cells.values())
-        lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
-        oa = staged.open_after
-        lines.append(f"cells open after: line {oa['line']}, implications {oa['implications']}, "
-                     f"probing {oa['probing']} (of {n_cells})")
-        inv = staged.invocations
-        steps = staged.techniques()
-        lines.append(f"rounds that made progress: line {inv['line']}, implications "
-                     f"{inv['implications']}, probing {inv['probing']}; steps: "
-                     + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
-        lines.append(_search_line(result.search))
+    lines += _stage_lines(result, ["line", "implications", "probing"])
     lines += _structure_lines(result)
     if result.linked:
         lines.append(f"linked cells after line solving: {_linked(result.linked)}")
@@ -474,6 +452,29 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     lines.append(f"grade: {result.grade.describe()}")
     lines += _closing_lines(result, render_ambiguity_text, _cells)
     return "\n".join(lines)
+
+
+def _stage_lines(result, stages: list[str]) -> list[str]:
+    """What each logic stage (``stages``: black-and-white line, implications, probing; colour
+    line, probing) fixed, what it left open, its rounds, then the search."""
+    if result.sections.get("stages") in _NOT_RUN:
+        return [f"logic stages: not run ({result.sections['stages']})"]
+    n_cells = result.puzzle.height * result.puzzle.width
+    staged = result.staged
+    cells = result.cells_by_stage()
+    parts = [f"{stage} {cells[stage]}" for stage in [*stages, "search"]]
+    parts += [f"{extra} {cells[extra]}" for extra in ("ambiguous", "undecided") if cells[extra]]
+    total = sum(cells.values())
+    steps = staged.techniques()
+    return [
+        f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})",
+        "cells open after: " + ", ".join(f"{stage} {staged.open_after[stage]}"
+                                         for stage in stages) + f" (of {n_cells})",
+        "rounds that made progress: " + ", ".join(f"{stage} {staged.invocations[stage]}"
+                                                  for stage in stages)
+        + "; steps: " + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"),
+        _search_line(result.search),
+    ]
 
 
 def _structure_lines(result) -> list[str]:
@@ -530,9 +531,7 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
     from nonosat.analysis.colour import render_colour_ambiguity_text
 
     puzzle = result.puzzle
-    staged = result.staged
     names = [c.name for c in puzzle.palette.colours]
-    n_cells = puzzle.height * puzzle.width
     verdict = _VERDICT[result.status.value]
     if result.status.value == "multiple":
         verdict = _several(result)
@@ -542,26 +541,7 @@ def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT
              f"classification: {result.classification}"]
     lines.append(_techniques_line(result, ["line solving", "probing", "search"],
                                   {"line": 1, "implications": 2, "probing": 2, "search": 3}))
-    if result.sections.get("stages") in _NOT_RUN:
-        lines.append(f"logic stages: not run ({result.sections['stages']})")
-    else:
-        cells = result.cells_by_stage()
-        parts = [f"line {cells['line']}", f"probing {cells['probing']}",
-                 f"search {cells['search']}"]
-        if cells["ambiguous"]:
-            parts.append(f"ambiguous {cells['ambiguous']}")
-        if cells["undecided"]:
-            parts.append(f"undecided {cells['undecided']}")
-        total = sum(cells.values())
-        lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
-        oa = staged.open_after
-        lines.append(f"cells open after: line {oa['line']}, probing {oa['probing']} (of {n_cells})")
-        inv = staged.invocations
-        steps = staged.techniques()
-        lines.append(f"rounds that made progress: line {inv['line']}, probing {inv['probing']}; "
-                     "steps: "
-                     + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
-        lines.append(_search_line(result.search))
+    lines += _stage_lines(result, ["line", "probing"])
     lines += _structure_lines(result)
 
     def listed(cells, limit: int = 8) -> str:
