@@ -13,18 +13,21 @@ A new command is a few lines with these and the printers of :mod:`nonosat.cli.ou
     def count_command(puzzle_path: PuzzleArg, timeout: TimeoutOpt = None,
                       json_output: JsonOpt = False, brief: BriefOpt = False,
                       format: FormatOpt = None, index: IndexOpt = None) -> None:
-        puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-        name = str(puzzle_path) + (f"#{index}" if index is not None else "")
-        result = solve(read_puzzle(puzzle_path, format, index), limit=100, timeout=timeout)
+        puzzle, name = load_puzzle(puzzle_path, format, index)
+        result = solve(puzzle, limit=100, timeout=timeout)
         if json_output:
             emit("count", {"puzzle": name, "status": result.status.value,
                            "time_s": result.time_s, "count": len(result.solutions)})
         elif brief:
             typer.echo(brief_line(name, result.status.value, result.time_s))
+        else:  # a text report: every line fits the terminal
+            echo(f"{name}: {len(result.solutions)} solutions found")
         raise typer.Exit(STATUS_EXIT[result.status])
 
-(plus its name in :data:`TIMEOUT_DEFAULTS`, ``COMMAND_NAMES`` of :mod:`nonosat.cli.common`,
-:data:`nonosat.cli.app.COMMANDS` and a schema file in ``docs/schema/``).
+(``load_puzzle`` from :mod:`nonosat.cli.common`; ``emit``, ``brief_line``, ``echo``,
+``echo_grid`` from :mod:`nonosat.cli.output`), plus its name in :data:`TIMEOUT_DEFAULTS`,
+``COMMAND_NAMES`` of :mod:`nonosat.cli.common`, :data:`nonosat.cli.app.COMMANDS` and a schema
+file in ``docs/schema/``.
 
 This module imports only typer (``nonosat --help`` stays light).
 """
