@@ -10,6 +10,7 @@ last line gives the widest of all.
 Usage::
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/cli_width.py [--quick] [--width 80]
+        [--sample webpbn-00027.nin,acorn.g] [--no-games]
 """
 
 from __future__ import annotations
@@ -61,22 +62,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="solve, hint, analyse, explain only")
     parser.add_argument("--width", type=int, default=80)
+    parser.add_argument("--sample", help="comma-separated names of the corpus sample to run "
+                        "(default: all of it)")
+    parser.add_argument("--no-games", action="store_true", help="leave out games/ and -h")
     args = parser.parse_args()
+    chosen = None if args.sample is None else set(args.sample.split(","))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     env.setdefault("PYTHONPATH", str(REPO))
     base = Path(tempfile.mkdtemp(prefix="nonosat-width-"))
     work = base / ("a-rather-long-directory-name-for-the-eighty-column-check" + "/deeper" * 3)
     work.mkdir(parents=True)
     puzzles = []
-    for source in [*sorted((REPO / "games").iterdir()), *SAMPLE]:
+    games = [] if args.no_games else sorted((REPO / "games").iterdir())
+    sample = [p for p in SAMPLE if chosen is None or p.name in chosen]
+    for source in [*games, *sample]:
         if source.exists():
             target = work / f"{source.stem}-with-a-long-descriptive-file-name{source.suffix}"
             shutil.copy(source, target)
             puzzles.append(target)
-    lines = [[c, "-h"] for c in COMMANDS] + [["-h"], ["formats"]]
+    lines = [] if args.no_games else [[c, "-h"] for c in COMMANDS] + [["-h"], ["formats"]]
     for puzzle in puzzles:
         lines += runs(puzzle, work, args.quick)
-    if not args.quick:
+    if not args.quick and chosen is None:
         lines += [["batch", str(work), "--out", str(work / "results.jsonl"), "-t", "20",
                    "-j", "1"],
                   ["generate", "--random", "30x30", "--seed", "3", "--out",

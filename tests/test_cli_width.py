@@ -90,11 +90,11 @@ def test_certify_verify_certificate_encode_convert_fit(where, tmp_path):
 
 
 def test_crosscheck_batch_generate_fit(where, tmp_path):
-    _check(["crosscheck", where, "--engine", "native,sat"])
-    few = where / "two-puzzles-for-the-batch"
+    few = where / "two-puzzles-for-the-batch-and-the-crosscheck"
     few.mkdir(exist_ok=True)
     for stem in ("heart", "cross-ambiguous"):
         shutil.copy(_game(where, stem), few)
+    _check(["crosscheck", few, "--engine", "native,sat"])  # "in FOLDER/:" above the table
     _check(["batch", few, "--out", where / "batch-results.jsonl", "-j", "1"])
     _check(["generate", "--random", "12x12", "--seed", "1", "--out",
             where / "generated-puzzle.non", "--force"])

@@ -263,7 +263,11 @@ def table_lines(reports: list[CrossCheck], names: list[str], width: int) -> list
     folder = folders.pop() if len(folders) == 1 else ""
     skip = len(os.path.join(folder, "")) if folder else 0
     ids = [printable(r.puzzle_id[skip:]) for r in reports]
-    lines = [f"in {printable(os.path.join(folder, ''))}:"] if folder else []
+    from nonosat.cli.output import wrap
+
+    # the folder named once (a path longer than the width folded)
+    lines = wrap(f"in {printable(os.path.join(folder, ''))}:", width=width).split("\n") \
+        if folder else []
     for short in (False, True):
         def verdict(text: str, short: bool = short) -> str:
             return _SHORT.get(text, text) if short else text
@@ -306,9 +310,9 @@ def table_lines(reports: list[CrossCheck], names: list[str], width: int) -> list
 def print_table(reports: list[CrossCheck], names: list[str]) -> None:
     """Print the verdict table (:func:`table_lines`, terminal width or 80), the findings and a
     one-line summary on stdout."""
-    import shutil
+    from nonosat.cli.output import terminal_width
 
-    width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
+    width = terminal_width()  # $COLUMNS, else the terminal's, else 80
     colour = sys.stdout.isatty()
     for line in table_lines(reports, names, width):
         line = printable(line)
