@@ -129,32 +129,37 @@ def analyse_command(
     import time
 
     setup = time.perf_counter()
+    from nonosat.analysis.difficulty import analyse
+    from nonosat.errors import FormatError
+
     if backdoor_logic not in ("line", "probing"):
         raise typer.BadParameter(f"{backdoor_logic!r}: use line or probing",
                                  param_hint="--backdoor-logic")
     puzzle, name = load_puzzle(puzzle_path, format, index)
-    colour = puzzle.is_colour
-    _check_outputs(graph, map_file, force)
-    announce_compile(colour=colour)
-    loaded = _load(engine, setup, colour=colour)
+    for path in (graph, map_file):
+        if path is not None and path.exists() and not force:
+            raise FormatError(str(path), None, "already exists; use --force to overwrite it")
+    if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
+        raise FormatError(str(map_file), None, "--map must end in .svg or .png")
+    announce_compile(colour=puzzle.is_colour)
+    loaded = _load(engine, setup, colour=puzzle.is_colour)
     progress: list = []
-    report = _report_on_overrun(progress, name, json_output, backdoor_timeout, colour=colour)
-    options = dict(limit=limit, count_all=count_all, timeout=timeout, engine=engine,
-                   keep_graph=graph is not None, backdoor_timeout=backdoor_timeout,
-                   backdoor_logic=backdoor_logic, progress=progress)
-    if colour:  # the black-and-white report's lines and JSON keys wherever they apply
-        from nonosat.analysis.colour import analyse_colour
-
-        result = _run_reporting_interrupts(report, lambda: analyse_colour(puzzle, **options))
-    else:
-        from nonosat.analysis.difficulty import analyse
-
-        result = _run_reporting_interrupts(report, lambda: analyse(puzzle, depth=depth,
-                                                                   **options))
+    report = _report_on_overrun(progress, name, json_output, backdoor_timeout)
+    result = _run_reporting_interrupts(report, lambda: analyse(
+        puzzle, limit=limit, count_all=count_all, timeout=timeout, depth=depth, engine=engine,
+        keep_graph=graph is not None, backdoor_timeout=backdoor_timeout,
+        backdoor_logic=backdoor_logic, progress=progress))
     common.OVERRUN_REPORT = None
     result.load_s += loaded
     if graph is not None:
-        _write_graph(result, puzzle, graph)
+        from nonosat.analysis.structure import write_graph_with_components
+
+        if result.graph is None:
+            raise FormatError(str(graph), None, "line solving contradicts the clues: no "
+                              "implication graph to write")
+        fmt = write_graph_with_components(result.graph, puzzle, graph, result.graph_forced)
+        echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
+                   f"{result.graph.number_of_edges()} edges)", err=True)
     if map_file is not None:
         _write_map(result, map_file)
         echo(f"wrote {printable(str(map_file))}", err=True)
@@ -163,39 +168,8 @@ def analyse_command(
     elif brief:
         typer.echo(_brief(result, name))
     else:
-        render = _colour_report if colour else _report
-        echo(printable_lines(render(result, name, backdoor_timeout)))
+        echo(printable_lines(_report(result, name, backdoor_timeout)))
     raise typer.Exit(STATUS_EXIT[result.status])
-
-
-def _check_outputs(graph: Path | None, map_file: Path | None, force: bool) -> None:
-    """Refuse ``--graph`` / ``--map`` files that exist (without ``--force``) and a map that is
-    not .svg or .png, before any work."""
-    from nonosat.errors import FormatError
-
-    for path in (graph, map_file):
-        if path is not None and path.exists() and not force:
-            raise FormatError(str(path), None, "already exists; use --force to overwrite it")
-    if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
-        raise FormatError(str(map_file), None, "--map must end in .svg or .png")
-
-
-def _write_graph(result, puzzle, graph: Path) -> None:
-    """Write the implication graph (``--graph``) and say so on stderr."""
-    if puzzle.is_colour:
-        from nonosat.analysis.colour import write_colour_graph
-        from nonosat.errors import FormatError
-
-        if result.graph is None:
-            raise FormatError(str(graph), None, "line solving contradicts the clues: no "
-                              "implication graph to write")
-        fmt = write_colour_graph(result.graph, puzzle, graph)
-    else:
-        from nonosat.analysis.structure import write_graph_with_components
-
-        fmt = write_graph_with_components(result.graph, puzzle, graph, result.graph_forced)
-    echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
-         f"{result.graph.number_of_edges()} edges)", err=True)
 
 
 def _brief(result, name: str) -> str:
@@ -226,8 +200,8 @@ def _load(engine: str, setup: float, colour: bool) -> float:
 _NOT_RUN = ("time limit", "interrupted")
 
 
-def _report_on_overrun(progress: list, name: str, json_output: bool, backdoor_timeout: float,
-                       colour: bool = False) -> Callable[[str], str | None]:
+def _report_on_overrun(progress: list, name: str, json_output: bool,
+                       backdoor_timeout: float) -> Callable[[str], str | None]:
     """Let the watchdog (:func:`nonosat.cli.common._watchdog`) print the sections of the
     analysis that finished (the analysis in ``progress``, its unfinished sections marked) when a
     compiled step overruns the time limit and the process must end.  Returns the report
@@ -245,8 +219,7 @@ def _report_on_overrun(progress: list, name: str, json_output: bool, backdoor_ti
             import json
 
             return json.dumps(result.to_json(name))
-        render = _colour_report if colour else _report
-        return wrap_lines(printable_lines(render(result, name, backdoor_timeout)))
+        return wrap_lines(printable_lines(_report(result, name, backdoor_timeout)))
 
     common.OVERRUN_REPORT = report
     return report
@@ -313,12 +286,25 @@ _VERDICT = {
 }
 
 
-def _cells(cells, limit: int = 8) -> str:
-    out = ", ".join(f"{_cell(c)} {'filled' if v else 'empty'}" for c, v in cells[:limit])
+def _value(puzzle, v) -> str:
+    """A cell's value in words: ``filled``/``empty``, or a colour puzzle's colour name."""
+    if puzzle.is_colour:
+        return puzzle.palette.colours[int(v)].name
+    return "filled" if v else "empty"
+
+
+def _cells(cells, limit: int, puzzle) -> str:
+    out = ", ".join(f"{_cell(c)} {_value(puzzle, v)}" for c, v in cells[:limit])
     return out + (f" and {len(cells) - limit} more" if len(cells) > limit else "")
 
 
-def _linked(groups) -> str:
+def _linked(groups, puzzle) -> str:
+    if puzzle.is_colour:  # literals "cell takes colour c", each true when the others are
+        biggest = groups[0]
+        desc = " = ".join(f"{_cell(c)} {_value(puzzle, k)}" for c, k in biggest.literals[:6])
+        if len(biggest.literals) > 6:
+            desc += " ..."
+        return f"{len(groups)} group{'s' if len(groups) != 1 else ''}; largest: {desc}"
     biggest = groups[0]
     desc = " = ".join(_cell(c) for c in biggest.equal[:6])
     if len(biggest.equal) > 6:
@@ -358,8 +344,9 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
     out = f"{head}: {bd.describe()}"
     if bd.several:
         out += "\n  (several solutions: these givens also make it the only one)"
-    if bd.cells:  # one line, wrapped with the report (nonosat.cli.output.wrap_lines)
-        out += "\n  givens: " + _cells(bd.cells, 60)
+    if bd.cells:
+        # one line, wrapped with the report (nonosat.cli.output.wrap_lines)
+        out += "\n  givens: " + _cells(bd.cells, 60, result.puzzle)
     return out
 
 
@@ -434,56 +421,41 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     from nonosat.analysis.ambiguity import render_ambiguity_text
 
     puzzle = result.puzzle
+    staged = result.staged
+    n_cells = puzzle.height * puzzle.width
     verdict = _VERDICT[result.status.value]
     if result.status.value == "multiple":
         verdict = _several(result)
-    lines = [f"{printable(name)}: {printable(puzzle.describe())}: {verdict} [{result.engine}, "
-             f"{result.solve_time_s:.3f} s]",
+    colours = (f", {len(puzzle.palette.colours) - 1} colours" if puzzle.is_colour else "")
+    lines = [f"{printable(name)}: {printable(puzzle.describe())}{colours}: {verdict} "
+             f"[{result.engine}, {result.solve_time_s:.3f} s]",
              f"classification: {result.classification}"]
     lines.append(_techniques_line(result, ["line solving", "implications", "probing", "search"],
                                   {"line": 1, "implications": 2, "probing": 3, "search": 4}))
-    lines += _stage_lines(result, ["line", "implications", "probing"])
-    lines += _structure_lines(result)
-    if result.linked:
-        lines.append(f"linked cells after line solving: {_linked(result.linked)}")
-    if result.linked_after_logic:
-        lines.append(f"linked cells after logic: {_linked(result.linked_after_logic)}")
-    lines.append(_backdoor_line(result, backdoor_timeout))
-    lines.append(f"grade: {result.grade.describe()}")
-    lines += _closing_lines(result, render_ambiguity_text, _cells)
-    return "\n".join(lines)
-
-
-def _stage_lines(result, stages: list[str]) -> list[str]:
-    """What each logic stage (``stages``: black-and-white line, implications, probing; colour
-    line, probing) fixed, what it left open, its rounds, then the search."""
     if result.sections.get("stages") in _NOT_RUN:
-        return [f"logic stages: not run ({result.sections['stages']})"]
-    n_cells = result.puzzle.height * result.puzzle.width
-    staged = result.staged
-    cells = result.cells_by_stage()
-    parts = [f"{stage} {cells[stage]}" for stage in [*stages, "search"]]
-    parts += [f"{extra} {cells[extra]}" for extra in ("ambiguous", "undecided") if cells[extra]]
-    total = sum(cells.values())
-    steps = staged.techniques()
-    return [
-        f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})",
-        "cells open after: " + ", ".join(f"{stage} {staged.open_after[stage]}"
-                                         for stage in stages) + f" (of {n_cells})",
-        "rounds that made progress: " + ", ".join(f"{stage} {staged.invocations[stage]}"
-                                                  for stage in stages)
-        + "; steps: " + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"),
-        _search_line(result.search),
-    ]
-
-
-def _structure_lines(result) -> list[str]:
-    """The backbone, the independent parts and the implication graph's size."""
-    n_cells = result.puzzle.height * result.puzzle.width
+        lines.append(f"logic stages: not run ({result.sections['stages']})")
+    else:
+        cells = result.cells_by_stage()
+        parts = [f"line {cells['line']}", f"implications {cells['implications']}",
+                 f"probing {cells['probing']}", f"search {cells['search']}"]
+        if cells["ambiguous"]:
+            parts.append(f"ambiguous {cells['ambiguous']}")
+        if cells["undecided"]:
+            parts.append(f"undecided {cells['undecided']}")
+        total = sum(cells.values())
+        lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
+        oa = staged.open_after
+        lines.append(f"cells open after: line {oa['line']}, implications {oa['implications']}, "
+                     f"probing {oa['probing']} (of {n_cells})")
+        inv = staged.invocations
+        steps = staged.techniques()
+        lines.append(f"rounds that made progress: line {inv['line']}, implications "
+                     f"{inv['implications']}, probing {inv['probing']}; steps: "
+                     + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
+        lines.append(_search_line(result.search))
     bb = result.backbone_size()
-    lines = [f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown"]
-    if result.staged.status != "contradiction" and \
-            result.sections.get("structure") not in _NOT_RUN:
+    lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
+    if staged.status != "contradiction" and result.sections.get("structure") not in _NOT_RUN:
         lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
         lines.append(f"independent parts after logic: {_parts(result.parts)}")
     gs = result.graph_summary
@@ -491,28 +463,25 @@ def _structure_lines(result) -> list[str]:
         lines.append(f"implication graph after line solving: {gs['nodes']} literals, "
                      f"{gs['edges']} edges, {gs['nontrivial']} strongly connected component"
                      f"{'s' if gs['nontrivial'] != 1 else ''} of two literals or more")
-    return lines
-
-
-def _closing_lines(result, render_map: Callable[..., str], listed: Callable[..., str]) -> list[str]:
-    """The report's last lines, black-and-white and colour: the ambiguity map
-    (``render_map(puzzle, solution, ambiguous)``, summarised when too wide), the extra givens
-    (``listed(cells, limit)`` names them), the edits, the sections the time limit cut, the
-    time."""
-    puzzle = result.puzzle
-    lines = []
+    if result.linked:
+        lines.append(f"linked cells after line solving: {_linked(result.linked, puzzle)}")
+    if result.linked_after_logic:
+        lines.append(f"linked cells after logic: {_linked(result.linked_after_logic, puzzle)}")
+    lines.append(_backdoor_line(result, backdoor_timeout))
+    lines.append(f"grade: {result.grade.describe()}")
     if result.backbone is not None:
         amb = result.backbone.ambiguous
         lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
-        lines.append(_fit_grid(render_map(puzzle, result.solutions[0], amb), puzzle.shape))
+        lines.append(_fit_grid(render_ambiguity_text(puzzle, result.solutions[0], amb),
+                               puzzle.shape))
         if result.backbone.undecided.any():
             lines.append(f"({int(result.backbone.undecided.sum())} cells undecided: time limit)")
     if result.givens is not None:
         gv = result.givens
         state = "unique" if gv.unique else "not proved unique (time limit)"
         lines.append(f"extra givens making the solution {state}: {len(gv.cells)} "
-                     f"({listed(gv.cells, 20)}); greedy, no given can be dropped, but not proved "
-                     "minimum")
+                     f"({_cells(gv.cells, 20, puzzle)}); greedy, no given can be dropped, but not "
+                     "proved minimum")
     for edit in result.edits:
         lines.append(f"edit: {edit['text']}")
     if result.edits_text() is not None:
@@ -522,45 +491,5 @@ def _closing_lines(result, render_map: Callable[..., str], listed: Callable[...,
     load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
             if result.load_s >= 0.5 else "")
     lines.append(f"time: {result.time_s:.2f} s{load}")
-    return lines
-
-
-def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> str:
-    """The human-readable report of a colour puzzle: the black-and-white report's wording,
-    without the implication stage and the linked cells (not computed for colour)."""
-    from nonosat.analysis.colour import render_colour_ambiguity_text
-
-    puzzle = result.puzzle
-    names = [c.name for c in puzzle.palette.colours]
-    verdict = _VERDICT[result.status.value]
-    if result.status.value == "multiple":
-        verdict = _several(result)
-    lines = [f"{printable(name)}: {printable(puzzle.describe())}, {len(names) - 1} colours: "
-             f"{verdict} "
-             f"[{result.engine}, {result.solve_time_s:.3f} s]",
-             f"classification: {result.classification}"]
-    lines.append(_techniques_line(result, ["line solving", "probing", "search"],
-                                  {"line": 1, "implications": 2, "probing": 2, "search": 3}))
-    lines += _stage_lines(result, ["line", "probing"])
-    lines += _structure_lines(result)
-
-    def listed(cells, limit: int = 8) -> str:
-        out = ", ".join(f"{_cell(c)} {names[int(k)]}" for c, k in cells[:limit])
-        return out + (f" and {len(cells) - limit} more" if len(cells) > limit else "")
-
-    bd = result.backdoor
-    if bd is None:
-        # the black-and-white wording (no cells to name)
-        lines.append(_backdoor_line(result, backdoor_timeout))
-    else:
-        head = f"smallest backdoor to {'line solving' if bd.logic == 'line' else 'probing'}"
-        if bd.several:
-            head += f" of {result.backdoor_of}"
-        lines.append(f"{head}: {bd.describe()}")
-        if bd.several:
-            lines.append("  (several solutions: these givens also make it the only one)")
-        if bd.cells:  # one line, wrapped with the report (nonosat.cli.output.wrap_lines)
-            lines.append("  givens: " + listed(bd.cells, 60))
-    lines.append(f"grade: {result.grade.describe()}")
-    lines += _closing_lines(result, render_colour_ambiguity_text, listed)
     return "\n".join(lines)
+

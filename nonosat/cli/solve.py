@@ -145,10 +145,9 @@ def solve_command(
             echo_colour_grid(puzzle, sol)
             typer.echo("")
         echo(f"{printable(name)}: {verdict_line(puzzle, result, limit, counted)}")
-        from nonosat.analysis.colour import colour_solve_classification
+        from nonosat.analysis.classify import solve_classification
 
-        echo(printable(f"classification: "
-                       f"{colour_solve_classification(puzzle, result, partial)}"))
+        echo(printable(f"classification: {solve_classification(puzzle, result, partial)}"))
     else:
         for line in report_lines(puzzle, result, limit, partial, name, counted):
             echo(printable_lines(line))
@@ -160,15 +159,12 @@ def solve_extras(puzzle: Puzzle, result: SolveResult,
     """What ``solve``'s text prints beyond :meth:`SolveResult.to_json`: the classification and
     the davidje13 short codes (``short_image``, ``short_rules``; ``None`` when the puzzle cannot
     have one)."""
-    if puzzle.is_colour:
-        from nonosat.analysis.colour import colour_solve_classification
+    from nonosat.analysis.classify import solve_classification
 
-        classification = colour_solve_classification(puzzle, result, partial)
+    classification = solve_classification(puzzle, result, partial)
+    if puzzle.is_colour:
         codes: dict[str, str] = {}
     else:
-        from nonosat.analysis.classify import solve_classification
-
-        classification = solve_classification(puzzle, result, partial)
         codes = dict(line.split(": ", 1) for line in short_codes(puzzle, result.solutions))
     return {"classification": classification,
             "short_image": codes.get("short image"), "short_rules": codes.get("short rules")}
