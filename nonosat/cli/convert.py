@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from nonosat.cli.inputs import split_puzzle_ref
-from nonosat.cli.options import FormatOpt, IndexOpt, JsonOpt, PuzzleArg
+from nonosat.cli.options import ForceOpt, FormatOpt, IndexOpt, JsonOpt, PuzzleArg
+from nonosat.cli.output import echo
 from nonosat.cli.running import handle_errors
 from nonosat.text import printable
 
@@ -39,7 +40,6 @@ ToOpt = Annotated[
         help="Output format (see 'nonosat formats') (default: from the output suffix).",
     ),
 ]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")]
 
 
 @handle_errors
@@ -82,7 +82,7 @@ def convert_command(
         return
     write_puzzles(puzzles, out, target.name, force)
     count = f"{len(puzzles)} puzzles" if len(puzzles) > 1 else puzzles[0].describe()
-    typer.echo(printable(f"wrote {out} ({target.name}: {count})"), err=True)
+    echo(printable(f"wrote {out} ({target.name}: {count})"), err=True)
 
 
 def _with_picture(puzzle: Puzzle, out: str) -> Puzzle:
@@ -142,7 +142,7 @@ def formats_command(json_output: JsonOpt = False) -> None:
         head = f"{f.name:<{width}}  {mode}  {suffixes}"
         indent = " " * (width + 9)
         if len(head) + 2 + len(f.description) <= lines:
-            typer.echo(f"{head}  {f.description}")
+            echo(f"{head}  {f.description}")
         else:
             typer.echo(head)
             typer.echo("\n".join(textwrap.wrap(f.description, max(lines, 40),
