@@ -48,7 +48,7 @@ from nonosat.cli.options import (
     IndexOpt,
     JsonOpt,
     PuzzleArg,
-    timeout_option,
+    timeout_param,
     use_checker_path,
 )
 from nonosat.cli.output import brief_line, emit
@@ -141,8 +141,9 @@ def identity(puzzle, puzzle_file: Path | None, matched: bool) -> str:
             f"given; clues sha256 {fingerprint}...)")
 
 
-TimeoutOpt = timeout_option("certify")
-VerifyTimeoutOpt = timeout_option("verify-certificate", "Seconds for each proof check")
+TimeoutOpt = Annotated[float | None, timeout_param("certify")]
+VerifyTimeoutOpt = Annotated[
+    float | None, timeout_param("verify-certificate", "Seconds for each proof check")]
 ProverOpt = Annotated[
     str,
     typer.Option(

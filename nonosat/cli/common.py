@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from nonosat import interrupts
 from nonosat.cli import signals
@@ -142,6 +142,8 @@ class NonosatCommand(TyperCommand):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: the defaults moved out of a parameter's help text, for :meth:`format_options`
+        self._prose_defaults: dict[object, str] = {}  # by parameter object
         for param in self.params:
             lighten(param)
             if getattr(param, "is_flag", False) or getattr(param, "count", False):
@@ -161,17 +163,16 @@ class NonosatCommand(TyperCommand):
                 param.metavar = metavar
                 if param.param_type_name == "argument" and param.name not in _METAVARS:
                     param.metavar = (param.name or "value").upper()
-            help_text = getattr(param, "help", None)
-            if help_text:
+            # typer's arguments and options are the parameters with a help text
+            if isinstance(param, (TyperArgument, TyperOption)) and param.help:
+                help_text = param.help
                 match = _PROSE_DEFAULT.search(help_text)
                 if match:
                     param.help = (help_text[: match.start()] + help_text[match.end():]).rstrip()
                     if not param.help.endswith("."):
                         param.help += "."
                     if param.default is None or param.default is False:  # else typer shows it
-                        param._prose_default = (  # type: ignore[attr-defined]
-                            (match.group(1) or match.group(2)).strip()
-                        )
+                        self._prose_defaults[param] = (match.group(1) or match.group(2)).strip()
 
     def get_help_option(self, ctx: Any) -> Any:
         """The ``-h``/``--help`` option, coerced without pydantic like the others."""
@@ -188,7 +189,7 @@ class NonosatCommand(TyperCommand):
         """Click's, with usage errors (``typer.BadParameter`` of a command) on one line."""
         return _one_line_errors(lambda: super(NonosatCommand, self).invoke(ctx))
 
-    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
         """``[OPTIONS] PUZZLE`` rather than typer's ``[OPTIONS] {PUZZLE}``."""
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
@@ -196,7 +197,7 @@ class NonosatCommand(TyperCommand):
                 pieces.append(_argument_name(param, usage=True))
         return pieces
 
-    def format_options(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_options(self, ctx: Any, formatter: Any) -> None:
         """Arguments and options as typer lays them out, in the one style above."""
         args, opts = [], []
         for param in self.get_params(ctx):
@@ -205,7 +206,7 @@ class NonosatCommand(TyperCommand):
                 continue
             name, text = record
             text = _RANGE.sub("", text).replace("  []", "").replace("[; ", "[")
-            default = getattr(param, "_prose_default", None)
+            default = self._prose_defaults.get(param)
             if default:
                 if text.endswith("]") and "  [" in text:
                     head, _, extra = text.rpartition("  [")
@@ -644,8 +645,9 @@ def goal_problem(puzzle: Puzzle) -> str | None:
         return None
     line, expected, actual = errors[0]
     if puzzle.palette is not None:
-        want, got = (colour_clue_text(*expected, puzzle.palette),
-                     colour_clue_text(*actual, puzzle.palette))
+        (lengths, colours), (got_lengths, got_colours) = expected, actual
+        want, got = (colour_clue_text(lengths, colours, puzzle.palette),
+                     colour_clue_text(got_lengths, got_colours, puzzle.palette))
     else:
         want, got = clue_text(expected), clue_text(actual)
     n = len(errors)

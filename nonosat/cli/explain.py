@@ -36,11 +36,11 @@ from nonosat.cli.common import (
     read_puzzle,
     split_puzzle_ref,
 )
-from nonosat.cli.options import timeout_option
+from nonosat.cli.options import timeout_param
 from nonosat.cli.output import echo_grid, emit
 from nonosat.text import printable, printable_lines
 
-TimeoutOpt = timeout_option("explain")
+TimeoutOpt = Annotated[float | None, timeout_param("explain")]
 
 MaxStepsOpt = Annotated[
     int | None, typer.Option("--max-steps", min=1, help="Stop after N steps (exit 4).")

@@ -35,11 +35,11 @@ from nonosat.cli.common import (
     read_state,
     split_puzzle_ref,
 )
-from nonosat.cli.options import timeout_option
+from nonosat.cli.options import timeout_param
 from nonosat.cli.output import emit
 from nonosat.text import printable, printable_lines
 
-TimeoutOpt = timeout_option("hint")
+TimeoutOpt = Annotated[float | None, timeout_param("hint")]
 
 StateOpt = Annotated[
     Path | None,
@@ -88,7 +88,7 @@ def hint_command(
                                             f"{verb}: ",
                             indent=2)))
     if hint.kind == "guess":
-        code = {"multiple": EXIT_MULTIPLE, "unknown": EXIT_GAVE_UP}.get(hint.verdict, EXIT_OK)
+        code = {"multiple": EXIT_MULTIPLE, "unknown": EXIT_GAVE_UP}.get(hint.verdict or "", EXIT_OK)
     else:
         code = {"mistake": EXIT_FAILED, "no-solution": EXIT_NONE}.get(hint.kind, EXIT_OK)
     raise typer.Exit(code)

@@ -46,7 +46,7 @@ from nonosat.cli.options import (
     JsonOpt,
     PuzzleArg,
     TaaiOutOpt,
-    timeout_option,
+    timeout_param,
 )
 from nonosat.cli.output import brief_line, echo_grid, emit, fit_line
 from nonosat.engines import Status
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from nonosat.engines.counting import SolutionCount
     from nonosat.puzzle import Puzzle
 
-TimeoutOpt = timeout_option("solve")
+TimeoutOpt = Annotated[float | None, timeout_param("solve")]
 LimitOpt = Annotated[
     int,
     typer.Option(
