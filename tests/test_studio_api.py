@@ -314,6 +314,20 @@ def test_parse_multi_puzzle_file_by_index(client, corpus):
     assert out["puzzle"]["rows"] == pj(puzzles[7])["rows"]
 
 
+def test_parse_refuses_a_file_sent_as_the_index_or_format_field(client):
+    # a file under "index" made int() raise TypeError (a 500), and one under "format" put the
+    # upload's repr (its headers) into the 400 message; both are a 422 naming the field
+    body = (GAMES / "heart.non").read_bytes()
+    for field in ("index", "format"):
+        r = client.post("/api/parse", files={"file": ("heart.non", body),
+                                             field: ("x.txt", b"1")})
+        assert r.status_code == 422, (field, r.status_code, r.text)
+        assert r.json()["detail"] == f"{field}: expected a form field, not a file"
+    ok = client.post("/api/parse", files={"file": ("heart.non", body)},
+                     data={"index": "0", "format": "non"})
+    assert ok.status_code == 200 and ok.json()["count"] == 1
+
+
 def test_parse_rejects_bad_files_with_the_readers_message(client):
     r = client.post("/api/parse", json={"text": "width 3\nheight x\n", "filename": "bad.non"})
     assert r.status_code == 400 and "bad.non" in r.json()["detail"]

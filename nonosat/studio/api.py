@@ -10,11 +10,12 @@ import binascii
 import io
 import re
 import zipfile
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
-from fastapi import APIRouter, HTTPException, Request, UploadFile
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
+from starlette.datastructures import FormData
 
 from nonosat.errors import FormatError, NonosatError
 from nonosat.puzzle import Cell, Puzzle
@@ -280,14 +281,14 @@ async def parse(request: Request) -> dict[str, Any]:
     if ctype.startswith("multipart/form-data"):
         form = await request.form()
         upload = form.get("file")
-        if not isinstance(upload, UploadFile) and not hasattr(upload, "read"):
+        if upload is None or isinstance(upload, str):  # else an UploadFile (starlette's)
             raise HTTPException(422, "multipart upload needs a 'file' field")
         data = await upload.read()
         filename = upload.filename or "upload"
-        fmt = form.get("format") or None
-        raw_index = form.get("index")
+        fmt = _form_text(form, "format") or None
+        raw_index = _form_text(form, "index")
         try:
-            index = int(raw_index) if raw_index not in (None, "") else None
+            index = int(raw_index) if raw_index else None
         except ValueError:
             raise HTTPException(422, f"index: not a whole number: {raw_index!r}") from None
     else:
@@ -314,7 +315,26 @@ async def parse(request: Request) -> dict[str, Any]:
     return _parsed(_read(data, filename, fmt), index, filename)
 
 
+def _form_text(form: FormData, name: str) -> str | None:
+    """The text of the multipart form field ``name`` (``None`` when absent).
+
+    Raises
+    ------
+    HTTPException
+        422 when a file was sent under that name.
+    """
+    value = form.get(name)
+    if value is not None and not isinstance(value, str):
+        raise HTTPException(422, f"{name}: expected a form field, not a file")
+    return value
+
+
 # -- pictures (nonosat generate) -----------------------------------------------------------------
+@overload
+def _form_number(form: Any, name: str, default: float, low: float, high: float) -> float: ...
+@overload
+def _form_number(form: Any, name: str, default: None, low: float, high: float
+                 ) -> float | None: ...
 def _form_number(form: Any, name: str, default: float | None, low: float, high: float
                  ) -> float | None:
     raw = form.get(name)

@@ -16,7 +16,7 @@ import math
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 #: Default seconds of a solve when the request gives none.
 DEFAULT_TIMEOUT_S = 5.0
@@ -100,8 +100,9 @@ class JobRunner:
             return await future
         # the loop's own thread registers and cancels tickets, so the asyncio.Event is safe
         waiter = asyncio.ensure_future(ticket.superseded.wait())
+        racing: set[asyncio.Future[Any]] = {future, waiter}
         try:
-            done, _ = await asyncio.wait({future, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
             if future in done and not ticket.superseded.is_set():
                 return future.result()
             raise Superseded

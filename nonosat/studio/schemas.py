@@ -130,8 +130,8 @@ def puzzle_from_json(data: PuzzleIn) -> Puzzle:
         goal = np.array([[ch == "#" for ch in row] for row in data.goal], dtype=bool)
         if h == 0:
             goal = None
-    return Puzzle(rows=[None if c is None else tuple(c) for c in data.rows],
-                  cols=[None if c is None else tuple(c) for c in data.cols],
+    return Puzzle(rows=tuple(None if c is None else tuple(c) for c in data.rows),
+                  cols=tuple(None if c is None else tuple(c) for c in data.cols),
                   title=data.name or None, goal=goal)
 
 
