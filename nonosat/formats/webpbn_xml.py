@@ -38,7 +38,7 @@ from nonosat.formats._colour import (
     refuse_repeated,
     writer_chars,
 )
-from nonosat.formats._text import decode_text, make_puzzle, require_known
+from nonosat.formats._text import decode_text, make_puzzle, require_known, text_fields
 from nonosat.limits import size_limits
 from nonosat.puzzle import Clue, Puzzle
 
@@ -248,7 +248,7 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
         col_lines,
         goal=goal,
         meta=meta,
-        **{k: v for k, v in fields.items() if v},
+        **text_fields({k: v for k, v in fields.items() if v}),
     )
 
 
