@@ -21,7 +21,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 import typer
@@ -75,7 +75,8 @@ STATUS_EXIT = {
     Status.UNKNOWN: EXIT_GAVE_UP,
 }
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: Metavars of options and arguments that name none, by parameter name (else by type, below):
 #: one style (upper case, no ``<type>``) in every command's help.
@@ -126,7 +127,7 @@ def _one_line_errors(call: Callable[[], Any]) -> Any:
         return call()
     except click.UsageError as error:
         if type(error).__name__ != "NoArgsIsHelpError":  # that one shows the help, as it should
-            error.show = lambda file=None, _e=error: _usage_one_line(_e)  # type: ignore
+            error.show = lambda file=None, _e=error: _usage_one_line(_e)
         raise
 
 
@@ -457,7 +458,7 @@ class _Timers:
             timer.cancel()
 
 
-def handle_errors(func: F) -> F:
+def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Decorator for commands: a :class:`NonosatError` becomes one line on stderr and exit 2,
     never a traceback.  ``KeyboardInterrupt`` (and :class:`nonosat.interrupts.Interrupted`)
     exits 130 (143 after ``SIGTERM``), as does any error raised after an interrupt.  A
@@ -466,7 +467,7 @@ def handle_errors(func: F) -> F:
     work (:func:`nonosat.limits.command_workload`)."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         global OVERRUN_REPORT
         timer = None
         WARNINGS.clear()
@@ -479,11 +480,14 @@ def handle_errors(func: F) -> F:
             if "timeout" in kwargs and command is not None:
                 if kwargs.get("results"):
                     command = "verify --results"
-                kwargs["timeout"] = command_timeout(kwargs["timeout"], command)
+                given = kwargs["timeout"]
+                assert given is None or isinstance(given, int | float)  # --timeout's value
+                limit = command_timeout(given, command)
+                kwargs["timeout"] = limit
                 stages = HARD_STOP_STAGES.get(f"{func.__module__}.{func.__name__}")
-                if HARD_TIME_LIMIT and stages and kwargs["timeout"] is not None \
+                if HARD_TIME_LIMIT and stages and limit is not None \
                         and command != "verify --results":
-                    timer = _watchdog(stages * kwargs["timeout"])
+                    timer = _watchdog(stages * limit)
             with workload(command_workload(func.__name__, kwargs)):
                 return func(*args, **kwargs)
         except (typer.Exit, click.exceptions.ClickException, click.exceptions.Abort):
@@ -502,7 +506,7 @@ def handle_errors(func: F) -> F:
             if timer is not None:
                 timer.cancel()
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def announce_compile(colour: bool = False) -> None:
