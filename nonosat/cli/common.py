@@ -16,6 +16,7 @@ Exit codes (documented in ``nonosat --help`` and the README):
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import re
 import sys
@@ -94,10 +95,9 @@ _PROSE_DEFAULT = re.compile(r"\s*[(;]\s*default:?\s+([^)]*?)\)\s*(?=\.|$)|\s*Def
 def _click_exceptions() -> Any:
     """The module of the click exceptions typer raises (typer 0.29 vendors click)."""
     try:
-        from typer._click import exceptions
+        return importlib.import_module("typer._click.exceptions")
     except ImportError:  # a typer that uses click itself
-        from click import exceptions  # type: ignore[no-redef]
-    return exceptions
+        return importlib.import_module("click.exceptions")
 
 
 def _usage_one_line(error: Any) -> None:
