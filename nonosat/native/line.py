@@ -117,7 +117,8 @@ def line_masks(clue, n, e, f, starts):  # pragma: no cover - compiled
     z0 = n
     last = 0
     if ne != 0:
-        z0 = trailing_zeros(ne)
+        # numba's stubs type the @intrinsic as its typing function (typingctx, src)
+        z0 = trailing_zeros(ne)  # type: ignore[call-arg]
         # one past the last cell that cannot be empty: the last block ends at or after it
         last = 64 - leading_zeros(ne)
     # forward pass: starts consistent with the prefix
