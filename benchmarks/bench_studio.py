@@ -10,17 +10,33 @@ encoding, HTTP on localhost, validation, the analysis, the answer parsed) for:
 
 Each request is sent as the editor sends it on an edit: the puzzle with its picture, once with
 ``"suggest": false`` (verdict, map and grade: what the targets time) and once with the default
-suggestions (make-unique givens and one-cell edits, under their own 1 s budget).
+suggestions (make-unique givens and one-cell edits, under their own budget, which grows with
+the puzzle).
 
 Besides the wall-clock round trip, each request's CPU time in the server process is read from
 ``/proc`` (:func:`server_cpu_s`): on a loaded machine the wall clock measures the load as much
 as the studio does, the CPU time does not.  The corpus is ``$NONOSAT_CORPUS`` when set (as for
 the tests), else ``../shared/corpus``.
 
+With ``--issue29`` it measures instead what issue 29 asks of the server:
+
+* **latency** from a cell change to the verdict (``"suggest": false``) on 15x15, 30x30, 50x50
+  and 100x100 drawings (seeded blob pictures, one cell flipped per change);
+* **burst**: 24 strokes on a 100x100 drawing sent 60 ms apart as the editor sends them (one
+  ``client``, rising ``seq``: each supersedes the one before); the time from the last stroke
+  to its verdict;
+* **abandoned**: 50 requests (a slow puzzle, Faase when the corpus is there, else a 100x100
+  random picture, under a 30 s limit) whose clients hang up at once; then the time a 2x2 solve
+  takes, and how long until a 2x2 solve answers within 1 s;
+* **supersede**: in process, from superseding a running analysis of the slow puzzle to its
+  thread's end (:attr:`nonosat.studio.jobs.JobRunner.stop_latencies`);
+* **keep trying**: Faase through ``POST /api/keep-trying`` (limit 300 s), the time to its verdict.
+
 Usage::
 
     python benchmarks/bench_studio.py                    # both sets, 100 random pictures
     python benchmarks/bench_studio.py --random 30 --no-everyday
+    python benchmarks/bench_studio.py --issue29          # the server figures of issue 29
 """
 
 from __future__ import annotations
@@ -145,6 +161,203 @@ def slowest(puzzles: list[tuple[str, Puzzle]], times: list[float], cpu: list[flo
                                    f"(server CPU {cpu[i] * 1000:.0f} ms)" for i in worst)
 
 
+# -- issue 29: the server's figures ---------------------------------------------------------------
+def drawing(size: int, seed: int) -> np.ndarray:
+    """A seeded drawing: a few filled discs and bars, as an author draws (not noise)."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:size, 0:size]
+    pic = np.zeros((size, size), dtype=bool)
+    for _ in range(max(3, size // 6)):
+        r, c = rng.integers(0, size, 2)
+        rad = rng.integers(max(2, size // 12), max(3, size // 5))
+        pic ^= (yy - r) ** 2 + (xx - c) ** 2 <= rad ** 2
+    for _ in range(max(2, size // 10)):
+        r = int(rng.integers(0, size))
+        pic[r, rng.integers(0, size // 2):rng.integers(size // 2, size)] ^= True
+    return pic
+
+
+def picture_json(pic: np.ndarray) -> dict:
+    return puzzle_to_json(Puzzle(rows=[line_blocks(r) for r in pic],
+                                 cols=[line_blocks(c) for c in pic.T], goal=pic))
+
+
+def slow_puzzle() -> tuple[str, dict]:
+    corpus = Path(os.environ.get("NONOSAT_CORPUS", REPO.parent / "shared" / "corpus"))
+    faase = corpus / "FastNonogramSolver" / "puzzles" / "survey" / "faase.nin"
+    if faase.exists():
+        return "Faase", puzzle_to_json(read_puzzles(faase)[0])
+    rng = np.random.default_rng(7)
+    return "random 100x100", picture_json(rng.random((100, 100)) < 0.5)
+
+
+def latency(client: httpx.Client, sizes: list[int], changes: int) -> list[str]:
+    lines = ["| drawing | changes | median ms | p90 ms | max ms | verdicts |",
+             "|---|---|---|---|---|---|"]
+    rng = np.random.default_rng(29)
+    for size in sizes:
+        pic = drawing(size, size)
+        client.post("/api/analyse", json={"puzzle": picture_json(pic), "suggest": False})
+        times, verdicts = [], {}
+        for k in range(changes):
+            r, c = rng.integers(0, size, 2)
+            pic[r, c] ^= True
+            start = time.perf_counter()
+            out = client.post("/api/analyse", json={"puzzle": picture_json(pic),
+                                                    "suggest": False, "client": "lat",
+                                                    "seq": k}).json()
+            times.append((time.perf_counter() - start) * 1000)
+            verdicts[out["status"]] = verdicts.get(out["status"], 0) + 1
+        ms = sorted(times)
+        lines.append(f"| {size}x{size} | {changes} | {statistics.median(ms):.0f} | "
+                     f"{float(np.percentile(ms, 90)):.0f} | {ms[-1]:.0f} | "
+                     + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())) + " |")
+        print(lines[-1], flush=True)
+    return lines
+
+
+def burst(base: str, strokes: int = 24, gap_s: float = 0.06) -> tuple[float, dict]:
+    """Seconds from the last stroke's request to its verdict, and the answers' statuses."""
+    import asyncio
+
+    pic = drawing(100, 100)
+    rng = np.random.default_rng(24)
+
+    async def run() -> tuple[float, dict]:
+        async with httpx.AsyncClient(base_url=base, timeout=120) as ac:
+            tasks = []
+            for k in range(strokes):
+                r = int(rng.integers(0, 100))
+                c0 = int(rng.integers(0, 90))
+                pic[r, c0:c0 + int(rng.integers(2, 10))] ^= True  # a short stroke
+                body = {"puzzle": picture_json(pic), "suggest": False, "client": "burst",
+                        "seq": k}
+                sent = time.perf_counter()
+                tasks.append((sent, asyncio.create_task(ac.post("/api/analyse", json=body))))
+                await asyncio.sleep(gap_s)
+            last_sent, last = tasks[-1]
+            answer = await last
+            took = time.perf_counter() - last_sent
+            codes: dict = {}
+            for _, t in tasks:
+                code = (await t).status_code
+                codes[code] = codes.get(code, 0) + 1
+            assert answer.status_code == 200, answer.text
+            return took, codes
+
+    return asyncio.run(run())
+
+
+def abandoned(port: int, base: str, n: int = 50) -> tuple[float, float, dict]:
+    """50 requests whose clients hang up; then (2x2 solve seconds, seconds until a 2x2 solve
+    answers within 1 s, the refusals seen)."""
+    import json
+
+    _, slow = slow_puzzle()
+    two = {"rows": [[1], [1]], "cols": [[1], [1]]}
+    body = json.dumps({"puzzle": slow, "timeout": 30, "suggest": False}).encode()
+    head = (b"POST /api/analyse HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body))
+    for _ in range(n):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(head + body)
+            time.sleep(0.02)  # the server reads the request, then the client is gone
+    gone = time.perf_counter()
+    with httpx.Client(base_url=base, timeout=120) as client:
+        start = time.perf_counter()
+        r = client.post("/api/solve", json={"puzzle": two})
+        first = time.perf_counter() - start
+        codes = {r.status_code: 1}
+        while True:
+            start = time.perf_counter()
+            r = client.post("/api/solve", json={"puzzle": two})
+            codes[r.status_code] = codes.get(r.status_code, 0) + 1
+            if r.status_code == 200 and time.perf_counter() - start < 1.0:
+                break
+            time.sleep(0.2)
+        return first, time.perf_counter() - gone, codes
+
+
+def supersede_latency(repeats: int = 3) -> list[float]:
+    """In process: seconds from superseding a running analysis of the slow puzzle to the end of
+    its thread."""
+    import asyncio
+
+    from nonosat.studio.jobs import JobRunner, Superseded
+    from nonosat.studio.quick import Cancelled, quick_analyse
+    from nonosat.studio.schemas import PuzzleIn, puzzle_from_json
+
+    _, slow = slow_puzzle()
+    puzzle = puzzle_from_json(PuzzleIn.model_validate(slow))
+    runner = JobRunner(workers=2)
+
+    def work(token):
+        try:
+            return quick_analyse(puzzle, timeout=30, suggest=False, stop=token)
+        except Cancelled:
+            return None
+
+    async def once(k: int) -> None:
+        task = asyncio.create_task(runner.run(work, "bench", 2 * k))
+        await asyncio.sleep(1.0)
+        await runner.run(lambda token: None, "bench", 2 * k + 1)
+        try:
+            await task
+        except Superseded:
+            pass
+        while runner.running():
+            await asyncio.sleep(0.01)
+
+    for k in range(repeats):
+        asyncio.run(once(k))
+    runner.shutdown()
+    return list(runner.stop_latencies)
+
+
+def keep_trying(base: str) -> tuple[str, float, dict]:
+    name, slow = slow_puzzle()
+    with httpx.Client(base_url=base, timeout=60) as client:
+        job = client.post("/api/keep-trying", json={"puzzle": slow, "limit": 300}).json()
+        while True:
+            out = client.get(f"/api/keep-trying/{job['job']}").json()
+            if out["state"] != "running":
+                return name, out["elapsed_s"], {"state": out["state"], **out["known"]}
+            time.sleep(0.5)
+
+
+def issue29(args: argparse.Namespace) -> None:
+    port = free_port()
+    proc = start_server(port)
+    base = f"http://127.0.0.1:{port}"
+    out: list[str] = []
+    try:
+        with httpx.Client(base_url=base, timeout=120) as client:
+            out += latency(client, [15, 30, 50, 100], args.changes)
+        took, codes = burst(base)
+        out.append(f"burst of 24 strokes on 100x100: verdict {took * 1000:.0f} ms after the last "
+                   f"stroke (answers: {codes})")
+        print(out[-1], flush=True)
+        first, recovered, codes = abandoned(port, base)
+        out.append(f"50 abandoned requests ({slow_puzzle()[0]}): the next 2x2 solve took "
+                   f"{first * 1000:.0f} ms; a 2x2 solve answered within 1 s "
+                   f"{recovered:.2f} s after the last hang-up (answers: {codes})")
+        print(out[-1], flush=True)
+        if not args.no_keep_trying:
+            name, elapsed, known = keep_trying(base)
+            out.append(f"keep trying on {name} (limit 300 s): {elapsed:.1f} s, {known}")
+            print(out[-1], flush=True)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    lat = supersede_latency()
+    out.append("supersede to thread end (in process, slow puzzle): "
+               + ", ".join(f"{x * 1000:.0f} ms" for x in lat))
+    print(out[-1], flush=True)
+    print()
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("\n".join(out))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--random", type=int, default=100, help="random 30x30 pictures (default 100)")
@@ -152,7 +365,15 @@ def main() -> None:
     ap.add_argument("--no-everyday", action="store_true")
     ap.add_argument("--no-suggest-runs", action="store_true",
                     help="skip the runs with suggestions")
+    ap.add_argument("--issue29", action="store_true",
+                    help="the server figures of issue 29 instead (latency by size, burst, "
+                         "abandoned requests, supersede, keep trying)")
+    ap.add_argument("--changes", type=int, default=10, help="cell changes per size (--issue29)")
+    ap.add_argument("--no-keep-trying", action="store_true", help="skip Faase (--issue29)")
     args = ap.parse_args()
+    if args.issue29:
+        issue29(args)
+        return
 
     sets = []
     if not args.no_everyday:

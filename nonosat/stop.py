@@ -15,7 +15,7 @@ and the standard library, and never prints.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -43,21 +43,49 @@ class StopToken:
         reason set is kept.
     """
 
-    __slots__ = ("flag", "_lock", "_timer")
+    __slots__ = ("flag", "_lock", "_timer", "_callbacks")
 
     def __init__(self) -> None:
         self.flag = np.zeros(1, dtype=np.int64)
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
+        self._callbacks: list[Callable[[int], object]] = []
 
     def set(self, reason: int = CANCELLED) -> None:
         """Ask the solve to stop (safe from any thread); a later reason does not replace the
-        first."""
+        first.  The first call runs the callbacks of :meth:`calling` with the reason."""
         if reason == RUNNING:
             raise ValueError("a stop reason must not be RUNNING (0)")
         with self._lock:
-            if self.flag[0] == RUNNING:
-                self.flag[0] = reason
+            if self.flag[0] != RUNNING:
+                return
+            self.flag[0] = reason
+            callbacks = list(self._callbacks)
+        for callback in callbacks:
+            try:
+                callback(reason)
+            except Exception:  # a callback of something already finished
+                pass
+
+    @contextmanager
+    def calling(self, callback: Callable[[int], object]) -> Iterator[StopToken]:
+        """Within the block, call ``callback(reason)`` when the token is set (from the thread
+        that sets it; at once if it is set already): how a solver that cannot read
+        :attr:`flag` is stopped (CP-SAT's ``stop_search``, another token's :meth:`set`).
+        A callback that raises is ignored."""
+        with self._lock:
+            self._callbacks.append(callback)
+            reason = int(self.flag[0])
+        try:
+            if reason != RUNNING:
+                try:
+                    callback(reason)
+                except Exception:
+                    pass
+            yield self
+        finally:
+            with self._lock:
+                self._callbacks.remove(callback)
 
     def is_set(self) -> bool:
         """Whether the solve was asked to stop."""
@@ -107,3 +135,38 @@ class StopToken:
 def never() -> StopToken:
     """A fresh token nobody sets (for callers that do not cancel)."""
     return StopToken()
+
+
+@contextmanager
+def for_solve(stop: StopToken | None = None, seconds: float | None = None
+              ) -> Iterator[StopToken]:
+    """The token one solve's kernels read: a fresh token, set when ``stop`` is set (with its
+    reason), after ``seconds`` (:data:`TIME_LIMIT`; ``None``: no time limit) and by an
+    interrupt (:data:`INTERRUPTED`), whichever comes first.  ``stop`` itself is never set or
+    re-armed here, so a caller can share one token between several solves.  The timer and the
+    links end with the block.
+
+    Raises
+    ------
+    nonosat.interrupts.Interrupted
+        On entry, when an interrupt was already requested.
+
+    Examples
+    --------
+    >>> with for_solve(None, 0.0) as token:
+    ...     import time; time.sleep(0.05)
+    ...     token.reason
+    'time limit'
+    """
+    token = StopToken()
+    try:
+        with token.watch_interrupts():
+            if stop is None:
+                token.arm(seconds)
+                yield token
+            else:
+                with stop.calling(token.set):
+                    token.arm(seconds)
+                    yield token
+    finally:
+        token.close()

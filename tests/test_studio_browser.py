@@ -78,16 +78,17 @@ def browser_missing() -> str | None:
     return None
 
 
-def chrome(profile: Path, size: str = "1400,1000"):
+def chrome(profile: Path, size: str = "1400,1000", extra_args: tuple[str, ...] = ()):
     """A headless Chromium driver; the driver path is always given, so Selenium Manager never
-    downloads anything."""
+    downloads anything.  ``extra_args``: more Chromium switches."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     binary = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
     options.binary_location = binary
-    for arg in [*CHROME_ARGS, f"--window-size={size}", f"--user-data-dir={profile}"]:
+    for arg in [*CHROME_ARGS, f"--window-size={size}", f"--user-data-dir={profile}",
+                *extra_args]:
         options.add_argument(arg)
     return webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
 
@@ -599,13 +600,172 @@ def test_player_state_survives_a_reload(driver, server, shot):
     shot()
 
 
-def test_colour_puzzles_are_refused_with_the_message(driver, server, shot):
-    colour = next(p for p in sorted(GAMES.iterdir()) if read_puzzles(p)[0].is_colour)
+# -- colour ---------------------------------------------------------------------------------------
+INDEX = ".abcdefghijklmnopqrstuvwxyzABCD"
+
+
+def colour_grid(driver) -> list[str]:
+    """The board of a colour puzzle as row strings: "." background / crossed, "?" unknown,
+    "a", "b", ... colours 1, 2, ... (the cells' data-colour)."""
+    return driver.execute_script("""
+        const index = arguments[0];
+        const rows = [];
+        for (const c of document.querySelectorAll('#board .cell')) {
+          const r = +c.dataset.r;
+          const ch = c.dataset.state === 'filled' ? index[+c.dataset.colour]
+            : c.dataset.state === 'empty' ? '.' : '?';
+          rows[r] = (rows[r] || '') + ch;
+        }
+        return rows;""", INDEX)
+
+
+def fast_strokes(driver, strokes: list[list[tuple[int, int]]]) -> None:
+    """Paint strokes through every cell, with no pause between pointer moves.  A straight
+    stroke needs only its ends: the board paints the cells a fast pointer jumps over."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    cells = driver.find_elements("css selector", "#board .cell")  # row by row, found once
+    width = int(driver.execute_script("return document.querySelectorAll("
+                                      "'#board .col-clue').length"))
+    chain = ActionChains(driver, duration=0)  # one request for them all
+    for stroke in strokes:
+        chain = chain.click_and_hold(cells[stroke[0][0] * width + stroke[0][1]])
+        for r, c in stroke[1:]:
+            chain = chain.move_to_element(cells[r * width + c])
+        chain = chain.release()
+    chain.perform()
+
+
+def runs(picture: np.ndarray, k: int) -> list[list[tuple[int, int]]]:
+    """The runs of colour ``k`` along the rows of a picture, as strokes."""
+    out = []
+    for r, row in enumerate(picture):
+        c = 0
+        while c < len(row):
+            if row[c] != k:
+                c += 1
+                continue
+            start = c
+            while c < len(row) and row[c] == k:
+                c += 1
+            out.append([(r, x) for x in range(start, c)])
+    return out
+
+
+def test_colour_drawing_unique_shared_and_reopened_in_a_new_browser(driver, server, shot,
+                                                                     tmp_path):
+    """Draw a 3-colour 15x15 picture with the palette, get its unique verdict (checked by
+    CP-SAT), share the address and open it in a new browser (another driver session)."""
+    from nonosat.puzzle import Colour, Palette
+
     open_page(driver, server, "?mode=edit")
-    open_file(driver, colour)
-    status = el(driver, "#status")
-    wait(driver, lambda d: "colour" in status.text, message="no message for a colour puzzle")
-    assert "error" in status.get_attribute("class")
+    resize(driver, 15, 15)
+    el(driver, "#edit-clear").click()
+    el(driver, "#edit-colour").click()                    # colour: white and black
+    wait(driver, lambda d: len(d.find_elements("css selector", "#palette .swatch-row")) == 2)
+    el(driver, "#palette-add").click()
+    el(driver, "#palette-add").click()                    # two more: three colours
+    rows = driver.find_elements("css selector", "#palette .swatch-row")
+    assert len(rows) == 4
+    picture = np.zeros((15, 15), dtype=np.int8)
+    picture[0, :] = 1
+    picture[1:, 0] = 2
+    picture[14, 1:] = 3
+    for k in (1, 2, 3):
+        el(driver, f'#palette .swatch-row[data-index="{k}"] input[type=radio]').click()
+        fast_strokes(driver, runs(picture, k))
+    expected = ["".join(INDEX[v] for v in row) for row in picture]
+    wait(driver, lambda d: colour_grid(d) == expected, message="the drawing is not on the board")
+    assert verdict(driver) == "unique"
+    names = driver.execute_script("return Array.from(document.querySelectorAll("
+                                  "'#palette input[type=text]'), e => e.value)")
+    rgbs = driver.execute_script("return Array.from(document.querySelectorAll("
+                                 "'#palette input[type=color]'), e => e.value)")
+    palette = Palette(tuple(Colour(n, tuple(int(h[i:i + 2], 16) for i in (1, 3, 5)), INDEX[k])
+                            for k, (n, h) in enumerate(zip(names, rgbs, strict=True))))
+    truth = Puzzle.from_picture(picture, palette=palette)
+    assert solve(truth, "cpsat", limit=2).status == Status.UNIQUE
+    # the clues are drawn in their colours: the row clue of row 15 is "1 14" in colours 2, 3
+    row15 = el(driver, '#board .row-clue[data-r="14"]')
+    assert row15.get_attribute("data-clue") == "1 14"
+    assert row15.get_attribute("data-colours") == "2 3"
+    chips = row15.find_elements("css selector", ".chip")
+    assert [c.value_of_css_property("background-color") for c in chips] == [
+        "rgba({}, {}, {}, 1)".format(*palette.colours[k].rgb) for k in (2, 3)]
+    wanted = clues(driver)
+    shared(driver)
+    assert "p=C1" in driver.current_url and "i=C1" in driver.current_url
+    url = driver.current_url.split("/", 3)[3]
+    shot()
+    other = chrome(tmp_path / "another-profile")
+    try:
+        open_page(other, server, url)
+        assert colour_grid(other) == expected
+        assert clues(other) == wanted
+        assert verdict(other) == "unique"
+        again = other.execute_script("return Array.from(document.querySelectorAll("
+                                     "'#palette input[type=text]'), e => e.value)")
+        assert again == names
+    finally:
+        other.quit()
+
+
+def test_play_acorn_to_the_win_with_the_colour_picker(driver, server, shot):
+    """pbnsolve's acorn.g (50x35, 4 colours) opened and played to the win: each colour picked
+    in the player and its runs painted, the cells read from the SAT engine's solution."""
+    path = corpus_path("pbnsolve-examples") / "acorn.g"
+    puzzle = read_puzzle(path)
+    solution = solve(puzzle, "sat").solutions[0]
+    open_page(driver, server, "?mode=play")
+    open_file(driver, path)
+    wait(driver, lambda d: len(colour_grid(d)) == puzzle.height
+         and len(colour_grid(d)[0]) == puzzle.width, message="acorn.g did not open")
+    picker = driver.find_elements("css selector", "#colour-picker label")
+    assert len(picker) == len(puzzle.palette) - 1
+    assert el(driver, "#play-status").get_attribute("data-complete") == "false"
+    for k in range(1, len(puzzle.palette)):
+        el(driver, f'#colour-picker label[data-index="{k}"] input').click()
+        fast_strokes(driver, [[run[0], run[-1]] if len(run) > 1 else run
+                              for run in runs(solution, k)])
+    expected = ["".join(INDEX[v] if v else "?" for v in row) for row in solution]
+    wait(driver, lambda d: el(d, "#play-status").get_attribute("data-complete") == "true",
+         message="the win was not detected")
+    assert colour_grid(driver) == expected
+    shot()
+
+
+def test_import_a_three_colour_picture_with_the_colours_slider(driver, server, shot, tmp_path):
+    from PIL import Image
+
+    pic = np.zeros((6, 6), dtype=np.int8)
+    pic[0:2, 0:3] = 1
+    pic[3:6, 1] = 2
+    pic[4, 3:6] = 3
+    rgb = np.array([[255, 255, 255], [220, 20, 20], [20, 20, 200], [20, 160, 40]], dtype=np.uint8)
+    path = tmp_path / "three.png"
+    Image.fromarray(np.kron(rgb[pic], np.ones((10, 10, 1), dtype=np.uint8))).save(path)
+    open_page(driver, server, "?mode=edit")
+    el(driver, "#import-picture summary").click()
+    _slide(driver, "#import-width", 6)
+    el(driver, "#import-file").send_keys(str(path))
+    wait(driver, lambda d: len(grid(d)) == 6 and len(grid(d)[0]) == 6)
+    _slide(driver, "#import-colours", 3)                  # the grid follows, in three colours
+
+    def same_shape(d) -> bool:
+        got = colour_grid(d)
+        if len(got) != 6 or any(len(r) != 6 for r in got):
+            return False
+        colour_of = {}
+        for r in range(6):
+            for c in range(6):
+                if colour_of.setdefault(int(pic[r, c]), got[r][c]) != got[r][c]:
+                    return False
+        return len(set(colour_of.values())) == 4 and colour_of[0] == "."
+
+    wait(driver, same_shape, message="the three-colour picture is not on the board")
+    assert len(driver.find_elements("css selector", "#palette .swatch-row")) == 4
+    assert "3 colours" in el(driver, "#import-colours-label").text
+    assert verdict(driver) in ("unique", "multiple")
     shot()
 
 
@@ -667,7 +827,7 @@ def test_step_through_shows_probes_guesses_and_rewinds(driver, server, shot):
          and el(d, "#step-text").text.startswith("The empty grid"))
     el(driver, "#step-last").click()
     wait(driver, lambda d: el(d, "#step-verdict").get_attribute("data-status") == "none")
-    assert "contradiction" in el(driver, "#step-counter").text
+    assert "dead end" in el(driver, "#step-counter").text  # a contradiction, for people
     assert "no solution" in el(driver, "#step-verdict").text
     assert solve(read_puzzle(GAMES / "impossible.non"), "cpsat").status == Status.NONE
     shot()
@@ -775,13 +935,20 @@ def test_downloads_and_printable_page(driver, server, shot, tmp_path):
 
         return wait(driver, new, timeout=60, message=f"no download for {choice}")
 
-    for fmt in ("non", "json", "short", "webpbn", "pbm"):
-        got = read_puzzles(download(f"to:{fmt}"))
+    names = set()
+    for fmt in ("non", "json", "short", "webpbn", "pbm", "grid", "picross"):
+        path = download(f"to:{fmt}")
+        names.add(path.name)
+        got = read_puzzles(path, format=fmt)
         assert len(got) == 1, fmt
         assert list(got[0].rows) == list(heart.rows) and list(got[0].cols) == list(heart.cols)
-    svg = download("svg").read_text()
+    assert len(names) == 7  # grid and picross both write .txt: distinct names
+    plain = download("svg")
+    svg = plain.read_text()
     assert svg.lstrip().startswith(("<svg", "<?xml")) and "</svg>" in svg
-    png = download("png-solution").read_bytes()
+    with_solution = download("png-solution")
+    assert with_solution.name.endswith("-solution.png") and "-solution" not in plain.name
+    png = with_solution.read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     bundle = download("certify")
     with zipfile.ZipFile(bundle) as z:
@@ -852,3 +1019,278 @@ def test_import_a_picture_and_make_it_unique_with_undo(driver, server, shot, tmp
     wait(driver, lambda d: grid(d) == rows, message="undo did not restore the picture")
     assert verdict(driver) == "multiple"
     shot()
+
+
+# -- issue 29: undo, givens, keep trying, the player's help, small faults ----------------------------
+def ctrl(driver, key: str, shift: bool = False) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    chain = ActionChains(driver).key_down(Keys.CONTROL)
+    if shift:
+        chain = chain.key_down(Keys.SHIFT)
+    chain = chain.send_keys(key)
+    if shift:
+        chain = chain.key_up(Keys.SHIFT)
+    chain.key_up(Keys.CONTROL).perform()
+
+
+def test_editor_undo_a_clear_and_every_operation(driver, server, shot):
+    """Clear, Invert, Resize, strokes and Apply clues are undone by Ctrl-Z and the buttons and
+    redone by Ctrl-Y / Ctrl-Shift-Z, across mode switches; Apply clues keeps the size."""
+    open_page(driver, server, "?mode=edit")
+    assert len(grid(driver)) == 10 and len(grid(driver)[0]) == 10
+    # the issue's case: a 3x2 block top-left of the default 10x10, Apply clues unedited
+    draw(driver, [(0, 0), (0, 1), (0, 2)], [(1, 0), (1, 1), (1, 2)])
+    el(driver, "#kind-clues").click()
+    el(driver, "#clue-apply").click()
+    wait(driver, lambda d: len(clues(d)[0]) == 10 and len(clues(d)[1]) == 10)
+    assert clues(driver)[0][:3] == ["3", "3", ""] and len(grid(driver)) == 10
+    ctrl(driver, "z")  # Apply clues undone
+    ctrl(driver, "z")  # back to the picture (the switch to clues undone)
+    wait(driver, lambda d: d.find_element("id", "kind-picture").is_selected())
+    assert filled(grid(driver)) == {(r, c) for r in range(2) for c in range(3)}
+    resize(driver, 4, 5)
+    before = grid(driver)
+    assert before == ["###..", "###..", ".....", "....."]
+    el(driver, "#edit-clear").click()
+    assert grid(driver) == ["....."] * 4
+    ctrl(driver, "z")
+    assert grid(driver) == before
+    ctrl(driver, "y")
+    assert grid(driver) == ["....."] * 4
+    el(driver, "#edit-undo").click()
+    assert grid(driver) == before and verdict(driver) in ("unique", "multiple")
+    # kept across mode switches
+    set_mode(driver, "play")
+    set_mode(driver, "edit")
+    el(driver, "#edit-invert").click()
+    assert grid(driver) == ["...##", "...##", "#####", "#####"]
+    ctrl(driver, "z")
+    assert grid(driver) == before
+    ctrl(driver, "z", shift=True)  # redo
+    assert grid(driver) == ["...##", "...##", "#####", "#####"]
+    ctrl(driver, "z")
+    ctrl(driver, "z")  # the resize
+    wait(driver, lambda d: len(grid(d)) == 10)
+    el(driver, "#edit-redo").click()
+    wait(driver, lambda d: len(grid(d)) == 4)
+    assert grid(driver) == before
+    shot()
+
+
+def test_givens_prefilled_in_play_saved_and_reopened(driver, server, shot, tmp_path):
+    """A `give` suggestion's cells are part of the puzzle: locked and pre-filled in Play, in the
+    address, in the JSON download (read back by nonosat's reader, checked by CP-SAT started
+    from them) and there again when the file is opened."""
+    from selenium.webdriver.support.ui import Select
+
+    from nonosat.formats.givens import givens_of, givens_rows
+
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior",
+                           {"behavior": "allow", "downloadPath": str(downloads)})
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 5, 5)
+    draw(driver, [(1, 1)], [(2, 2)])
+    assert verdict(driver) == "multiple"
+    give = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="give"] button'),
+                message="no give suggestion")
+    give.click()
+    assert verdict(driver) == "unique"
+    given = marked(driver, "given")
+    picture = grid(driver)
+    expect = {(r, c): picture[r][c] for r, c in given}
+    assert given
+    set_mode(driver, "play")
+    assert marked(driver, "given") == given
+    board = grid(driver)
+    assert {(r, c): board[r][c] for r, c in given} == expect  # pre-filled
+    assert all(ch == "?" for r, row in enumerate(board) for c, ch in enumerate(row)
+               if (r, c) not in given)
+    r, c = next(iter(given))
+    cell(driver, r, c).click()  # locked: a click does not change it
+    assert grid(driver)[r][c] == expect[(r, c)]
+    shared(driver)
+    assert "g=" in driver.current_url
+    url = driver.current_url
+    shot("-play")
+    # saved: JSON keeps them
+    set_mode(driver, "edit")
+    Select(el(driver, "#download-format")).select_by_value("to:json")
+    el(driver, "#download").click()
+    path = wait(driver, lambda d: next((p for p in downloads.iterdir()
+                                        if p.suffix == ".json" and p.stat().st_size), None),
+                message="no JSON download")
+    saved = read_puzzle(path)
+    rows = givens_rows(saved)
+    assert rows is not None
+    assert {(r, c): rows[r][c] for r in range(5) for c in range(5) if rows[r][c] != "?"} == expect
+    assert solve(saved, "cpsat", partial=givens_of(saved), limit=2).status == Status.UNIQUE
+    # reopened: the file, then the address, in Play
+    open_page(driver, server, "?mode=play")
+    open_file(driver, path)
+    wait(driver, lambda d: marked(d, "given") == given, message="givens not reopened")
+    board = grid(driver)
+    assert {(r, c): board[r][c] for r, c in given} == expect
+    driver.get(url)
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+    wait(driver, lambda d: marked(d, "given") == given, message="givens not in the address")
+    shot()
+
+
+def test_keep_trying_decides_faase(driver, server, shot):
+    """Faase (80x95): the live verdict gives up within its 5 s; Keep trying runs on in the
+    background, shows the time and what is known, and reaches the verdict: several solutions
+    (as tests/test_analysis.py's per-cell checks on Faase find independently; a second solve
+    here would double the test's time)."""
+    path = corpus_path("FastNonogramSolver", "puzzles", "survey", "faase.nin")
+    faase = read_puzzle(path)
+    open_page(driver, server, "?mode=edit")
+    open_file(driver, path)
+    wait(driver, lambda d: len(clues(d)[0]) == faase.height, message="faase did not open")
+    live = verdict(driver)
+    assert live in ("unknown", "multiple")
+    el(driver, "#keep-trying").click()
+    status = el(driver, "#keep-status")
+    wait(driver, lambda d: " s of " in status.text, message="no progress shown")
+    assert el(driver, "#keep-cancel").is_displayed()
+    wait(driver, lambda d: status.get_attribute("data-status") == "multiple", timeout=150,
+         message="Keep trying did not decide Faase")
+    assert verdict(driver) == "multiple" and "several" in el(driver, "#verdict").text
+    assert "Keep trying" in el(driver, "#verdict-detail").text
+    if status.get_attribute("data-state") == "running":  # the map goes on: cancel it
+        el(driver, "#keep-cancel").click()
+        wait(driver, lambda d: el(d, "#keep-trying").is_displayed())
+        assert "cancelled" in status.text
+    shot()
+
+
+def _has(driver, css: str, cls: str) -> bool:
+    return cls in (el(driver, css).get_attribute("class") or "").split()
+
+
+def test_player_helps_greys_marks_crosses_and_wins(driver, server, shot):
+    """Finished clues greyed, a line that cannot fit marked (an option), a click on a clue
+    crosses the rest of its line, hint cells to fill and to cross in their own colours, a win
+    banner."""
+    import json
+    from urllib.parse import quote
+
+    # "#.#" / "..." / "###": unique, every line decided by line logic
+    rows, cols = [[1, 1], [], [3]], [[1, 1], [1], [1, 1]]
+    open_page(driver, server, "?mode=play&j=" + quote(json.dumps({"rows": rows, "cols": cols})))
+    wait(driver, lambda d: len(grid(d)) == 3)
+    el(driver, "#restart").click()
+    el(driver, "#hint").click()  # hint colours: to fill and to cross apart
+    wait(driver, lambda d: marked(d, "hint"), message="no hint")
+    hint = driver.execute_script("return document.getElementById('hint-text').textContent")
+    fills, crosses = marked(driver, "hint-fill"), marked(driver, "hint-cross")
+    assert fills | crosses == marked(driver, "hint") and not fills & crosses, hint
+    el(driver, "#apply-hint").click()
+    after = grid(driver)
+    assert all(after[r][c] == "#" for r, c in fills) and all(after[r][c] == "." for r, c in crosses)
+    el(driver, "#restart").click()
+    el(driver, '#board .row-clue[data-r="1"]').click()  # crosses the empty row
+    assert grid(driver)[1] == "..."
+    assert _has(driver, '#board .row-clue[data-r="1"]', "finished")
+    assert not _has(driver, '#board .row-clue[data-r="0"]', "finished")
+    cell(driver, 0, 0).click()
+    cell(driver, 0, 1).click()  # "##?" cannot hold 1 1
+    assert _has(driver, '#board .row-clue[data-r="0"]', "broken")
+    el(driver, "#mark-broken").click()  # the option off
+    assert not _has(driver, '#board .row-clue[data-r="0"]', "broken")
+    el(driver, "#mark-broken").click()
+    ctrl(driver, "z")
+    assert grid(driver)[0] == "#??" and not _has(driver, '#board .row-clue[data-r="0"]', "broken")
+    assert not el(driver, "#win").is_displayed()
+    for r, c in ((0, 2), (2, 0), (2, 1), (2, 2)):
+        cell(driver, r, c).click()
+    assert _has(driver, '#board .row-clue[data-r="2"]', "finished")
+    wait(driver, lambda d: el(d, "#win").is_displayed(), message="no win banner")
+    assert "Solved" in el(driver, "#win").text
+    shot()
+
+
+def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):
+    """Issue 29's small faults: an error bar goes once a later request succeeds; Difficulty is
+    blank on an error verdict; Open… is a button the keyboard reaches; a suggestion names rows
+    and columns and previews its cells on hover; on a phone the header is short and the help
+    does not say right-click."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    open_page(driver, server, "?mode=edit")
+    resize(driver, 5, 5)
+    for name, value in (("edit-height", 150), ("edit-width", 5)):
+        box = el(driver, f"#{name}")
+        box.clear()
+        box.send_keys(str(value))
+    el(driver, "#edit-resize").click()
+    wait(driver, lambda d: _has(d, "#status", "error"))
+    draw(driver, [(1, 1)], [(2, 2)])
+    assert verdict(driver) == "multiple"
+    wait(driver, lambda d: not _has(d, "#status", "error"), message="the error bar stayed")
+    # a suggestion: rows and columns named, its cells outlined on hover
+    give = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="give"]'),
+                message="no give suggestion")
+    assert "row " in give.text and "column " in give.text and "R1C" not in give.text
+    ActionChains(driver).move_to_element(give).perform()
+    wait(driver, lambda d: marked(d, "preview"), message="no preview on hover")
+    ActionChains(driver).move_to_element(el(driver, "#grade")).perform()
+    wait(driver, lambda d: not marked(d, "preview"))
+    # an error verdict: a clue that cannot fit; Difficulty shows nothing
+    el(driver, "#kind-clues").click()
+    box = el(driver, "#clue-rows")
+    box.clear()
+    box.send_keys("9\n0\n0\n0\n0")
+    el(driver, "#clue-apply").click()
+    wait(driver, lambda d: el(d, "#verdict").get_attribute("data-status") == "error")
+    assert el(driver, "#grade").text.strip() == "—" and el(driver, "#techniques").text == ""
+    # Open… by keyboard: a button in the tab order that opens the file picker
+    driver.execute_script("window.picked = 0; document.getElementById('file-input')"
+                          ".addEventListener('click', e => { window.picked++; e.preventDefault(); });")
+    opener = el(driver, "#open-file")
+    assert opener.tag_name == "button"
+    driver.execute_script("arguments[0].focus()", opener)
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    assert driver.execute_script("return window.picked") == 1
+    # a phone: the header is short, the help speaks of taps
+    driver.set_window_size(390, 844)
+    try:
+        open_page(driver, server, "?mode=play")
+        height = driver.execute_script("return document.querySelector('header').offsetHeight")
+        assert height <= 110, height
+        help_text = driver.execute_script(
+            "return document.querySelector('#panel-play .note:last-of-type').textContent")
+        assert "right-click" not in help_text and "tap" in help_text
+        shot("-phone")
+    finally:
+        driver.set_window_size(1400, 1000)
+
+def test_a_rebound_host_gets_nothing_in_the_browser(server, tmp_path_factory):
+    """DNS rebinding as the browser meets it: ``evil.example`` resolves to 127.0.0.1 (Chromium's
+    host resolver rules stand in for the attacker's DNS), so a page there is same-origin with the
+    studio's port.  The studio serves it nothing: the page is a 421, and the page's own scripts
+    cannot read the API; the studio's page at 127.0.0.1 still works."""
+    reason = browser_missing()
+    if reason:
+        _missing(reason)
+    port = server.rsplit(":", 1)[1]
+    drv = chrome(tmp_path_factory.mktemp("rebinding-profile"),
+                 extra_args=("--host-resolver-rules=MAP evil.example 127.0.0.1",))
+    try:
+        drv.get(f"http://evil.example:{port}/")
+        text = el(drv, "body").text
+        assert "127.0.0.1" in text and "nonosat" not in drv.title.lower(), (drv.title, text)
+        answers = drv.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            Promise.all(['/api/gallery', '/static/studio.css'].map(p => fetch(p).then(
+                r => r.text().then(t => [r.status, t.slice(0, 200)]))))
+              .then(done, e => done(String(e)));""")
+        assert [a[0] for a in answers] == [421, 421], answers
+        assert all('"id"' not in a[1] for a in answers)
+        open_page(drv, server)  # the studio's own page: served and working
+    finally:
+        drv.quit()

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -138,7 +138,7 @@ def solve_command(
     partial = read_state(state, puzzle) if state is not None else None
     if engine in ("native", "auto"):
         announce_compile(puzzle.is_colour)
-    options = {}
+    options: dict[str, Any] = {}  # engine options (solve() takes them as **options)
     if sat_solver is not None:
         if engine != "sat":
             raise EngineError("--sat-solver applies to --engine sat")

@@ -58,7 +58,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pysolvers
@@ -67,6 +67,9 @@ from pysat.solvers import NoSuchSolverError, Solver, SolverNames
 
 from nonosat import interrupts
 from nonosat.errors import EngineError
+
+if TYPE_CHECKING:
+    from nonosat.stop import StopToken
 
 # PySAT passes "in the main thread" to its C calls, which then install a SIGINT handler that
 # longjmps out of the solver mid-search: never (see the module docstring)
@@ -330,18 +333,22 @@ class SatRun:
             return False
         return True
 
-    def solve(self, deadline: float | None = None) -> bool | None:
+    def solve(self, deadline: float | None = None, stop: StopToken | None = None
+              ) -> bool | None:
         """Decide the formula, in conflict-budgeted calls of about :data:`CALL_S` seconds.
 
         Parameters
         ----------
         deadline : float, optional
             ``time.perf_counter()`` value after which to give up.
+        stop : StopToken, optional
+            Polled between calls (:mod:`nonosat.stop`): once set, give up as at the deadline.
 
         Returns
         -------
         bool or None
-            ``True`` satisfiable, ``False`` unsatisfiable, ``None`` the deadline passed first.
+            ``True`` satisfiable, ``False`` unsatisfiable, ``None`` the deadline passed (or the
+            stop token was set) first.
 
         Raises
         ------
@@ -353,7 +360,7 @@ class SatRun:
         start = time.perf_counter()
         try:
             interrupts.check()
-            return self._solve_bounded(deadline)
+            return self._solve_bounded(deadline, stop)
         finally:
             self.solve_time_s += time.perf_counter() - start
 
@@ -430,12 +437,13 @@ class SatRun:
         except NotImplementedError:
             return None
 
-    def _solve_bounded(self, deadline: float | None) -> bool | None:
+    def _solve_bounded(self, deadline: float | None, stop: StopToken | None = None
+                       ) -> bool | None:
         began = time.perf_counter()
         while True:
             now = time.perf_counter()
             remaining = CALL_S if deadline is None else deadline - now
-            if remaining <= 0:
+            if remaining <= 0 or (stop is not None and stop.is_set()):
                 return None
             if not self._budget:
                 self._budget = max(MIN_CONFLICT_BUDGET, min(

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # numpy and the model stay unimported until a solve: `nonosat
     import numpy as np
 
     from nonosat.puzzle import Puzzle
+    from nonosat.stop import StopToken
 
 #: Engine name -> ``"module:Class"``.  Modules are imported lazily, so ``nonosat solve`` does not
 #: pay for OR-Tools or PySAT unless it uses them.
@@ -144,6 +145,7 @@ class Engine(Protocol):
         partial: np.ndarray | None = None,
         limit: int = 2,
         timeout: float | None = None,
+        stop: StopToken | None = None,
     ) -> SolveResult:
         """Find up to ``limit`` solutions of ``puzzle``.
 
@@ -158,11 +160,18 @@ class Engine(Protocol):
         timeout : float, optional
             Seconds; on expiry the result has status ``UNKNOWN`` (or ``MULTIPLE`` if two
             solutions were already found) with the solutions found so far.
+        stop : StopToken, optional
+            A cancel (:mod:`nonosat.stop`): once it is set, the engine stops as at a time limit
+            (``UNKNOWN`` unless ``limit`` solutions were found; ``stats["stopped"]`` gives the
+            reason).  The native search reads it inside its compiled loops (within one probe),
+            SAT between budgeted calls, CP-SAT through ``stop_search``.
 
         Raises
         ------
         EngineError
             The engine cannot run (missing dependency, internal failure).
+        Interrupted
+            An interrupt (Ctrl-C) stopped the solve: no verdict.
         """
         ...
 
@@ -241,6 +250,7 @@ def solve(
     partial: np.ndarray | None = None,
     limit: int = 2,
     timeout: float | None = None,
+    stop: StopToken | None = None,
     **options: Any,
 ) -> SolveResult:
     """Solve ``puzzle`` with the named engine; see :meth:`Engine.solve` for the parameters.
@@ -265,8 +275,9 @@ def solve(
         raise EngineError(f"the solution limit must be at least 1 (got {limit})")
     load_s = load_engine(engine, colour=puzzle.is_colour, **options)
     start = time.perf_counter()
+    extra = {} if stop is None else {"stop": stop}  # engines without one still work
     result = get_engine(engine, **options).solve(
-        puzzle, partial=partial, limit=limit, timeout=timeout
+        puzzle, partial=partial, limit=limit, timeout=timeout, **extra
     )
     for k, sol in enumerate(result.solutions):
         errors = puzzle.line_errors(sol)

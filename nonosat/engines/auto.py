@@ -16,10 +16,12 @@ import time
 
 import numpy as np
 
+from nonosat import interrupts
 from nonosat.engines import SolveResult, Status, get_engine, load_engine
 from nonosat.native.search import NativeSearch
 from nonosat.native.swap import swap_neighbour
 from nonosat.puzzle import Cell, Puzzle
+from nonosat.stop import StopToken, for_solve
 
 
 class AutoEngine:
@@ -68,16 +70,30 @@ class AutoEngine:
         partial: np.ndarray | None = None,
         limit: int = 2,
         timeout: float | None = None,
+        stop: StopToken | None = None,
     ) -> SolveResult:
         """See :meth:`nonosat.engines.Engine.solve`; ``stats["handoff"]`` says whether SAT took
-        over, and ``stats["native"]``/``stats["sat"]`` hold each engine's counters."""
+        over, and ``stats["native"]``/``stats["sat"]`` hold each engine's counters.
+
+        One stop token (:func:`nonosat.stop.for_solve`: ``stop``, ``timeout`` and an interrupt)
+        is read by the compiled native search and probing (within one probe), by the probing for
+        implications, and by SAT between its budgeted calls; a stopped solve gives
+        ``Status.UNKNOWN`` (``stats["stopped"]``: the reason), unless it had found ``limit``
+        solutions already; an interrupted one raises :class:`nonosat.interrupts.Interrupted`."""
         start = time.perf_counter()
-        if puzzle.is_colour:
-            return self._solve_colour(puzzle, partial, limit, timeout, start)
-        search = NativeSearch(puzzle, partial, limit=limit)
+        with for_solve(stop, timeout) as token:
+            if puzzle.is_colour:
+                return self._solve_colour(puzzle, partial, limit, timeout, start, token)
+            return self._solve(puzzle, partial, limit, timeout, start, token)
+
+    def _solve(
+        self, puzzle: Puzzle, partial: np.ndarray | None, limit: int, timeout: float | None,
+        start: float, token: StopToken,
+    ) -> SolveResult:
+        search = NativeSearch(puzzle, partial, limit=limit, stop=token)
         budget = self.budget_s if timeout is None else min(self.budget_s, timeout)
         max_probes = self.native_work // max(puzzle.height + puzzle.width, 1)
-        if not search.run_probes(max_probes, timeout) and budget > 0:
+        if not search.run_probes(max_probes, timeout) and budget > 0 and not search.stopped:
             if timeout is not None:  # what the probes left of the time limit
                 budget = min(budget, timeout - (time.perf_counter() - start))
             if budget > 0:
@@ -93,16 +109,19 @@ class AutoEngine:
                                stats, outcome.trace,
                                exhausted=outcome.finished and len(outcome.solutions) < limit)
         remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
-        if remaining == 0.0:  # out of time: no probing for implications, no CNF to build
-            return SolveResult(Status.UNKNOWN, outcome.solutions, "native",
-                               time.perf_counter() - start, stats, outcome.trace)
+        if remaining == 0.0 or token.is_set():
+            # out of time or stopped: no probing for implications, no CNF to build
+            return _stopped(outcome.solutions, start, stats, outcome.trace, token)
         root = search.root_grid()
         if partial is not None:
             given = np.isin(partial, (Cell.EMPTY, Cell.FILLED))
             root = np.where(given, partial, root).astype(np.int8)
         implications = search.root_implication_literals() if self.implications else ()
         trace = outcome.trace
+        solutions = outcome.solutions
         del search, outcome  # free the native state (line cache 1.3 MB, trail, scratch) before SAT grows
+        if token.is_set():  # stopped while probing for implications (they may be incomplete)
+            return _stopped(solutions, start, stats, trace, token)
         # the first hand-off of a process loads PySAT and the SAT engine's compiled kernels: that
         # is load time (stats["load_s"], added to the result's load_s), not solving time
         sat_load = load_engine("sat", solver=self.sat_solver)
@@ -111,36 +130,53 @@ class AutoEngine:
         neighbour = swap_neighbour if self.swap else None
         sat = get_engine("sat", solver=self.sat_solver, implications=implications,
                          neighbour=neighbour, phases=self.phases).solve(
-            puzzle, partial=root, limit=limit, timeout=remaining
+            puzzle, partial=root, limit=limit, timeout=remaining, stop=token
         )
         stats.update(handoff=True, sat=sat.stats, root_known=int(np.isin(root, (1, 2)).sum()),
                      load_s=sat_load)
+        if sat.status == Status.UNKNOWN and token.is_set():
+            stats["stopped"] = token.reason
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
                            stats, trace, exhausted=sat.exhausted)
 
     def _solve_colour(
         self, puzzle: Puzzle, partial: np.ndarray | None, limit: int, timeout: float | None,
-        start: float,
+        start: float, token: StopToken,
     ) -> SolveResult:
         """A colour puzzle: the native colour search for :data:`COLOUR_NATIVE_BUDGET_S` seconds
         (colour picture puzzles are mostly decided at the root), then SAT given the root grid."""
         from nonosat.native.colour import colour_search
 
         budget = COLOUR_NATIVE_BUDGET_S if timeout is None else min(COLOUR_NATIVE_BUDGET_S, timeout)
-        outcome = colour_search(puzzle, partial, limit=limit, timeout=budget)
+        outcome = colour_search(puzzle, partial, limit=limit, timeout=budget, stop=token)
+        interrupts.check()
         stats: dict = {"handoff": False, "native": outcome.stats}
         if outcome.finished or len(outcome.solutions) >= limit or outcome.root is None:
             status = Status.from_search(len(outcome.solutions), limit, outcome.finished)
             return SolveResult(status, outcome.solutions, "native", time.perf_counter() - start,
                                stats, outcome.root,
                                exhausted=outcome.finished and len(outcome.solutions) < limit)
+        if token.is_set():
+            return _stopped(outcome.solutions, start, stats, outcome.root, token)
         remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
         sat = get_engine("sat", solver=self.sat_solver).solve(
-            puzzle, partial=outcome.root, limit=limit, timeout=remaining
+            puzzle, partial=outcome.root, limit=limit, timeout=remaining, stop=token
         )
         stats.update(handoff=True, sat=sat.stats)
+        if sat.status == Status.UNKNOWN and token.is_set():
+            stats["stopped"] = token.reason
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
                            stats, outcome.root, exhausted=sat.exhausted)
+
+
+def _stopped(solutions: list[np.ndarray], start: float, stats: dict, trace: object,
+             token: StopToken) -> SolveResult:
+    """The native stage's result when the token was set (or no time is left): no verdict
+    (an interrupt raises :class:`nonosat.interrupts.Interrupted` instead)."""
+    interrupts.check()
+    stats["stopped"] = token.reason if token.is_set() else "time limit"
+    return SolveResult(Status.UNKNOWN, solutions, "native", time.perf_counter() - start, stats,
+                       trace)
 
 
 def _swap_solutions(

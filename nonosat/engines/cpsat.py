@@ -7,7 +7,10 @@ complete, so enumeration always runs with ``num_workers=1``.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -18,6 +21,7 @@ from nonosat.encodings.cpsat import build_model
 from nonosat.engines import SolveResult, Status
 from nonosat.errors import EngineError
 from nonosat.puzzle import Puzzle
+from nonosat.stop import StopToken
 
 
 class _Collector(cp_model.CpSolverSolutionCallback):
@@ -61,6 +65,35 @@ def solver_parameters(solver: cp_model.CpSolver, timeout: float | None) -> None:
         solver.parameters.max_time_in_seconds = float(timeout)
 
 
+#: Seconds between two looks at a stop token while CP-SAT searches (:func:`_stopping`).
+STOP_POLL_S = 0.01
+
+
+@contextmanager
+def _stopping(solver: cp_model.CpSolver, stop: StopToken | None) -> Iterator[None]:
+    """While the block runs, a thread that calls ``solver.stop_search()`` once ``stop`` is set,
+    every :data:`STOP_POLL_S` seconds until the block ends: CP-SAT ignores a ``stop_search``
+    that comes before its search has started, so one call from :meth:`StopToken.calling` could
+    be lost."""
+    if stop is None:
+        yield
+        return
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(STOP_POLL_S):
+            if stop.is_set():
+                solver.stop_search()
+
+    thread = threading.Thread(target=watch, name="nonosat-cpsat-stop", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
 class CpSatEngine:
     """OR-Tools CP-SAT on the automaton model (one Boolean per cell, one automaton per line).
 
@@ -77,8 +110,11 @@ class CpSatEngine:
         partial: np.ndarray | None = None,
         limit: int = 2,
         timeout: float | None = None,
+        stop: StopToken | None = None,
     ) -> SolveResult:
-        """Find up to ``limit`` solutions; see :meth:`nonosat.engines.Engine.solve`.
+        """Find up to ``limit`` solutions; see :meth:`nonosat.engines.Engine.solve`.  A set
+        ``stop`` token (:mod:`nonosat.stop`) calls CP-SAT's ``stop_search``; the result is then
+        ``Status.UNKNOWN`` unless ``limit`` solutions were found.
 
         Raises
         ------
@@ -93,7 +129,7 @@ class CpSatEngine:
         solver_parameters(solver, timeout)
         collector = _Collector(built.cells, limit)
         collector.colour = puzzle.is_colour
-        with interrupts.stopper(solver.stop_search):
+        with interrupts.stopper(solver.stop_search), _stopping(solver, stop):
             status = solver.solve(built.model, collector)
         interrupts.check()  # a stopped search is no verdict
         if status == cp_model.MODEL_INVALID:
@@ -102,17 +138,22 @@ class CpSatEngine:
         # OPTIMAL/INFEASIBLE: the enumeration ran to its end; otherwise only reaching the limit
         # makes it complete (FEASIBLE or UNKNOWN without it means the time limit struck).
         complete = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or found >= limit
+        stopped = stop is not None and stop.is_set() and found < limit
+        if stopped:  # stop_search may end the enumeration with any status: no verdict
+            complete = False
         stats: dict[str, Any] = {
             "cpsat_status": solver.status_name(status),
             "branches": int(solver.num_branches),
             "conflicts": int(solver.num_conflicts),
             "wall_time_s": float(solver.wall_time),
         }
+        if stopped and stop is not None:
+            stats["stopped"] = stop.reason
         return SolveResult(
             status=Status.from_search(found, limit, complete),
             solutions=collector.solutions,
             engine=self.name,
-            exhausted=status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and found < limit,
+            exhausted=complete and found < limit,
             time_s=time.perf_counter() - start,
             stats=stats,
         )

@@ -25,6 +25,7 @@ from nonosat.encodings.satsolver import DEFAULT_SOLVER, SatRun, solver_name
 from nonosat.engines import SolveResult, Status
 from nonosat.errors import EngineError, PuzzleError
 from nonosat.puzzle import Cell, Puzzle
+from nonosat.stop import StopToken
 
 #: Solver options used when only a first solution is wanted (``limit=1``) on puzzles of more than
 #: :data:`UNIQUENESS_OPTIONS_MAX_CELLS` cells: the formula is then satisfiable whenever the
@@ -163,12 +164,15 @@ class SatEngine:
         partial: np.ndarray | None = None,
         limit: int = 2,
         timeout: float | None = None,
+        stop: StopToken | None = None,
     ) -> SolveResult:
-        """Find up to ``limit`` solutions; see :meth:`nonosat.engines.Engine.solve`."""
+        """Find up to ``limit`` solutions; see :meth:`nonosat.engines.Engine.solve`.  ``stop``
+        (:mod:`nonosat.stop`) is polled between the solver's budgeted calls (about 0.4-4 s
+        each, :mod:`nonosat.encodings.satsolver`); a stopped solve gives ``Status.UNKNOWN``."""
         start = time.perf_counter()
         deadline = start + timeout if timeout is not None else None
         if puzzle.is_colour:
-            return self._solve_colour(puzzle, partial, limit, deadline, start)
+            return self._solve_colour(puzzle, partial, limit, deadline, start, stop)
         flat = None
         pairs = implication_literals(puzzle.width, self.implications) \
             if len(self.implications) else None
@@ -211,7 +215,7 @@ class SatEngine:
                 guided = run.set_phases(self._initial_phases(puzzle, partial, enc.nvars))
                 phase_s = time.perf_counter() - t
             while len(solutions) < limit:
-                answer = run.solve(deadline)
+                answer = run.solve(deadline, stop)
                 if answer is None:
                     complete = False
                     break
@@ -244,6 +248,8 @@ class SatEngine:
         )
         if self.neighbour is not None:
             stats["neighbour_solutions"] = neighbours
+        if not complete and stop is not None and stop.is_set():
+            stats["stopped"] = stop.reason
         return SolveResult(
             status=Status.from_search(len(solutions), limit, complete),
             solutions=solutions,
@@ -290,6 +296,7 @@ class SatEngine:
         limit: int,
         deadline: float | None,
         start: float,
+        stop: StopToken | None = None,
     ) -> SolveResult:
         """A colour puzzle: the encoding of :mod:`nonosat.encodings.cnf_colour` (``partial``
         holds colour bit masks), enumerated with blocking clauses."""
@@ -301,7 +308,7 @@ class SatEngine:
         complete = True
         with SatRun(enc.clauses, self.solver) as run:
             while len(solutions) < limit:
-                answer = run.solve(deadline)
+                answer = run.solve(deadline, stop)
                 if answer is None:
                     complete = False
                     break

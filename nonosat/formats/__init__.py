@@ -76,6 +76,9 @@ class Format:
     colour : bool
         Whether the writer can hold colour puzzles; writing a colour puzzle to a format without
         it is refused with a clear error.
+    stores_givens : bool
+        Whether the format holds a puzzle's givens (:mod:`nonosat.formats.givens`); other
+        writers drop them (the studio then saves a ``--state`` grid beside the file).
     """
 
     name: str
@@ -88,6 +91,7 @@ class Format:
     multi: bool = False
     stores_picture: bool = False
     colour: bool = False
+    stores_givens: bool = False
 
 
 _REGISTRY: dict[str, Format] | None = None

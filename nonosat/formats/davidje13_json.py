@@ -3,7 +3,9 @@
 ``[]`` (or ``[0]``) is an empty line and ``null`` an *unknown* clue (an unconstrained line, as in
 ``football-partial.json``).  Other keys (``source``, ``title``, ``author``, ``copyright``,
 ``license``) are kept; the goal picture, when there is one, is written as ``"goal"``: a list of
-row strings of ``#`` and ``.`` (an extension that the davidje13 solver ignores).
+row strings of ``#`` and ``.`` (an extension that the davidje13 solver ignores), and the givens
+(:mod:`nonosat.formats.givens`), when there are any, as ``"givens"``: row strings over ``#``, ``.``
+and ``?`` (unknown).
 
 Colour puzzles (nonosat's extension): a ``"palette"`` list of ``{"name", "rgb": "#rrggbb",
 "char"}`` objects, the background first, and every block as ``[length, "colour name"]``; the goal's
@@ -32,6 +34,7 @@ from nonosat.formats._colour import (
     writer_chars,
 )
 from nonosat.formats._text import decode_text, make_puzzle
+from nonosat.formats.givens import GIVENS_KEY, givens_rows, parse_givens, with_givens
 from nonosat.limits import size_limits
 from nonosat.puzzle import Cell, Clue, Puzzle, grid_from_rows, grid_rows
 
@@ -88,7 +91,9 @@ def read_json(data: bytes, path: str) -> list[Puzzle]:
             where[key].append(line)
     fields: dict[str, Any] = {k: str(obj[k]) for k in _META_KEYS if isinstance(obj.get(k), str)}
     meta = {
-        k: v for k, v in obj.items() if k not in ("rows", "cols", "columns", "goal", *_META_KEYS)
+        k: v
+        for k, v in obj.items()
+        if k not in ("rows", "cols", "columns", "goal", GIVENS_KEY, *_META_KEYS)
     }
     goal = None
     if "goal" in obj:
@@ -100,18 +105,26 @@ def read_json(data: bytes, path: str) -> list[Puzzle]:
             goal = goal == Cell.FILLED
         except PuzzleError as exc:
             raise FormatError(path, None, f"goal: {exc}") from None
-    return [
-        make_puzzle(
-            path,
-            clues["rows"],
-            clues["cols"],
-            where["rows"],
-            where["cols"],
-            goal=goal,
-            meta=meta,
-            **fields,
-        )
-    ]
+    puzzle = make_puzzle(
+        path,
+        clues["rows"],
+        clues["cols"],
+        where["rows"],
+        where["cols"],
+        goal=goal,
+        meta=meta,
+        **fields,
+    )
+    if GIVENS_KEY in obj:
+        g = obj[GIVENS_KEY]
+        if not (isinstance(g, list) and all(isinstance(r, str) for r in g)):
+            raise FormatError(path, None, '"givens" must be a list of row strings of "#", "." '
+                                          'and "?"')
+        try:
+            puzzle = with_givens(puzzle, parse_givens(g, puzzle.shape))
+        except PuzzleError as exc:
+            raise FormatError(path, None, str(exc)) from None
+    return [puzzle]
 
 
 def _read_colour(obj: dict[str, Any], text: str, path: str) -> Puzzle:
@@ -233,6 +246,10 @@ def _write_colour(puzzle: Puzzle) -> bytes:
             "    " + json.dumps("".join(chars[int(v)] for v in r)) for r in puzzle.goal
         )
         parts.append(f'  "goal": [\n{rows}\n  ]')
+    givens = givens_rows(puzzle)
+    if givens is not None:
+        rows = ",\n".join("    " + json.dumps(r) for r in givens)
+        parts.append(f'  "givens": [\n{rows}\n  ]')
     return ("{\n" + ",\n".join(parts) + "\n}\n").encode()
 
 
@@ -305,6 +322,10 @@ def write_json(puzzle: Puzzle) -> bytes:
     if puzzle.goal is not None:
         rows = ",\n".join("    " + json.dumps(r) for r in grid_rows(puzzle.goal))
         parts.append(f'  "goal": [\n{rows}\n  ]')
+    givens = givens_rows(puzzle)
+    if givens is not None:
+        rows = ",\n".join("    " + json.dumps(r) for r in givens)
+        parts.append(f'  "givens": [\n{rows}\n  ]')
     return ("{\n" + ",\n".join(parts) + "\n}\n").encode()
 
 
@@ -321,4 +342,5 @@ FORMAT = Format(
     write=write_json,
     sniff=_sniff,
     colour=True,
+    stores_givens=True,
 )

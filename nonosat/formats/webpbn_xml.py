@@ -13,7 +13,8 @@ Layout::
       </puzzle>
     </puzzleset>
 
-``<line></line>`` is an empty line.  A ``<count>`` may name a colour (``color="red"``); a puzzle
+``<line></line>`` is an empty line.  A partial ``<solution type="saved">`` (``?`` for unknown
+cells) holds the puzzle's givens (:mod:`nonosat.formats.givens`; black and white).  A ``<count>`` may name a colour (``color="red"``); a puzzle
 whose clues use more than one colour besides the background is a colour puzzle (palette from its
 ``<color>`` elements, goal image in their characters).  Non-grid puzzles (triddlers) are
 refused.  Parsed with :mod:`defusedxml` (entity expansion and external
@@ -39,8 +40,9 @@ from nonosat.formats._colour import (
     writer_chars,
 )
 from nonosat.formats._text import decode_text, make_puzzle, require_known, text_fields
+from nonosat.formats.givens import givens_rows, with_givens
 from nonosat.limits import size_limits
-from nonosat.puzzle import Clue, Puzzle
+from nonosat.puzzle import Cell, Clue, Puzzle
 
 
 @dataclass
@@ -240,7 +242,7 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
         if solution.attrib.get("type", "goal") == "goal" and image is not None:
             goal = _image(image, len(rows), len(cols), chars.get(background, "."), path)
             break
-    return make_puzzle(
+    puzzle = make_puzzle(
         path,
         rows,
         cols,
@@ -250,6 +252,14 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
         meta=meta,
         **text_fields({k: v for k, v in fields.items() if v}),
     )
+    for solution in node.findall("solution"):
+        image = solution.find("image")
+        if solution.attrib.get("type") == "saved" and image is not None:
+            saved = _saved_image(image, puzzle.shape, chars.get(background, "."), path)
+            if bool((saved != Cell.UNKNOWN).any()):
+                puzzle = with_givens(puzzle, saved)
+            break
+    return puzzle
 
 
 def _colour_puzzle(node, path, clues, block_names, used, background, chars, values, meta, fields):
@@ -342,6 +352,28 @@ def _image(node: _Node, height: int, width: int, background: str, path: str) -> 
     return np.array(rows, dtype=bool)
 
 
+def _saved_image(node: _Node, shape: tuple[int, int], background: str, path: str
+                 ) -> np.ndarray:
+    """The grid state of a partial ``<solution type="saved">`` image (``?`` = unknown)."""
+    height, width = shape
+    rows = []
+    for k, raw in enumerate(node.text.split("\n")):
+        text = raw.strip()
+        if not text:
+            continue
+        line = node.line + k
+        if len(text) < 2 or text[0] != "|" or text[-1] != "|":
+            raise FormatError(path, line, f"expected a saved row like |..X?.|, found {text[:30]!r}")
+        cells = text[1:-1]
+        if len(cells) != width:
+            raise FormatError(path, line, f"saved row has {len(cells)} cells; expected {width}")
+        rows.append([Cell.UNKNOWN if ch == "?" else Cell.EMPTY if ch == background
+                     else Cell.FILLED for ch in cells])
+    if len(rows) != height:
+        raise FormatError(path, node.line, f"saved image has {len(rows)} rows; expected {height}")
+    return np.array(rows, dtype=np.int8)
+
+
 def write_webpbn(puzzle: Puzzle) -> bytes:
     """webpbn XML of ``puzzle`` with title, author, copyright, description and goal image.
 
@@ -420,6 +452,11 @@ def _add_puzzle(root: ET.Element, puzzle: Puzzle) -> None:
         image.text = "\n" + "".join(
             "|" + "".join("X" if v else "." for v in row) + "|\n" for row in puzzle.goal
         )
+    givens = givens_rows(puzzle)
+    if givens is not None:
+        solution = ET.SubElement(node, "solution", type="saved")
+        image = ET.SubElement(solution, "image")
+        image.text = "\n" + "".join("|" + row.replace("#", "X") + "|\n" for row in givens)
 
 
 def _add_colour_puzzle(root: ET.Element, puzzle: Puzzle) -> None:
@@ -470,4 +507,5 @@ FORMAT = Format(
     sniff=_sniff,
     multi=True,
     colour=True,
+    stores_givens=True,
 )

@@ -44,6 +44,7 @@ from numba import njit
 
 from nonosat.kernel_cache import stamp_module
 from nonosat.puzzle import Puzzle
+from nonosat.stop import StopToken
 
 
 @njit(cache=True, nogil=True)
@@ -390,6 +391,7 @@ def colour_search(
     limit: int = 2,
     probing: bool = True,
     timeout: float | None = None,
+    stop: StopToken | None = None,
 ) -> ColourOutcome:
     """Count the solutions of a colour puzzle up to ``limit``: propagation (and probing) at every
     node, then a branch on an undecided cell with the fewest colours left, one child per colour.
@@ -406,6 +408,8 @@ def colour_search(
         Probe at every node (default) or only propagate.
     timeout : float, optional
         Seconds; on expiry ``finished`` is ``False``.
+    stop : StopToken, optional
+        Polled at every search node (:mod:`nonosat.stop`); once set, ``finished`` is ``False``.
     """
     problem = ColourProblem.of(puzzle)
     deadline = None if timeout is None else time.perf_counter() + timeout
@@ -424,7 +428,8 @@ def colour_search(
         """Returns False to stop (limit reached or time out)."""
         nonlocal finished
         counters["max_depth"] = max(counters["max_depth"], depth)
-        if deadline is not None and time.perf_counter() > deadline:
+        if (deadline is not None and time.perf_counter() > deadline) or (
+                stop is not None and stop.is_set()):
             finished = False
             return False
         counts = np.array([bin(int(v)).count("1") for v in g])

@@ -177,6 +177,11 @@ TRACK_LINES = 0  #: re-probe a cell when its own row or column changed since its
 TRACK_TOUCHED = 1  #: re-probe a cell when any line its last probe read has changed (exact)
 TRACK_NONE = 2  #: re-probe every unknown cell after any change (full probing)
 
+#: :func:`probe_tracked`'s return when the state's stop flag was set: probing ended between two
+#: probes (the state is at a propagation fixpoint, every cell fixed so far is a valid deduction,
+#: but the node is not at the probing fixpoint).
+PROBE_STOPPED = -2
+
 
 @njit(cache=True, nogil=True)
 def stamp_lines(problem, state, scratch, from_tlen):  # pragma: no cover - compiled
@@ -294,10 +299,13 @@ def probe_tracked(problem, state, scratch, track):  # pragma: no cover - compile
     change.  This is the change tracking of nonosolve (hyouv/FastNonogramSolver, ``engine.h``:
     a probe is valid while no line it touched has a newer stamp).
 
+    The state's stop flag (``state[15]``, :mod:`nonosat.native.propagate`) is read before each
+    probe: once it is set, probing returns :data:`PROBE_STOPPED` between two probes.
+
     Returns
     -------
     int
-        Number of cells fixed, or ``-1`` when the node is contradictory.
+        Number of cells fixed, ``-1`` when the node is contradictory, or :data:`PROBE_STOPPED`.
     """
     h, w = problem[3][0], problem[3][1]
     grid, trail, tkind, targ, st, changed_at = (
@@ -306,6 +314,7 @@ def probe_tracked(problem, state, scratch, track):  # pragma: no cover - compile
     mark, probed_at, score_f, score_e, fcells, fixed, touched = (
         scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5], scratch[6]
     )
+    stop = state[15]
     tw = touched.shape[1]
     exact = track == TRACK_TOUCHED
     n = h * w
@@ -318,6 +327,8 @@ def probe_tracked(problem, state, scratch, track):  # pragma: no cover - compile
                 continue
             if _probe_valid(scratch, changed_at, cell, h, w, track, st[ST_EVENT]):
                 continue
+            if stop[0] != 0:
+                return PROBE_STOPPED
             probed_at[cell] = st[ST_EVENT]
             if exact:
                 for k in range(tw):
@@ -470,7 +481,9 @@ def collect_implications(problem, state, pairs):  # pragma: no cover - compiled
     For each unknown cell ``x`` and value ``v``, ``x = v`` is assumed and propagated; every cell
     ``y`` it fixes to ``u`` gives the implication ``(x = v) -> (y = u)``.  Literals are encoded as
     ``2 * cell + (value == filled)``.  ``pairs`` (int32, shape (m, 2)) receives up to ``m``
-    implications; failed probes contribute none.  The state is left as it was.
+    implications; failed probes contribute none.  The state is left as it was.  Once the state's
+    stop flag is set, it returns between two cells (the implications written hold, but are not
+    all of them: the caller looks at the flag).
 
     Returns
     -------
@@ -478,12 +491,14 @@ def collect_implications(problem, state, pairs):  # pragma: no cover - compiled
         Number of implications written.
     """
     h, w = problem[3][0], problem[3][1]
-    grid, trail, st = state[0], state[1], state[6]
+    grid, trail, st, stop = state[0], state[1], state[6], state[15]
     count = 0
     cap = pairs.shape[0]
     for cell in range(h * w):
         if grid[cell] != 3:
             continue
+        if stop[0] != 0:
+            return count
         for value in (2, 1):
             base = st[ST_TLEN]
             assign(problem, state, cell, value, KIND_DECISION, -1, -1)

@@ -7,7 +7,7 @@ all run compiled (numba).  Two tuples travel through every kernel:
     The packed clues (:func:`nonosat.puzzle.pack_clues`) and ``dims = [height, width]``.
 
 ``state = (grid, trail, tkind, targ, queue, inq, st, linebuf, outbuf, changed_at, cache,
-lf, le, ldims, starts)``
+lf, le, ldims, starts, stop)``
     ``grid`` (int8, h*w, row-major) holds cell bit sets; ``trail`` (int32) lists the cells assigned
     so far in order, with ``tkind``/``targ`` saying why (see the ``KIND_*`` constants); ``queue``
     (int32, h+w) is the FIFO work queue of lines to solve with ``inq`` flags; ``st`` (int64) holds
@@ -17,7 +17,9 @@ lf, le, ldims, starts)``
     (int64, h+w) are the known-filled / known-empty cells of every line as bit masks (bit ``i``:
     cell ``i`` of the line), kept for the lines of at most :data:`~nonosat.native.line.BITS_MAX_LINE`
     cells only (rows when ``w <= 62``, columns when ``h <= 62``; 0 for the others); ``ldims``
-    (int64) is ``[h, w]``; ``starts`` (int64) is the bit-parallel line solver's scratch.
+    (int64) is ``[h, w]``; ``starts`` (int64) is the bit-parallel line solver's scratch;
+    ``stop`` (int64, shape (1,)) is a stop flag (:attr:`nonosat.stop.StopToken.flag`): the search
+    and probing loops return early once ``stop[0] != 0`` (see :mod:`nonosat.native.search`).
 
 **Line masks.**  :func:`assign` and :func:`undo_to` update ``lf``/``le`` with the grid, so
 propagation reads a line's state as two words and hands them to the bit-parallel solver
@@ -117,12 +119,15 @@ def clear_line_cache(cache: np.ndarray) -> None:
     cache[-1, 0] += 1
 
 
-def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = None) -> tuple:
+def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = None,
+              stop: np.ndarray | None = None) -> tuple:
     """Fresh solver state for ``packed`` starting from ``grid`` (int8, shape (h, w)); every line
     is queued.  Returns the ``state`` tuple described in the module docstring.
 
     ``cache`` shares another state's line cache (:func:`new_line_cache`; valid for any state of
-    the same clues, since it is keyed by line and line contents); a new one by default."""
+    the same clues, since it is keyed by line and line contents); a new one by default.
+    ``stop`` is the stop flag the kernels read (int64, shape (1,): a
+    :class:`nonosat.stop.StopToken`'s ``flag``); a flag nobody sets by default."""
     h, w = packed.height, packed.width
     n_lines = h + w
     flat = np.ascontiguousarray(grid, dtype=np.int8).reshape(-1).copy()
@@ -147,9 +152,17 @@ def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = 
         np.zeros(n_lines, dtype=np.int64),
         np.array([h, w], dtype=np.int64),
         np.zeros(BITS_MAX_LINE + 2, dtype=np.int64),
+        np.zeros(1, dtype=np.int64) if stop is None else _stop_flag(stop),
     )
     sync_line_masks(state)
     return state
+
+
+def _stop_flag(stop: np.ndarray) -> np.ndarray:
+    """``stop`` checked to be an int64 array of shape (1,) (the kernels' one type for it)."""
+    if not isinstance(stop, np.ndarray) or stop.dtype != np.int64 or stop.shape != (1,):
+        raise TypeError("a stop flag is an int64 array of shape (1,) (StopToken.flag)")
+    return stop
 
 
 def sync_line_masks(state: tuple) -> None:

@@ -12,8 +12,12 @@ Depth-first, chronological backtracking with an explicit stack and a trail (undo
 loop needs no recursion and runs entirely compiled.  The search stops at ``limit`` solutions
 (2 decides uniqueness) or when the space is exhausted.  It is *resumable*: :func:`search_kernel`
 returns after a node budget, and the Python driver :class:`NativeSearch` checks the clock between
-calls (a compiled loop cannot be interrupted), which is how timeouts and the portfolio hand-off to
-SAT work.
+calls, which is how the portfolio hand-off to SAT works.  The compiled loop also reads a **stop
+flag** (a :class:`nonosat.stop.StopToken`'s) at every node and before every probe, so a cancel, a
+time limit (the engines arm a token with ``timeout``) or an interrupt (Ctrl-C, through
+:meth:`~nonosat.stop.StopToken.watch_interrupts`) stops it within one probe, even inside a
+node's probing that takes seconds (a large open grid).  A stopped search is unfinished: never a
+verdict.
 
 The root node's deductions are kept in order on the trail with their reasons: that is the
 **deduction trace** (:class:`Trace`) the certificate writer turns into proof lemmas and the
@@ -33,6 +37,7 @@ from numba import njit
 from nonosat import interrupts
 from nonosat.kernel_cache import stamp_module
 from nonosat.native.probe import (
+    PROBE_STOPPED,
     TRACK_LINES,
     TRACK_TOUCHED,
     best_branch,
@@ -73,9 +78,11 @@ from nonosat.native.propagate import (
     undo_to,
 )
 from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
+from nonosat.stop import StopToken
 
 PAUSED = 1
 FINISHED = 0
+STOPPED = 2
 
 #: Line caches of finished searches, reused (emptied by a generation step) by the next
 #: :class:`NativeSearch`, so that a run of puzzles does not fault in a fresh table each.
@@ -163,19 +170,26 @@ def search_kernel(
         forgets the probes made below the decision (:func:`~nonosat.native.probe.restore_stamps`),
         so every node is at the exact probing fixpoint.
 
+    The state's stop flag (``state[15]``) is read at every node and before every probe: once it
+    is set the kernel returns ``STOPPED`` within one probe.
+
     Returns
     -------
     int
         ``FINISHED`` (0): limit reached or space exhausted (``st[ST_EXHAUSTED]``);
-        ``PAUSED`` (1): budget used up, call again to continue.
+        ``PAUSED`` (1): budget used up, call again to continue;
+        ``STOPPED`` (2): the stop flag was set; the state is consistent (a node's probing is
+        redone by the next call), so a call with the flag cleared would continue.
     """
-    grid, st = state[0], state[6]
+    grid, st, stop = state[0], state[6], state[15]
     pst = scratch[9]
     exact = track == TRACK_TOUCHED
     nodes0 = st[ST_NODES]
     while True:
         if st[ST_NODES] - nodes0 >= max_nodes:
             return PAUSED
+        if stop[0] != 0:
+            return STOPPED
         node_start = st[ST_TLEN]
         if exact and st[ST_DEPTH] > 0:
             # the node's changes start with its decision (or flipped branch), already assigned:
@@ -185,7 +199,10 @@ def search_kernel(
         if ok:
             stamp_lines(problem, state, scratch, node_start)
         if ok and probing:
-            ok = probe_tracked(problem, state, scratch, track) >= 0
+            fixed = probe_tracked(problem, state, scratch, track)
+            if fixed == PROBE_STOPPED:
+                return STOPPED
+            ok = fixed >= 0
         if ok:
             if st[ST_DEPTH] == 0:
                 st[ST_ROOT_TLEN] = st[ST_TLEN]
@@ -326,6 +343,10 @@ class NativeSearch:
         decide, 100 puzzles each, uniqueness, same puzzles finished by both: taai2011 0.93M
         against 0.86M, tcga2016 0.85M against 0.69M (more on 50 of 70 and 60 of 71 puzzles);
         decided within 16,000 probes 40 against 52 and 47 against 59.
+    stop : StopToken, optional
+        A token (:mod:`nonosat.stop`) whose flag the compiled search reads at every node and
+        before every probe: once it is set, :meth:`step` returns within one probe, unfinished,
+        and :attr:`stopped` is true.  ``None``: a flag nobody sets.
 
     Examples
     --------
@@ -343,8 +364,11 @@ class NativeSearch:
         probing: bool = True,
         branch_mode: int = 2,
         track: int = TRACK_LINES,
+        stop: StopToken | None = None,
     ):
         self.puzzle = puzzle
+        self._stop_flag = np.zeros(1, dtype=np.int64) if stop is None else stop.flag
+        self._stopped = False
         self.branch_mode = branch_mode
         self.track = track
         self.limit = limit
@@ -353,7 +377,7 @@ class NativeSearch:
         self._problem = problem_tuple(packed)
         h, w = puzzle.shape
         cache = _take_line_cache()
-        self._state = new_state(packed, unknown_grid(puzzle), cache=cache)
+        self._state = new_state(packed, unknown_grid(puzzle), cache=cache, stop=self._stop_flag)
         weakref.finalize(self, _give_line_cache, cache)
         # the exact rule's touched sets and stamp log (up to h*w*(h+w) rows, mapped lazily) only
         # when asked for: on a large grid they would be the biggest arrays of the search
@@ -385,7 +409,14 @@ class NativeSearch:
         sync_line_masks(self._state)
 
     def step(self, max_nodes: int) -> bool:
-        """Run up to ``max_nodes`` decisions; ``True`` once the search has finished."""
+        """Run up to ``max_nodes`` decisions; ``True`` once the search has finished.  A set stop
+        token ends the call early (within one probe), unfinished, with :attr:`stopped` true.
+
+        Raises
+        ------
+        nonosat.interrupts.Interrupted
+            An interrupt was requested (checked when the compiled call returns).
+        """
         if self._finished:
             return True
         t0 = time.perf_counter()
@@ -395,8 +426,15 @@ class NativeSearch:
         )
         self.time_s += time.perf_counter() - t0
         self._finished = code == FINISHED
+        self._stopped = code == STOPPED
         interrupts.check()  # between slices: an interrupted search is no verdict
         return self._finished
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the last :meth:`step` was ended by the stop token (the search is unfinished:
+        no verdict)."""
+        return self._stopped
 
     def run_probes(self, max_probes: int, timeout: float | None = None) -> bool:
         """Search until finished or about ``max_probes`` probes have been made (counted over the
@@ -407,7 +445,7 @@ class NativeSearch:
         st = self._state[6]
         chunk = 1
         while not self.step(chunk):
-            if st[ST_PROBES] >= max_probes:
+            if self._stopped or st[ST_PROBES] >= max_probes:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 break
@@ -417,17 +455,18 @@ class NativeSearch:
     def run(self, timeout: float | None = None, slice_s: float = 0.02) -> SearchOutcome:
         """Search until finished or ``timeout`` seconds have passed.
 
-        The compiled loop cannot be interrupted, so it runs in slices: the number of decisions
-        per call adapts so that a call lasts about ``slice_s`` seconds (one decision with probing
-        can take long on a large, open grid), and the clock is checked between calls.  The
-        overrun past ``timeout`` is therefore about one slice, or one search node when a single
-        node takes longer.
+        The compiled loop runs in slices: the number of decisions per call adapts so that a call
+        lasts about ``slice_s`` seconds (one decision with probing can take long on a large,
+        open grid), and the clock is checked between calls.  The overrun past ``timeout`` is
+        therefore about one slice, or one search node when a single node takes longer, unless
+        the search's stop token is armed with the same time limit (as the engines do): that
+        stops it within one probe.  A set stop token ends the run (unfinished).
         """
         deadline = None if timeout is None else time.perf_counter() + timeout
         chunk = 1
         while True:
             t0 = time.perf_counter()
-            if self.step(chunk):
+            if self.step(chunk) or self._stopped:
                 break
             took = time.perf_counter() - t0
             if deadline is not None and time.perf_counter() >= deadline:
@@ -482,7 +521,7 @@ class NativeSearch:
         """Implications probing finds at the root grid (:func:`collect_implications`): int32
         array ``(m, 2)`` of literal codes ``2 * cell + filled``, ``m <= limit``."""
         packed = pack_clues(self.puzzle)
-        state = new_state(packed, self.root_grid(), cache=self._state[10])
+        state = new_state(packed, self.root_grid(), cache=self._state[10], stop=self._stop_flag)
         problem = problem_tuple(packed)
         if not propagate(problem, state):
             return np.zeros((0, 2), dtype=np.int32)

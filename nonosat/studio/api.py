@@ -9,21 +9,23 @@ import base64
 import binascii
 import io
 import re
+import time
 import zipfile
 from typing import Any, overload
 
 import numpy as np
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
-from starlette.datastructures import FormData
 
 from nonosat.errors import FormatError, NonosatError
 from nonosat.puzzle import Cell, Puzzle
-from nonosat.studio.jobs import JobRunner, Superseded, clamp_timeout
+from nonosat.studio.colourcode import PREFIX as COLOUR_CODE_PREFIX
+from nonosat.studio.jobs import JobRunner, JobToken, Superseded, clamp_timeout, stop_kwargs
 from nonosat.studio.schemas import (
     AnalyseRequest,
     CertifyRequest,
     ConvertRequest,
+    KeepTryingRequest,
     MakeUniqueRequest,
     ParseRequest,
     PuzzleRequest,
@@ -35,8 +37,10 @@ from nonosat.studio.schemas import (
     cell_json,
     puzzle_from_json,
     puzzle_to_json,
+    solution_rows,
     state_from_json,
 )
+from nonosat.studio.validation import validation_message
 
 router = APIRouter(prefix="/api")
 
@@ -51,11 +55,14 @@ def _jobs(request: Request) -> JobRunner:
 
 
 async def _run(request: Request, body: Any, func) -> Any:
-    """Run ``func(should_stop)`` in a worker thread under ``body``'s client key; 409 when a
-    newer request superseded it."""
+    """Run ``func(token)`` in a worker thread under ``body``'s client key (:mod:`.jobs`); 409
+    when a newer request superseded it.  A client that hangs up cancels the job; a full runner
+    raises :class:`~nonosat.studio.jobs.Busy` (503, answered by the application)."""
+    client = getattr(body, "client", None)
     try:
-        return await _jobs(request).run(func, getattr(body, "client", None),
-                                        getattr(body, "seq", None))
+        return await _jobs(request).run(func, client if isinstance(client, str) else None,
+                                        getattr(body, "seq", None),
+                                        disconnected=request.is_disconnected)
     except Superseded:
         raise HTTPException(409, SUPERSEDED) from None
 
@@ -75,13 +82,14 @@ async def analyse(body: AnalyseRequest, request: Request) -> dict[str, Any]:
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout)
-    suggest_timeout = clamp_timeout(body.suggest_timeout, default=1.0)
+    suggest_timeout = (None if body.suggest_timeout is None  # the default grows with the puzzle
+                       else clamp_timeout(body.suggest_timeout))
 
-    def work(should_stop):
+    def work(token: JobToken):
         try:
             return quick_analyse(puzzle, timeout=timeout, suggest=body.suggest,
-                                 suggest_timeout=suggest_timeout,
-                                 should_stop=should_stop).to_json()
+                                 suggest_timeout=suggest_timeout, should_stop=token,
+                                 stop=token).to_json()
         except Cancelled:
             return None
 
@@ -91,25 +99,81 @@ async def analyse(body: AnalyseRequest, request: Request) -> dict[str, Any]:
     return out
 
 
+@router.post("/keep-trying", status_code=202,
+             summary="Start a background verdict under a longer limit (Keep trying)")
+async def keep_trying(body: KeepTryingRequest, request: Request) -> dict[str, Any]:
+    """``{"job", "state": "running", ...}`` (the ``GET`` answer); poll
+    ``GET /api/keep-trying/{job}``, cancel with ``DELETE``.  A newer job of the same ``client``
+    cancels the older one; more than two running: 503 (docs/studio.md)."""
+    from nonosat.studio.background import DEFAULT_LIMIT_S, MAX_LIMIT_S, BackgroundJob
+    from nonosat.studio.quick import quick_analyse
+
+    puzzle = puzzle_from_json(body.puzzle)
+    limit = clamp_timeout(body.limit, default=DEFAULT_LIMIT_S, cap=MAX_LIMIT_S)
+    started = time.perf_counter()
+
+    def work(job: BackgroundJob) -> dict[str, Any]:
+        left = max(limit - (time.perf_counter() - started), 0.0)
+        return quick_analyse(puzzle, timeout=left, suggest=body.suggest,
+                             suggest_timeout=min(max(left / 10, 1.0), 10.0),
+                             stop=job.token, progress=job.update).to_json()
+
+    client = body.client if isinstance(body.client, str) else None
+    return request.app.state.background.start(work, limit, client).to_json()
+
+
+@router.get("/keep-trying/{job_id}", summary="A background verdict's progress and result")
+async def keep_trying_status(job_id: str, request: Request) -> dict[str, Any]:
+    """``{"job", "state", "phase", "elapsed_s", "limit_s", "known", "result", "detail"}``;
+    404 for an unknown (or forgotten) job."""
+    try:
+        return request.app.state.background.get(job_id).to_json()
+    except KeyError:
+        raise HTTPException(404, "no such background job (finished jobs are kept 10 minutes)"
+                            ) from None
+
+
+@router.delete("/keep-trying/{job_id}", summary="Cancel a background verdict")
+async def keep_trying_cancel(job_id: str, request: Request) -> dict[str, Any]:
+    """The job (``state`` ``"cancelled"`` unless it had already ended); 404 when unknown."""
+    try:
+        return request.app.state.background.cancel(job_id).to_json()
+    except KeyError:
+        raise HTTPException(404, "no such background job (finished jobs are kept 10 minutes)"
+                            ) from None
+
+
 @router.post("/suggest", summary="Make-unique suggestions alone")
 async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
     """``{"suggestions": [...]}`` as in ``/api/analyse`` (empty unless several solutions)."""
     from nonosat.engines import Status
-    from nonosat.studio.quick import Cancelled, quick_grade, sat_backbone, suggestions, verdict
+    from nonosat.studio.quick import (
+        Cancelled,
+        backbone,
+        quick_grade,
+        suggestion_budget,
+        suggestions,
+        verdict,
+    )
 
     puzzle = puzzle_from_json(body.puzzle)
-    timeout = clamp_timeout(body.timeout, default=1.0)
+    timeout = clamp_timeout(body.timeout, default=suggestion_budget(puzzle))
 
     def work(should_stop):
         import time
 
+        from nonosat.studio.quick import start_grid
+
         start = time.perf_counter()
-        result = verdict(puzzle, timeout)
+        givens = start_grid(puzzle)
+        result = verdict(puzzle, timeout, givens, stop=should_stop)
         if result.status != Status.MULTIPLE:
             return {"status": result.status.value, "suggestions": []}
-        _, _, _, root = quick_grade(puzzle, result)
-        ambiguous, _, witnesses = sat_backbone(puzzle, result.solutions, root,
-                                               deadline=start + timeout)
+        _, _, _, root = quick_grade(puzzle, result, givens)
+        if root is None:
+            root = givens
+        ambiguous, _, witnesses = backbone(puzzle, result.solutions, root,
+                                           deadline=start + timeout)
         left = max(timeout - (time.perf_counter() - start), 0.05)
         try:
             return {"status": result.status.value,
@@ -128,14 +192,19 @@ async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
 async def solve_endpoint(body: SolveRequest, request: Request) -> dict[str, Any]:
     """Up to ``limit`` solutions with ``engine`` under ``timeout``."""
     from nonosat.engines import solve
+    from nonosat.studio.quick import start_grid
 
     puzzle = puzzle_from_json(body.puzzle)
-    state = state_from_json(puzzle, body.state) if body.state is not None else None
+    state = state_from_json(puzzle, body.state) if body.state is not None else start_grid(puzzle)
     timeout = clamp_timeout(body.timeout)
 
-    def work(should_stop):
-        return solve(puzzle, body.engine, partial=state, limit=body.limit,
-                     timeout=timeout).to_json(puzzle)
+    def work(token: JobToken):
+        result = solve(puzzle, body.engine, partial=state, limit=body.limit, timeout=timeout,
+                       **stop_kwargs(solve, token))
+        out = result.to_json(puzzle)
+        if puzzle.is_colour:  # the API's cell characters, not the palette's
+            out["solutions"] = [solution_rows(puzzle, s) for s in result.solutions]
+        return out
 
     return await _run(request, body, work)
 
@@ -164,6 +233,11 @@ async def hint(body: StateRequest, request: Request) -> dict[str, Any]:
     puzzle = puzzle_from_json(body.puzzle)
     grid = state_from_json(puzzle, body.state)
     timeout = clamp_timeout(body.timeout)
+    if puzzle.is_colour:
+        from nonosat.studio.colour_play import colour_hint_json
+
+        return await _run(request, body, lambda should_stop: colour_hint_json(puzzle, grid,
+                                                                              timeout))
 
     def work(should_stop):
         mistakes = _mistakes(puzzle, grid, timeout)
@@ -196,6 +270,11 @@ async def check(body: StateRequest, request: Request) -> dict[str, Any]:
     puzzle = puzzle_from_json(body.puzzle)
     grid = state_from_json(puzzle, body.state)
     timeout = clamp_timeout(body.timeout)
+    if puzzle.is_colour:
+        from nonosat.studio.colour_play import colour_check_json
+
+        return await _run(request, body, lambda should_stop: colour_check_json(puzzle, grid,
+                                                                               timeout))
 
     def work(should_stop):
         found = _mistakes(puzzle, grid, timeout)
@@ -211,21 +290,27 @@ async def check(body: StateRequest, request: Request) -> dict[str, Any]:
 
 @router.post("/steps", summary="Step-through solve (the native solver's deductions)")
 async def steps(body: StepsRequest, request: Request) -> dict[str, Any]:
-    """``StepRun.to_json``: steps, status, solutions (see docs/studio.md)."""
-    try:
-        from nonosat.analysis.steps import solve_steps
-    except ImportError:  # pragma: no cover - until the analysis branch is merged
-        raise HTTPException(501, "step-through solving is not available in this build "
-                                 "(nonosat.analysis.steps missing)") from None
+    """``StepRun.to_json``: steps, status, solutions (see docs/studio.md); a walk the steps
+    alone leave undecided is finished by the verdict's portfolio
+    (:func:`nonosat.studio.stepping.portfolio_steps`)."""
+    from nonosat.studio.stepping import portfolio_steps
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout)
-    kwargs: dict[str, Any] = {"max_solutions": body.max_solutions, "timeout": timeout}
-    if body.max_steps is not None:
-        kwargs["max_steps"] = body.max_steps
+    from nonosat.studio.quick import start_grid
 
-    def work(should_stop):
-        return solve_steps(puzzle, **kwargs).to_json(puzzle)
+    start = start_grid(puzzle)  # the givens: the steps start from them
+
+    def work(token: JobToken):
+        if puzzle.is_colour:
+            from nonosat.studio.colour_play import colour_steps_json
+
+            return colour_steps_json(puzzle, max_solutions=body.max_solutions,
+                                     max_steps=body.max_steps or 100_000, timeout=timeout,
+                                     start=start)
+        return portfolio_steps(puzzle, max_solutions=body.max_solutions,
+                               max_steps=body.max_steps, timeout=timeout,
+                               stop=token, start=start).to_json(puzzle)
 
     return await _run(request, body, work)
 
@@ -246,6 +331,8 @@ def _read(data: bytes, filename: str, format: str | None) -> list[Puzzle]:
         raise FormatError(filename, None, str(exc)) from None
     except (UnicodeError, ValueError) as exc:
         raise FormatError(filename, None, f"cannot read the file: {exc}") from None
+    except RecursionError:
+        raise FormatError(filename, None, "cannot read the file: nested too deeply") from None
     if not puzzles:
         raise FormatError(filename, None, "the file holds no puzzle")
     return puzzles
@@ -259,9 +346,6 @@ def _parsed(puzzles: list[Puzzle], index: int | None, filename: str) -> dict[str
         raise FormatError(filename, None, f"index {i} out of range: the file holds "
                                           f"{len(puzzles)} puzzle{'s' if len(puzzles) != 1 else ''}")
     puzzle = puzzles[i]
-    if getattr(puzzle, "is_colour", False):
-        raise FormatError(filename, None, "colour puzzles are not supported by the studio yet "
-                                          "(black and white only)")
     if puzzle.height > MAX_SIDE or puzzle.width > MAX_SIDE:
         raise FormatError(filename, None, f"the puzzle is {puzzle.width}x{puzzle.height}; the "
                                           f"studio takes at most {MAX_SIDE}x{MAX_SIDE} cells")
@@ -273,60 +357,125 @@ def _parsed(puzzles: list[Puzzle], index: int | None, filename: str) -> dict[str
             "index": i}
 
 
+#: Largest file ``/api/parse`` reads (bytes; the request body is capped at 1 MB anyway).
+MAX_FILE_BYTES = 1_000_000
+
+
+def _check_picture_header(data: bytes, filename: str) -> None:
+    """Refuse a picture over the studio's :data:`~nonosat.studio.schemas.MAX_SIDE` from its
+    header, before a reader decodes it (pillow's :func:`PIL.Image.open` is lazy: it reads the
+    header only; the pixels are decoded by ``load()``)."""
+    from PIL import Image, UnidentifiedImageError
+
+    from nonosat.studio.schemas import MAX_SIDE
+
+    if not (data.startswith(b"\x89PNG") or data[:6] in (b"GIF87a", b"GIF89a")
+            or data[:2] == b"BM" or data[:2] in (b"P1", b"P4")):
+        return
+    import warnings
+
+    try:
+        with warnings.catch_warnings():  # the size is checked here, against a smaller limit
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data), formats=["PNG", "GIF", "BMP", "PPM"]) as image:
+                width, height = image.size
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError,
+            Image.DecompressionBombError):
+        return  # not a picture after all: the format's reader says what is wrong
+    if width > MAX_SIDE or height > MAX_SIDE:
+        raise FormatError(filename, None, f"the picture is {width}x{height} pixels; the studio "
+                                          f"takes at most {MAX_SIDE}x{MAX_SIDE} cells")
+
+
+def _parse_json_body(raw: bytes) -> tuple[bytes, str, str | None, int | None]:
+    """``(data, filename, format, index)`` of a JSON ``/api/parse`` body; 422 with one line for
+    anything malformed (including JSON nested too deep for the decoder)."""
+    import json
+
+    try:
+        payload = json.loads(raw)
+    except RecursionError:
+        raise HTTPException(422, "body: JSON nested too deeply") from None
+    except (ValueError, UnicodeError):
+        raise HTTPException(422, "body: not valid JSON") from None
+    try:
+        body = ParseRequest.model_validate(payload)
+    except Exception as exc:  # pydantic.ValidationError
+        raise HTTPException(422, validation_message(exc)) from None
+    filename = body.filename or ("code.short" if body.format == "short" else "text")
+    if body.encoding == "base64":
+        try:
+            data = base64.b64decode(body.text, validate=True)
+        except (binascii.Error, ValueError):
+            raise HTTPException(422, "text: not valid base64") from None
+    else:
+        data = body.text.encode("utf-8", "surrogatepass")
+    return data, filename, body.format, body.index
+
+
 @router.post("/parse", summary="Read a puzzle file (upload or JSON text) or a short code")
 async def parse(request: Request) -> dict[str, Any]:
     """Multipart (field ``file``; form fields ``index``, ``format``) or JSON
-    ``{"text", "filename"?, "format"?, "index"?, "encoding"?: "text"|"base64"}``."""
+    ``{"text", "filename"?, "format"?, "index"?, "encoding"?: "text"|"base64"}``.  The JSON
+    decoding, the picture's header check and the format's reader run in a worker thread (never
+    on the event loop); a picture's size is checked from its header before it is decoded."""
     ctype = request.headers.get("content-type", "")
+    client: str | None = None
+    seq: int | None = None
     if ctype.startswith("multipart/form-data"):
-        form = await request.form()
+        try:
+            form = await request.form()
+        except Exception:  # noqa: BLE001 - malformed multipart: the parser's errors vary
+            raise HTTPException(422, "body: malformed multipart form") from None
         upload = form.get("file")
-        if upload is None or isinstance(upload, str):  # else an UploadFile (starlette's)
+        if upload is None or isinstance(upload, str) or not hasattr(upload, "read"):
             raise HTTPException(422, "multipart upload needs a 'file' field")
-        data = await upload.read()
+        size = getattr(upload, "size", None)
+        if size is not None and size > MAX_FILE_BYTES:
+            raise HTTPException(413, f"file over {MAX_FILE_BYTES} bytes")
+        data = await upload.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise HTTPException(413, f"file over {MAX_FILE_BYTES} bytes")
         filename = upload.filename or "upload"
-        fmt = _form_text(form, "format") or None
-        raw_index = _form_text(form, "index")
+        raw_fmt = form.get("format")
+        fmt = raw_fmt if isinstance(raw_fmt, str) and raw_fmt else None
+        raw_index = form.get("index")
         try:
-            index = int(raw_index) if raw_index else None
+            index = int(raw_index) if isinstance(raw_index, str) and raw_index else None
         except ValueError:
-            raise HTTPException(422, f"index: not a whole number: {raw_index!r}") from None
+            raise HTTPException(422, f"index: not a whole number: {str(raw_index)[:20]!r}"
+                                ) from None
+        if index is not None and index < 0:
+            raise HTTPException(422, "index: must be 0 or more")
+        raw_client, raw_seq = form.get("client"), form.get("seq")
+        client = raw_client if isinstance(raw_client, str) and raw_client else None
+        seq = int(raw_seq) if isinstance(raw_seq, str) and raw_seq.isdigit() else None
+        raw = None
     else:
-        try:
-            payload = await request.json()
-        except ValueError:
-            raise HTTPException(422, "body: not valid JSON") from None
-        try:
-            body = ParseRequest.model_validate(payload)
-        except Exception as exc:  # pydantic.ValidationError
-            from nonosat.studio.app import validation_message
+        raw = await request.body()
+        data, filename, fmt, index = b"", "", None, None
 
-            raise HTTPException(422, validation_message(exc)) from None
-        filename = body.filename or ("code.short" if body.format == "short" else "text")
-        fmt, index = body.format, body.index
-        if body.encoding == "base64":
+    def work(token: JobToken) -> dict[str, Any]:
+        nonlocal data, filename, fmt, index
+        if raw is not None:
+            data, filename, fmt, index = _parse_json_body(raw)
+        name = re.sub(r"[\\/]", "_", filename)[-200:]
+        if fmt == "short" and (data.lstrip()[:len(COLOUR_CODE_PREFIX)]
+                               == COLOUR_CODE_PREFIX.encode()):
+            from nonosat.studio.colourcode import decode_colour_code
+
             try:
-                data = base64.b64decode(body.text, validate=True)
-            except (binascii.Error, ValueError):
-                raise HTTPException(422, "text: not valid base64") from None
-        else:
-            data = body.text.encode()
-    filename = re.sub(r"[\\/]", "_", filename)[-200:]
-    return _parsed(_read(data, filename, fmt), index, filename)
+                puzzle = decode_colour_code(data.decode("ascii", "replace").strip())
+            except NonosatError as exc:
+                raise FormatError(name, None, str(exc)) from None
+            return _parsed([puzzle], index, name)
+        _check_picture_header(data, name)
+        return _parsed(_read(data, name, fmt), index, name)
 
-
-def _form_text(form: FormData, name: str) -> str | None:
-    """The text of the multipart form field ``name`` (``None`` when absent).
-
-    Raises
-    ------
-    HTTPException
-        422 when a file was sent under that name.
-    """
-    value = form.get(name)
-    if value is not None and not isinstance(value, str):
-        raise HTTPException(422, f"{name}: expected a form field, not a file")
-    return value
+    try:
+        return await _jobs(request).run(work, client, seq, disconnected=request.is_disconnected)
+    except Superseded:
+        raise HTTPException(409, SUPERSEDED) from None
 
 
 # -- pictures (nonosat generate) -----------------------------------------------------------------
@@ -358,7 +507,12 @@ async def picture(request: Request) -> dict[str, Any]:
     and scaling run in a worker thread, off the event loop."""
     from nonosat.generate.picture import MAX_PICTURE_BYTES, picture_grid
 
-    form = await request.form()
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise HTTPException(422, "body: send the picture as a multipart form (field 'file')")
+    try:
+        form = await request.form()
+    except Exception:  # noqa: BLE001 - malformed multipart: the parser's errors vary
+        raise HTTPException(422, "body: malformed multipart form") from None
     upload = form.get("file")
     if upload is None or not hasattr(upload, "read"):
         raise HTTPException(422, "multipart upload needs a 'file' field")
@@ -372,6 +526,7 @@ async def picture(request: Request) -> dict[str, Any]:
     height = _form_number(form, "height", None, 1, 100)
     threshold = _form_number(form, "threshold", None, 0, 255)
     despeckle = int(_form_number(form, "despeckle", 0, 0, 100))
+    colours = int(_form_number(form, "colours", 1, 1, 30))
     invert = str(form.get("invert", "")).lower() in ("1", "true", "on", "yes")
     name = re.sub(r"[\\/]", "_", getattr(upload, "filename", None) or "picture")[-200:]
     client = form.get("client")
@@ -380,16 +535,21 @@ async def picture(request: Request) -> dict[str, Any]:
 
     def work(should_stop):
         grid = picture_grid(data, width, None if height is None else int(height),
-                            threshold=threshold, invert=invert, despeckle=despeckle, name=name)
+                            colours=colours, threshold=threshold, invert=invert,
+                            despeckle=despeckle, name=name)
         title = re.sub(r"\.[A-Za-z0-9]+$", "", name) or "picture"
-        puzzle = Puzzle.from_picture(grid.picture, title=title)
+        if grid.palette is not None:
+            puzzle = Puzzle.from_picture(grid.picture, palette=grid.palette, title=title)
+        else:
+            puzzle = Puzzle.from_picture(grid.picture, title=title)
         return {"puzzle": puzzle_to_json(puzzle), "width": puzzle.width,
                 "height": puzzle.height, "kind": grid.kind, "filter": grid.filter,
                 "threshold": grid.threshold, "specks_removed": grid.specks_removed,
                 "source_size": list(grid.source_size)}
 
     try:
-        return await _jobs(request).run(work, client if isinstance(client, str) else None, seq)
+        return await _jobs(request).run(work, client if isinstance(client, str) else None, seq,
+                                        disconnected=request.is_disconnected)
     except Superseded:
         raise HTTPException(409, SUPERSEDED) from None
 
@@ -407,7 +567,8 @@ async def make_unique_endpoint(body: MakeUniqueRequest, request: Request) -> dic
     timeout = clamp_timeout(body.timeout, default=10.0)
 
     def work(should_stop):
-        made = make_unique(np.asarray(puzzle.goal, dtype=bool), grade=body.grade,
+        picture = np.asarray(puzzle.goal, dtype=np.int8 if puzzle.is_colour else bool)
+        made = make_unique(picture, puzzle.palette, grade=body.grade,
                            timeout=timeout, should_stop=should_stop, title=puzzle.title)
         out = made.to_json()
         out["changed"] = [[c["row"] - 1, c["col"] - 1] for c in out["changed"]]
@@ -424,6 +585,13 @@ async def shortcode(body: PuzzleRequest) -> dict[str, Any]:
     from nonosat.formats import encode_puzzles, get_format
 
     puzzle = puzzle_from_json(body.puzzle)
+    if puzzle.is_colour:
+        from nonosat.studio.colourcode import encode_colour_code
+
+        code = encode_colour_code(puzzle, picture=False)
+        image = encode_colour_code(puzzle, picture=True) if puzzle.goal is not None else None
+        return {"code": code, "image_code": image,
+                "text": code + ("\n" + image if image else "") + "\n"}
     text = encode_puzzles([puzzle], get_format("short"), "puzzle.short").decode()
     lines = text.split()
     return {"code": lines[0], "image_code": lines[1] if len(lines) > 1 else None, "text": text}
@@ -449,11 +617,16 @@ async def convert(body: ConvertRequest) -> Response:
     fmt = get_format(body.to)
     if fmt.write is None:
         raise FormatError("<format>", None, f"format {fmt.name!r} cannot be written")
+    from nonosat.studio.quick import start_grid
+
     suffix = fmt.suffixes[0] if fmt.suffixes else ".txt"
     name = _filename(puzzle, suffix)
     data = encode_puzzles([puzzle], fmt, name)
     media = MEDIA_TYPES.get(suffix, "text/plain; charset=utf-8")
-    return _download(data, media, name)
+    # colour givens: no format holds them yet
+    givens = ("none" if start_grid(puzzle) is None else
+              "kept" if fmt.stores_givens and not puzzle.is_colour else "dropped")
+    return _download(data, media, name, **{"X-Nonosat-Givens": givens})
 
 
 @router.post("/render", summary="SVG or PNG picture (`nonosat render`)")
@@ -467,7 +640,8 @@ async def render(body: RenderRequest, request: Request) -> Response:
         if body.solution:
             from nonosat.engines import solve
 
-            solutions = list(solve(puzzle, "auto", limit=2, timeout=timeout).solutions)
+            solutions = list(solve(puzzle, "auto", limit=2, timeout=timeout,
+                                   **stop_kwargs(solve, should_stop)).solutions)
         if body.format == "svg":
             from nonosat.render.svg import render_svg
 
@@ -535,7 +709,8 @@ async def formats_list() -> dict[str, Any]:
 
     def one(f) -> dict[str, Any]:
         return {"name": f.name, "suffixes": list(f.suffixes), "description": f.description,
-                "stores_picture": f.stores_picture, "multi": f.multi}
+                "stores_picture": f.stores_picture, "multi": f.multi,
+                "colour": bool(getattr(f, "colour", False))}
 
     fmts = list(formats().values())
     return {"read": [one(f) for f in fmts if f.read], "write": [one(f) for f in fmts if f.write]}

@@ -6,7 +6,10 @@ and ``/redoc`` pages are off: they load Swagger UI / ReDoc from a CDN, so they s
 offline machine; the reference is ``docs/studio.md``).  Request
 bodies over :data:`MAX_BODY_BYTES` are refused with 413 before they are parsed; nonosat's own
 errors become 4xx with a one-line ``detail``; anything unexpected is logged and answered 500
-without internals.
+without internals.  Before anything else, :class:`nonosat.studio.security.LocalOnly` refuses
+requests that do not come from this machine's own pages (a foreign ``Host``: 421; a
+cross-origin or wrongly typed state-changing request: 403 / 415); a full job runner answers 503
+with ``Retry-After`` (:mod:`nonosat.studio.jobs`).
 """
 
 from __future__ import annotations
@@ -23,8 +26,14 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from nonosat.errors import FormatError, NonosatError, PuzzleError
+from nonosat.studio.api import router
 from nonosat.studio.gallery import Gallery
-from nonosat.studio.jobs import JobRunner
+from nonosat.studio.jobs import Busy, Disconnected, JobRunner
+from nonosat.studio.security import LocalOnly, allowed_hosts
+from nonosat.studio.validation import validation_message
+
+__all__ = ["MAX_BODY_BYTES", "STATIC_DIR", "BodyLimit", "create_app", "validation_message",
+           "warm_up"]
 
 #: Largest request body accepted (bytes).
 MAX_BODY_BYTES = 1_000_000
@@ -91,21 +100,8 @@ class BodyLimit:
         await send({"type": "http.response.body", "body": body})
 
 
-def validation_message(exc: Exception) -> str:
-    """One line from a pydantic/FastAPI validation error: ``"puzzle.rows.0: Input should be a
-    valid list"`` (the first problem, and how many more)."""
-    errors = exc.errors() if hasattr(exc, "errors") else []
-    if not errors:
-        return str(exc).splitlines()[0] if str(exc) else "invalid request"
-    first = errors[0]
-    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "body"
-    msg = f"{where}: {first.get('msg', 'invalid')}"
-    if len(errors) > 1:
-        msg += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
-    return msg
-
-
-def create_app(paths: Iterable[Path] = (), *, include_games: bool = True) -> FastAPI:
+def create_app(paths: Iterable[Path] = (), *, include_games: bool = True,
+               host: str | None = None, jobs: JobRunner | None = None) -> FastAPI:
     """The studio application.
 
     Parameters
@@ -114,21 +110,31 @@ def create_app(paths: Iterable[Path] = (), *, include_games: bool = True) -> Fas
         Puzzle files or directories listed in the gallery beside ``games/``.
     include_games : bool
         List the repository's ``games/`` folder (when running from a checkout).
+    host : str, optional
+        The address the server listens on (``--host``): requests naming it in their ``Host``
+        header are answered, beside ``127.0.0.1``, ``localhost`` and ``[::1]``
+        (:mod:`nonosat.studio.security`).
+    jobs : JobRunner, optional
+        The job runner (default: :data:`~nonosat.studio.jobs.WORKERS` threads).
 
     Returns
     -------
     FastAPI
-        ``app.state.gallery`` (:class:`~nonosat.studio.gallery.Gallery`) and ``app.state.jobs``
-        (:class:`~nonosat.studio.jobs.JobRunner`) hold the server's state.
+        ``app.state.gallery`` (:class:`~nonosat.studio.gallery.Gallery`), ``app.state.jobs``
+        (:class:`~nonosat.studio.jobs.JobRunner`) and ``app.state.background``
+        (:class:`~nonosat.studio.background.BackgroundJobs`, *Keep trying*) hold the server's
+        state.
     """
-    from nonosat.studio.api import router
+    from nonosat.studio.background import BackgroundJobs
 
-    jobs = JobRunner()
+    runner = jobs if jobs is not None else JobRunner()
+    background = BackgroundJobs()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
-        jobs.shutdown()
+        background.shutdown()
+        runner.shutdown()
 
     app = FastAPI(
         lifespan=lifespan,
@@ -140,8 +146,19 @@ def create_app(paths: Iterable[Path] = (), *, include_games: bool = True) -> Fas
         redoc_url=None,
     )
     app.state.gallery = Gallery(paths, include_games=include_games)
-    app.state.jobs = jobs
+    app.state.jobs = runner
+    app.state.background = background
     app.include_router(router)
+
+    @app.exception_handler(Busy)
+    async def _busy(request: Request, exc: Busy) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=503,
+                            headers={"Retry-After": str(exc.retry_after)})
+
+    @app.exception_handler(Disconnected)
+    async def _gone(request: Request, exc: Disconnected) -> JSONResponse:
+        # nobody reads this answer: the client hung up and its job was cancelled
+        return JSONResponse({"detail": "the client closed the request"}, status_code=499)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -181,6 +198,8 @@ def create_app(paths: Iterable[Path] = (), *, include_games: bool = True) -> Fas
     if STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    # outermost: a request from elsewhere is refused before anything reads it
+    app.add_middleware(LocalOnly, hosts=allowed_hosts(host))
     return app
 
 

@@ -1,7 +1,10 @@
 """The studio's gallery: the puzzles of ``games/`` and of the paths given to ``nonosat studio``.
 
 Files are scanned once (on first use) and every puzzle gets a short stable id (a hash of the
-resolved path and its position in the file).  Files nonosat cannot read, and colour puzzles (the
+resolved path and its position in the file).  Only files inside the folders given are served: a
+file reached through a symbolic link that resolves outside its folder (``games/secret.non ->
+~/.ssh/id_rsa``) is neither listed nor read, and :meth:`Gallery.load` checks again when it
+reads (the link may have changed since the scan).  A file given by name is served as given.  Files nonosat cannot read, and colour puzzles (the
 studio is black and white), are skipped.
 """
 
@@ -40,6 +43,7 @@ class Entry:
     height: int
     path: Path
     index: int
+    root: Path | None = None  # the folder it must stay inside (None: a file given by name)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "source": self.source, "width": self.width,
@@ -54,6 +58,17 @@ def _files(path: Path) -> Iterable[Path]:
             if p.is_file() and not p.name.startswith(".") and p.suffix.lower() not in _SKIP_SUFFIXES \
                     and p.name not in ("LICENSE", "README"):
                 yield p
+
+
+def inside(path: Path, root: Path | None) -> bool:
+    """Whether ``path``, all symbolic links resolved, lies inside ``root`` (resolved too);
+    always true without a root."""
+    if root is None:
+        return True
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
 
 
 def entry_id(path: Path, index: int) -> str:
@@ -92,9 +107,12 @@ class Gallery:
         out: list[Entry] = []
         seen: set[str] = set()
         for root in self.roots:
+            fence = root if root.is_dir() else None
             for path in _files(root):
                 if len(out) >= MAX_ENTRIES:
                     return out
+                if not inside(path, fence):  # a link out of the folder: never read
+                    continue
                 try:
                     puzzles = read_puzzles(path)
                 except Exception:  # noqa: BLE001 - not a puzzle file: not listed
@@ -114,7 +132,7 @@ class Gallery:
                     if multi:
                         source += f"#{number}"
                     name = p.title or (path.stem + (f" #{number}" if multi else ""))
-                    out.append(Entry(eid, name, source, p.width, p.height, path, k))
+                    out.append(Entry(eid, name, source, p.width, p.height, path, k, fence))
         return out
 
     def first_id(self, path: Path) -> str | None:
@@ -138,6 +156,8 @@ class Gallery:
 
         for e in self.entries():
             if e.id == eid:
+                if not inside(e.path, e.root):  # the link was changed to point out since
+                    raise KeyError(eid)
                 puzzles = read_puzzles(e.path)
                 if e.index >= len(puzzles):
                     raise KeyError(eid)

@@ -22,10 +22,20 @@ percentile over 5 s with the native engine).  The studio therefore uses:
   and :func:`~nonosat.analysis.staged.fork_search` branch the same way).
 * **Classification**: :func:`nonosat.analysis.classify.classify`, as ``nonosat solve`` and
   ``nonosat analyse`` print it.
+* **Givens** (:mod:`nonosat.formats.givens`, ``puzzle.meta["givens"]``) are the starting grid of
+  every stage: the verdict, the grade, the backbone and the suggestions are those of the puzzle
+  with its givens.
 * **Suggestions** (several solutions only), under their own time budget: extra givens from
   :func:`nonosat.analysis.ambiguity.uniqueness_givens` and, when the picture (``goal``) is
   known, one-cell edits of the picture whose re-derived clues have a unique solution
   (:func:`nonosat.analysis.ambiguity.edit_suggestions`, shared with ``nonosat analyse``).
+
+**Colour** puzzles take the same steps with the colour functions of
+:mod:`nonosat.analysis.colour` (as ``nonosat analyse`` does): the grade from
+:func:`~nonosat.analysis.colour.colour_staged_solve` (line solving and probing; there is no
+implication stage for colour), the map from :func:`~nonosat.analysis.colour.colour_ambiguity_map`,
+givens from :func:`~nonosat.analysis.colour.colour_givens`; solutions, givens and edits are
+written over :data:`nonosat.studio.schemas.INDEX_CHARS` (``.`` background, ``a`` colour 1, ...).
 """
 
 from __future__ import annotations
@@ -40,12 +50,20 @@ import numpy as np
 from nonosat.analysis.ambiguity import MAX_EDITS, edit_suggestions, sat_backbone
 from nonosat.engines import SolveResult, Status, solve
 from nonosat.puzzle import Cell, Puzzle, grid_rows
+from nonosat.stop import StopToken
+from nonosat.studio.jobs import stop_kwargs
 
 __all__ = ["MAX_EDITS", "Cancelled", "QuickAnalysis", "classify", "edit_suggestions",
-           "quick_analyse", "quick_grade", "sat_backbone", "suggestions", "verdict"]
+           "quick_analyse", "quick_grade", "sat_backbone", "suggestion_budget", "suggestions",
+           "verdict"]
 
 #: Seconds the native engine gets before the ``auto`` portfolio takes over.
 NATIVE_BUDGET_S = 0.25
+#: Make-unique suggestions' cap: seconds, plus seconds per cell, and the most seconds
+#: (:func:`suggestion_budget`).
+SUGGEST_BASE_S = 2.0
+SUGGEST_PER_CELL_S = 0.02
+SUGGEST_MAX_S = 30.0
 #: The implication stage of the grade runs when line solving leaves at most this many cells open.
 IMPLICATION_OPEN_MAX = 200
 
@@ -78,7 +96,7 @@ class QuickAnalysis:
             "solve_time_s": round(self.result.time_s, 6),
             "width": self.puzzle.width,
             "height": self.puzzle.height,
-            "solutions": [grid_rows(s) for s in self.result.solutions[:2]],
+            "solutions": [_rows(self.puzzle, s) for s in self.result.solutions[:2]],
             "ambiguous": [[int(r), int(c)] for r, c in zip(*np.nonzero(self.ambiguous),
                                                            strict=True)],
             "backbone_complete": self.backbone_complete,
@@ -90,25 +108,77 @@ class QuickAnalysis:
         }
 
 
-def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None) -> SolveResult:
+def _rows(puzzle: Puzzle, solution: np.ndarray) -> list[str]:
+    if puzzle.is_colour:
+        from nonosat.studio.schemas import colour_grid_rows
+
+        return colour_grid_rows(solution)
+    return grid_rows(solution)
+
+
+#: The ``Puzzle.meta`` key of a colour puzzle's givens (int32 colour masks; the formats'
+#: givens, :mod:`nonosat.formats.givens`, are black and white).
+COLOUR_GIVENS_KEY = "colour_givens"
+
+
+def start_grid(puzzle: Puzzle) -> np.ndarray | None:
+    """The givens a solve starts from: :func:`nonosat.formats.givens.givens_of` (int8) for
+    black-and-white, the colour masks (int32) under :data:`COLOUR_GIVENS_KEY` for colour;
+    ``None`` without givens."""
+    if puzzle.is_colour:
+        state = puzzle.meta.get(COLOUR_GIVENS_KEY)
+        return state if isinstance(state, np.ndarray) and state.shape == puzzle.shape else None
+    from nonosat.formats.givens import givens_of
+
+    return givens_of(puzzle)
+
+
+def given_count(puzzle: Puzzle, givens: np.ndarray) -> int:
+    """Cells ``givens`` fixes (one colour left, or a known black-and-white cell)."""
+    if puzzle.is_colour:
+        g = np.asarray(givens, dtype=np.int64)
+        return int(((g & (g - 1)) == 0).sum())
+    return int((givens != Cell.UNKNOWN).sum())
+
+
+def backbone(puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None, *,
+             deadline: float) -> tuple[np.ndarray, bool, list[np.ndarray]]:
+    """``(ambiguous, complete, witnesses)`` of several solutions, black-and-white
+    (:func:`sat_backbone`) or colour (:func:`nonosat.analysis.colour.colour_ambiguity_map`)."""
+    if not puzzle.is_colour:
+        return sat_backbone(puzzle, solutions, known, deadline=deadline)
+    from nonosat.analysis.colour import colour_ambiguity_map
+
+    bb = colour_ambiguity_map(puzzle, solutions, known,
+                              timeout=max(deadline - time.perf_counter(), 0.0))
+    return bb.ambiguous, not bool(bb.undecided.any()), list(bb.witnesses)
+
+
+def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None,
+            stop: StopToken | None = None) -> SolveResult:
     """Up to two solutions: native under :data:`NATIVE_BUDGET_S`, then ``auto`` for the rest of
-    ``timeout`` (seconds).  Status ``UNKNOWN`` when neither decided in time."""
+    ``timeout`` (seconds).  Status ``UNKNOWN`` when neither decided in time, or when ``stop``
+    was set (it is passed to the engines when they take a ``stop=`` parameter, and checked
+    between the two)."""
     start = time.perf_counter()
+    extra = stop_kwargs(solve, stop)
     result = solve(puzzle, "native", partial=partial, limit=2,
-                   timeout=min(NATIVE_BUDGET_S, timeout))
+                   timeout=min(NATIVE_BUDGET_S, timeout), **extra)
     if result.status != Status.UNKNOWN:
         return result
     left = timeout - (time.perf_counter() - start)
-    if left <= 0:
+    if left <= 0 or (stop is not None and stop.is_set()):
         return result
-    auto = solve(puzzle, "auto", partial=partial, limit=2, timeout=left)
+    auto = solve(puzzle, "auto", partial=partial, limit=2, timeout=left, **extra)
     auto.stats["native_first"] = result.stats
     return auto
 
 
-def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], dict[str, int],
-                                                              int, np.ndarray | None]:
+def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
+                ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
     """Grade, techniques (steps per technique), guesses and the logic fixpoint grid.
+
+    ``start`` (int8 grid state, optional) is the grid the logic starts from: the givens.
 
     The rule is :func:`nonosat.analysis.difficulty.difficulty_grade`'s; see the module docstring
     for when the implication stage is left out (``"exact": false``).  The fixpoint grid is
@@ -124,10 +194,12 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
         # nor did the search in the time limit: no logical stage would
         return ({"level": 5, "name": "extreme", "score": 5.0, "exact": False,
                  "reason": "not decided within the time limit"}, {}, 0, None)
+    if puzzle.is_colour:
+        return _colour_grade(puzzle, result, start)
     native = result.stats if result.engine == "native" else result.stats.get("native", {})
     guesses = int(native.get("guesses", 0))
     finished = result.engine == "native" and result.status != Status.UNKNOWN
-    line = propagate_grid(puzzle)
+    line = propagate_grid(puzzle, start)
     root = None
     if line is not None and bool((line[0] == Cell.UNKNOWN).any()):
         root = probe_grid(puzzle, line[0])
@@ -148,7 +220,7 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
     if line is not None and int((line[0] == Cell.UNKNOWN).sum()) > IMPLICATION_OPEN_MAX:
         stages = ("line", "probing")
         exact = False
-    staged = staged_solve(puzzle, stages=stages)
+    staged = staged_solve(puzzle, start, stages=stages)
     fork = None
     if staged.status == "stuck":  # pragma: no cover - probing decided it above
         guesses = int(native.get("guesses", 0))
@@ -160,6 +232,26 @@ def quick_grade(puzzle: Puzzle, result: SolveResult) -> tuple[dict[str, Any], di
         out["reason"] += " (implication stage skipped: too many open cells)"
     grid = None if staged.status == "contradiction" else staged.grid
     return out, staged.techniques(), guesses, grid
+
+
+def _colour_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
+                  ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
+    """:func:`quick_grade` of a colour puzzle: the staged colour solve (line solving, probing)
+    and, when it gets stuck, the engine's search figures, graded by the same rule; the
+    fixpoint grid holds colour bit masks (int32)."""
+    from nonosat.analysis.classify import search_effort
+    from nonosat.analysis.colour import colour_staged_solve
+    from nonosat.analysis.difficulty import difficulty_grade
+
+    staged = colour_staged_solve(puzzle, start)
+    stuck = staged.status == "stuck"
+    grade = difficulty_grade(staged, search_effort(result) if stuck else None,
+                             contradiction=staged.status == "contradiction")
+    native = result.stats if result.engine == "native" else result.stats.get("native", {})
+    guesses = int(native.get("guesses", 0)) if stuck else 0
+    grid = None if staged.status == "contradiction" else staged.grid
+    return ({"level": grade.grade, "name": grade.name, "score": grade.score,
+             "reason": grade.reason, "exact": True}, staged.techniques(), guesses, grid)
 
 
 def classify(status: Status, grade: dict[str, Any], result: SolveResult, ambiguous: int,
@@ -179,8 +271,10 @@ def quick_analyse(
     *,
     timeout: float = 5.0,
     suggest: bool = True,
-    suggest_timeout: float = 1.0,
+    suggest_timeout: float | None = None,
     should_stop: Callable[[], bool] = lambda: False,
+    stop: StopToken | None = None,
+    progress: Callable[[str, dict[str, Any]], None] | None = None,
 ) -> QuickAnalysis:
     """Verdict, whole ambiguity map, grade and suggestions of ``puzzle`` (module docstring).
 
@@ -191,10 +285,18 @@ def quick_analyse(
         Seconds for the verdict, and again for the backbone.
     suggest : bool
         Compute make-unique suggestions for puzzles with several solutions.
-    suggest_timeout : float
-        Seconds for the suggestions (givens and edits share them).
+    suggest_timeout : float, optional
+        Most seconds for the suggestions (default :func:`suggestion_budget`, which grows with
+        the puzzle).
     should_stop : callable
         Polled between phases; when it returns ``True`` :class:`Cancelled` is raised.
+    stop : StopToken, optional
+        Polled as ``should_stop`` is, and handed to the engines that take a ``stop=`` parameter
+        (:func:`nonosat.studio.jobs.stop_kwargs`).
+    progress : callable(phase, known), optional
+        Called as each phase starts (``"verdict"``, ``"grade"``, ``"map"``, ``"suggestions"``)
+        with what is known so far: ``status`` once the verdict is in, ``proved`` (cells fixed in
+        every solution), ``ambiguous`` and ``undecided`` cell counts once they are known.
 
     Raises
     ------
@@ -202,14 +304,26 @@ def quick_analyse(
         ``should_stop()`` became true.
     """
     start = time.perf_counter()
+    cells = puzzle.height * puzzle.width
 
     def check() -> None:
-        if should_stop():
+        if should_stop() or (stop is not None and stop.is_set()):
             raise Cancelled
 
-    result = verdict(puzzle, timeout)
+    def tell(phase: str, **known: Any) -> None:
+        if progress is not None:
+            progress(phase, known)
+
+    givens = start_grid(puzzle)
+    tell("verdict", undecided=cells)
+    result = verdict(puzzle, timeout, givens, stop=stop)
     check()
-    grade, techniques, guesses, root = quick_grade(puzzle, result)
+    tell("grade", status=result.status.value,
+         **({"proved": cells, "ambiguous": 0, "undecided": 0}
+            if result.status == Status.UNIQUE else {}))
+    grade, techniques, guesses, root = quick_grade(puzzle, result, givens)
+    if root is None:
+        root = givens
     if result.status in (Status.NONE, Status.MULTIPLE):  # no grade, as nonosat analyse
         grade = {"level": None, "name": "not graded", "score": None, "exact": True,
                  "reason": "no solution" if result.status == Status.NONE else
@@ -219,17 +333,41 @@ def quick_analyse(
     complete = result.status in (Status.UNIQUE, Status.NONE)
     witnesses = list(result.solutions)
     if result.status == Status.MULTIPLE:
-        ambiguous, complete, witnesses = sat_backbone(
+        proved = 0 if root is None else given_count(puzzle, root)
+        tell("map", status=result.status.value, proved=proved, ambiguous=0,
+             undecided=cells - proved)
+        ambiguous, complete, witnesses = backbone(
             puzzle, result.solutions, root, deadline=time.perf_counter() + timeout)
+        n = int(ambiguous.sum())
+        tell("map", status=result.status.value, ambiguous=n,
+             proved=cells - n if complete else proved, undecided=0 if complete else
+             cells - n - proved)
     check()
-    out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses,
-                        classify(result.status, grade, result, int(ambiguous.sum()), complete))
+    text = classify(result.status, grade, result, int(ambiguous.sum()), complete)
+    if givens is not None:
+        n = given_count(puzzle, givens)
+        text = f"with {n} given cell{'s' if n != 1 else ''}: {text}"
+    out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses, text)
     if suggest and result.status == Status.MULTIPLE:
+        tell("suggestions", status=result.status.value)
         out.suggestions = suggestions(puzzle, witnesses, root, ambiguous,
                                       timeout=suggest_timeout, should_stop=should_stop)
     check()
     out.time_s = time.perf_counter() - start
     return out
+
+
+def suggestion_budget(puzzle: Puzzle) -> float:
+    """Seconds the make-unique suggestions of ``puzzle`` may take at most: :data:`SUGGEST_BASE_S`
+    plus :data:`SUGGEST_PER_CELL_S` per cell, at most :data:`SUGGEST_MAX_S` (15x15: 6.5 s,
+    30x30: 20 s, 40x40 and larger: 30 s).
+
+    This is a safety cap, not the measure of the search: the givens search is bounded by its
+    work (a greedy round per given, :func:`~nonosat.analysis.ambiguity.uniqueness_givens`'s
+    ``max_candidates`` scored per round) and the edits by their number
+    (:data:`~nonosat.analysis.ambiguity.MAX_EDITS`) and the cells to try, so that the same
+    drawing gives the same suggestions on every load as long as the cap is not reached."""
+    return min(SUGGEST_MAX_S, SUGGEST_BASE_S + SUGGEST_PER_CELL_S * puzzle.height * puzzle.width)
 
 
 def suggestions(
@@ -238,23 +376,41 @@ def suggestions(
     known: np.ndarray | None,
     ambiguous: np.ndarray,
     *,
-    timeout: float,
+    timeout: float | None = None,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> list[dict[str, Any]]:
-    """Make-unique suggestions: one ``give`` (extra givens, half of ``timeout``) and up to
-    :data:`MAX_EDITS` ``edit`` entries (when the puzzle has a ``goal``)."""
+    """Make-unique suggestions: one ``give`` (extra givens) and up to :data:`MAX_EDITS` ``edit``
+    entries (when the puzzle has a ``goal``).
+
+    Deterministic: the givens are chosen towards the picture (``goal``) when it is a solution,
+    else towards the first of ``solutions``, with only the first two solutions as a start (not
+    the time-dependent witnesses of the backbone); every further solution comes from the native
+    engine, which is deterministic.  ``timeout`` (default :func:`suggestion_budget`) is a cap:
+    reached, the suggestions found so far are returned (the givens only when they make the
+    puzzle unique).
+    """
+    if timeout is None:
+        timeout = suggestion_budget(puzzle)
+    if puzzle.goal is not None and puzzle.is_solution(np.asarray(puzzle.goal, dtype=bool)):
+        solutions = [np.asarray(puzzle.goal, dtype=bool)]
+    else:
+        solutions = list(solutions[:2])
     from nonosat.analysis.ambiguity import uniqueness_givens
 
     deadline = time.perf_counter() + timeout
     out: list[dict[str, Any]] = []
     share = timeout / 2 if puzzle.goal is not None else timeout
+    if puzzle.is_colour:
+        return _colour_suggestions(puzzle, solutions, known, ambiguous, deadline=deadline,
+                                   share=share, should_stop=should_stop)
     givens = uniqueness_givens(puzzle, solutions, known, engine="native", timeout=share)
     if givens.unique and givens.cells:
         cells = [[r, c, "#" if v else "."] for (r, c), v in givens.cells]
         n = len(cells)
         out.append({"kind": "give", "cells": cells,
                     "text": f"give {n} cell{'s' if n != 1 else ''} as a start: "
-                            + ", ".join(f"R{r + 1}C{c + 1} {'filled' if v else 'empty'}"
+                            + "; ".join(f"row {r + 1} column {c + 1} "
+                                        f"{'filled' if v else 'empty'}"
                                         for (r, c), v in givens.cells[:8])
                             + (f" and {n - 8} more" if n > 8 else "")
                             + "; the solution is then unique"})
@@ -262,4 +418,44 @@ def suggestions(
         raise Cancelled
     if puzzle.goal is not None and np.asarray(puzzle.goal).shape == puzzle.shape:
         out += edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop)
+    return out
+
+
+def _colour_suggestions(
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    known: np.ndarray | None,
+    ambiguous: np.ndarray,
+    *,
+    deadline: float,
+    share: float,
+    should_stop: Callable[[], bool],
+) -> list[dict[str, Any]]:
+    """:func:`suggestions` of a colour puzzle: givens of the goal picture (when it is a solution,
+    else of the first solution) by :func:`nonosat.analysis.colour.colour_givens`, then one-cell
+    edits; cells as ``[r, c, ch]`` over :data:`nonosat.studio.schemas.INDEX_CHARS`."""
+    from nonosat.analysis.colour import colour_givens
+    from nonosat.studio.schemas import INDEX_CHARS
+
+    assert puzzle.palette is not None
+    names = [c.name for c in puzzle.palette.colours]
+    goal = puzzle.goal
+    target = (np.asarray(goal, dtype=np.int8) if goal is not None and goal.shape == puzzle.shape
+              and puzzle.is_solution(goal) else solutions[0])
+    out: list[dict[str, Any]] = []
+    cells = colour_givens(puzzle, [target], time.perf_counter() + share, known=known)
+    if cells:
+        n = len(cells)
+        out.append({"kind": "give", "cells": [[r, c, INDEX_CHARS[k]] for r, c, k in cells],
+                    "text": f"give {n} cell{'s' if n != 1 else ''} as a start: "
+                            + "; ".join(f"row {r + 1} column {c + 1} {names[k]}"
+                                        for r, c, k in cells[:8])
+                            + (f" and {n - 8} more" if n > 8 else "")
+                            + "; the solution is then unique"})
+    if should_stop():
+        raise Cancelled
+    if goal is not None and np.asarray(goal).shape == puzzle.shape:
+        for e in edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop):
+            e["value"] = INDEX_CHARS[int(e["value"])]
+            out.append(e)
     return out

@@ -96,7 +96,7 @@ def serve(
     from nonosat.studio.app import create_app, warm_up
 
     sock = bind(host, port)
-    app = create_app(list(paths))
+    app = create_app(list(paths), host=host)
     page = "/"
     if len(paths) == 1 and Path(paths[0]).is_file():
         first = app.state.gallery.first_id(Path(paths[0]))

@@ -1,8 +1,10 @@
 // Fetch wrapper for the studio's JSON API: one client id per tab and kind of request, an
-// increasing seq, 409 (superseded) answers ignored, errors shown in the status line.
+// increasing seq, 409 (superseded) answers ignored, errors shown in the status line until a
+// request sent after them succeeds.
 
 const TAB = "tab-" + Math.random().toString(36).slice(2, 10);
 let seq = 0;
+let errorSeq = null; // the request count when the error on show appeared (null: none shown)
 
 export class ApiError extends Error {
   constructor(status, detail) {
@@ -17,6 +19,12 @@ export function say(message, error = false) {
   line.textContent = message || "";
   line.classList.toggle("error", !!error && !!message);
   line.setAttribute("role", error ? "alert" : "status");
+  errorSeq = error && message ? seq : null;
+}
+
+/** A request numbered `n` succeeded: an error shown before it was sent is over. */
+function succeeded(n) {
+  if (errorSeq !== null && n > errorSeq) say("");
 }
 
 async function detailOf(response) {
@@ -35,7 +43,8 @@ async function detailOf(response) {
  * Throws ApiError (after showing its detail) on any other error.
  */
 export async function postRaw(path, body, kind = path) {
-  const payload = { ...body, client: `${TAB}-${kind}`, seq: ++seq };
+  const n = ++seq;
+  const payload = { ...body, client: `${TAB}-${kind}`, seq: n };
   let response;
   try {
     response = await fetch(`/api/${path}`, {
@@ -47,16 +56,17 @@ export async function postRaw(path, body, kind = path) {
     say(`cannot reach the studio server (${err.message})`, true);
     throw new ApiError(0, err.message);
   }
-  return check(response);
+  return check(response, n);
 }
 
-async function check(response) {
+async function check(response, n) {
   if (response.status === 409) return null;
   if (!response.ok) {
     const detail = await detailOf(response);
     say(detail, true);
     throw new ApiError(response.status, detail);
   }
+  succeeded(n);
   return response;
 }
 
@@ -69,26 +79,28 @@ export async function post(path, body, kind = path) {
 /** POST a multipart form (file uploads). */
 export async function postForm(path, form) {
   let response;
+  const n = ++seq;
   try {
     response = await fetch(`/api/${path}`, { method: "POST", body: form });
   } catch (err) {
     say(`cannot reach the studio server (${err.message})`, true);
     throw new ApiError(0, err.message);
   }
-  response = await check(response);
+  response = await check(response, n);
   return response ? response.json() : null;
 }
 
 /** GET `/api/<path>` as JSON. */
 export async function get(path) {
   let response;
+  const n = ++seq;
   try {
     response = await fetch(`/api/${path}`);
   } catch (err) {
     say(`cannot reach the studio server (${err.message})`, true);
     throw new ApiError(0, err.message);
   }
-  response = await check(response);
+  response = await check(response, n);
   return response ? response.json() : null;
 }
 

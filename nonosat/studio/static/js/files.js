@@ -12,6 +12,7 @@ export class Files {
     this.open = open;
     this.current = current;
     this.file = null;
+    $("open-file").onclick = () => $("file-input").click();
     $("file-input").onchange = (e) => {
       if (e.target.files[0]) this.openFile(e.target.files[0]);
       e.target.value = "";
@@ -45,8 +46,15 @@ export class Files {
         for (const [value, text] of options) g.append(new Option(text, value));
         select.append(g);
       };
-      group("Puzzle file", (formats ? formats.write : []).map((f) => [
-        `to:${f.name}`, `${f.name} (${f.suffixes.join(" ") || "text"})${f.stores_picture ? " · picture" : ""}`]));
+      const writers = formats ? formats.write : [];
+      // a suffix several formats write (grid and picross: .txt) gets the format's name too
+      const seen = {};
+      for (const f of writers) { const x = f.suffixes[0] || ".txt"; seen[x] = (seen[x] || 0) + 1; }
+      this.tags = {};
+      for (const f of writers) if (seen[f.suffixes[0] || ".txt"] > 1) this.tags[f.name] = `-${f.name}`;
+      this.keepsGivens = Object.fromEntries(writers.map((f) => [f.name, !!f.stores_givens]));
+      group("Puzzle file", writers.map((f) => [
+        `to:${f.name}`, `${f.name} (${f.suffixes.join(" ") || "text"})${f.stores_picture ? " · picture" : ""}${f.colour ? " · colour" : ""}`]));
       group("Picture", [["svg", "SVG"], ["svg-solution", "SVG with solution"], ["png", "PNG"],
         ["png-solution", "PNG with solution"]]);
       group("Proof", [["certify", "certificate bundle (zip)"]]);
@@ -121,14 +129,41 @@ export class Files {
     const blob = await response.blob();
     const match = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
     let name = match ? match[1] : "puzzle";
+    // distinct names per kind: Heart.svg and Heart-solution.svg, Heart-grid.txt and Heart-picross.txt
+    const tag = path === "render" ? (body.solution ? "-solution" : "")
+      : path === "convert" ? (this.tags && this.tags[body.to]) || "" : "";
+    if (tag) name = name.replace(/(\.[A-Za-z0-9]+)?$/, (x) => tag + x);
+    let givensNote = "";
+    let beside = null;
+    if (puzzle.givens) {
+      const kept = response.headers.get("X-Nonosat-Givens");
+      if (path === "convert" && kept !== "kept") {
+        beside = name.replace(/(\.[A-Za-z0-9]+)?$/, "-givens.txt");
+        givensNote = `; this format cannot hold the givens: they are in ${beside} beside it `
+          + "(nonosat solve FILE --state GIVENS)";
+      } else if (path !== "convert") {
+        givensNote = path === "certify" ? "; the givens were dropped (the certificate is of the clues alone)"
+          : "; the givens are not drawn in the picture (they were dropped)";
+      } else {
+        givensNote = "; the givens are saved in it";
+      }
+    }
     if (path === "certify") {
       name = name === "puzzle" ? "certificate.zip" : name;
       const verdict = response.headers.get("X-Nonosat-Verdict");
       const certified = response.headers.get("X-Nonosat-Certified") === "true";
-      say(`certificate: verdict ${verdict}, ${certified ? "certified (proof checked)" : "not certified"}`);
+      say(`certificate: verdict ${verdict}, ${certified ? "certified (proof checked)" : "not certified"}${givensNote}`);
     } else {
-      say(`saved ${name}`);
+      say(`saved ${name}${givensNote}`);
     }
+    this.save(blob, name);
+    if (beside) {
+      this.save(new Blob([puzzle.givens.map((row) => row + "\n").join("")], { type: "text/plain" }), beside);
+    }
+  }
+
+  /** Hand `blob` to the browser as a download named `name`. */
+  save(blob, name) {
     const a = document.createElement("a");
     a.href = URL.createObjectURL(blob);
     a.download = name;

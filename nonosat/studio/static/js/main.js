@@ -3,6 +3,7 @@
 import { say, shown } from "./api.js";
 import { Editor } from "./editor.js";
 import { Files } from "./files.js";
+import { KeepTrying } from "./keep.js";
 import { GridView } from "./grid.js";
 import { PictureTools } from "./picture.js";
 import { Player } from "./player.js";
@@ -27,8 +28,8 @@ const app = {
   },
 
   /** Open a puzzle (file, gallery, address) in the current mode. */
-  open(puzzle) {
-    this.editor.load(puzzle);
+  open(puzzle, record = true) {
+    this.editor.load(puzzle, record);
     this.setMode(this.mode, true);
   },
 
@@ -49,7 +50,7 @@ const app = {
     if (mode === "edit") this.editor.show();
     else if (mode === "steps") await this.stepper.show(puzzle);
     else {
-      const clues = JSON.stringify([puzzle.rows, puzzle.cols]);
+      const clues = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.givens || null, puzzle.row_colours, puzzle.col_colours, puzzle.palette]);
       if (this.playing !== clues) {
         const key = await storageKey(puzzle);
         if (this.mode !== "play") return;
@@ -72,7 +73,8 @@ function keydown(e) {
     || (t.tagName === "INPUT" && !["radio", "checkbox", "file", "button", "range"].includes(t.type)));
   if (typing) return;
   let used = false;
-  if (app.mode === "play") used = app.player.key(e);
+  if (app.mode === "edit") used = app.editor.key(e);
+  else if (app.mode === "play") used = app.player.key(e);
   else if (app.mode === "steps") used = app.stepper.key(e);
   if (!used && !e.ctrlKey && !e.metaKey && !e.altKey) {
     const mode = { e: "edit", p: "play", s: "steps" }[e.key.toLowerCase()];
@@ -87,6 +89,7 @@ async function start() {
   app.player = new Player(app);
   app.stepper = new Stepper(app);
   app.pictures = new PictureTools(app);
+  app.keep = new KeepTrying(app);
   const files = new Files((puzzle) => app.open(puzzle), () => app.editor.puzzle());
   for (const m of MODES) $(`mode-${m}`).onclick = () => app.setMode(m);
   document.addEventListener("keydown", keydown);
@@ -95,7 +98,7 @@ async function start() {
   try {
     const found = await fromUrl();
     if (found.mode) mode = found.mode;
-    if (found.puzzle) app.editor.load(found.puzzle);
+    if (found.puzzle) app.editor.load(found.puzzle, false);
     else if (found.open && !(await files.openGallery(found.open))) say(`no gallery entry ${found.open}`, true);
   } catch (err) {
     if (!shown(err)) say(String(err), true);

@@ -26,12 +26,14 @@ export class PictureTools {
   wire() {
     $("import-file").onchange = (e) => {
       this.file = e.target.files && e.target.files[0];
+      this.fresh = true; // the first picture of a file is one undoable step; the sliders' redo it
       if (this.file) this.send();
     };
     const live = () => { this.labels(); if (this.file) this.schedule(); };
     $("import-width").oninput = live;
     $("import-threshold").oninput = live;
     $("import-invert").onchange = live;
+    $("import-colours").oninput = live;
     $("make-unique").onclick = () => this.propose();
     $("make-unique-apply").onclick = () => this.apply();
     $("make-unique-discard").onclick = () => this.discard();
@@ -43,6 +45,11 @@ export class PictureTools {
     $("import-width-label").textContent = $("import-width").value;
     const t = +$("import-threshold").value;
     $("import-threshold-label").textContent = t >= 256 ? "auto" : String(t);
+    const k = +$("import-colours").value;
+    $("import-colours-label").textContent = k <= 1 ? "black and white" : `${k} colours`;
+    // the threshold and Invert are for black and white only
+    $("import-threshold").disabled = k > 1;
+    $("import-invert").disabled = k > 1;
   }
 
   schedule() {
@@ -57,6 +64,7 @@ export class PictureTools {
     const t = +$("import-threshold").value;
     if (t < 256) form.append("threshold", String(t));
     form.append("invert", $("import-invert").checked ? "1" : "0");
+    form.append("colours", $("import-colours").value);
     form.append("client", CLIENT);
     form.append("seq", String(++this.seq));
     const seq = this.seq;
@@ -67,10 +75,13 @@ export class PictureTools {
       this.discard(true);
       this.undo = null;
       $("make-unique-undo").hidden = true;
-      this.app.open(out.puzzle);
-      const th = out.threshold === null ? "" : `, threshold ${Math.round(out.threshold)}`;
+      this.app.open(out.puzzle, this.fresh);
+      this.fresh = false;
+      const th = out.threshold === null || out.threshold === undefined ? ""
+        : `, threshold ${Math.round(out.threshold)}`;
+      const cols = out.puzzle.palette ? `, ${out.puzzle.palette.length - 1} colours` : "";
       $("import-info").textContent = `${out.width}x${out.height} cells from `
-        + `${out.source_size[0]}x${out.source_size[1]} pixels (${out.kind}, ${out.filter} filter${th})`;
+        + `${out.source_size[0]}x${out.source_size[1]} pixels (${out.kind}, ${out.filter} filter${th}${cols})`;
       $("import-picture").dataset.ready = String(seq);
     } catch (err) {
       $("import-info").textContent = shown(err) ? err.message : String(err);
@@ -115,6 +126,7 @@ export class PictureTools {
     const p = this.proposal;
     if (!p || p.version !== this.editor.version) { this.discard(); return; }
     this.undo = this.editor.picture.map((row) => row.slice());
+    this.editor.record();
     this.editor.picture = p.picture.map((row) => Array.from(row));
     this.discard(true);
     $("make-unique-undo").hidden = false;
@@ -132,6 +144,7 @@ export class PictureTools {
 
   restore() {
     if (!this.undo) return;
+    this.editor.record();
     this.editor.picture = this.undo;
     this.undo = null;
     $("make-unique-undo").hidden = true;

@@ -1,11 +1,43 @@
 // Player: fill / cross / clear by mouse and keyboard, undo and redo, check, hints, a timer,
-// completion, and the game kept in localStorage (keyed by the puzzle's short code).
+// completion, and the game kept in localStorage (keyed by the puzzle's short code and givens).
+// The puzzle's givens are pre-filled and locked. Finished clues are greyed, clues of lines that
+// can no longer fit are marked (an option), a click on a clue crosses the rest of its line;
+// hint cells to fill and to cross have their own colours.
 
 import { post, shown } from "./api.js";
-import { gridRows, longestClue, makeGrid, satisfies } from "./grid.js";
+import { blocks, colourBlocks, gridRows, longestClue, makeGrid, satisfies } from "./grid.js";
+import { ColourPicker } from "./palette.js";
+import { givenCells } from "./steps.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE = "nonosat-play:";
+const OPTIONS = "nonosat-play-options";
+
+/**
+ * Can `clue` (block lengths) still be placed on `line` (an array over "#", ".", "?")? A
+ * dynamic programme over (cell, block): O(length x blocks).
+ */
+export function lineFits(clue, line) {
+  const n = line.length;
+  const k = clue.length;
+  const dots = new Int32Array(n + 1); // dots before each cell: a block may not cover one
+  for (let i = 0; i < n; i++) dots[i + 1] = dots[i] + (line[i] === "." ? 1 : 0);
+  // f[i][j]: blocks j.. can be placed in cells i.. (the cells before i being settled)
+  const f = Array.from({ length: n + 1 }, () => new Uint8Array(k + 1));
+  f[n][k] = 1;
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = k; j >= 0; j--) {
+      let ok = line[i] !== "#" && f[i + 1][j] === 1; // cell i empty
+      if (!ok && j < k) { // block j starts at cell i
+        const e = i + clue[j];
+        ok = e <= n && dots[e] === dots[i] && (e === n || line[e] !== "#")
+          && f[Math.min(e + 1, n)][j + 1] === 1;
+      }
+      f[i][j] = ok ? 1 : 0;
+    }
+  }
+  return f[0][0] === 1;
+}
 
 function clock(ms) {
   const s = Math.floor(ms / 1000);
@@ -37,6 +69,67 @@ export class Player {
     $("restart").onclick = () => this.restart();
     $("hint").onclick = () => this.askHint();
     $("apply-hint").onclick = () => this.applyHint();
+    const holder = document.createElement("div");
+    $("tool-fill").closest(".row").after(holder);
+    this.picker = new ColourPicker(holder); // colour puzzles: the colour a fill writes
+    this.givens = new Map(); // "r,c" -> "#" | ".": locked
+    let options = {};
+    try { options = JSON.parse(localStorage.getItem(OPTIONS) || "{}"); } catch { /* defaults */ }
+    $("mark-broken").checked = options.markBroken !== false;
+    $("mark-broken").onchange = () => {
+      try { localStorage.setItem(OPTIONS, JSON.stringify({ markBroken: $("mark-broken").checked })); }
+      catch { /* storage disabled */ }
+      this.showClues();
+    };
+    // a click on a clue crosses the unknown cells of its line (one undoable move)
+    app.grid.el.addEventListener("click", (e) => {
+      if (this.app.mode !== "play" || !e.target.closest) return;
+      const clue = e.target.closest(".row-clue, .col-clue");
+      if (clue && clue.dataset.r !== undefined) this.crossRest("row", +clue.dataset.r);
+      else if (clue && clue.dataset.c !== undefined) this.crossRest("col", +clue.dataset.c);
+    });
+  }
+
+  /** Is the cell a given (locked)? */
+  locked(r, c) {
+    return this.givens.has(`${r},${c}`);
+  }
+
+  /** Cross every unknown cell of a line. */
+  crossRest(axis, index) {
+    const changes = [];
+    if (axis === "row") this.state[index].forEach((v, c) => { if (v === "?") changes.push([index, c, "."]); });
+    else this.state.forEach((row, r) => { if (row[index] === "?") changes.push([r, index, "."]); });
+    this.write(changes);
+  }
+
+  /** Grey the finished clues; mark the clues of lines that can no longer fit (an option). */
+  showClues() {
+    if (this.app.mode !== "play" || !this.puzzle) return;
+    const el = this.app.grid.el;
+    const mark = $("mark-broken").checked;
+    const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+    const one = (clue, line, node) => {
+      if (!node) return;
+      const known = clue === null ? null : clue.filter((n) => n > 0);
+      if (colour) { // finished when the line's colour blocks are the clue's (no fit check)
+        const got = colourBlocks(line);
+        node.classList.toggle("finished", known !== null && same(got.lengths, known)
+          && same(got.colours, colours[i] || []));
+        return;
+      }
+      node.classList.toggle("finished", known !== null && same(blocks(line), known));
+      node.classList.toggle("broken", known !== null && mark && !lineFits(known, line));
+    };
+    const colour = !!this.puzzle.palette;
+    let colours = [];
+    let i = 0;
+    const rowNodes = el.querySelectorAll(".row-clue");
+    const colNodes = el.querySelectorAll(".col-clue");
+    colours = this.puzzle.row_colours || [];
+    this.puzzle.rows.forEach((clue, r) => { i = r; one(clue, this.state[r], rowNodes[r]); });
+    colours = this.puzzle.col_colours || [];
+    this.puzzle.cols.forEach((clue, c) => { i = c; one(clue, this.state.map((row) => row[c]), colNodes[c]); });
   }
 
   /** Start (or resume from localStorage) the game of `puzzle`, stored under `key`. */
@@ -48,7 +141,12 @@ export class Player {
     const h = puzzle.rows.length;
     const w = puzzle.cols.length;
     this.state = makeGrid(h, w, "?");
+    this.givens = new Map();
+    (puzzle.givens || []).forEach((row, r) => Array.from(row).forEach((v, c) => {
+      if (v !== "?") this.givens.set(`${r},${c}`, v);
+    }));
     this.elapsed = 0;
+    this.hints = 0;
     this.undoStack = [];
     this.redoStack = [];
     this.cursor = null;
@@ -58,8 +156,13 @@ export class Player {
       if (saved && saved.state.length === h && saved.state.every((row) => row.length === w)) {
         this.state = saved.state.map((row) => Array.from(row));
         this.elapsed = saved.elapsed || 0;
+        this.hints = saved.hints || 0;
       }
     } catch { /* a damaged entry: start afresh */ }
+    for (const [key, v] of this.givens) {
+      const [r, c] = key.split(",").map(Number);
+      if (this.state[r]) this.state[r][c] = v;
+    }
     this.done = satisfies(puzzle, this.state);
   }
 
@@ -67,7 +170,8 @@ export class Player {
     if (!this.storeKey) return;
     try {
       localStorage.setItem(STORE + this.storeKey, JSON.stringify({
-        state: gridRows(this.state), elapsed: this.time(), done: this.done, saved: Date.now() }));
+        state: gridRows(this.state), elapsed: this.time(), done: this.done, hints: this.hints,
+        saved: Date.now() }));
     } catch { /* storage full or disabled: the game goes on */ }
   }
 
@@ -93,8 +197,12 @@ export class Player {
     const grid = this.app.grid;
     grid.build(this.state.length, this.state[0].length, longestClue(this.puzzle));
     grid.clearMarks();
-    grid.setClues(this.puzzle.rows, this.puzzle.cols);
+    grid.setPalette(this.puzzle.palette);
+    this.picker.set(this.puzzle.palette);
+    grid.setClues(this.puzzle.rows, this.puzzle.cols, this.puzzle.row_colours, this.puzzle.col_colours);
     grid.setAll(this.state);
+    grid.mark("given", givenCells(this.puzzle.givens));
+    this.showClues();
     $("hint-text").textContent = "";
     $("apply-hint").disabled = true;
     this.hint = null;
@@ -106,6 +214,8 @@ export class Player {
 
   /** Leaving play mode. */
   hide() {
+    $("win").hidden = true;
+    this.app.grid.el.classList.remove("done");
     this.stopClock();
     this.save();
   }
@@ -114,6 +224,7 @@ export class Player {
   write(changes, record = true) {
     const move = [];
     for (const [r, c, v] of changes) {
+      if (this.locked(r, c)) continue;
       const old = this.state[r][c];
       if (old === v) continue;
       this.state[r][c] = v;
@@ -134,6 +245,7 @@ export class Player {
     this.done = satisfies(this.puzzle, this.state);
     if (this.done) this.stopClock(); else this.startClock();
     this.showDone();
+    this.showClues();
     this.save();
   }
 
@@ -143,6 +255,12 @@ export class Player {
     status.dataset.complete = String(this.done);
     status.textContent = this.done ? `Solved in ${clock(this.time())}!` : "";
     this.app.grid.el.classList.toggle("done", this.done);
+    const win = $("win");
+    win.hidden = !(this.done && this.app.mode === "play");
+    if (this.done) {
+      const hints = this.hints ? ` with ${this.hints} hint${this.hints === 1 ? "" : "s"}` : " without a hint";
+      win.textContent = `Solved! ${clock(this.time())}${hints}. Every clue is satisfied.`;
+    }
     this.tick();
   }
 
@@ -164,7 +282,9 @@ export class Player {
 
   restart() {
     const changes = [];
-    this.state.forEach((row, r) => row.forEach((v, c) => { if (v !== "?") changes.push([r, c, "?"]); }));
+    this.state.forEach((row, r) => row.forEach((v, c) => {
+      if (v !== "?" && !this.locked(r, c)) changes.push([r, c, "?"]);
+    }));
     this.write(changes);
     this.elapsed = 0;
     if (this.since !== null) this.since = performance.now();
@@ -172,7 +292,7 @@ export class Player {
   }
 
   tool() {
-    return $("tool-cross").checked ? "." : "#";
+    return $("tool-cross").checked ? "." : this.picker.pen();
   }
 
   /** Painting (GridView callback): one stroke is one undoable move. */
@@ -188,7 +308,7 @@ export class Player {
       this.stroke = [];
       this.moveCursor(r, c, false);
     }
-    if (!this.stroke) return;
+    if (!this.stroke || this.locked(r, c)) return;
     this.stroke.push([r, c, this.value]);
     this.app.grid.set(r, c, this.value); // shown now, written (and recorded) at the end
   }
@@ -216,7 +336,8 @@ export class Player {
       this.moveCursor(r, c);
       this.write([[r, c, this.state[r][c] === v ? "?" : v]]);
     };
-    if (k === " " || k === "f" || k === "F") { toggle("#"); return true; }
+    if (k === " " || k === "f" || k === "F") { toggle(this.picker.pen()); return true; }
+    if (/^[1-9]$/.test(k) && this.picker.choose(+k)) { $("tool-fill").checked = true; return true; }
     if (k === "x" || k === "X") { toggle("."); return true; }
     if (k === "Backspace" || k === "Delete") { this.moveCursor(r, c); this.write([[r, c, "?"]]); return true; }
     if (k === "h" || k === "H") { this.askHint(); return true; }
@@ -241,7 +362,7 @@ export class Player {
 
   clearHint() {
     this.hint = null;
-    this.app.grid.unmark("hint");
+    for (const cls of ["hint", "hint-fill", "hint-cross"]) this.app.grid.unmark(cls);
     this.app.grid.highlightLine(null);
     $("apply-hint").disabled = true;
   }
@@ -264,6 +385,10 @@ export class Player {
     text.dataset.n = String(this.hints);
     this.app.grid.highlightLine(out.line);
     this.app.grid.mark("hint", out.cells);
+    if (out.kind !== "mistake") {
+      this.app.grid.mark("hint-fill", out.cells.filter((cell) => cell[2] !== "." && cell[2] !== "?"));
+      this.app.grid.mark("hint-cross", out.cells.filter((cell) => cell[2] === "."));
+    }
     if (out.kind === "mistake") this.app.grid.mark("wrong", out.cells);
     $("apply-hint").disabled = !out.cells.length;
   }

@@ -1,7 +1,9 @@
 // Sharing: the URL carries the mode and the puzzle as a davidje13 short code
 // (/?mode=play&p=<rules code>; in the editor with a picture also &i=<image code>), or as JSON
 // (&j=...) when a clue is unknown (the short format cannot hold those). Kept up to date with
-// history.replaceState as you edit, and read back at start-up.
+// history.replaceState as you edit, and read back at start-up. Givens travel as &g=<code>
+// (givensCode: the grid read row by row, run-length coded: f filled, x empty, u unknown, each
+// letter after its count when that is over 1, e.g. "5uf94u" = the 6th cell filled).
 
 import { ApiError, post } from "./api.js";
 
@@ -20,22 +22,61 @@ async function quietPost(path, body) {
 
 /** The short codes of `puzzle` ({code, image_code}), or null when it has an unknown clue. */
 export async function codes(puzzle) {
-  const key = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.goal || null]);
+  const colour = puzzle.palette ? { palette: puzzle.palette, row_colours: puzzle.row_colours,
+    col_colours: puzzle.col_colours } : {};
+  const key = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.goal || null, colour]);
   if (cache.has(key)) return cache.get(key);
   let out = null;
-  if (!puzzle.rows.includes(null) && !puzzle.cols.includes(null)) {
+  // colour puzzles: the studio's own code (C1..., docs/studio.md), which holds unknown clues too
+  if (puzzle.palette || (!puzzle.rows.includes(null) && !puzzle.cols.includes(null))) {
     // not through api.js: a failure here is not the user's business (the JSON form is used)
-    const response = await quietPost("shortcode", { puzzle: { rows: puzzle.rows, cols: puzzle.cols, goal: puzzle.goal } });
+    const response = await quietPost("shortcode", { puzzle: { rows: puzzle.rows, cols: puzzle.cols, goal: puzzle.goal, ...colour } });
     if (response && response.ok) out = await response.json();
   }
   cache.set(key, out);
   return out;
 }
 
-/** The localStorage key of a game: the puzzle's short code (its clues as JSON without one). */
+const GIVEN_LETTER = { "#": "f", ".": "x", "?": "u" };
+const LETTER_GIVEN = { f: "#", x: ".", u: "?" };
+
+/** The compact code of a givens grid (row strings over #, ., ?); "" for none. */
+export function givensCode(rows) {
+  if (!rows || !rows.length) return "";
+  const flat = rows.join("");
+  let out = "";
+  for (let i = 0; i < flat.length;) {
+    let j = i;
+    while (j < flat.length && flat[j] === flat[i]) j += 1;
+    // a colour puzzle's colour k: "_" and its letter (colour givens)
+    out += (j - i > 1 ? String(j - i) : "") + (GIVEN_LETTER[flat[i]] || `_${flat[i]}`);
+    i = j;
+  }
+  return out;
+}
+
+/** The givens grid (row strings) of a code for an h x w puzzle; throws on a damaged code. */
+export function givensFromCode(code, h, w) {
+  let flat = "";
+  for (const [, n, letter] of code.matchAll(/(\d*)([fxu]|_[a-zA-D])/g)) {
+    flat += (LETTER_GIVEN[letter] || letter.slice(1)).repeat(n ? Number(n) : 1);
+    if (flat.length > h * w) break;
+  }
+  if (flat.length !== h * w || code.replace(/\d*(?:[fxu]|_[a-zA-D])/g, "") !== "") {
+    throw new ApiError(400, "the address holds damaged givens (g=...)");
+  }
+  return Array.from({ length: h }, (_, r) => flat.slice(r * w, (r + 1) * w));
+}
+
+/**
+ * The localStorage key of a game: the puzzle's short code (its clues as JSON without one),
+ * and its givens' code when it has givens (other givens: another game).
+ */
 export async function storageKey(puzzle) {
-  const c = await codes({ rows: puzzle.rows, cols: puzzle.cols });
-  return c ? c.code : "j:" + JSON.stringify([puzzle.rows, puzzle.cols]);
+  const c = await codes({ rows: puzzle.rows, cols: puzzle.cols, palette: puzzle.palette,
+    row_colours: puzzle.row_colours, col_colours: puzzle.col_colours });
+  const key = c ? c.code : "j:" + JSON.stringify([puzzle.rows, puzzle.cols]);
+  return puzzle.givens ? `${key}|g:${givensCode(puzzle.givens)}` : key;
 }
 
 /** The page's address for `puzzle` in `mode`. */
@@ -48,6 +89,7 @@ export async function urlFor(mode, puzzle) {
   } else {
     parts.push(`j=${encodeURIComponent(JSON.stringify({ rows: puzzle.rows, cols: puzzle.cols }))}`);
   }
+  if (puzzle.givens) parts.push(`g=${givensCode(puzzle.givens)}`);
   if (puzzle.name) parts.push(`t=${encodeURIComponent(puzzle.name)}`);
   return `${location.pathname}?${parts.join("&")}`;
 }
@@ -90,5 +132,8 @@ export async function fromUrl() {
     }
   }
   if (puzzle && params.get("t")) puzzle.name = params.get("t");
+  if (puzzle && params.get("g")) {
+    puzzle.givens = givensFromCode(params.get("g"), puzzle.rows.length, puzzle.cols.length);
+  }
   return { puzzle, mode, open: params.get("open") };
 }

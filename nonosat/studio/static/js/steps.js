@@ -3,6 +3,7 @@
 
 import { post, shown } from "./api.js";
 import { longestClue, makeGrid } from "./grid.js";
+import { stepKind } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const VERDICT = { unique: "unique solution", multiple: "several solutions",
@@ -36,12 +37,14 @@ export class Stepper {
     const grid = this.app.grid;
     grid.build(puzzle.rows.length, puzzle.cols.length, longestClue(puzzle));
     grid.clearMarks();
-    grid.setClues(puzzle.rows, puzzle.cols);
-    const key = JSON.stringify([puzzle.rows, puzzle.cols]);
+    grid.setPalette(puzzle.palette);
+    grid.setClues(puzzle.rows, puzzle.cols, puzzle.row_colours, puzzle.col_colours);
+    const key = JSON.stringify([puzzle.rows, puzzle.cols, puzzle.givens || null, puzzle.row_colours, puzzle.col_colours, puzzle.palette]);
+    this.givens = puzzle.givens || null; // the steps start from them (and never set them)
     if (this.run && this.puzzle === key) { this.draw(); return; }
     this.puzzle = key;
     this.run = null;
-    grid.setAll(makeGrid(puzzle.rows.length, puzzle.cols.length, "?"));
+    grid.setAll(this.startGrid(puzzle));
     $("step-counter").textContent = "asking the solver…";
     $("step-counter").dataset.total = ""; // no steps until the answer
     $("step-counter").dataset.index = "";
@@ -63,15 +66,21 @@ export class Stepper {
     if (this.app.mode === "steps") this.draw();
   }
 
+  /** The grid before the first step: the givens, else all unknown. */
+  startGrid(puzzle) {
+    return this.givens ? this.givens.map((row) => Array.from(row))
+      : makeGrid(puzzle.rows.length, puzzle.cols.length, "?");
+  }
+
   /** Replay once to know what each step overwrote (so going back is cheap). */
   prepare(puzzle) {
-    const grid = makeGrid(puzzle.rows.length, puzzle.cols.length, "?");
+    const grid = this.startGrid(puzzle);
     this.before = this.run.steps.map((step) => step.cells.map(([r, c, v]) => {
       const old = grid[r][c];
       grid[r][c] = v;
       return [r, c, old];
     }));
-    this.grid = makeGrid(puzzle.rows.length, puzzle.cols.length, "?");
+    this.grid = this.startGrid(puzzle);
   }
 
   /** Move to `n` steps applied (0 = start). */
@@ -92,6 +101,7 @@ export class Stepper {
   draw() {
     const grid = this.app.grid;
     grid.setAll(this.grid);
+    grid.mark("given", givenCells(this.givens));
     const step = this.index > 0 ? this.run.steps[this.index - 1] : null;
     grid.highlightLine(step ? step.line : null);
     const cells = step ? step.cells : [];
@@ -99,7 +109,7 @@ export class Stepper {
     grid.mark("guess", step && step.kind === "guess" ? cells : []);
     const n = this.total();
     $("step-counter").textContent = `step ${this.index} / ${n}`
-      + (step ? ` · ${step.kind}${step.depth ? ` (depth ${step.depth})` : ""}` : "");
+      + (step ? ` · ${stepKind(step.kind)}${step.depth ? ` (${step.depth} guess${step.depth === 1 ? "" : "es"} deep)` : ""}` : "");
     $("step-counter").dataset.index = String(this.index);
     $("step-counter").dataset.total = String(n);
     $("step-counter").dataset.kind = step ? step.kind : "";
@@ -141,4 +151,13 @@ export class Stepper {
     $(actions[e.key]).click();
     return true;
   }
+}
+
+/** [[r, c], ...] of the known cells of a givens grid (row strings), [] without givens. */
+export function givenCells(givens) {
+  const out = [];
+  (givens || []).forEach((row, r) => Array.from(row).forEach((v, c) => {
+    if (v !== "?") out.push([r, c]);
+  }));
+  return out;
 }
