@@ -319,9 +319,15 @@ def keep_trying(base: str) -> tuple[str, float, dict]:
     with httpx.Client(base_url=base, timeout=60) as client:
         job = client.post("/api/keep-trying", json={"puzzle": slow, "limit": 300}).json()
         while True:
-            out = client.get(f"/api/keep-trying/{job['job']}").json()
+            try:
+                out = client.get(f"/api/keep-trying/{job['job']}").json()
+            except httpx.TransportError:  # a kept-alive connection closed as we sent: again
+                time.sleep(0.5)
+                continue
             if out["state"] != "running":
-                return name, out["elapsed_s"], {"state": out["state"], **out["known"]}
+                result = out["result"] or {}
+                return name, out["elapsed_s"], {"state": out["state"], **out["known"],
+                                                "map complete": result.get("backbone_complete")}
             time.sleep(0.5)
 
 

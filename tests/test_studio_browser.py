@@ -1116,6 +1116,15 @@ def test_givens_prefilled_in_play_saved_and_reopened(driver, server, shot, tmp_p
     assert "g=" in driver.current_url
     url = driver.current_url
     shot("-play")
+    # Steps start from the givens and end with the puzzle's (unique) verdict
+    set_mode(driver, "steps")
+    counter = el(driver, "#step-counter")
+    wait(driver, lambda d: int(counter.get_attribute("data-total") or 0) > 0)
+    start = grid(driver)
+    assert {(r, c) for r, row in enumerate(start) for c, ch in enumerate(row) if ch != "?"} == given
+    el(driver, "#step-last").click()
+    wait(driver, lambda d: el(d, "#step-verdict").get_attribute("data-status") == "unique")
+    assert "?" not in "".join(grid(driver))
     # saved: JSON keeps them
     set_mode(driver, "edit")
     Select(el(driver, "#download-format")).select_by_value("to:json")
@@ -1137,6 +1146,17 @@ def test_givens_prefilled_in_play_saved_and_reopened(driver, server, shot, tmp_p
     driver.get(url)
     wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
     wait(driver, lambda d: marked(d, "given") == given, message="givens not in the address")
+    # printed: the given filled cells black, every other cell blank
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        printed = driver.execute_script("""
+            return Array.from(document.querySelectorAll('#board .cell'),
+                              c => [+c.dataset.r, +c.dataset.c, getComputedStyle(c).backgroundColor]);""")
+        black = {(r, c) for r, c, bg in printed if bg == "rgb(0, 0, 0)"}
+        assert black == {rc for rc, v in expect.items() if v == "#"}
+        assert {bg for r, c, bg in printed if (r, c) not in black} == {"rgb(255, 255, 255)"}
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
     shot()
 
 
@@ -1164,6 +1184,8 @@ def test_keep_trying_decides_faase(driver, server, shot):
         el(driver, "#keep-cancel").click()
         wait(driver, lambda d: el(d, "#keep-trying").is_displayed())
         assert "cancelled" in status.text
+        assert "not finished" in el(driver, "#verdict-detail").text
+        assert verdict(driver) == "multiple"  # the verdict found stays
     shot()
 
 
@@ -1232,6 +1254,10 @@ def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):
     draw(driver, [(1, 1)], [(2, 2)])
     assert verdict(driver) == "multiple"
     wait(driver, lambda d: not _has(d, "#status", "error"), message="the error bar stayed")
+    # words for people in the sidebar, not the engine's names
+    sidebar = el(driver, "#verdict-detail").text + " " + el(driver, "#techniques").text
+    for word in ("native", "probe-both", "failed-literal", "+sat", "engine "):
+        assert word not in sidebar, sidebar
     # a suggestion: rows and columns named, its cells outlined on hover
     give = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="give"]'),
                 message="no give suggestion")

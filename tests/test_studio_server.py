@@ -504,6 +504,8 @@ def test_keep_trying_reaches_the_verdict_with_the_map(client):
     assert {tuple(c) for c in out["result"]["ambiguous"]} == {
         (int(r), int(c)) for r, c in zip(*np.nonzero(diff), strict=True)}
     cells = cross.height * cross.width
+    verdict_s = out["known"].pop("verdict_s")
+    assert 0 <= verdict_s <= out["elapsed_s"]
     assert out["known"] == {"status": "multiple", "ambiguous": int(diff.sum()),
                             "proved": cells - int(diff.sum()), "undecided": 0}
     assert out["elapsed_s"] <= 30
@@ -521,7 +523,7 @@ def test_keep_trying_cancel_limit_and_admission():
     from nonosat.studio.background import BackgroundJobs
     from nonosat.studio.quick import Cancelled
 
-    jobs = BackgroundJobs(max_running=2)
+    jobs = BackgroundJobs(max_running=2, grace_s=0.0)
     ended: list[float] = []
 
     def work(job):

@@ -113,10 +113,11 @@ async def keep_trying(body: KeepTryingRequest, request: Request) -> dict[str, An
     started = time.perf_counter()
 
     def work(job: BackgroundJob) -> dict[str, Any]:
-        left = max(limit - (time.perf_counter() - started), 0.0)
-        return quick_analyse(puzzle, timeout=left, suggest=body.suggest,
-                             suggest_timeout=min(max(left / 10, 1.0), 10.0),
-                             stop=job.token, progress=job.update).to_json()
+        # the whole ends by the limit: a verdict reached in time is kept with a partial map
+        return quick_analyse(puzzle, timeout=limit, suggest=body.suggest,
+                             suggest_timeout=min(max(limit / 10, 1.0), 10.0),
+                             stop=job.token, progress=job.update,
+                             deadline=started + limit).to_json()
 
     client = body.client if isinstance(body.client, str) else None
     return request.app.state.background.start(work, limit, client).to_json()

@@ -5,8 +5,11 @@ job runs the same analysis (:func:`nonosat.studio.quick.quick_analyse`) in a thr
 (never one of the request pool's, so it cannot hold up the live verdicts) under a time limit of
 at most :data:`MAX_LIMIT_S`, and the page polls it: elapsed time, the phase, and what is known so
 far (the verdict once it is in, then the map's proved, ambiguous and undecided counts).  A job is
-cancelled by ``DELETE``, by a newer job of the same ``client``, or by its limit (its
-:class:`~nonosat.stop.StopToken` is armed with it).  At most :data:`MAX_RUNNING` run at once
+cancelled by ``DELETE``, by a newer job of the same ``client``, or by its limit (the work is
+given it as a deadline, and its :class:`~nonosat.stop.StopToken` is armed for
+:data:`GRACE_S` later as a backstop).  A verdict reached within the limit is ``done`` even
+when the map could not be completed (``backbone_complete`` false, ``known.undecided`` the cells
+left open).  At most :data:`MAX_RUNNING` run at once
 (more: 503; a cancelled job counts until its thread has returned); a finished job is kept for :data:`KEEP_S` seconds for the page to read.
 """
 
@@ -27,6 +30,9 @@ MAX_LIMIT_S = 300.0
 DEFAULT_LIMIT_S = 60.0
 #: Background jobs running at once; more are refused (503).
 MAX_RUNNING = 2
+#: Seconds past its limit after which a job's token is set (the work itself ends by the limit:
+#: this stops what overruns it, such as suggestions).
+GRACE_S = 5.0
 #: Seconds a finished job stays readable.
 KEEP_S = 600.0
 #: Finished jobs kept at most (the oldest are forgotten first).
@@ -52,8 +58,8 @@ class BackgroundJob:
     phase : str
         What it is doing (``"verdict"``, ``"grade"``, ``"map"``, ``"suggestions"``, ``"done"``).
     known : dict
-        What is known so far: ``status`` (once the verdict is in), ``proved``, ``ambiguous``,
-        ``undecided`` (cell counts, once known).
+        What is known so far: ``status`` and ``verdict_s`` (seconds to it) once the verdict is
+        in, ``proved``, ``ambiguous``, ``undecided`` (cell counts, once known).
     result : dict or None
         The answer (the ``POST /api/analyse`` object) once done.
     detail : str or None
@@ -79,6 +85,8 @@ class BackgroundJob:
         """Record the phase and what is known (called from the job's thread)."""
         with self._lock:
             self.phase = phase
+            if "status" in known and "verdict_s" not in self.known:
+                self.known["verdict_s"] = round(time.monotonic() - self.started, 3)
             self.known.update(known)
 
     def finish(self, state: str, result: dict[str, Any] | None = None,
@@ -119,10 +127,13 @@ class BackgroundJobs:
     ----------
     max_running : int
         Jobs running at once; :meth:`start` raises :class:`~nonosat.studio.jobs.Busy` beyond.
+    grace_s : float
+        Seconds past a job's limit after which its token is set.
     """
 
-    def __init__(self, max_running: int = MAX_RUNNING):
+    def __init__(self, max_running: int = MAX_RUNNING, grace_s: float = GRACE_S):
         self.max_running = max_running
+        self.grace_s = grace_s
         self._jobs: dict[str, BackgroundJob] = {}
         self._lock = threading.Lock()
 
@@ -149,7 +160,7 @@ class BackgroundJobs:
                 raise Busy(retry_after=5)
             job = BackgroundJob(limit_s, client)
             self._jobs[job.id] = job
-        job.token.arm(limit_s)
+        job.token.arm(limit_s + self.grace_s)
         threading.Thread(target=self._run, args=(job, work), name=f"nonosat-keep-{job.id}",
                          daemon=True).start()
         return job

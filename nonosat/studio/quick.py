@@ -30,11 +30,11 @@ percentile over 5 s with the native engine).  The studio therefore uses:
   known, one-cell edits of the picture whose re-derived clues have a unique solution
   (:func:`nonosat.analysis.ambiguity.edit_suggestions`, shared with ``nonosat analyse``).
 
-**Colour** puzzles take the same steps with the colour functions of
-:mod:`nonosat.analysis.colour` (as ``nonosat analyse`` does): the grade from
-:func:`~nonosat.analysis.colour.colour_staged_solve` (line solving and probing; there is no
-implication stage for colour), the map from :func:`~nonosat.analysis.colour.colour_ambiguity_map`,
-givens from :func:`~nonosat.analysis.colour.colour_givens`; solutions, givens and edits are
+**Colour** puzzles take the same steps through the same analysis functions (the one pipeline
+of ``nonosat analyse``, on the colour kernels): the grade from
+:func:`~nonosat.analysis.staged.staged_solve` (line solving, implications over "cell takes colour
+c", probing), the map from :func:`~nonosat.analysis.backbone.ambiguity_map`, givens from
+:func:`~nonosat.analysis.givens.uniqueness_givens`; solutions, givens and edits are
 written over :data:`nonosat.studio.schemas.INDEX_CHARS` (``.`` background, ``a`` colour 1, ...).
 """
 
@@ -50,7 +50,7 @@ import numpy as np
 from nonosat.analysis.ambiguity import MAX_EDITS, edit_suggestions, sat_backbone
 from nonosat.engines import SolveResult, Status, solve
 from nonosat.puzzle import Cell, Puzzle, grid_rows
-from nonosat.stop import StopToken
+from nonosat.stop import TIME_LIMIT, StopToken
 from nonosat.studio.jobs import stop_kwargs
 
 __all__ = ["MAX_EDITS", "Cancelled", "QuickAnalysis", "classify", "edit_suggestions",
@@ -144,13 +144,13 @@ def given_count(puzzle: Puzzle, givens: np.ndarray) -> int:
 def backbone(puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None, *,
              deadline: float) -> tuple[np.ndarray, bool, list[np.ndarray]]:
     """``(ambiguous, complete, witnesses)`` of several solutions, black-and-white
-    (:func:`sat_backbone`) or colour (:func:`nonosat.analysis.colour.colour_ambiguity_map`)."""
+    (:func:`sat_backbone`) or colour (:func:`nonosat.analysis.backbone.ambiguity_map`)."""
     if not puzzle.is_colour:
         return sat_backbone(puzzle, solutions, known, deadline=deadline)
-    from nonosat.analysis.colour import colour_ambiguity_map
+    from nonosat.analysis.backbone import ambiguity_map
 
-    bb = colour_ambiguity_map(puzzle, solutions, known,
-                              timeout=max(deadline - time.perf_counter(), 0.0))
+    bb = ambiguity_map(puzzle, solutions, known,
+                       timeout=max(deadline - time.perf_counter(), 0.0))
     return bb.ambiguous, not bool(bb.undecided.any()), list(bb.witnesses)
 
 
@@ -236,14 +236,14 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
 
 def _colour_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
                   ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
-    """:func:`quick_grade` of a colour puzzle: the staged colour solve (line solving, probing)
-    and, when it gets stuck, the engine's search figures, graded by the same rule; the
+    """:func:`quick_grade` of a colour puzzle: the staged solve (line solving, implications,
+    probing) and, when it gets stuck, the engine's search figures, graded by the same rule; the
     fixpoint grid holds colour bit masks (int32)."""
     from nonosat.analysis.classify import search_effort
-    from nonosat.analysis.colour import colour_staged_solve
     from nonosat.analysis.difficulty import difficulty_grade
+    from nonosat.analysis.staged import staged_solve
 
-    staged = colour_staged_solve(puzzle, start)
+    staged = staged_solve(puzzle, start)
     stuck = staged.status == "stuck"
     grade = difficulty_grade(staged, search_effort(result) if stuck else None,
                              contradiction=staged.status == "contradiction")
@@ -275,6 +275,7 @@ def quick_analyse(
     should_stop: Callable[[], bool] = lambda: False,
     stop: StopToken | None = None,
     progress: Callable[[str, dict[str, Any]], None] | None = None,
+    deadline: float | None = None,
 ) -> QuickAnalysis:
     """Verdict, whole ambiguity map, grade and suggestions of ``puzzle`` (module docstring).
 
@@ -292,11 +293,15 @@ def quick_analyse(
         Polled between phases; when it returns ``True`` :class:`Cancelled` is raised.
     stop : StopToken, optional
         Polled as ``should_stop`` is, and handed to the engines that take a ``stop=`` parameter
-        (:func:`nonosat.studio.jobs.stop_kwargs`).
+        (:func:`nonosat.studio.jobs.stop_kwargs`).  Set by its timer (``TIME_LIMIT``), the
+        analysis finishes with what it has (no more map, no suggestions) instead of raising.
     progress : callable(phase, known), optional
         Called as each phase starts (``"verdict"``, ``"grade"``, ``"map"``, ``"suggestions"``)
         with what is known so far: ``status`` once the verdict is in, ``proved`` (cells fixed in
         every solution), ``ambiguous`` and ``undecided`` cell counts once they are known.
+    deadline : float, optional
+        ``time.perf_counter()`` value by which the whole must end: the verdict and the map get
+        at most what is left of it (the map then stays partial, ``backbone_complete`` false).
 
     Raises
     ------
@@ -307,16 +312,29 @@ def quick_analyse(
     cells = puzzle.height * puzzle.width
 
     def check() -> None:
-        if should_stop() or (stop is not None and stop.is_set()):
+        # a token set by its timer (TIME_LIMIT) means "finish with what you have": the engines
+        # it reaches give up, the map gets no more time and suggestions are skipped; any other
+        # reason (a cancel) drops the work
+        if should_stop() or (stop is not None and stop.is_set() and not timed_out()):
             raise Cancelled
+
+    def timed_out() -> bool:
+        return stop is not None and int(stop.flag[0]) == TIME_LIMIT
 
     def tell(phase: str, **known: Any) -> None:
         if progress is not None:
             progress(phase, known)
 
+    def budget() -> float:
+        if timed_out():
+            return 0.0
+        if deadline is None:
+            return timeout
+        return max(min(timeout, deadline - time.perf_counter()), 0.0)
+
     givens = start_grid(puzzle)
     tell("verdict", undecided=cells)
-    result = verdict(puzzle, timeout, givens, stop=stop)
+    result = verdict(puzzle, budget(), givens, stop=stop)
     check()
     tell("grade", status=result.status.value,
          **({"proved": cells, "ambiguous": 0, "undecided": 0}
@@ -337,7 +355,7 @@ def quick_analyse(
         tell("map", status=result.status.value, proved=proved, ambiguous=0,
              undecided=cells - proved)
         ambiguous, complete, witnesses = backbone(
-            puzzle, result.solutions, root, deadline=time.perf_counter() + timeout)
+            puzzle, result.solutions, root, deadline=time.perf_counter() + budget())
         n = int(ambiguous.sum())
         tell("map", status=result.status.value, ambiguous=n,
              proved=cells - n if complete else proved, undecided=0 if complete else
@@ -348,7 +366,7 @@ def quick_analyse(
         n = given_count(puzzle, givens)
         text = f"with {n} given cell{'s' if n != 1 else ''}: {text}"
     out = QuickAnalysis(puzzle, result, ambiguous, complete, grade, techniques, guesses, text)
-    if suggest and result.status == Status.MULTIPLE:
+    if suggest and result.status == Status.MULTIPLE and not timed_out():
         tell("suggestions", status=result.status.value)
         out.suggestions = suggestions(puzzle, witnesses, root, ambiguous,
                                       timeout=suggest_timeout, should_stop=should_stop)
@@ -391,10 +409,11 @@ def suggestions(
     """
     if timeout is None:
         timeout = suggestion_budget(puzzle)
-    if puzzle.goal is not None and puzzle.is_solution(np.asarray(puzzle.goal, dtype=bool)):
-        solutions = [np.asarray(puzzle.goal, dtype=bool)]
-    else:
-        solutions = list(solutions[:2])
+    solutions = list(solutions[:2])
+    if (not puzzle.is_colour and puzzle.goal is not None
+            and np.asarray(puzzle.goal).shape == puzzle.shape
+            and puzzle.is_solution(np.asarray(puzzle.goal, dtype=bool))):
+        solutions = [np.asarray(puzzle.goal, dtype=bool)]  # (colour: targets the goal itself)
     from nonosat.analysis.ambiguity import uniqueness_givens
 
     deadline = time.perf_counter() + timeout
@@ -405,7 +424,7 @@ def suggestions(
                                    share=share, should_stop=should_stop)
     givens = uniqueness_givens(puzzle, solutions, known, engine="native", timeout=share)
     if givens.unique and givens.cells:
-        cells = [[r, c, "#" if v else "."] for (r, c), v in givens.cells]
+        cells: list[list[Any]] = [[r, c, "#" if v else "."] for (r, c), v in givens.cells]
         n = len(cells)
         out.append({"kind": "give", "cells": cells,
                     "text": f"give {n} cell{'s' if n != 1 else ''} as a start: "
@@ -432,9 +451,9 @@ def _colour_suggestions(
     should_stop: Callable[[], bool],
 ) -> list[dict[str, Any]]:
     """:func:`suggestions` of a colour puzzle: givens of the goal picture (when it is a solution,
-    else of the first solution) by :func:`nonosat.analysis.colour.colour_givens`, then one-cell
-    edits; cells as ``[r, c, ch]`` over :data:`nonosat.studio.schemas.INDEX_CHARS`."""
-    from nonosat.analysis.colour import colour_givens
+    else of the first solution) by :func:`nonosat.analysis.givens.uniqueness_givens`, then
+    one-cell edits; cells as ``[r, c, ch]`` over :data:`nonosat.studio.schemas.INDEX_CHARS`."""
+    from nonosat.analysis.givens import uniqueness_givens
     from nonosat.studio.schemas import INDEX_CHARS
 
     assert puzzle.palette is not None
@@ -443,7 +462,8 @@ def _colour_suggestions(
     target = (np.asarray(goal, dtype=np.int8) if goal is not None and goal.shape == puzzle.shape
               and puzzle.is_solution(goal) else solutions[0])
     out: list[dict[str, Any]] = []
-    cells = colour_givens(puzzle, [target], time.perf_counter() + share, known=known)
+    found = uniqueness_givens(puzzle, [target], known, timeout=share)
+    cells = [(r, c, int(k)) for (r, c), k in found.cells] if found.unique else None
     if cells:
         n = len(cells)
         out.append({"kind": "give", "cells": [[r, c, INDEX_CHARS[k]] for r, c, k in cells],

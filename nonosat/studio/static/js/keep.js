@@ -51,6 +51,10 @@ export class KeepTrying {
     this.job = null;
     if (why) this.show(why, false);
     if (!job) return;
+    if (why === "cancelled" && job.status && job.version === this.editor.version) {
+      this.editor.takeVerdict(job.status, `found by Keep trying in ${job.verdictAt.toFixed(1)} s;`
+        + " the ambiguity map was not finished (cancelled)");
+    }
     try {
       await fetch(`/api/keep-trying/${encodeURIComponent(job.id)}`, { method: "DELETE" });
     } catch { /* the server is gone: nothing runs there either */ }
@@ -94,8 +98,13 @@ export class KeepTrying {
     // the verdict is in before the whole analysis: show it at once (the map may take long)
     const early = k.status && k.status !== "unknown" && !(out.state === "done" && out.result);
     if (early && this.job && this.job.version === this.editor.version) {
-      this.editor.takeVerdict(k.status, `found by Keep trying in ${out.elapsed_s.toFixed(1)} s`
-        + (out.state === "running" ? "; still working on the rest" : ""));
+      if (this.job.verdictAt === undefined) this.job.verdictAt = k.verdict_s ?? out.elapsed_s;
+      this.job.status = k.status;
+      const rest = { running: "; still working on the ambiguity map and the grade",
+        "gave up": "; the ambiguity map was not finished within the limit",
+        cancelled: "; the ambiguity map was not finished (cancelled)" }[out.state] || "";
+      this.editor.takeVerdict(k.status,
+        `found by Keep trying in ${this.job.verdictAt.toFixed(1)} s${rest}`);
     }
     if (out.state === "running") {
       this.show(`${PHASES[out.phase] || out.phase} · ${parts.join(" · ")}`, true);
