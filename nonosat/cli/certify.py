@@ -52,7 +52,7 @@ from nonosat.cli.options import (
     JsonOpt,
     PuzzleArg,
     SatSolverOpt,
-    out_option,
+    out_param,
     timeout_param,
     use_checker_path,
 )
@@ -147,8 +147,9 @@ ProverOpt = Annotated[
         "search, else SAT after the native deductions).",
     ),
 ]
-OutOpt = out_option("Certificate directory to write (claimed atomically: it holds the whole "
-                    "certificate or nothing).", required=True)
+OutOpt = Annotated[Path, out_param(
+    "Certificate directory to write (claimed atomically: it holds the whole certificate or "
+    "nothing).", required=True)]
 
 #: Exit code of ``certify --prover native`` on a puzzle the native solver needs search for.
 EXIT_PROVER_REFUSED = 5

@@ -9,6 +9,8 @@ to standard output.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Annotated
 
 from nonosat.cli.common import (
     FormatOpt,
@@ -18,11 +20,12 @@ from nonosat.cli.common import (
     load_puzzle,
     read_state,
 )
-from nonosat.cli.options import EncodingOpt, ForceOpt, StateOpt, out_option
+from nonosat.cli.options import EncodingOpt, ForceOpt, StateOpt, out_param
 from nonosat.cli.output import echo
 from nonosat.text import printable
 
-OutOpt = out_option("DIMACS file to write ('-' for standard output).", required=True)
+OutOpt = Annotated[Path, out_param("DIMACS file to write ('-' for standard output).",
+                                   required=True)]
 
 
 @handle_errors

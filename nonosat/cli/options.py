@@ -233,12 +233,13 @@ EncodingOpt = Annotated[
 ]
 
 
-def out_option(what: str, required: bool = False) -> object:
-    """The ``--out/-o`` option: where a command writes (``what``: its help; a required one has
-    no default)."""
+def out_param(what: str, required: bool = False) -> OptionInfo:
+    """The ``--out/-o`` option, for its ``Annotated`` type: where a command writes (``what``:
+    its help): ``Annotated[Path, out_param(what, required=True)]`` (no default shown) or
+    ``Annotated[Path | None, out_param(what)]``."""
     if required:
-        return Annotated[Path, typer.Option("--out", "-o", help=what, show_default=False)]
-    return Annotated[Path | None, typer.Option("--out", "-o", help=what)]
+        return typer.Option("--out", "-o", help=what, show_default=False)
+    return typer.Option("--out", "-o", help=what)
 
 
 def use_checker_path(dirs: list[Path] | None) -> None:
