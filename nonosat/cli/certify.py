@@ -318,18 +318,21 @@ def verify_command(
         expected_path, expected_index = split_puzzle_ref(puzzle_file)
         expected = read_puzzle(expected_path, None, expected_index)
     from nonosat.certificates.colour import (
+        ColourVerification,
         is_colour_certificate,
         verify_colour_certificate,
     )
+    from nonosat.certificates.verify import Verification
 
     colour = is_colour_certificate(cert_dir)
+    result: ColourVerification | Verification
     if colour:
         result = verify_colour_certificate(cert_dir, checker or ["auto"], expected=expected)
     else:
         result = verify_certificate(cert_dir, checker or ["auto"], timeout, expected=expected)
     code = _EXIT.get(result.verdict or "", EXIT_FAILED) if result.ok else EXIT_FAILED
     if json_output:
-        if colour:
+        if isinstance(result, ColourVerification):  # the colour certificate's
             record = {"kind": "colour", "ok": result.ok, "verdict": result.verdict,
                       "problems": result.problems,
                       "checks": [c.to_json() for c in result.checks],
