@@ -138,6 +138,9 @@ def bench_pictures(args) -> None:
     from nonosat.generate.unique import make_unique
 
     pics = pictures(args.pictures)
+    if args.only:
+        keep = set(args.only.split(","))
+        pics = {name: data for name, data in pics.items() if name in keep}
     print(f"## pictures ({len(pics)}: {', '.join(pics)})\n")
     print("| size | mode | grade | unique | baseline unique | changed median / max | "
           "share median / max | time median / max s | grades reached |")
@@ -242,6 +245,8 @@ def main() -> None:
     ap.add_argument("--random-grades", default="1,3,any")
     ap.add_argument("--random-count", type=int, default=20)
     ap.add_argument("--count-step", type=int, default=20)
+    ap.add_argument("--only", default="",
+                    help="comma-separated picture names (e.g. draw-rings): only these")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
