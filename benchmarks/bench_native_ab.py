@@ -6,9 +6,10 @@ the search's CPU time (``time.thread_time`` around the calls that run the compil
 set-up; CPU rather than wall time, so that a loaded machine disturbs the figures less).  ``--mode budget`` (default) is the ``auto`` engine's native stage (the search until its
 work budget, :data:`nonosat.engines.auto.NATIVE_WORK`, the hot path of a tournament set);
 ``--mode root`` is the root node only (propagation and probing); ``--mode full`` searches to the
-end (``--cap`` seconds a puzzle).  Printed per round and tree: kernel seconds in all, probes,
+end (``--cap`` seconds a puzzle).  Printed per round and tree: CPU seconds in all, probes,
 median microseconds a puzzle; then the ratio of every tree to the first (the median of the
-per-round ratios of totals), and whether the trees agree on every puzzle's outcome (solutions
+per-round ratios of totals, and the ratio of the trees' fastest rounds, which a loaded machine
+disturbs least), and whether the trees agree on every puzzle's outcome (solutions
 found, finished, probes made).
 
 Sets: tournament stems (``taai2011`` ...), ``survey`` (the webpbn survey), ``faase``, a file, or
@@ -167,8 +168,10 @@ def main() -> None:
         for tree in trees[1:]:
             ratios = [b / a for a, b in zip(totals[base], totals[tree], strict=True)]
             same = first[tree] == first[base]
+            best = min(totals[tree]) / min(totals[base])
             print(f"{name}: {tree} / {base} = {statistics.median(ratios):.3f} (rounds "
-                  f"{', '.join(f'{x:.3f}' for x in ratios)}); same outcomes and probes: {same}")
+                  f"{', '.join(f'{x:.3f}' for x in ratios)}; fastest rounds {best:.3f}); same "
+                  f"outcomes and probes: {same}")
 
 
 if __name__ == "__main__":

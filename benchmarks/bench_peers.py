@@ -19,7 +19,9 @@ disagreement (a bug to find, not a figure).  Puzzles given to the peers are writ
 files (a tournament set as the set file itself), so every solver reads the same clues.
 
 Sets: tournament files by stem (``taai2011``, ``tcga2016``, ``icga2018``, ``icga2023`` …, from
-``NonogramRecord/question``), ``survey`` (webpbn survey with Knotty and Faase; give ``--timeout
+``NonogramRecord/question``), generated TAAI-style sets ``random{N}-{ratio}-s{seed}x{count}``
+(``random25-0.45-s11x200``: 200 random 25x25 pictures, black ratio 0.45, seed 11; see
+``bench_native_ab.py``), ``survey`` (webpbn survey with Knotty and Faase; give ``--timeout
 600``) and ``everyday`` (the set of ``run.py``).  Usage::
 
     python benchmarks/bench_peers.py --sets taai2011 --sample 100 --modes 2,1
@@ -43,7 +45,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-SHARED = ROOT.parent / "shared"
+SHARED = Path(os.environ.get("NONOSAT_SHARED", ROOT.parent / "shared"))
 CORPUS = SHARED / "corpus"
 QUESTIONS = CORPUS / "NonogramRecord" / "question"
 PEERS = SHARED / "peers"
@@ -62,9 +64,21 @@ def children_cpu() -> float:
 
 
 # --------------------------------------------------------------------------------------- sets
-def tournament_set(stem: str, sample: int | None, tmp: Path) -> dict:
+def generated_set(name: str, tmp: Path) -> dict:
+    """A generated TAAI-style set ``random{N}-{ratio}-s{seed}x{count}`` (random pictures, clues
+    from them: :func:`bench_native_ab.random_set`) as a tournament set file nonosolve reads."""
+    from bench_native_ab import random_set
+
+    from nonosat.formats import write_puzzles
+
+    file = tmp / f"{name}.txt"
+    write_puzzles(random_set(name), file, format="tournament")
+    return tournament_set(name, None, tmp, path=file)
+
+
+def tournament_set(stem: str, sample: int | None, tmp: Path, path: Path | None = None) -> dict:
     """A tournament set (optionally every k-th puzzle) as a set file nonosolve reads."""
-    path = QUESTIONS / f"{stem}.txt"
+    path = path or QUESTIONS / f"{stem}.txt"
     if not path.exists():
         raise SystemExit(f"bench_peers: no tournament set {path}")
     text = path.read_text()
@@ -117,6 +131,8 @@ def load_sets(names: list[str], sample: int | None, tmp: Path) -> list[dict]:
             if sample:
                 specs = specs[:: max(len(specs) // sample, 1)][:sample]
             out.append(file_set("everyday", specs, tmp))
+        elif name.startswith("random"):
+            out.append(generated_set(name, tmp))
         else:
             out.append(tournament_set(name, sample, tmp))
     return out

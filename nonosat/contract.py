@@ -60,7 +60,8 @@ def _analyse(body: dict[str, Any]) -> dict[str, Any]:
         body["time_s"] = body.pop("solve_time_s")
     for key in ("linked_cells", "linked_cells_after_logic"):
         if isinstance(body.get(key), list):
-            body[key] = [{"equal": _pairs(g.get("equal", [])),
+            body[key] = [g if "literals" in g else  # colour: literals, already cells
+                         {"equal": _pairs(g.get("equal", [])),
                           "opposite": _pairs(g.get("opposite", []))} for g in body[key]]
     ambiguity = body.get("ambiguity")
     if isinstance(ambiguity, dict):

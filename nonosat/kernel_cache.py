@@ -43,7 +43,7 @@ KERNEL_FILES = (
     "certificates/lrat_check.py",
     "analysis/backdoor.py",
     "analysis/implied.py",
-    "analysis/staged.py",
+    "analysis/logic.py",
 )
 
 _ROOT = Path(__file__).resolve().parent

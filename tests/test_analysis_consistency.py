@@ -23,7 +23,6 @@ from typer.testing import CliRunner
 
 from nonosat.analysis.ambiguity import edit_suggestions, picture_puzzle
 from nonosat.analysis.classify import solve_classification
-from nonosat.analysis.colour import analyse_colour
 from nonosat.analysis.difficulty import analyse
 from nonosat.cli import common
 from nonosat.cli.app import app
@@ -325,22 +324,22 @@ def test_goal_contradicting_the_clues_is_a_warning_everywhere(tmp_path):
 
 # -- colour --------------------------------------------------------------------------------------
 def test_colour_analysis_agrees_with_itself():
-    ambiguous = analyse_colour(read_puzzle(GAMES / "ladybird-ambiguous.xml"), backdoor_timeout=0)
+    ambiguous = analyse(read_puzzle(GAMES / "ladybird-ambiguous.xml"), backdoor_timeout=0)
     assert solve(ambiguous.puzzle, "cpsat", limit=2).status == Status.MULTIPLE
     assert ambiguous.grade.describe() == "not graded: several solutions"
     assert ambiguous.to_json()["grade"]["grade"] is None
-    impossible = analyse_colour(read_puzzle(GAMES / "ladybird-impossible.non"),
+    impossible = analyse(read_puzzle(GAMES / "ladybird-impossible.non"),
                                 backdoor_timeout=0)
     assert impossible.grade.describe() == "not graded: no solution"
-    unique = analyse_colour(read_puzzle(GAMES / "ladybird.non"), backdoor_timeout=0)
+    unique = analyse(read_puzzle(GAMES / "ladybird.non"), backdoor_timeout=0)
     assert unique.status == Status.UNIQUE and unique.grade.graded
     needed = unique.techniques_needed
     assert unique.classification.startswith(WORDING[needed])
     assert unique.to_json()["techniques_needed"] == needed
     # one time limit: no time left after the verdict, the sections say so
-    cut = analyse_colour(read_puzzle(GAMES / "ladybird-ambiguous.xml"), timeout=1e-9)
+    cut = analyse(read_puzzle(GAMES / "ladybird-ambiguous.xml"), timeout=1e-9)
     assert cut.sections["stages"] == "time limit" and cut.techniques_needed is None
-    from nonosat.cli.analyse import _colour_report
+    from nonosat.cli.analyse import _report
 
-    text = _colour_report(cut, "p")
+    text = _report(cut, "p")
     assert "logic stages: not run (time limit)" in text and "time limits: " in text

@@ -13,17 +13,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from nonosat.analysis.colour import (
-    analyse_colour,
-    colour_backdoor,
-    colour_explain,
-    colour_hint,
-    colour_open_grid,
-    colour_solve_classification,
-    colour_staged_solve,
-)
+from nonosat.analysis.backdoor import smallest_backdoor
+from nonosat.analysis.classify import solve_classification
 from nonosat.analysis.difficulty import analyse
+from nonosat.analysis.logic import open_grid
+from nonosat.analysis.staged import staged_solve
 from nonosat.analysis.structure import independent_parts
+from nonosat.analysis.walkthrough import colour_explain, colour_hint
 from nonosat.cli.app import app
 from nonosat.engines import Status, solve
 from nonosat.formats import read_puzzle
@@ -63,7 +59,7 @@ def test_impossible_puzzle_is_found_contradictory():
 
 def test_ambiguity_map_marks_the_cells_where_solutions_differ():
     puzzle = read_puzzle(GAMES / "ladybird-ambiguous.xml")
-    result = analyse_colour(puzzle, limit=10)
+    result = analyse(puzzle, limit=10)
     assert result.status.value == "multiple"
     stack = np.asarray(result.solutions)
     assert len(stack) == 2  # the leaf drawn two ways: exactly two solutions
@@ -90,7 +86,7 @@ def test_cli_analyse_hint_explain_on_colour():
 
 def test_backbone_and_givens_of_an_ambiguous_colour_puzzle():
     puzzle = read_puzzle(GAMES / "ladybird-ambiguous.xml")
-    result = analyse_colour(puzzle, limit=2)
+    result = analyse(puzzle, limit=2)
     every = solve(puzzle, "cpsat", limit=100).solutions  # all of them (2)
     stack = np.asarray(every)
     assert result.backbone_size() == int((stack == stack[0]).all(axis=0).sum())
@@ -202,7 +198,7 @@ def _colour_files() -> list[str]:
 
 
 def _check_stage_figures(puzzle: Puzzle) -> None:
-    result = analyse_colour(puzzle, backdoor_timeout=0)
+    result = analyse(puzzle, backdoor_timeout=0)
     n = puzzle.height * puzzle.width
     cells = result.cells_by_stage()
     oa = result.staged.open_after
@@ -210,7 +206,7 @@ def _check_stage_figures(puzzle: Puzzle) -> None:
     assert oa["start"] == n and oa["start"] >= oa["line"] >= oa["probing"]
     assert cells["line"] == n - oa["line"]
     assert cells["line"] + cells["implications"] + cells["probing"] == n - oa["probing"]
-    assert cells["implications"] == 0  # no implication stage for colour
+    assert oa["line"] >= oa["implications"] >= oa["probing"]
     line, probed = _native_fixpoints(puzzle)
     if result.status != Status.NONE:
         assert sum(cells.values()) == n
@@ -253,7 +249,7 @@ def test_stage_figures_add_up_where_probing_and_search_are_needed():
         if not pic.any(axis=0).all() or not pic.any(axis=1).all():
             continue
         puzzle = Puzzle.from_picture(pic, palette=_palette())
-        staged = colour_staged_solve(puzzle)
+        staged = staged_solve(puzzle)
         line, probed = _native_fixpoints(puzzle)
         assert staged.open_after["line"] == _n_open(line)
         assert np.array_equal(staged.grid, probed)
@@ -276,7 +272,7 @@ def test_classification_of_each_kind():
     stack = np.asarray(every)
     truth = int((stack != stack[0]).any(axis=0).sum())
     assert solve(none, "cpsat", limit=2).status == Status.NONE
-    got = {name: analyse_colour(p, backdoor_timeout=1).classification
+    got = {name: analyse(p, backdoor_timeout=1).classification
            for name, p in [("line", line), ("probing", probing), ("search", search),
                            ("several", several), ("none", none)]}
     assert got["line"] == "unique, line-solvable"
@@ -289,13 +285,13 @@ def test_classification_of_each_kind():
     assert analyse(domino(4), backdoor_timeout=0).classification == got["probing"]
     # nonosat solve: the cheap form, same words
     for name, p in [("line", line), ("probing", probing), ("search", search)]:
-        assert colour_solve_classification(p, solve(p, "auto", limit=2)) == got[name]
+        assert solve_classification(p, solve(p, "auto", limit=2)) == got[name]
     found = solve(several, "auto")
     differ = int((np.array(found.solutions) != found.solutions[0]).any(axis=0).sum())
     assert 1 <= differ <= truth
-    assert colour_solve_classification(several, found) == \
+    assert solve_classification(several, found) == \
         f"several solutions (at least {differ} cell{'s' * (differ != 1)} ambiguous)"
-    assert colour_solve_classification(none, solve(none, "auto")) == "no solution"
+    assert solve_classification(none, solve(none, "auto")) == "no solution"
     out = runner.invoke(app, ["solve", str(GAMES / "ladybird.non")])
     assert out.exit_code == 0
     assert out.stdout.strip().endswith("classification: unique, line-solvable")
@@ -304,7 +300,7 @@ def test_classification_of_each_kind():
 def test_backdoor_checked_by_an_independent_line_closure():
     puzzle = colour_domino(4)
     solution = solve(puzzle, "cpsat", limit=2).solutions[0]
-    bd = colour_backdoor(puzzle, solution, timeout=30)
+    bd = smallest_backdoor(puzzle, solution, timeout=30)
     assert bd.exact and bd.lower_bound == bd.size >= 1
     target = 1 << solution.astype(np.int64)
     grid = _full(puzzle)
@@ -326,7 +322,7 @@ def test_backdoor_checked_by_an_independent_line_closure():
 
 def test_analyse_reports_the_backdoor_of_a_unique_colour_puzzle():
     puzzle = colour_domino(5)
-    result = analyse_colour(puzzle, backdoor_timeout=20)
+    result = analyse(puzzle, backdoor_timeout=20)
     assert result.backdoor is not None and result.backdoor.size >= 1
     result_line_size = result.backdoor.size
     grid = _full(puzzle)
@@ -336,11 +332,11 @@ def test_analyse_reports_the_backdoor_of_a_unique_colour_puzzle():
     data = result.to_json("d5")
     assert data["backdoor"]["exact"] == result.backdoor.exact
     assert {c["colour"] for c in data["backdoor"]["cells"]} <= set(data["colours"])
-    line_solvable = analyse_colour(read_puzzle(GAMES / "ladybird.non")).backdoor
+    line_solvable = analyse(read_puzzle(GAMES / "ladybird.non")).backdoor
     assert line_solvable is not None and line_solvable.size == 0 and line_solvable.exact
     # several solutions: the backdoor's givens make the solution it was taken from the only one
     several = read_puzzle(GAMES / "ladybird-ambiguous.xml")
-    result = analyse_colour(several, backdoor_timeout=10)
+    result = analyse(several, backdoor_timeout=10)
     bd = result.backdoor
     assert bd is not None and bd.several and bd.size >= 1
     partial = _full(several).astype(np.int32)
@@ -348,7 +344,7 @@ def test_analyse_reports_the_backdoor_of_a_unique_colour_puzzle():
         partial[r, c] = 1 << k
     assert solve(several, "cpsat", partial=partial, limit=2).status == Status.UNIQUE
     # to probing: never larger than to line solving, and probing completes it
-    probing = colour_backdoor(puzzle, result_solution := solve(puzzle, "cpsat").solutions[0],
+    probing = smallest_backdoor(puzzle, result_solution := solve(puzzle, "cpsat").solutions[0],
                               logic="probing", timeout=10)
     assert probing.logic == "probing" and probing.size <= result_line_size
     grid = _full(puzzle)
@@ -360,7 +356,7 @@ def test_analyse_reports_the_backdoor_of_a_unique_colour_puzzle():
 
 def test_independent_parts_against_brute_force():
     puzzle = two_swaps()
-    result = analyse_colour(puzzle, limit=10)
+    result = analyse(puzzle, limit=10)
     _, probed = _native_fixpoints(puzzle)
     open_cells = {tuple(map(int, rc)) for rc in np.argwhere((probed & (probed - 1)) != 0)}
     # brute force: open cells joined when they share a row or a column, transitively
@@ -377,7 +373,7 @@ def test_independent_parts_against_brute_force():
     per_part = [{tuple(int(s[c]) for c in sorted(part)) for s in every} for part in got]
     assert len(every) == np.prod([len(x) for x in per_part]) == 4
     # the same parts from the shared function on the colour open grid
-    assert [set(p.cells) for p in independent_parts(colour_open_grid(probed))] == got
+    assert [set(p.cells) for p in independent_parts(open_grid(puzzle, probed))] == got
 
 
 def test_json_has_the_black_and_white_keys():
@@ -391,10 +387,10 @@ def test_json_has_the_black_and_white_keys():
         return out
 
     bw = analyse(read_puzzle(GAMES / "cross-ambiguous.non"), backdoor_timeout=0).to_json("x")
-    colour = analyse_colour(read_puzzle(GAMES / "ladybird-ambiguous.xml")).to_json("y")
+    colour = analyse(read_puzzle(GAMES / "ladybird-ambiguous.xml")).to_json("y")
     assert keys(bw) <= keys(colour), keys(bw) - keys(colour)
     bw = analyse(domino(5), backdoor_timeout=1).to_json("x")
-    colour = analyse_colour(colour_domino(5), backdoor_timeout=1).to_json("y")
+    colour = analyse(colour_domino(5), backdoor_timeout=1).to_json("y")
     assert keys(bw) <= keys(colour), keys(bw) - keys(colour)
     assert set(bw["backdoor"]) - {"cells"} == set(colour["backdoor"]) - {"cells"}
     assert set(bw["cells_by_stage"]) == set(colour["cells_by_stage"])
@@ -435,14 +431,16 @@ def test_implication_graph_is_the_black_and_white_one_on_the_twin(tmp_path):
     solver: filled = black, empty = background."""
     import networkx as nx
 
-    from nonosat.analysis.colour import colour_closure, colour_implication_graph
+    from nonosat.analysis.implied import palette_arrays
+    from nonosat.analysis.logic import closure
+    from nonosat.analysis.structure import colour_graph
     from nonosat.native.implications import implication_graph
     from nonosat.native.propagate import propagate_grid
 
     for n in (3, 4):
         bw_puzzle, puzzle = domino(n), colour_domino(n)
         bw = implication_graph(bw_puzzle, propagate_grid(bw_puzzle)[0])
-        colour = colour_implication_graph(puzzle, colour_closure(puzzle)(_full(puzzle)))
+        colour = colour_graph(palette_arrays(puzzle, closure(puzzle)(_full(puzzle))))
 
         def as_colour(lit):
             return (lit.row, lit.col, 2 if lit.filled else 0)
@@ -450,7 +448,7 @@ def test_implication_graph_is_the_black_and_white_one_on_the_twin(tmp_path):
         assert {tuple(lit) for lit in colour.nodes} == {as_colour(lit) for lit in bw.nodes}
         assert {(tuple(a), tuple(b)) for a, b in colour.edges} == {
             (as_colour(a), as_colour(b)) for a, b in bw.edges}
-        result = analyse_colour(puzzle, backdoor_timeout=0)
+        result = analyse(puzzle, backdoor_timeout=0)
         assert result.graph_summary == analyse(bw_puzzle, backdoor_timeout=0).graph_summary
     assert result.graph_summary["nodes"] > 0
     path = str(tmp_path / "d3.non")
@@ -471,7 +469,7 @@ def test_implication_graph_is_the_black_and_white_one_on_the_twin(tmp_path):
 
 def test_givens_are_unique_and_irredundant_by_cpsat():
     puzzle = two_swaps()
-    result = analyse_colour(puzzle, limit=10)
+    result = analyse(puzzle, limit=10)
     assert result.givens is not None and result.givens.unique
     cells = result.givens.cells
     assert len(cells) == len(result.parts) == 2  # one given per independent part is needed
@@ -496,7 +494,7 @@ def test_colour_map_from_one_solution_against_cpsat_enumeration(per_cell, monkey
     "some candidate has another colour" clause; or, with those switched off, the per-cell
     checks alone) marks exactly the cells where the solutions CP-SAT enumerates differ: on
     two_swaps, three diagonal colour swaps (8 solutions) and the ambiguous ladybird."""
-    from nonosat.analysis.colour import colour_ambiguity_map
+    from nonosat.analysis.backbone import ambiguity_map
 
     calls = force_per_cell_checks(monkeypatch) if per_cell else []
     pic = np.zeros((6, 6), dtype=np.int8)
@@ -508,7 +506,7 @@ def test_colour_map_from_one_solution_against_cpsat_enumeration(per_cell, monkey
         assert 2 <= len(every) < 100
         stack = np.asarray(every)
         expected = (stack == stack[0]).all(axis=0)
-        bb = colour_ambiguity_map(puzzle, [every[0]], timeout=60)
+        bb = ambiguity_map(puzzle, [every[0]], timeout=60)
         assert bool(calls) == per_cell
         assert not bb.undecided.any()
         assert np.array_equal(bb.mask, expected), puzzle.title
@@ -523,7 +521,7 @@ def test_colour_one_cell_edits_each_make_the_puzzle_unique():
     the report and the JSON name the colour."""
     pic = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 2]], dtype=np.int8)  # one red 2x2 swap
     puzzle = Puzzle.from_picture(pic, palette=_palette(), title="one swap")
-    result = analyse_colour(puzzle, backdoor_timeout=0)
+    result = analyse(puzzle, backdoor_timeout=0)
     assert result.status == Status.MULTIPLE
     truth = set()
     for (r, c), k0 in np.ndenumerate(pic):
@@ -542,3 +540,95 @@ def test_colour_one_cell_edits_each_make_the_puzzle_unique():
         == found
     assert all(e["text"].startswith(f"paint R{e['row']}C{e['col']} of the picture "
                                     f"{e['colour']}") for e in data["edits"])
+
+
+# -- one pipeline: a black-and-white puzzle as a two-colour palette ---------------------------
+def two_colour(puzzle: Puzzle) -> Puzzle:
+    """``puzzle`` (black-and-white) as a colour puzzle of two colours, white and black: the
+    same clues, every block black.  The analysis runs it on the colour kernels (the generic
+    colour line solver, literals "cell takes colour c"), the original on the black-and-white
+    ones."""
+    from nonosat.puzzle import Colour, Palette
+
+    palette = Palette((Colour("white", (255, 255, 255), "."), Colour("black", (0, 0, 0), "#")))
+    return Puzzle(puzzle.rows, puzzle.cols, palette=palette,
+                  row_colours=[(1,) * len(r) for r in puzzle.rows],
+                  col_colours=[(1,) * len(c) for c in puzzle.cols], title=puzzle.title)
+
+
+def _figures(result) -> dict:
+    """What must not depend on the kernels: the stage figures, the classification, the grade
+    and the implication graph's figures; linked cells as sets of cells."""
+    linked = []
+    for g in result.linked:
+        cells = ([c for c, _ in g.literals] if hasattr(g, "literals")
+                 else [*g.equal, *g.opposite])
+        linked.append(frozenset(cells))
+    return {"cells": result.cells_by_stage(), "open": result.staged.open_after,
+            "rounds": result.staged.invocations, "classification": result.classification,
+            "grade": result.grade.describe(), "graph": result.graph_summary,
+            "linked": sorted(linked, key=sorted), "status": result.status}
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_two_colour_twin_of_n_dom_has_the_black_and_white_analysis(n):
+    """n-Dom (3: implications, 4: probing) analysed on the colour kernels as a two-colour
+    palette gives the black-and-white analysis: the same stage figures (the implication stage
+    over "cell takes colour c" forces what the black-and-white graph forces), classification,
+    grade, graph figures and linked cells."""
+    bw = analyse(domino(n), backdoor_timeout=0)
+    colour = analyse(two_colour(domino(n)), backdoor_timeout=0)
+    assert _figures(colour) == _figures(bw)
+    assert colour.techniques_needed == ("implications" if n == 3 else "probing")
+    if n == 3:
+        assert "literals" in colour.to_json()["linked_cells"][0]
+
+
+def test_two_colour_twins_of_random_pictures_have_the_black_and_white_figures():
+    """Random small black-and-white pictures: the colour pipeline's staged figures, grid and
+    linked cells agree with the black-and-white pipeline's on every one (and the sample
+    exercises the implication stage)."""
+    from nonosat.puzzle import Cell
+
+    rng = np.random.default_rng(28)
+    used = set()
+    for _ in range(30):
+        pic = rng.random((6, 6)) < 0.5
+        if not pic.any(axis=0).all() or not pic.any(axis=1).all():
+            continue
+        bw_puzzle = Puzzle.from_picture(pic)
+        bw, colour = staged_solve(bw_puzzle), staged_solve(two_colour(bw_puzzle))
+        assert colour.open_after == bw.open_after and colour.invocations == bw.invocations
+        assert colour.status == bw.status
+        known = colour.grid & (colour.grid - 1) == 0
+        assert np.array_equal(known, bw.grid != Cell.UNKNOWN)
+        assert np.array_equal(colour.grid[known] == 2, bw.grid[known] == Cell.FILLED)
+        used |= {s.stage for s in bw.steps}
+    assert "implications" in used
+
+
+def test_colour_implication_stage_is_sound_against_cpsat():
+    """Every implication step on colour n-Dom (extra red column) keeps the solution CP-SAT
+    finds (an independent engine), and the stage decides cells."""
+    for n in (3, 4):
+        puzzle = colour_domino(n)
+        truth = solve(puzzle, "cpsat", limit=2)
+        assert truth.status == Status.UNIQUE
+        sol = truth.solutions[0].astype(np.int64)
+        run = staged_solve(puzzle)
+        steps = [s for s in run.steps if s.stage == "implications"]
+        assert steps and sum(len(s.cells) for s in steps) > 0
+        for step in run.steps:
+            for (r, c), m in step.masks:
+                assert (m >> sol[r, c]) & 1, (step, (r, c))
+
+
+def test_colour_report_lists_linked_cells():
+    """The colour report prints the linked-cells lines: on the ambiguous ladybird the four
+    cells of its swap, a colour each."""
+    out = runner.invoke(app, ["analyse", str(GAMES / "ladybird-ambiguous.xml")])
+    assert out.exit_code == 1
+    line = next(x for x in out.stdout.splitlines() if x.startswith("linked cells after line"))
+    assert line.startswith("linked cells after line solving: 1 group; largest: ")
+    assert sorted(line.split("largest: ")[1].split(" = ")) == [
+        "R1C4 white", "R1C6 green", "R2C4 green", "R2C6 white"]

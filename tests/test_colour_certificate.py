@@ -67,7 +67,7 @@ def test_in_process_certificate_of_a_colour_puzzle():
 def test_every_corpus_colour_puzzle_is_certified_analysed_and_drawn():
     """The issue's "done when": certify, analyse and render work on every colour puzzle of the
     corpus (crosscheck: tests/test_colour.py and tests/test_colour_cli.py)."""
-    from nonosat.analysis.colour import analyse_colour
+    from nonosat.analysis.difficulty import analyse
     from nonosat.render.svg import render_svg
     from tests.test_colour import _readable, check, colour_corpus
 
@@ -77,7 +77,7 @@ def test_every_corpus_colour_puzzle_is_certified_analysed_and_drawn():
         cert = certify_colour(puzzle)
         assert cert.verdict == "unique" and cert.proved, puzzle.describe()
         check(puzzle, cert.solutions[0])
-        analysis = analyse_colour(puzzle)
+        analysis = analyse(puzzle)
         assert analysis.status.value == "unique" and analysis.grade.grade in (1, 2, 3)
         assert np.array_equal(analysis.solutions[0], cert.solutions[0])
         svg = render_svg(puzzle, solutions=analysis.solutions)

@@ -10,7 +10,7 @@ import re
 import numpy as np
 from typer.testing import CliRunner
 
-from nonosat.analysis.hints import walkthrough
+from nonosat.analysis.walkthrough import walkthrough
 from nonosat.cli.app import app
 from nonosat.engines import Status, solve
 from nonosat.formats import read_puzzle

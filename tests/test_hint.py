@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 from nonosat.analysis.hints import (
     HintFinder,
     apply_hint,
-    explain,
     next_hint,
     positions_text,
 )
 from nonosat.analysis.overlap import block_ranges, overlap
+from nonosat.analysis.walkthrough import explain
 from nonosat.cli.app import app
 from nonosat.engines import solve
 from nonosat.native.line import solve_line

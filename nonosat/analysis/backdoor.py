@@ -130,18 +130,11 @@ class Backdoor:
 
 def closure(puzzle: Puzzle, grid: np.ndarray, logic: str = "line") -> np.ndarray | None:
     """The fixpoint of ``logic`` (``"line"``: line propagation; ``"probing"``: propagation and
-    failed-literal probing) from ``grid``; ``None`` on a contradiction."""
-    if logic == "line":
-        from nonosat.native.propagate import propagate_grid
+    failed-literal probing) from ``grid``; ``None`` on a contradiction
+    (:func:`nonosat.analysis.logic.closure`)."""
+    from nonosat.analysis.logic import closure as closure_of
 
-        out = propagate_grid(puzzle, grid)
-    elif logic == "probing":
-        from nonosat.native.probe import probe_grid
-
-        out = probe_grid(puzzle, grid)
-    else:
-        raise ValueError(f"unknown logic {logic!r}; use 'line' or 'probing'")
-    return None if out is None else out[0]
+    return closure_of(puzzle, logic)(grid)
 
 
 @njit(cache=True, nogil=True)
@@ -215,8 +208,8 @@ def smallest_backdoor(
     Parameters
     ----------
     puzzle : Puzzle
-        Black-and-white, with the unique solution ``solution``.
-    solution : ndarray of bool, shape (height, width)
+        With the solution ``solution`` (black-and-white or colour).
+    solution : ndarray of bool (colour: int colour indices), shape (height, width)
     logic : str
         ``"line"`` (line propagation) or ``"probing"`` (propagation and failed-literal probing).
     timeout : float, optional
@@ -228,10 +221,10 @@ def smallest_backdoor(
         :attr:`Backdoor.several`; the search is the same: the givens then also select
         ``solution`` as the only one).
     close, start_grid, target_grid : optional, together
-        Another logic over another kind of grid state (colour puzzles:
-        :func:`nonosat.analysis.colour.colour_backdoor`): ``close(grid)`` returns the fixpoint
-        of the logic from ``grid`` (a new array, ``None`` on a contradiction; it must be
-        monotone and idempotent), ``start_grid`` is the state with nothing known and
+        Another logic over another kind of grid state (colour puzzles get the colour
+        closure, :func:`nonosat.analysis.logic.closure`, when they are omitted):
+        ``close(grid)`` returns the fixpoint of the logic from ``grid`` (a new array, ``None``
+        on a contradiction; it must be monotone and idempotent), ``start_grid`` is the state with nothing known and
         ``target_grid`` the state of the solution; a cell is open when its state differs from
         the target's, and the backdoor's values are ``solution``'s (``int``).  ``logic`` then
         only names the logic.
@@ -242,6 +235,13 @@ def smallest_backdoor(
     """
     start = time.perf_counter()
     deadline = None if timeout is None else start + timeout
+    if close is None and puzzle.is_colour:  # the colour closure over colour masks
+        from nonosat.analysis.logic import closure as closure_of
+        from nonosat.analysis.logic import full_grid
+
+        close = closure_of(puzzle, logic)
+        start_grid = full_grid(puzzle)
+        target_grid = (1 << np.asarray(solution, dtype=np.int64)).astype(np.int32)
     if close is None:
         sol = np.asarray(solution, dtype=bool)
         target = solution_to_grid(sol)

@@ -220,20 +220,20 @@ def solve_classification(
     * the native search guessed: needs search (its guesses); the ``auto`` portfolio handed
       over to SAT: needs search (CaDiCaL's conflicts);
     * other engines (sat, cpsat): "not line-solvable" (they measure no logic).
-    """
-    import numpy as np
 
-    from nonosat.native.propagate import propagate_grid
-    from nonosat.puzzle import Cell
+    Colour puzzles alike (``partial``: colour masks), on the colour line solver.
+    """
+    from nonosat.analysis.logic import closure, logic_of
 
     if result.status == Status.MULTIPLE:
         # every solution found (the search ended below its limit): the map is exact
         return classify(result.status, None, ambiguous=found_ambiguous(result.solutions),
                         complete=bool(result.exhausted))
-    if result.status not in (Status.UNIQUE, Status.SOLVED) or puzzle.is_colour:
+    if result.status not in (Status.UNIQUE, Status.SOLVED):
         return classify(result.status, None)
-    line = propagate_grid(puzzle, partial)
-    if line is not None and not bool((np.asarray(line[0]) == Cell.UNKNOWN).any()):
+    logic = logic_of(puzzle)
+    line = closure(puzzle)(logic.start(partial))
+    if line is not None and not bool(logic.open(line).any()):
         return classify(result.status, "line")
     effort = search_effort(result)
     if result.engine == "native" and effort.guesses == 0:

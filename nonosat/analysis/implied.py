@@ -209,7 +209,7 @@ def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return np.cumsum(indptr), dst[order].astype(np.int64)
 
 
-def components(arrays: ImplicationArrays) -> tuple[np.ndarray, int]:
+def components(arrays: ImplicationArrays | PaletteArrays) -> tuple[np.ndarray, int]:
     """``(comp, count)``: each node's strongly connected component (:func:`_tarjan`)."""
     n = arrays.nodes
     if n == 0:
@@ -218,7 +218,8 @@ def components(arrays: ImplicationArrays) -> tuple[np.ndarray, int]:
     return _tarjan(n, indptr, succ)
 
 
-def reach_sets(arrays: ImplicationArrays, comp: np.ndarray, ncomp: int) -> np.ndarray:
+def reach_sets(arrays: ImplicationArrays | PaletteArrays, comp: np.ndarray,
+               ncomp: int) -> np.ndarray:
     """``(ncomp, words)`` ``uint64`` bit sets of the nodes each component reaches."""
     n = arrays.nodes
     cs, cd = comp[arrays.src], comp[arrays.dst]
@@ -320,7 +321,7 @@ def linked_cells_fast(arrays: ImplicationArrays,
     return groups
 
 
-def scc_summary_fast(arrays: ImplicationArrays,
+def scc_summary_fast(arrays: ImplicationArrays | PaletteArrays,
                      comp_count: tuple[np.ndarray, int] | None = None) -> dict:
     """:func:`nonosat.analysis.structure.scc_summary` on the arrays (edges counted once)."""
     comp, ncomp = comp_count if comp_count is not None else components(arrays)
@@ -329,6 +330,236 @@ def scc_summary_fast(arrays: ImplicationArrays,
     sizes = np.bincount(comp, minlength=ncomp) if n else np.zeros(0, dtype=np.int64)
     return {"nodes": n, "edges": edges, "components": int(ncomp),
             "nontrivial": int((sizes > 1).sum()), "largest": int(sizes.max()) if n else 0}
+
+
+# -- colour: literals "cell takes colour c" -----------------------------------------------------
+class ColourLiteral(tuple):
+    """``(row, col, colour)``: cell ``(row, col)`` (0-based) takes colour ``colour`` (an index
+    into the palette, 0 = background); a node of the colour implication graph
+    (:func:`palette_arrays`, :func:`nonosat.analysis.structure.colour_graph`)."""
+
+    __slots__ = ()
+
+    def __new__(cls, row: int, col: int, colour: int) -> ColourLiteral:
+        return super().__new__(cls, (row, col, colour))
+
+    @property
+    def cell(self) -> tuple[int, int]:
+        """``(row, col)``, 0-based."""
+        return (self[0], self[1])
+
+    def name(self, puzzle: Puzzle) -> str:
+        """Node name in exported graphs: ``"R3C5=red"`` (1-based, the colour's name)."""
+        assert puzzle.palette is not None
+        return f"R{self[0] + 1}C{self[1] + 1}={puzzle.palette.colours[self[2]].name}"
+
+
+def _is_open(grid: np.ndarray) -> np.ndarray:
+    """Cells of a colour state (int32 masks) with several colours left (bool, same shape)."""
+    g = np.asarray(grid)
+    return (g & (g - 1)) != 0
+
+
+@dataclass
+class PaletteArrays:
+    """The single-line implication graph of a colour grid state as arrays (the colour form of
+    :class:`ImplicationArrays`; on a two-colour puzzle the same graph).
+
+    Attributes
+    ----------
+    cell, colour : ndarray of int64, shape (n,)
+        Node ``i`` is the literal "cell ``cell[i]`` (flat index) takes colour ``colour[i]``";
+        nodes in reading order of the open cells, colours ascending within a cell.
+    src, dst, line : ndarray of int64, shape (e,)
+        Edges ``src -> dst`` and the line that gives each (rows first), as the lines list them.
+    conflicts : list of (int, int)
+        ``(node, line)``: assuming ``node`` contradicts ``line`` outright.
+    width : int
+    """
+
+    cell: np.ndarray
+    colour: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    line: np.ndarray
+    conflicts: list[tuple[int, int]]
+    width: int
+
+    @property
+    def nodes(self) -> int:
+        """Number of nodes: one per colour left in each open cell."""
+        return int(self.cell.shape[0])
+
+    def literal(self, node: int) -> ColourLiteral:
+        """The :class:`ColourLiteral` of a node id."""
+        r, c = divmod(int(self.cell[node]), self.width)
+        return ColourLiteral(r, c, int(self.colour[node]))
+
+
+def palette_arrays(puzzle: Puzzle, grid: np.ndarray | None = None) -> PaletteArrays:
+    """The single-line implication graph of a colour puzzle in the state ``grid`` (colour masks;
+    every colour everywhere when omitted), as :func:`implication_arrays` builds it for
+    black-and-white, with literals "cell takes colour c".
+
+    For every cell with several colours left and each of them, the colour is assumed and the
+    colour line solver (:func:`nonosat.native.colour.solve_colour_line`) runs on that cell's row
+    and on its column only: every other cell of the line left with one colour (it had several)
+    gives an edge from the assumption to that cell's colour.  Each edge is a sound implication
+    in that state.  Only positive literals are nodes (a colour a line merely excludes gives no
+    edge), so on a two-colour puzzle this is the black-and-white graph (``filled`` = the colour,
+    ``empty`` = the background).
+    """
+    from nonosat.native.colour import solve_colour_line
+
+    full = (1 << puzzle.n_colours) - 1
+    state = (np.full(puzzle.shape, full, dtype=np.int32) if grid is None
+             else np.asarray(grid, dtype=np.int32))
+    h, w = puzzle.shape
+    flat = state.reshape(-1)
+    node_of = np.full((h * w, puzzle.n_colours), -1, dtype=np.int64)
+    cells: list[int] = []
+    colours: list[int] = []
+    for i in np.flatnonzero(_is_open(flat)).tolist():
+        for k in range(puzzle.n_colours):
+            if (int(flat[i]) >> k) & 1:
+                node_of[i, k] = len(cells)
+                cells.append(i)
+                colours.append(k)
+    line_colours = puzzle.line_colours
+    srcs: list[int] = []
+    dsts: list[int] = []
+    lines: list[int] = []
+    conflicts: list[tuple[int, int]] = []
+    for line, clue in enumerate(puzzle.lines):
+        if clue is None:
+            continue
+        values = state[line, :] if line < h else state[:, line - h]
+        open_line = _is_open(values)
+        if not open_line.any():
+            continue
+        base, step = (line * w, 1) if line < h else (line - h, w)
+        for p in np.flatnonzero(open_line).tolist():
+            v = int(values[p])
+            for k in range(puzzle.n_colours):
+                if not (v >> k) & 1:
+                    continue
+                src = int(node_of[base + p * step, k])
+                trial = values.copy()
+                trial[p] = 1 << k
+                after = solve_colour_line(clue, line_colours[line] or (), trial,
+                                          puzzle.n_colours)
+                if after is None:
+                    conflicts.append((src, line))
+                    continue
+                for q in np.flatnonzero(open_line & ~_is_open(after)).tolist():
+                    if q != p:
+                        srcs.append(src)
+                        dsts.append(int(node_of[base + q * step, int(after[q]).bit_length() - 1]))
+                        lines.append(line)
+    return PaletteArrays(np.array(cells, dtype=np.int64), np.array(colours, dtype=np.int64),
+                         np.array(srcs, dtype=np.int64), np.array(dsts, dtype=np.int64),
+                         np.array(lines, dtype=np.int64), conflicts, w)
+
+
+@dataclass(frozen=True)
+class PaletteForced:
+    """A literal the colour implication graph settles: ``refuted`` (the cell cannot take the
+    colour) or forced (it takes it), by ``rule`` (``"line"``: assuming it contradicts a line;
+    ``"contradiction"``: assuming it leads to two colours of one cell; ``"tautology"``: every
+    colour of the ``premise``'s cell leads to it), with the assumption ``premise``."""
+
+    literal: ColourLiteral
+    rule: str
+    premise: ColourLiteral
+    refuted: bool
+
+
+def palette_forced(
+    arrays: PaletteArrays, rules: tuple[str, ...] = ("contradiction", "tautology"),
+    comp_count: tuple[np.ndarray, int] | None = None,
+) -> list[PaletteForced]:
+    """What the colour implication graph settles at unlimited depth, by the rules of
+    :func:`forced_literals_fast` read on literals "cell takes colour c": line conflicts first,
+    then contradictions (a literal whose reach holds two colours of one cell is refuted), then
+    tautologies (a literal every colour of some other cell reaches is forced).
+
+    Raises
+    ------
+    ValueError
+        An unknown rule.
+    """
+    n = arrays.nodes
+    out: list[PaletteForced] = []
+    seen: set[tuple[int, bool]] = set()
+    lit = arrays.literal
+
+    def add(node: int, rule: str, premise: int, refuted: bool) -> None:
+        if (node, refuted) not in seen:
+            seen.add((node, refuted))
+            out.append(PaletteForced(lit(node), rule, lit(premise), refuted))
+
+    for node, _line in arrays.conflicts:
+        add(node, "line", node, True)
+    if n == 0:
+        return out
+    comp, ncomp = comp_count if comp_count is not None else components(arrays)
+    reach = reach_sets(arrays, comp, ncomp)
+    for rule in rules:
+        if rule == "contradiction":  # per component: two colours of one cell reached
+            clash: dict[int, bool] = {}
+            for node in range(n):
+                k = int(comp[node])
+                if k not in clash:
+                    cells = arrays.cell[_bit_list(reach[k])]
+                    clash[k] = np.unique(cells).shape[0] < cells.shape[0]
+                if clash[k]:
+                    add(node, "contradiction", node, True)
+        elif rule == "tautology":  # every colour of a cell reaches a literal of another cell
+            starts = np.flatnonzero(np.r_[True, arrays.cell[1:] != arrays.cell[:-1]])
+            ends = np.r_[starts[1:], n]
+            for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+                common = reach[comp[a]].copy()
+                for node in range(a + 1, b):
+                    common &= reach[comp[node]]
+                for i in _bit_list(common):
+                    if arrays.cell[i] != arrays.cell[a]:
+                        add(i, "tautology", a, False)
+        else:
+            raise ValueError(f"unknown implication rule {rule!r}; use contradiction, tautology")
+    return out
+
+
+@dataclass(frozen=True)
+class LinkedColours:
+    """Cells tied by a strongly connected component of the colour implication graph: the
+    ``literals`` ``((row, col), colour)`` hold together or not at all in every solution."""
+
+    literals: list[tuple[tuple[int, int], int]]
+
+
+def palette_linked(arrays: PaletteArrays,
+                   comp_count: tuple[np.ndarray, int] | None = None) -> list[LinkedColours]:
+    """The components of the colour implication graph over two cells or more (no cell twice),
+    one per set of cells (on a two-colour puzzle a component and its mirror under negation
+    are one group, as :func:`linked_cells_fast` reports them), largest first."""
+    if arrays.nodes == 0:
+        return []
+    comp, _ncomp = comp_count if comp_count is not None else components(arrays)
+    members: dict[int, list[int]] = {}
+    for node, k in enumerate(comp.tolist()):
+        members.setdefault(k, []).append(node)
+    groups = []
+    done: set[frozenset[int]] = set()
+    for nodes in members.values():
+        cells = [int(arrays.cell[v]) for v in nodes]
+        key = frozenset(cells)
+        if len(key) < 2 or len(key) < len(cells) or key in done:
+            continue
+        done.add(key)
+        lits = [arrays.literal(v) for v in sorted(nodes)]
+        groups.append(LinkedColours([(x.cell, x[2]) for x in lits]))
+    groups.sort(key=lambda g: (-len(g.literals), g.literals[0]))
+    return groups
 
 
 # numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)

@@ -110,9 +110,28 @@ def scc_summary(graph) -> dict[str, Any]:
             "largest": sizes[0] if sizes else 0}
 
 
+def colour_graph(arrays):
+    """The colour implication graph (:func:`nonosat.analysis.implied.palette_arrays`) as a
+    ``networkx.DiGraph`` of :class:`~nonosat.analysis.implied.ColourLiteral` nodes, edge
+    attribute ``line``; ``graph.graph["line_conflicts"]`` lists ``(literal, line)`` pairs whose
+    assumption contradicts the line outright (never at a line-solving fixpoint).  On a
+    two-colour puzzle it is the black-and-white graph."""
+    import networkx as nx
+
+    graph = nx.DiGraph()
+    graph.add_nodes_from(arrays.literal(v) for v in range(arrays.nodes))
+    for a, b, line in zip(arrays.src.tolist(), arrays.dst.tolist(), arrays.line.tolist(),
+                          strict=True):
+        graph.add_edge(arrays.literal(a), arrays.literal(b), line=line)
+    graph.graph["line_conflicts"] = [(arrays.literal(v), line) for v, line in arrays.conflicts]
+    return graph
+
+
 def write_graph_with_components(graph, puzzle, path: str | Path, forced=None) -> str:
     """:func:`nonosat.native.implications.write_graph` with one more node attribute, ``scc``
-    (the index of the literal's strongly connected component, :func:`component_ids`).
+    (the index of the literal's strongly connected component, :func:`component_ids`).  A colour
+    puzzle's graph (:func:`colour_graph`) is written with node attributes ``row``, ``col``
+    (1-based), ``colour`` (its name) and ``scc``, edge attribute ``line``.
 
     Returns
     -------
@@ -127,6 +146,9 @@ def write_graph_with_components(graph, puzzle, path: str | Path, forced=None) ->
     from nonosat.native.implications import export_graph
 
     fmt = graph_format(path)
+    if puzzle.is_colour:
+        _write_colour_graph(graph, puzzle, Path(path), fmt)
+        return fmt
     plain = export_graph(graph, puzzle, forced)
     for lit, k in component_ids(graph).items():
         plain.nodes[lit.name()]["scc"] = k
@@ -176,3 +198,18 @@ def write_graph_file(plain, path: Path, fmt: str) -> None:
             write_dot(plain, path)
         except ImportError:
             raise FormatError(str(path), None, "DOT export needs pydot (pip install pydot)") from None
+
+
+def _write_colour_graph(graph, puzzle, path: Path, fmt: str) -> None:
+    """Write a colour implication graph (:func:`write_graph_with_components`)."""
+    import networkx as nx
+
+    names = [c.name for c in puzzle.palette.colours]
+    ids = component_ids(graph)
+    plain = nx.DiGraph()
+    for lit in sorted(graph.nodes):
+        plain.add_node(lit.name(puzzle), row=lit[0] + 1, col=lit[1] + 1, colour=names[lit[2]],
+                       scc=ids[lit])
+    for a, b, data in graph.edges(data=True):
+        plain.add_edge(a.name(puzzle), b.name(puzzle), line=puzzle.line_name(data["line"]))
+    write_graph_file(plain, path, fmt)

@@ -359,18 +359,8 @@ BATCH_BACKDOOR_TIMEOUT = 2.0
 def analyse_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
     """Difficulty analysis: :func:`nonosat.analysis.difficulty.analyse` (its ``timeout`` bounds
     the verdict, then the ambiguity map and the givens together; the backdoor search gets at
-    most :data:`BATCH_BACKDOOR_TIMEOUT`), recorded as ``Analysis.to_json``."""
-    if puzzle.is_colour:
-        from nonosat.analysis.colour import analyse_colour
-
-        colour = analyse_colour(puzzle, timeout=options.timeout, engine=options.engine,
-                                count=False)  # no model-counter process per puzzle
-        record = colour.to_json("")
-        record.pop("puzzle", None)
-        check = goal_check(puzzle, colour.status.value, colour.solutions)
-        if check is not None:
-            record["goal_check"] = check
-        return record
+    most :data:`BATCH_BACKDOOR_TIMEOUT`), recorded as ``Analysis.to_json``; colour puzzles
+    alike."""
     from nonosat.analysis.difficulty import analyse
 
     backdoor_s = BATCH_BACKDOOR_TIMEOUT

@@ -140,17 +140,13 @@ def analyse_command(
                                  param_hint="--backdoor-logic")
     puzzle_path, index = split_puzzle_ref(puzzle_path, index)
     puzzle = read_puzzle(puzzle_path, format, index)
-    if puzzle.is_colour:
-        _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout,
-                        graph, map_file, force, json_output, backdoor_timeout, backdoor_logic,
-                        setup, brief)
     for path in (graph, map_file):
         if path is not None and path.exists() and not force:
             raise FormatError(str(path), None, "already exists; use --force to overwrite it")
     if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
         raise FormatError(str(map_file), None, "--map must end in .svg or .png")
-    announce_compile()
-    loaded = _load(engine, setup, colour=False)
+    announce_compile(colour=puzzle.is_colour)
+    loaded = _load(engine, setup, colour=puzzle.is_colour)
     name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     progress: list = []
     report = _report_on_overrun(progress, name, json_output, backdoor_timeout)
@@ -163,6 +159,9 @@ def analyse_command(
     if graph is not None:
         from nonosat.analysis.structure import write_graph_with_components
 
+        if result.graph is None:
+            raise FormatError(str(graph), None, "line solving contradicts the clues: no "
+                              "implication graph to write")
         fmt = write_graph_with_components(result.graph, puzzle, graph, result.graph_forced)
         typer.echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
                    f"{result.graph.number_of_edges()} edges)", err=True)
@@ -206,8 +205,8 @@ def _load(engine: str, setup: float, colour: bool) -> float:
 _NOT_RUN = ("time limit", "interrupted")
 
 
-def _report_on_overrun(progress: list, name: str, json_output: bool, backdoor_timeout: float,
-                       colour: bool = False) -> Callable[[str], str | None]:
+def _report_on_overrun(progress: list, name: str, json_output: bool,
+                       backdoor_timeout: float) -> Callable[[str], str | None]:
     """Let the watchdog (:func:`nonosat.cli.common._watchdog`) print the sections of the
     analysis that finished (the analysis in ``progress``, its unfinished sections marked) when a
     compiled step overruns the time limit and the process must end.  Returns the report
@@ -225,8 +224,7 @@ def _report_on_overrun(progress: list, name: str, json_output: bool, backdoor_ti
             import json
 
             return json.dumps(result.to_json(name))
-        render = _colour_report if colour else _report
-        return render(result, name, backdoor_timeout)
+        return _report(result, name, backdoor_timeout)
 
     common.OVERRUN_REPORT = report
     return report
@@ -293,12 +291,25 @@ _VERDICT = {
 }
 
 
-def _cells(cells, limit: int = 8) -> str:
-    out = ", ".join(f"{_cell(c)} {'filled' if v else 'empty'}" for c, v in cells[:limit])
+def _value(puzzle, v) -> str:
+    """A cell's value in words: ``filled``/``empty``, or a colour puzzle's colour name."""
+    if puzzle.is_colour:
+        return puzzle.palette.colours[int(v)].name
+    return "filled" if v else "empty"
+
+
+def _cells(cells, limit: int, puzzle) -> str:
+    out = ", ".join(f"{_cell(c)} {_value(puzzle, v)}" for c, v in cells[:limit])
     return out + (f" and {len(cells) - limit} more" if len(cells) > limit else "")
 
 
-def _linked(groups) -> str:
+def _linked(groups, puzzle) -> str:
+    if puzzle.is_colour:  # literals "cell takes colour c", each true when the others are
+        biggest = groups[0]
+        desc = " = ".join(f"{_cell(c)} {_value(puzzle, k)}" for c, k in biggest.literals[:6])
+        if len(biggest.literals) > 6:
+            desc += " ..."
+        return f"{len(groups)} group{'s' if len(groups) != 1 else ''}; largest: {desc}"
     biggest = groups[0]
     desc = " = ".join(_cell(c) for c in biggest.equal[:6])
     if len(biggest.equal) > 6:
@@ -341,7 +352,7 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
     if bd.cells:
         from nonosat.analysis.wording import wrap
 
-        out += "\n" + wrap(_cells(bd.cells, 60), first="  givens: ", indent=4)
+        out += "\n" + wrap(_cells(bd.cells, 60, result.puzzle), first="  givens: ", indent=4)
     return out
 
 
@@ -421,8 +432,9 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     verdict = _VERDICT[result.status.value]
     if result.status.value == "multiple":
         verdict = _several(result)
-    lines = [f"{printable(name)}: {printable(puzzle.describe())}: {verdict} [{result.engine}, "
-             f"{result.solve_time_s:.3f} s]",
+    colours = (f", {len(puzzle.palette.colours) - 1} colours" if puzzle.is_colour else "")
+    lines = [f"{printable(name)}: {printable(puzzle.describe())}{colours}: {verdict} "
+             f"[{result.engine}, {result.solve_time_s:.3f} s]",
              f"classification: {result.classification}"]
     lines.append(_techniques_line(result, ["line solving", "implications", "probing", "search"],
                                   {"line": 1, "implications": 2, "probing": 3, "search": 4}))
@@ -458,9 +470,9 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
                      f"{gs['edges']} edges, {gs['nontrivial']} strongly connected component"
                      f"{'s' if gs['nontrivial'] != 1 else ''} of two literals or more")
     if result.linked:
-        lines.append(f"linked cells after line solving: {_linked(result.linked)}")
+        lines.append(f"linked cells after line solving: {_linked(result.linked, puzzle)}")
     if result.linked_after_logic:
-        lines.append(f"linked cells after logic: {_linked(result.linked_after_logic)}")
+        lines.append(f"linked cells after logic: {_linked(result.linked_after_logic, puzzle)}")
     lines.append(_backdoor_line(result, backdoor_timeout))
     lines.append(f"grade: {result.grade.describe()}")
     if result.backbone is not None:
@@ -474,8 +486,8 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
         gv = result.givens
         state = "unique" if gv.unique else "not proved unique (time limit)"
         lines.append(f"extra givens making the solution {state}: {len(gv.cells)} "
-                     f"({_cells(gv.cells, 20)}); greedy, no given can be dropped, but not proved "
-                     "minimum")
+                     f"({_cells(gv.cells, 20, puzzle)}); greedy, no given can be dropped, but not "
+                     "proved minimum")
     for edit in result.edits:
         lines.append(f"edit: {edit['text']}")
     if result.edits_text() is not None:
@@ -487,141 +499,3 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
     lines.append(f"time: {result.time_s:.2f} s{load}")
     return "\n".join(lines)
 
-
-def _analyse_colour(puzzle, puzzle_path, index, limit, count_all, engine, timeout, graph,
-                    map_file, force, json_output, backdoor_timeout=BACKDOOR_TIMEOUT,
-                    backdoor_logic="line", setup: float | None = None, brief=False) -> None:
-    """``analyse`` of a colour puzzle (:func:`nonosat.analysis.colour.analyse_colour`): the
-    black-and-white report's lines and JSON keys wherever they apply to colour; always exits
-    with the verdict's code."""
-    from nonosat.analysis.colour import analyse_colour
-    from nonosat.errors import FormatError
-
-    for path in (graph, map_file):
-        if path is not None and path.exists() and not force:
-            raise FormatError(str(path), None, "already exists; use --force to overwrite it")
-    if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
-        raise FormatError(str(map_file), None, "--map must end in .svg or .png")
-    announce_compile(colour=True)
-    loaded = _load(engine, setup, colour=True) if setup is not None else 0.0
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
-    progress: list = []
-    report = _report_on_overrun(progress, name, json_output, backdoor_timeout, colour=True)
-    result = _run_reporting_interrupts(report, lambda: analyse_colour(
-        puzzle, limit=limit, count_all=count_all, engine=engine, timeout=timeout,
-        backdoor_timeout=backdoor_timeout, keep_graph=graph is not None,
-        backdoor_logic=backdoor_logic, progress=progress))
-    common.OVERRUN_REPORT = None
-    result.load_s += loaded
-    if graph is not None:
-        from nonosat.analysis.colour import write_colour_graph
-
-        if result.graph is None:
-            raise FormatError(str(graph), None, "line solving contradicts the clues: no "
-                              "implication graph to write")
-        fmt = write_colour_graph(result.graph, puzzle, graph)
-        typer.echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
-                   f"{result.graph.number_of_edges()} edges)", err=True)
-    if map_file is not None:
-        _write_map(result, map_file)
-        typer.echo(f"wrote {printable(str(map_file))}", err=True)
-    if json_output:
-        emit("analyse", result.to_json(name))
-    elif brief:
-        typer.echo(_brief(result, name))
-    else:
-        typer.echo(printable_lines(_colour_report(result, name, backdoor_timeout)))
-    raise typer.Exit(STATUS_EXIT[result.status])
-
-
-def _colour_report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> str:
-    """The human-readable report of a colour puzzle: the black-and-white report's wording,
-    without the implication stage and the linked cells (not computed for colour)."""
-    from nonosat.analysis.colour import render_colour_ambiguity_text
-
-    puzzle = result.puzzle
-    staged = result.staged
-    names = [c.name for c in puzzle.palette.colours]
-    n_cells = puzzle.height * puzzle.width
-    verdict = _VERDICT[result.status.value]
-    if result.status.value == "multiple":
-        verdict = _several(result)
-    lines = [f"{printable(name)}: {printable(puzzle.describe())}, {len(names) - 1} colours: "
-             f"{verdict} "
-             f"[{result.engine}, {result.solve_time_s:.3f} s]",
-             f"classification: {result.classification}"]
-    lines.append(_techniques_line(result, ["line solving", "probing", "search"],
-                                  {"line": 1, "implications": 2, "probing": 2, "search": 3}))
-    if result.sections.get("stages") in _NOT_RUN:
-        lines.append(f"logic stages: not run ({result.sections['stages']})")
-    else:
-        cells = result.cells_by_stage()
-        parts = [f"line {cells['line']}", f"probing {cells['probing']}",
-                 f"search {cells['search']}"]
-        if cells["ambiguous"]:
-            parts.append(f"ambiguous {cells['ambiguous']}")
-        if cells["undecided"]:
-            parts.append(f"undecided {cells['undecided']}")
-        total = sum(cells.values())
-        lines.append(f"cells fixed by stage: {', '.join(parts)} (= {total} of {n_cells})")
-        oa = staged.open_after
-        lines.append(f"cells open after: line {oa['line']}, probing {oa['probing']} (of {n_cells})")
-        inv = staged.invocations
-        steps = staged.techniques()
-        lines.append(f"rounds that made progress: line {inv['line']}, probing {inv['probing']}; "
-                     "steps: "
-                     + (", ".join(f"{k} {v}" for k, v in sorted(steps.items())) or "none"))
-        lines.append(_search_line(result.search))
-    bb = result.backbone_size()
-    lines.append(f"backbone: {bb} of {n_cells} cells" if bb is not None else "backbone: unknown")
-    if staged.status != "contradiction" and result.sections.get("structure") not in _NOT_RUN:
-        lines.append(f"independent parts after line solving: {_parts(result.parts_after_line)}")
-        lines.append(f"independent parts after logic: {_parts(result.parts)}")
-    gs = result.graph_summary
-    if gs and gs["nodes"]:
-        lines.append(f"implication graph after line solving: {gs['nodes']} literals, "
-                     f"{gs['edges']} edges, {gs['nontrivial']} strongly connected component"
-                     f"{'s' if gs['nontrivial'] != 1 else ''} of two literals or more")
-
-    def listed(cells, limit: int = 8) -> str:
-        out = ", ".join(f"{_cell(c)} {names[int(k)]}" for c, k in cells[:limit])
-        return out + (f" and {len(cells) - limit} more" if len(cells) > limit else "")
-
-    bd = result.backdoor
-    if bd is None:
-        # the black-and-white wording (no cells to name)
-        lines.append(_backdoor_line(result, backdoor_timeout))
-    else:
-        from nonosat.analysis.wording import wrap
-
-        head = f"smallest backdoor to {'line solving' if bd.logic == 'line' else 'probing'}"
-        if bd.several:
-            head += f" of {result.backdoor_of}"
-        lines.append(f"{head}: {bd.describe()}")
-        if bd.several:
-            lines.append("  (several solutions: these givens also make it the only one)")
-        if bd.cells:
-            lines.append(wrap(listed(bd.cells, 60), first="  givens: ", indent=4))
-    lines.append(f"grade: {result.grade.describe()}")
-    if result.backbone is not None:
-        amb = result.backbone.ambiguous
-        lines.append(f"ambiguity map: {int(amb.sum())} cells differ between solutions (<>):")
-        lines.append(render_colour_ambiguity_text(puzzle, result.solutions[0], amb))
-        if result.backbone.undecided.any():
-            lines.append(f"({int(result.backbone.undecided.sum())} cells undecided: time limit)")
-    if result.givens is not None:
-        gv = result.givens
-        state = "unique" if gv.unique else "not proved unique (time limit)"
-        lines.append(f"extra givens making the solution {state}: {len(gv.cells)} "
-                     f"({listed(gv.cells, 20)}); greedy, no given can be dropped, but not proved "
-                     "minimum")
-    for edit in result.edits:
-        lines.append(f"edit: {edit['text']}")
-    if result.edits_text() is not None:
-        lines.append(result.edits_text())
-    if _unfinished_line(result) is not None:
-        lines.append(_unfinished_line(result))
-    load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
-            if result.load_s >= 0.5 else "")
-    lines.append(f"time: {result.time_s:.2f} s{load}")
-    return "\n".join(lines)

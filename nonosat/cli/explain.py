@@ -114,7 +114,7 @@ def explain_command(
     """Explain the solve as numbered steps, past guesses, to the solution(s)."""
     import numpy as np
 
-    from nonosat.analysis.hints import walkthrough
+    from nonosat.analysis.walkthrough import walkthrough
     from nonosat.analysis.wording import LINE_WIDTH, wrap
     from nonosat.engines import Status
     from nonosat.puzzle import grid_rows, unknown_grid
@@ -222,11 +222,11 @@ def explain_command(
 
 
 def _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output) -> None:
-    """``explain`` of a colour puzzle (:func:`nonosat.analysis.colour.colour_explain`);
+    """``explain`` of a colour puzzle (:func:`nonosat.analysis.walkthrough.colour_explain`);
     always exits."""
     import numpy as np  # here, not at module level: `nonosat --help` must not import numpy
 
-    from nonosat.analysis.colour import colour_explain
+    from nonosat.analysis.walkthrough import colour_explain
     from nonosat.puzzle import colour_rows
 
     result = colour_explain(puzzle, max_steps=max_steps)

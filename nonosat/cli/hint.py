@@ -96,10 +96,10 @@ def hint_command(
 
 def _colour_hint(puzzle, grid, json_output, name) -> None:
     """``hint`` of a colour puzzle from ``grid`` (colour masks; the empty grid when ``None``)
-    (:mod:`nonosat.analysis.colour`); always exits."""
+    (:func:`nonosat.analysis.walkthrough.colour_hint`); always exits."""
     import numpy as np
 
-    from nonosat.analysis.colour import colour_hint
+    from nonosat.analysis.walkthrough import colour_hint
 
     announce_compile(colour=True)
     kind, step = colour_hint(puzzle, grid)

@@ -185,10 +185,10 @@ def solve_command(
             console.print("")
         console.print(f"{printable(name)}: {verdict_line(puzzle, result, limit, counted)}",
                       markup=False)
-        from nonosat.analysis.colour import colour_solve_classification
+        from nonosat.analysis.classify import solve_classification
 
         console.print(printable(
-            f"classification: {colour_solve_classification(puzzle, result, partial)}"
+            f"classification: {solve_classification(puzzle, result, partial)}"
         ), markup=False)
     else:
         for line in report_lines(puzzle, result, limit, partial, name, counted):
@@ -201,15 +201,12 @@ def solve_extras(puzzle: Puzzle, result: SolveResult,
     """What ``solve``'s text prints beyond :meth:`SolveResult.to_json`: the classification and
     the davidje13 short codes (``short_image``, ``short_rules``; ``None`` when the puzzle cannot
     have one)."""
-    if puzzle.is_colour:
-        from nonosat.analysis.colour import colour_solve_classification
+    from nonosat.analysis.classify import solve_classification
 
-        classification = colour_solve_classification(puzzle, result, partial)
+    classification = solve_classification(puzzle, result, partial)
+    if puzzle.is_colour:
         codes: dict[str, str] = {}
     else:
-        from nonosat.analysis.classify import solve_classification
-
-        classification = solve_classification(puzzle, result, partial)
         codes = dict(line.split(": ", 1) for line in short_codes(puzzle, result.solutions))
     return {"classification": classification,
             "short_image": codes.get("short image"), "short_rules": codes.get("short rules")}

@@ -127,6 +127,8 @@ class AutoEngine:
         sat_load = load_engine("sat", solver=self.sat_solver)
         start += sat_load
         remaining = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
+        if remaining is not None and sat_load > 0 and not token.is_set():
+            token.arm(remaining)  # the solve's own token: the load is not solving time
         neighbour = swap_neighbour if self.swap else None
         sat = get_engine("sat", solver=self.sat_solver, implications=implications,
                          neighbour=neighbour, phases=self.phases).solve(
@@ -134,8 +136,8 @@ class AutoEngine:
         )
         stats.update(handoff=True, sat=sat.stats, root_known=int(np.isin(root, (1, 2)).sum()),
                      load_s=sat_load)
-        if sat.status == Status.UNKNOWN and token.is_set():
-            stats["stopped"] = token.reason
+        if sat.status == Status.UNKNOWN:
+            stats["stopped"] = token.reason if token.is_set() else "time limit"
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
                            stats, trace, exhausted=sat.exhausted)
 
@@ -163,8 +165,8 @@ class AutoEngine:
             puzzle, partial=outcome.root, limit=limit, timeout=remaining, stop=token
         )
         stats.update(handoff=True, sat=sat.stats)
-        if sat.status == Status.UNKNOWN and token.is_set():
-            stats["stopped"] = token.reason
+        if sat.status == Status.UNKNOWN:
+            stats["stopped"] = token.reason if token.is_set() else "time limit"
         return SolveResult(sat.status, sat.solutions, "native+sat", time.perf_counter() - start,
                            stats, outcome.root, exhausted=sat.exhausted)
 

@@ -147,7 +147,7 @@ class CpSatEngine:
             "conflicts": int(solver.num_conflicts),
             "wall_time_s": float(solver.wall_time),
         }
-        if stopped:
+        if stopped and stop is not None:
             stats["stopped"] = stop.reason
         return SolveResult(
             status=Status.from_search(found, limit, complete),

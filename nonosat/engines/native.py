@@ -52,7 +52,7 @@ class NativeEngine:
             outcome = search.run(timeout)
             interrupts.check()  # a search the interrupt stopped is no verdict
         status = Status.from_search(len(outcome.solutions), limit, outcome.finished)
-        stats = dict(outcome.stats)
+        stats: dict[str, object] = dict(outcome.stats)
         if not outcome.finished:  # stopped by the token, or by the clock between slices
             stats["stopped"] = token.reason if token.is_set() else "time limit"
         return SolveResult(

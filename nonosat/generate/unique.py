@@ -162,10 +162,9 @@ def open_cells(puzzle: Puzzle, logic: str = "line") -> tuple[np.ndarray, np.ndar
     ``open`` a bool mask of the cells it leaves undecided, ``fixpoint`` the grid state (int8
     :class:`~nonosat.puzzle.Cell` values, or int32 colour masks); ``None`` on a contradiction."""
     if puzzle.is_colour:
-        from nonosat.analysis.colour import colour_closure
+        from nonosat.analysis.logic import closure, full_grid
 
-        full = (1 << puzzle.n_colours) - 1
-        fix = colour_closure(puzzle, logic)(np.full(puzzle.shape, full, dtype=np.int32))
+        fix = closure(puzzle, logic)(full_grid(puzzle))
         if fix is None:
             return None
         bits = fix.astype(np.int64)
@@ -449,11 +448,6 @@ def make_unique(
 def grade_of(puzzle: Puzzle, timeout: float | None = 30.0) -> Any:
     """The :class:`~nonosat.analysis.difficulty.Grade` of a unique puzzle (staged logic, and the
     engine's search figures when logic gets stuck; the search within ``timeout``)."""
-    if puzzle.is_colour:
-        from nonosat.analysis.colour import analyse_colour
-
-        return analyse_colour(puzzle, structure=False, backdoor_timeout=0,
-                              timeout=timeout, count=False).grade
     from nonosat.analysis.difficulty import analyse
 
     return analyse(puzzle, structure=False, backdoor_timeout=0, timeout=timeout,

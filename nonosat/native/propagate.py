@@ -7,7 +7,7 @@ all run compiled (numba).  Two tuples travel through every kernel:
     The packed clues (:func:`nonosat.puzzle.pack_clues`) and ``dims = [height, width]``.
 
 ``state = (grid, trail, tkind, targ, queue, inq, st, linebuf, outbuf, changed_at, cache,
-lf, le, ldims, starts, stop)``
+lf, le, ldims, starts, stop, wscratch)``
     ``grid`` (int8, h*w, row-major) holds cell bit sets; ``trail`` (int32) lists the cells assigned
     so far in order, with ``tkind``/``targ`` saying why (see the ``KIND_*`` constants); ``queue``
     (int32, h+w) is the FIFO work queue of lines to solve with ``inq`` flags; ``st`` (int64) holds
@@ -19,13 +19,17 @@ lf, le, ldims, starts, stop)``
     cells only (rows when ``w <= 62``, columns when ``h <= 62``; 0 for the others); ``ldims``
     (int64) is ``[h, w]``; ``starts`` (int64) is the bit-parallel line solver's scratch;
     ``stop`` (int64, shape (1,)) is a stop flag (:attr:`nonosat.stop.StopToken.flag`): the search
-    and probing loops return early once ``stop[0] != 0`` (see :mod:`nonosat.native.search`).
+    and probing loops return early once ``stop[0] != 0`` (see :mod:`nonosat.native.search`);
+    ``wscratch`` (int64, 2-D) is the multi-word line solver's scratch
+    (:func:`nonosat.native.line.words_scratch`) for the lines longer than
+    :data:`~nonosat.native.line.BITS_MAX_LINE` cells.
 
 **Line masks.**  :func:`assign` and :func:`undo_to` update ``lf``/``le`` with the grid, so
 propagation reads a line's state as two words and hands them to the bit-parallel solver
 (:func:`nonosat.native.line.line_masks`) and to the line cache without copying the line; the
 forced cells are the set bits of the solved masks minus the known ones.  Longer lines are
-copied into ``linebuf`` and solved by the dynamic programme.  Code that writes ``grid`` other
+copied into ``linebuf`` and solved by the multi-word form of the bit-parallel solver
+(:func:`nonosat.native.line.line_kernel_words`), without the line cache.  Code that writes ``grid`` other
 than through :func:`assign`/:func:`undo_to` must call :func:`sync_line_masks` afterwards.
 
 **Line cache.**  Probing and search solve the same line in the same state over and over (and
@@ -62,7 +66,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from nonosat.kernel_cache import stamp_module
-from nonosat.native.line import BITS_MAX_LINE, line_kernel, line_masks
+from nonosat.native.line import BITS_MAX_LINE, line_kernel_words, line_masks, words_scratch
 from nonosat.puzzle import PackedClues
 
 # -- why a cell was assigned (tkind) ----------------------------------------------------------
@@ -153,6 +157,7 @@ def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = 
         np.array([h, w], dtype=np.int64),
         np.zeros(BITS_MAX_LINE + 2, dtype=np.int64),
         np.zeros(1, dtype=np.int64) if stop is None else _stop_flag(stop),
+        words_scratch(longest if longest > BITS_MAX_LINE else 1),
     )
     sync_line_masks(state)
     return state
@@ -345,7 +350,7 @@ def solve_line_cached(clue, line, n, state):  # pragma: no cover - compiled
     linebuf, outbuf, st = state[7], state[8], state[6]
     if n > CACHE_MAX_LINE:
         st[ST_LINE_SOLVES] += 1
-        return line_kernel(clue, linebuf[:n], outbuf[:n])
+        return line_kernel_words(clue, linebuf[:n], outbuf[:n], state[16])
     fmask = 0
     emask = 0
     for p in range(n):

@@ -4,7 +4,7 @@ and ``/api/steps``, with the answers black-and-white gets (``docs/studio.md``).
 A grid state is a grid of colour bit masks (int32; a player's cell is one colour or every
 colour); cells are written ``[r, c, ch]`` over :data:`nonosat.studio.schemas.INDEX_CHARS`
 (``.`` background, ``a`` colour 1, ...; ``?`` still open).  Deductions are
-:func:`nonosat.analysis.colour.colour_explain`'s (line solving, then probing); the search that
+:func:`nonosat.analysis.walkthrough.colour_explain`'s (line solving, then probing); the search that
 finishes a puzzle logic cannot is the engines' (:func:`nonosat.engines.solve`).
 """
 
@@ -91,7 +91,7 @@ def colour_hint_json(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> dict[s
     else the next line or probing deduction that decides a cell (steps that only narrow a
     cell's colours are taken silently: a player's cell is one colour or unknown), else, when
     logic is stuck, one cell of the solution (``"guess"``)."""
-    from nonosat.analysis.colour import colour_explain
+    from nonosat.analysis.walkthrough import colour_explain
 
     def answer(kind: str, text: str, cells: list[list[Any]], line: int | None = None,
                technique: str | None = None) -> dict[str, Any]:
@@ -142,14 +142,14 @@ def colour_hint_json(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> dict[s
 def colour_steps_json(puzzle: Puzzle, *, max_solutions: int = 2, max_steps: int = 100_000,
                       timeout: float = 5.0, start: np.ndarray | None = None) -> dict[str, Any]:
     """The ``/api/steps`` answer for a colour puzzle: the line and probing steps of
-    :func:`~nonosat.analysis.colour.colour_explain` (``kind`` ``line`` / ``probe``, cells that
+    :func:`~nonosat.analysis.walkthrough.colour_explain` (``kind`` ``line`` / ``probe``, cells that
     one colour is left to), then, when logic gets stuck, the search's part: a ``guess`` step
     filling the rest of the first solution and a ``solution``; for a second solution, a
     ``rewind`` of the cells where it differs, a ``guess`` step setting them and another
     ``solution``.  ``{"steps", "status", "solutions", "complete"}`` as black-and-white.
     ``start`` (int32 colour masks, the givens) is where the steps start; its decided cells are
     never set by a step."""
-    from nonosat.analysis.colour import colour_explain
+    from nonosat.analysis.walkthrough import colour_explain
 
     run = colour_explain(puzzle, start, max_steps=max_steps)
     steps: list[dict[str, Any]] = []

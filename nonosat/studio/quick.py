@@ -30,11 +30,11 @@ percentile over 5 s with the native engine).  The studio therefore uses:
   known, one-cell edits of the picture whose re-derived clues have a unique solution
   (:func:`nonosat.analysis.ambiguity.edit_suggestions`, shared with ``nonosat analyse``).
 
-**Colour** puzzles take the same steps with the colour functions of
-:mod:`nonosat.analysis.colour` (as ``nonosat analyse`` does): the grade from
-:func:`~nonosat.analysis.colour.colour_staged_solve` (line solving and probing; there is no
-implication stage for colour), the map from :func:`~nonosat.analysis.colour.colour_ambiguity_map`,
-givens from :func:`~nonosat.analysis.colour.colour_givens`; solutions, givens and edits are
+**Colour** puzzles take the same steps through the same analysis functions (the one pipeline
+of ``nonosat analyse``, on the colour kernels): the grade from
+:func:`~nonosat.analysis.staged.staged_solve` (line solving, implications over "cell takes colour
+c", probing), the map from :func:`~nonosat.analysis.backbone.ambiguity_map`, givens from
+:func:`~nonosat.analysis.givens.uniqueness_givens`; solutions, givens and edits are
 written over :data:`nonosat.studio.schemas.INDEX_CHARS` (``.`` background, ``a`` colour 1, ...).
 """
 
@@ -144,13 +144,13 @@ def given_count(puzzle: Puzzle, givens: np.ndarray) -> int:
 def backbone(puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None, *,
              deadline: float) -> tuple[np.ndarray, bool, list[np.ndarray]]:
     """``(ambiguous, complete, witnesses)`` of several solutions, black-and-white
-    (:func:`sat_backbone`) or colour (:func:`nonosat.analysis.colour.colour_ambiguity_map`)."""
+    (:func:`sat_backbone`) or colour (:func:`nonosat.analysis.backbone.ambiguity_map`)."""
     if not puzzle.is_colour:
         return sat_backbone(puzzle, solutions, known, deadline=deadline)
-    from nonosat.analysis.colour import colour_ambiguity_map
+    from nonosat.analysis.backbone import ambiguity_map
 
-    bb = colour_ambiguity_map(puzzle, solutions, known,
-                              timeout=max(deadline - time.perf_counter(), 0.0))
+    bb = ambiguity_map(puzzle, solutions, known,
+                       timeout=max(deadline - time.perf_counter(), 0.0))
     return bb.ambiguous, not bool(bb.undecided.any()), list(bb.witnesses)
 
 
@@ -236,14 +236,14 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
 
 def _colour_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
                   ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
-    """:func:`quick_grade` of a colour puzzle: the staged colour solve (line solving, probing)
-    and, when it gets stuck, the engine's search figures, graded by the same rule; the
+    """:func:`quick_grade` of a colour puzzle: the staged solve (line solving, implications,
+    probing) and, when it gets stuck, the engine's search figures, graded by the same rule; the
     fixpoint grid holds colour bit masks (int32)."""
     from nonosat.analysis.classify import search_effort
-    from nonosat.analysis.colour import colour_staged_solve
     from nonosat.analysis.difficulty import difficulty_grade
+    from nonosat.analysis.staged import staged_solve
 
-    staged = colour_staged_solve(puzzle, start)
+    staged = staged_solve(puzzle, start)
     stuck = staged.status == "stuck"
     grade = difficulty_grade(staged, search_effort(result) if stuck else None,
                              contradiction=staged.status == "contradiction")
@@ -451,9 +451,9 @@ def _colour_suggestions(
     should_stop: Callable[[], bool],
 ) -> list[dict[str, Any]]:
     """:func:`suggestions` of a colour puzzle: givens of the goal picture (when it is a solution,
-    else of the first solution) by :func:`nonosat.analysis.colour.colour_givens`, then one-cell
-    edits; cells as ``[r, c, ch]`` over :data:`nonosat.studio.schemas.INDEX_CHARS`."""
-    from nonosat.analysis.colour import colour_givens
+    else of the first solution) by :func:`nonosat.analysis.givens.uniqueness_givens`, then
+    one-cell edits; cells as ``[r, c, ch]`` over :data:`nonosat.studio.schemas.INDEX_CHARS`."""
+    from nonosat.analysis.givens import uniqueness_givens
     from nonosat.studio.schemas import INDEX_CHARS
 
     assert puzzle.palette is not None
@@ -462,7 +462,8 @@ def _colour_suggestions(
     target = (np.asarray(goal, dtype=np.int8) if goal is not None and goal.shape == puzzle.shape
               and puzzle.is_solution(goal) else solutions[0])
     out: list[dict[str, Any]] = []
-    cells = colour_givens(puzzle, [target], time.perf_counter() + share, known=known)
+    found = uniqueness_givens(puzzle, [target], known, timeout=share)
+    cells = [(r, c, int(k)) for (r, c), k in found.cells] if found.unique else None
     if cells:
         n = len(cells)
         out.append({"kind": "give", "cells": [[r, c, INDEX_CHARS[k]] for r, c, k in cells],

@@ -1,0 +1,623 @@
+"""The backbone and the whole ambiguity map of a puzzle with at least one solution.
+
+The **backbone** is the set of cells that take the same value in every solution; the
+**ambiguity map** its complement, the cells that differ between some two solutions.
+:func:`ambiguity_map` (used by ``nonosat analyse``, ``nonosat render --solution`` and the studio,
+for black-and-white and colour puzzles alike) computes it by *chunking* over one incremental SAT
+solver (:func:`sat_backbone`: Janota, Lynce and Marques-Silva, "Algorithms for computing
+backbones of propositional formulae", AI Communications 28(2), 2015, the chunking variant with
+one chunk of every candidate): encode the puzzle once with the cells fixed by logic as units,
+then repeatedly add the clause "some candidate cell differs from the reference solution"; a
+model is a new witness and removes every candidate it changes, unsatisfiability proves every
+remaining candidate backbone at once.  Each added clause is over a subset of the previous
+clause's cells, so it implies the previous one and the clauses need never be retracted:
+typically a handful of SAT calls.  A colour puzzle goes through its colour CNF
+(:func:`nonosat.encodings.cnf_colour.encode_colour`), "differs" meaning "has another colour".
+
+:func:`backbone` is the older one-solve-per-flip form, through any engine (black-and-white).
+The solutions found while computing the backbone are *witnesses*: together they differ on
+exactly the ambiguous cells, so drawing them as several solutions draws the map.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nonosat.engines import Status, solve
+from nonosat.puzzle import Cell, Puzzle, unknown_grid
+
+
+@dataclass
+class Backbone:
+    """The backbone of a puzzle with at least one solution.
+
+    Attributes
+    ----------
+    mask : ndarray of bool, shape (height, width)
+        ``True`` for backbone cells (same value in every solution).
+    undecided : ndarray of bool, shape (height, width)
+        Cells whose status could not be decided before the time limit (counted neither way).
+    witnesses : list of ndarray of bool
+        Solutions found (the reference solution first); together they differ on exactly the
+        non-backbone cells when nothing is undecided.
+    solves : int
+        Engine calls made.
+    """
+
+    mask: np.ndarray
+    undecided: np.ndarray
+    witnesses: list[np.ndarray]
+    solves: int = 0
+
+    @property
+    def size(self) -> int:
+        """Number of backbone cells."""
+        return int(self.mask.sum())
+
+    @property
+    def ambiguous(self) -> np.ndarray:
+        """The ambiguity map: cells that differ between some two solutions (bool, (h, w))."""
+        return ~self.mask & ~self.undecided
+
+
+def backbone(
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    known: np.ndarray | None = None,
+    *,
+    engine: str = "native",
+    timeout: float | None = None,
+) -> Backbone:
+    """Compute the backbone from known solutions by flipping cells.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    solutions : list of ndarray of bool, shape (height, width)
+        At least one solution (more only speed things up); the first is the reference.
+    known : ndarray of int8, shape (height, width), optional
+        A grid state every solution agrees with (cells fixed by logic): its known cells are
+        backbone without a solve, and it is the starting state of every solve.
+    engine : str
+        Engine for the flip solves (see :mod:`nonosat.engines`).
+    timeout : float, optional
+        Seconds for the whole computation; cells left when it expires are ``undecided``.
+
+    Returns
+    -------
+    Backbone
+
+    Raises
+    ------
+    ValueError
+        ``solutions`` is empty.
+    """
+    if not solutions:
+        raise ValueError("the backbone needs at least one solution")
+    ref = np.asarray(solutions[0], dtype=bool)
+    base = unknown_grid(puzzle) if known is None else np.asarray(known, dtype=np.int8).copy()
+    witnesses = [ref] + [np.asarray(s, dtype=bool) for s in solutions[1:]]
+    candidate = base == Cell.UNKNOWN
+    for sol in witnesses[1:]:
+        candidate &= sol == ref
+    undecided = np.zeros(puzzle.shape, dtype=bool)
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    solves = 0
+    for r, c in zip(*np.nonzero(candidate), strict=True):
+        if not candidate[r, c]:
+            continue
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            undecided[r, c] = True
+            continue
+        partial = base.copy()
+        partial[r, c] = Cell.EMPTY if ref[r, c] else Cell.FILLED
+        result = solve(puzzle, engine, partial=partial, limit=1, timeout=left)
+        solves += 1
+        if result.solutions:
+            other = result.solutions[0]
+            witnesses.append(other)
+            candidate &= other == ref
+        elif result.status == Status.UNKNOWN:
+            undecided[r, c] = True
+    mask = np.ones(puzzle.shape, dtype=bool)
+    for sol in witnesses[1:]:
+        mask &= sol == ref
+    mask &= ~undecided
+    return Backbone(mask, undecided, witnesses, solves)
+
+
+def sat_backbone(
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    known: np.ndarray | None = None,
+    *,
+    deadline: float | None = None,
+) -> tuple[np.ndarray, bool, list[np.ndarray]]:
+    """The ambiguity map (complement of the backbone) by chunking over one SAT solver (module
+    docstring).
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    solutions : list of ndarray of bool, shape (height, width)
+        At least one solution; the first is the reference.
+    known : ndarray of int8, shape (height, width), optional
+        Cells every solution agrees with (fixed by logic): never candidates, given as units.
+    deadline : float, optional
+        ``time.perf_counter()`` value after which to stop.
+
+    Returns
+    -------
+    (ambiguous, complete, witnesses)
+        ``ambiguous`` (bool, (h, w)): cells proven to differ between two solutions; ``complete``:
+        every other cell was proven backbone (``False`` when the deadline came first: then
+        ``ambiguous`` is a subset of the map); ``witnesses``: the solutions found.
+
+    Raises
+    ------
+    ValueError
+        ``solutions`` is empty.
+    """
+    ambiguous, open_cells, witnesses = _chunked_backbone(puzzle, solutions, known, deadline)
+    return ambiguous, not open_cells.any(), witnesses
+
+
+def _chunked_backbone(
+    puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None,
+    deadline: float | None,
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """:func:`sat_backbone`, returning the candidates left undecided instead of a flag.
+
+    Two phases over one incremental solver:
+
+    1. **Guided witnesses** (at most :data:`WITNESS_SHARE` of the time left, at most
+       :data:`WITNESS_MAX_S` seconds): block every solution known and ask for another with the
+       solver's phases on the last solution found, so that it finds the nearest other solution
+       (solution-guided enumeration); stop after :data:`WITNESS_STALE` witnesses in a row that
+       make no new cell ambiguous.  A blocking clause excludes one solution, so each call is
+       cheap where the "some candidate differs" clause is not: on Knotty (40x40, at least 16
+       solutions) the disjunction alone found 14 ambiguous cells in 120 s, the witnesses find 56
+       in about 2 s.  Blocking clauses exclude only witnesses, which agree with the reference on
+       every remaining candidate anyway, so they never change what phase 2 proves.
+    2. **Chunking** (module docstring): "some candidate differs from the reference" until
+       unsatisfiable (every remaining candidate is backbone) or the deadline.  With a deadline
+       it takes turns (:func:`_narrow`) with rounds of **per-cell checks**
+       (:func:`_cell_checks`: each candidate under an assumption, with a conflict budget that
+       grows by :data:`CELL_BUDGET_GROWTH` per round, every cell proven backbone followed by
+       line propagation).  On Faase (80x95, at least 3,700 ambiguous cells) the disjunction
+       alone proved no cell backbone beyond logic in 120 s; with the per-cell checks, 690 more
+       (``benchmarks/RESULTS.md``).
+    """
+    from nonosat.encodings.cnf import encode
+    from nonosat.encodings.phases import order_phases
+    from nonosat.encodings.satsolver import SatRun
+
+    if not solutions:
+        raise ValueError("the backbone needs at least one solution")
+    kind = np.int8 if puzzle.is_colour else bool
+    ref = np.asarray(solutions[0], dtype=kind)
+    witnesses = [ref] + [np.asarray(s, dtype=kind) for s in solutions[1:]]
+    candidate = np.ones(puzzle.shape, dtype=bool)
+    if known is not None:
+        candidate &= (_colour_open(known) if puzzle.is_colour
+                      else np.asarray(known) == Cell.UNKNOWN)
+    for sol in witnesses[1:]:
+        candidate &= sol == ref
+    undecided = np.zeros(puzzle.shape, dtype=bool)
+    if candidate.any() and puzzle.is_colour:
+        undecided = _colour_narrow(puzzle, witnesses, candidate, ref, known, deadline)
+    elif candidate.any():
+        enc = encode(puzzle, partial=known)
+        cells = np.arange(1, ref.size + 1).reshape(ref.shape)
+        agree = np.where(ref, cells, -cells)  # each cell's literal "as in the reference"
+
+        def differs(cand: np.ndarray) -> list[int]:  # some candidate differs from the reference
+            return (-agree[cand]).tolist()
+
+        with SatRun(enc.clauses) as run:
+            guided = run.set_phases(order_phases(puzzle, known, enc.nvars))
+            rounds = _CellRounds(agree.ravel(), _line_settle(puzzle, ref, known))
+            undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
+                                differs=differs, guided=guided, cells=rounds)
+    ambiguous = _differing(witnesses, ref)
+    return ambiguous, undecided, witnesses
+
+
+def _line_settle(
+    puzzle: Puzzle, ref: np.ndarray, known: np.ndarray | None,
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The ``settle`` of :func:`_cell_checks` for a black-and-white puzzle: a function that adds
+    cells proven backbone (bool, (h, w); their values those of ``ref``) to a grid state that
+    starts from ``known`` and runs the native line solver to a fixpoint, returning the cells
+    it fixes beyond them (bool, (h, w)).  Each follows from the clues and backbone cells, so it
+    is backbone too.
+
+    Raises
+    ------
+    AssertionError
+        Line propagation contradicts ``ref`` (a solution): a line solver or encoding bug.
+    """
+    from nonosat.native.propagate import propagate_grid
+
+    fixed = unknown_grid(puzzle) if known is None else np.asarray(known, dtype=np.int8).copy()
+    values = np.where(ref, Cell.FILLED, Cell.EMPTY).astype(np.int8)
+
+    def settle(proven: np.ndarray) -> np.ndarray:
+        fixed[proven] = values[proven]
+        out = propagate_grid(puzzle, fixed)
+        if out is None:  # pragma: no cover - would be a line solver bug
+            raise AssertionError("line propagation from backbone cells met a contradiction")
+        grid = out[0]
+        new = (grid != Cell.UNKNOWN) & (fixed == Cell.UNKNOWN)
+        if (grid[new] != values[new]).any():  # pragma: no cover - would be a line solver bug
+            raise AssertionError("line propagation from backbone cells contradicts a solution")
+        fixed[new] = grid[new]
+        return new
+
+    return settle
+
+
+def _colour_open(grid: np.ndarray) -> np.ndarray:
+    """Cells of a colour state (int32 masks) with several colours left (bool, same shape)."""
+    g = np.asarray(grid)
+    return (g & (g - 1)) != 0
+
+
+def _colour_narrow(
+    puzzle: Puzzle, witnesses: list[np.ndarray], candidate: np.ndarray, ref: np.ndarray,
+    known: np.ndarray | None, deadline: float | None,
+) -> np.ndarray:
+    """The SAT phases of :func:`_chunked_backbone` for a colour puzzle: the colour CNF
+    (:func:`nonosat.encodings.cnf_colour.encode_colour`, restricted to ``known``), the guided
+    witnesses (each solution blocked, phases on the last one), then "some candidate cell has
+    another colour than in the reference" and per-cell checks (:func:`_narrow`).  Returns the
+    candidates left undecided."""
+    from nonosat.encodings.cnf_colour import encode_colour
+    from nonosat.encodings.satsolver import SatRun
+
+    enc = encode_colour(puzzle, None if known is None else np.asarray(known, dtype=np.int32))
+    with SatRun(enc.clauses) as run:
+        def phase_lits(sol: np.ndarray) -> list[int]:
+            # "cell (r, c) has colour sol[r, c]" true, its other colours false
+            lits = []
+            for (r, c), k in np.ndenumerate(sol):
+                for j in range(enc.ncol):
+                    v = enc.cell_var(r, c, j)
+                    lits.append(v if j == k else -v)
+            return lits
+
+        # each cell's literal "the cell has its reference colour"
+        agree = np.array([enc.cell_var(r, c, int(k)) for (r, c), k in np.ndenumerate(ref)])
+
+        def differs(cand: np.ndarray) -> list[int]:
+            return (-agree.reshape(ref.shape)[cand]).tolist()
+
+        guided = run.set_phases(phase_lits(witnesses[-1]))
+        rounds = _CellRounds(agree, _colour_settle(puzzle, ref, known))
+        return _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
+                       differs=differs, guided=guided, block=enc.blocking_clause,
+                       phase_lits=phase_lits, cells=rounds)
+
+
+def _colour_settle(
+    puzzle: Puzzle, ref: np.ndarray, known: np.ndarray | None,
+) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`_line_settle` for a colour puzzle: cells proven backbone (bool, (h, w)) take their
+    colour in ``ref`` in a state of colour masks that starts from ``known``; colour line
+    propagation (:func:`nonosat.analysis.logic.closure`) to a fixpoint; returns the further
+    cells it decides (one colour left; bool, (h, w)), backbone too.
+
+    Raises
+    ------
+    AssertionError
+        Propagation contradicts ``ref`` (a solution): a line solver or encoding bug.
+    """
+    from nonosat.analysis.logic import closure, full_grid
+
+    close = closure(puzzle)
+    grid = full_grid(puzzle)
+    if known is not None:
+        grid &= np.asarray(known, dtype=np.int32)
+    values = (1 << ref.astype(np.int32)).astype(np.int32)
+
+    def settle(proven: np.ndarray) -> np.ndarray:
+        grid[proven] = values[proven]
+        out = close(grid)
+        if out is None or ((out & values) == 0).any():  # pragma: no cover - a solver bug
+            raise AssertionError("colour propagation from backbone cells contradicts a solution")
+        new = _colour_open(grid) & ~_colour_open(out)
+        grid[:] = out
+        return new
+
+    return settle
+
+
+def _narrow(
+    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
+    ref: np.ndarray, deadline: float | None, *, differs: Callable[[np.ndarray], list[int]],
+    guided: bool, block: Callable[[np.ndarray], list[int]] | None = None,
+    phase_lits: Callable[[np.ndarray], list[int]] | None = None,
+    cells: _CellRounds | None = None,
+) -> np.ndarray:
+    """The phases of :func:`_chunked_backbone` over ``run`` (the puzzle's CNF ``enc``), for any
+    encoding (black-and-white or colour, :func:`_colour_narrow`): the guided witnesses
+    when ``guided`` (the solver takes phases; ``block``/``phase_lits`` as
+    :func:`_guided_witnesses`), then the clause ``differs(candidate)`` ("some candidate differs
+    from the reference") until unsatisfiable or the deadline.  ``witnesses`` grows and
+    ``candidate`` (bool, (h, w)) narrows in place; returns the candidates left undecided.
+
+    With a deadline and ``cells`` (the per-cell checks' literals and state), the
+    "differs" query (:data:`CHUNK_TURN_SHARE` of the time left; a call that takes
+    :data:`CHUNK_SHARE` of its turn ends the turn) and per-cell checks (:func:`_cell_checks`,
+    :data:`CELL_ROUND_SHARE` of the time left) take turns until the deadline, the solver
+    keeping its learnt clauses, so that a puzzle whose whole backbone is out of reach still
+    gets most of its cells decided, and one whose query needs more than one turn still gets
+    the time.
+    """
+    if guided:
+        _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
+                          block=block, phase_lits=phase_lits)
+    if deadline is None or cells is None:
+        _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs)
+        return candidate.copy()
+    phases = cells.agree.tolist() if phase_lits is None else phase_lits(ref)
+    clause_over = [-1]  # candidates in the last "differs" clause added
+    while candidate.any():
+        now = time.perf_counter()
+        if deadline - now < MIN_ROUND_S:
+            break
+        turn = now + CHUNK_TURN_SHARE * (deadline - now)
+        if _differs_query(puzzle, enc, run, witnesses, candidate, ref, turn, differs,
+                          clause_over, share=CHUNK_SHARE):
+            break
+        now = time.perf_counter()
+        stop = now + CELL_ROUND_SHARE * max(deadline - now, 0.0)
+        if _cell_checks(puzzle, enc, run, witnesses, candidate, ref, stop, cells, phases):
+            cells.next_round()  # every candidate tried at this budget
+    return candidate.copy()
+
+
+def _differs_query(
+    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
+    ref: np.ndarray, stop: float | None, differs: Callable[[np.ndarray], list[int]],
+    clause_over: list[int] | None = None, share: float | None = None,
+) -> bool:
+    """Chunking (module docstring): add "some candidate differs from ``ref``" and solve, each
+    model a witness that narrows ``candidate`` (in place), until unsatisfiable (every candidate
+    left is backbone: ``candidate`` is cleared) or ``stop``; with ``share``, also as soon as one
+    call takes more than that share of the time left before ``stop`` (the query has stalled).
+    Returns whether the candidates are all decided.  ``clause_over`` (one int, kept by the
+    caller across calls): the number of candidates of the last clause added; the clause is not
+    added again for the same ones."""
+    while candidate.any():
+        count = int(candidate.sum())
+        if clause_over is None or clause_over[0] != count:
+            run.add_clause(differs(candidate))
+            if clause_over is not None:
+                clause_over[0] = count
+        call_stop = stop
+        if stop is not None and share is not None:
+            now = time.perf_counter()
+            call_stop = now + share * max(stop - now, 0.0)
+        answer = run.solve(call_stop)
+        if answer is None:
+            return False
+        if not answer:
+            candidate[:] = False
+            return True
+        _take_witness(puzzle, enc, run, witnesses, candidate, ref)
+    return True
+
+
+def _take_witness(
+    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
+    ref: np.ndarray,
+) -> np.ndarray:
+    """The solution of ``run``'s last model, checked against the clues, appended to
+    ``witnesses``; every candidate on which it differs from ``ref`` is cleared (in place)."""
+    other = enc.solution(run.model())
+    if not puzzle.is_solution(other):  # pragma: no cover - would be an encoding bug
+        raise AssertionError("the backbone SAT model is not a solution")
+    witnesses.append(other)
+    candidate &= other == ref
+    return other
+
+
+#: Share of the time left in its turn that one call of the "some candidate differs" query may
+#: take: a call that takes longer ends the turn (the query has stalled).
+CHUNK_SHARE = 0.5
+#: Share of the time left that the "some candidate differs" query gets per turn (tuned on
+#: Faase at 30 s and 120 s: 0.25-0.6 with CHUNK_SHARE 0.5-1 differ by under 5% of cells).
+CHUNK_TURN_SHARE = 0.6
+#: Share of the time left given to per-cell checks before the query gets its turn again.
+CELL_ROUND_SHARE = 0.5
+#: Seconds left below which the map stops alternating.
+MIN_ROUND_S = 0.05
+#: Conflicts per cell in the first round of :func:`_cell_checks`; each later round multiplies
+#: it by :data:`CELL_BUDGET_GROWTH`.
+CELL_FIRST_BUDGET = 300
+#: A per-cell call that would get fewer conflicts than this before the deadline is not made.
+MIN_CELL_BUDGET = 50
+CELL_BUDGET_GROWTH = 10
+
+
+@dataclass
+class _CellRounds:
+    """What the per-cell checks (:func:`_cell_checks`) of one map need and keep across turns.
+
+    Attributes
+    ----------
+    agree : ndarray of int, shape (h*w,)
+        Each cell's literal "the cell has its value in the reference" (its negation is the
+        assumption, the literal itself the unit of a proved cell).
+    settle : callable
+        Line propagation from the cells proved so far (:func:`_line_settle`): given the cells
+        just proved (bool, (h, w)), returns the further cells that follow (bool, (h, w)).
+    budget : int
+        Conflicts per cell in this round.
+    pace : float or None
+        Seconds per conflict of the last call that used its whole budget.
+    tried : ndarray of bool, shape (h*w,)
+        Cells out of budget in this round.
+    """
+
+    agree: np.ndarray
+    settle: Callable[[np.ndarray], np.ndarray]
+    budget: int = field(init=False)
+    pace: float | None = None
+    tried: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.budget = CELL_FIRST_BUDGET
+        self.tried = np.zeros(self.agree.size, dtype=bool)
+
+    def next_round(self) -> None:
+        """Every candidate was tried at this budget: the next round, :data:`CELL_BUDGET_GROWTH`
+        times the budget, tries them all again."""
+        self.budget *= CELL_BUDGET_GROWTH
+        self.tried[:] = False
+
+
+def _cell_checks(
+    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
+    ref: np.ndarray, stop: float, cells: _CellRounds, phases: list[int],
+) -> bool:
+    """One round of per-cell backbone checks (the one-literal-at-a-time algorithm of Janota,
+    Lynce and Marques-Silva 2015, with model filtering and a conflict budget, as in
+    CadiBack, Biere, Froleyks and Wang, FMCAD 2023): for each candidate cell in reading order,
+    solve under the assumption that it differs from ``ref`` within ``cells.budget`` conflicts,
+    the solver's phases on ``ref`` (``phases``) so that a model is a nearby solution.
+
+    * satisfiable: a witness, which clears every candidate it flips;
+    * unsatisfiable: the cell is backbone; its value is added as a unit clause and
+      ``cells.settle`` (line propagation from every cell proven so far) returns the further
+      cells that follow, backbone too, added likewise;
+    * out of budget: left for the next round.
+
+    A call never gets more conflicts than fit in the time left at ``cells.pace`` (updated
+    here), so that a large budget cannot run far past ``stop``.
+
+    ``candidate`` (bool, (h, w)) narrows in place, ``cells.tried`` grows, until every candidate
+    was tried (returns ``True``) or ``stop`` (returns ``False``)."""
+    run.set_phases(phases)
+    while time.perf_counter() < stop:
+        left = np.flatnonzero(candidate.ravel() & ~cells.tried)
+        if left.size == 0:
+            return True
+        i = int(left[0])
+        allowed = cells.budget
+        if cells.pace is not None:
+            allowed = min(allowed, int((stop - time.perf_counter()) / cells.pace))
+            if allowed < MIN_CELL_BUDGET:
+                return False
+        start = time.perf_counter()
+        answer = run.solve_limited([-int(cells.agree[i])], allowed)
+        if answer is None:
+            cells.pace = (time.perf_counter() - start) / allowed
+            cells.tried[i] = True
+        elif answer:
+            _take_witness(puzzle, enc, run, witnesses, candidate, ref)
+        else:
+            proven = np.zeros(ref.size, dtype=bool)
+            proven[i] = True
+            proven |= cells.settle(proven.reshape(ref.shape)).reshape(-1)
+            for j in np.flatnonzero(proven):
+                run.add_clause([int(cells.agree[j])])
+            candidate &= ~proven.reshape(ref.shape)
+    return False
+
+
+def _differing(witnesses: list[np.ndarray], ref: np.ndarray) -> np.ndarray:
+    """Cells (bool, (h, w)) on which some witness differs from the reference ``ref``."""
+    ambiguous = np.zeros(ref.shape, dtype=bool)
+    for sol in witnesses[1:]:
+        ambiguous |= sol != ref
+    return ambiguous
+
+
+#: Share of the time left that :func:`_chunked_backbone` gives its guided-witness phase.
+WITNESS_SHARE = 0.25
+#: Most seconds of the guided-witness phase (also its limit when there is no deadline).
+WITNESS_MAX_S = 10.0
+#: Witnesses in a row that make no new cell ambiguous before the guided phase stops.
+WITNESS_STALE = 8
+
+
+def _guided_witnesses(
+    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
+    ref: np.ndarray, deadline: float | None, *,
+    block: Callable[[np.ndarray], list[int]] | None = None,
+    phase_lits: Callable[[np.ndarray], list[int]] | None = None,
+) -> None:
+    """Phase 1 of :func:`_chunked_backbone` (black-and-white and colour): solution-guided
+    witnesses appended to ``witnesses``, ``candidate`` (bool, (h, w)) narrowed in place.
+
+    ``enc.solution(model)`` decodes a model; ``block(solution)`` is the clause excluding one
+    solution and ``phase_lits(solution)`` the literals that steer the solver to it (defaults:
+    black-and-white cell variables ``1 .. h*w``)."""
+    from nonosat.encodings.cnf import blocking_clause
+
+    cells = np.arange(1, ref.size + 1)
+    if block is None:
+        block = blocking_clause
+    if phase_lits is None:
+        def phase_lits(sol: np.ndarray) -> list[int]:
+            return np.where(sol.ravel(), cells, -cells).tolist()
+
+    now = time.perf_counter()
+    share = WITNESS_MAX_S if deadline is None else min(WITNESS_MAX_S,
+                                                       WITNESS_SHARE * (deadline - now))
+    stop = now + share
+    for sol in witnesses:
+        run.add_clause(block(sol))
+    last = witnesses[-1]
+    stale = 0
+    while candidate.any() and stale < WITNESS_STALE and time.perf_counter() < stop:
+        run.set_phases(phase_lits(last))
+        answer = run.solve(stop)
+        if not answer:  # no other solution (the phase-2 clause then proves it) or out of time
+            return
+        before = int(candidate.sum())
+        last = _take_witness(puzzle, enc, run, witnesses, candidate, ref)
+        run.add_clause(block(last))
+        stale = stale + 1 if int(candidate.sum()) == before else 0
+
+
+def ambiguity_map(
+    puzzle: Puzzle,
+    solutions: list[np.ndarray],
+    known: np.ndarray | None = None,
+    *,
+    timeout: float | None = None,
+) -> Backbone:
+    """The backbone and the whole ambiguity map of a puzzle with at least one solution, by
+    chunking over one SAT solver (:func:`sat_backbone`); the one implementation behind
+    ``nonosat analyse``, ``nonosat render --solution`` and the studio.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+        Black-and-white or colour.
+    solutions : list of ndarray of bool (colour: int8 colour indices)
+        Solutions known (the first is the reference); more only save SAT calls.
+    known : ndarray, optional
+        Cells fixed by logic (every solution agrees with them): int8 cells, or colour masks.
+    timeout : float, optional
+        Seconds; cells neither proven backbone nor ambiguous by then are ``undecided``.
+
+    Returns
+    -------
+    Backbone
+        ``witnesses`` differ, together, on exactly :attr:`Backbone.ambiguous`; ``solves`` counts
+        the SAT calls made.
+    """
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    ambiguous, undecided, witnesses = _chunked_backbone(puzzle, solutions, known, deadline)
+    mask = ~ambiguous & ~undecided
+    return Backbone(mask, undecided, witnesses, solves=len(witnesses) - len(solutions) + 1)

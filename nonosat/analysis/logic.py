@@ -1,0 +1,562 @@
+"""The logic the analysis runs, on the model's general form.
+
+The analysis (:mod:`nonosat.analysis.staged` and the modules above it) is written once, over
+grid states of the general form: a cell holds the set of values it can still take.  A
+black-and-white puzzle is the two-colour case; for it this module keeps the bit-parallel
+black-and-white kernels (:mod:`nonosat.native.propagate`, :mod:`nonosat.native.probe`,
+:mod:`nonosat.analysis.implied`), the ones the engines pick for speed, and states stay int8
+(:class:`~nonosat.puzzle.Cell`).  A colour puzzle's states are int32 bit masks of the colours a
+cell can still take (bit 0 = background) and its kernels the generic colour line solver
+(:mod:`nonosat.native.colour`).
+
+:func:`logic_of` gives a puzzle's :class:`Logic`: the same five operations for both forms --
+the starting state, the open cells, line solving to a fixpoint (one step per line solve that
+narrowed a cell), the implication stage (what the single-line implication graph forces: for
+colour its literals are "cell takes colour c", :func:`nonosat.analysis.implied.palette_arrays`)
+and one failed-literal probing pass -- plus applying a stage's steps.  :func:`closure` is the
+fixpoint function the backdoor search and the generator use, :func:`open_grid` the
+black-and-white picture of what is open (:func:`nonosat.analysis.structure.independent_parts`).
+
+A step records the cells it *decided* (one value left) with their value; a colour step that
+only narrows a cell's colours also records the new masks (:attr:`Step.masks`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numba import njit
+
+from nonosat.kernel_cache import stamp_module
+from nonosat.native.colour import ColourProblem, colour_propagate, solve_colour_line
+from nonosat.native.propagate import (
+    KIND_DECISION,
+    ST_TLEN,
+    assign,
+    new_state,
+    problem_tuple,
+    propagate,
+    propagate_grid,
+    undo_to,
+)
+from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
+
+if TYPE_CHECKING:  # networkx loads with these: imported where they are used, not here, so that
+    # `nonosat solve` (which classifies through this module) stays light (tests/test_imports.py)
+    from nonosat.analysis.implied import ColourLiteral
+    from nonosat.native.implications import Literal
+
+
+@dataclass(frozen=True)
+class Step:
+    """One batch of deductions made by one stage.
+
+    Attributes
+    ----------
+    stage : str
+        ``"line"``, ``"implications"`` or ``"probing"``.
+    technique : str
+        ``"line"`` (one line solve), ``"contradiction"``, ``"tautology"``, ``"line-conflict"``
+        (implications), ``"failed-literal"`` or ``"probe-both"`` (probing).
+    cells : tuple of ((row, col), Cell)
+        The cells fixed, 0-based, with their values.
+    line : int or None
+        The line solved (rows first), for line steps.
+    premise : Literal, ColourLiteral or None
+        The assumption behind an implication or probing step (the refuted literal for a
+        contradiction or failed literal; the cell split on for a tautology or probe-both).
+    masks : tuple of ((row, col), int)
+        Colour puzzles: every cell the step narrowed with its new colour mask (``cells`` holds
+        only those left with one colour, as their colour index); empty for black-and-white.
+    """
+
+    stage: str
+    technique: str
+    cells: tuple[tuple[tuple[int, int], Cell | int], ...]
+    line: int | None = None
+    premise: Literal | ColourLiteral | None = None
+    masks: tuple[tuple[tuple[int, int], int], ...] = ()
+
+
+
+#: The technique of each implication rule's steps.
+_IMPLICATION_TECHNIQUE = {"contradiction": "contradiction", "tautology": "tautology",
+                          "line": "line-conflict"}
+
+
+def _line_steps(deductions: list) -> list[Step]:
+    """Group consecutive deductions of one line solve into one step."""
+    steps: list[Step] = []
+    cells: list = []
+    current = None
+    for cell, value, line in deductions:
+        if line != current and cells:
+            steps.append(Step("line", "line", tuple(cells), line=current))
+            cells = []
+        current = line
+        cells.append((cell, Cell(value)))
+    if cells:
+        steps.append(Step("line", "line", tuple(cells), line=current))
+    return steps
+
+
+def _implication_steps(
+    puzzle: Puzzle, grid: np.ndarray, depth: int | None, rules: tuple[str, ...],
+    cache: dict | None = None,
+) -> list[Step]:
+    from nonosat.analysis.implied import forced_literals_fast, implication_arrays
+    from nonosat.native.implications import forced_literals, implication_graph
+
+    technique = _IMPLICATION_TECHNIQUE
+    if depth is None:  # compiled, array-based: the same list (nonosat.analysis.implied)
+        forced = forced_literals_fast(implication_arrays(puzzle, grid, cache), rules)
+    else:
+        forced = forced_literals(implication_graph(puzzle, grid), depth, rules)
+    return [
+        Step("implications", technique[f.rule], ((f.literal.cell, f.literal.value),),
+             premise=f.premise)
+        for f in forced
+    ]
+
+
+@njit(cache=True, nogil=True)
+def probe_pass_kernel(problem, state, cells, status, both):  # pragma: no cover - compiled
+    """Probe both values of each cell of ``cells`` from the same state (at a fixpoint).
+
+    Parameters
+    ----------
+    problem, state : tuples
+        See :mod:`nonosat.native.propagate`; the state is restored after every probe.
+    cells : ndarray of int32, shape (m,)
+        Unknown cells to probe.
+    status : ndarray of int8, shape (m,)
+        Receives bit 1 when ``filled`` fails, bit 2 when ``empty`` fails.
+    both : ndarray of int32, shape (h*w, 3)
+        Receives ``(probed cell, cell, value)`` for every cell both branches of a probe fix to
+        the same value (each cell once; collected only while no failed literal has been seen).
+
+    Returns
+    -------
+    int
+        Rows of ``both`` written, or ``-1`` when both values of a cell fail.
+    """
+    grid, trail, st = state[0], state[1], state[6]
+    n = grid.shape[0]
+    mark = np.zeros(n, np.int8)
+    fcells = np.zeros(n, np.int32)
+    claimed = np.zeros(n, np.bool_)
+    nboth = 0
+    nfail = 0
+    for i in range(cells.shape[0]):
+        cell = cells[i]
+        base = st[ST_TLEN]
+        assign(problem, state, cell, 2, KIND_DECISION, -1, -1)
+        ok_f = propagate(problem, state)
+        end_f = st[ST_TLEN]
+        nf = end_f - base - 1 if ok_f else 0
+        for k in range(nf):
+            fcells[k] = trail[base + 1 + k]
+            mark[fcells[k]] = grid[fcells[k]]
+        undo_to(state, base)
+        assign(problem, state, cell, 1, KIND_DECISION, -1, -1)
+        ok_e = propagate(problem, state)
+        if ok_f and ok_e and nfail == 0:
+            for t in range(base + 1, st[ST_TLEN]):
+                c = trail[t]
+                if mark[c] == grid[c] and not claimed[c]:
+                    claimed[c] = True
+                    both[nboth, 0] = cell
+                    both[nboth, 1] = c
+                    both[nboth, 2] = grid[c]
+                    nboth += 1
+        undo_to(state, base)
+        for k in range(nf):
+            mark[fcells[k]] = 0
+        status[i] = (0 if ok_f else 1) | (0 if ok_e else 2)
+        if status[i] == 3:
+            return -1
+        if status[i] != 0:
+            nfail += 1
+    return nboth
+
+
+def probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
+    """One failed-literal pass: probe both values of every unknown cell of ``grid`` with full
+    line propagation, all from the same state (:func:`probe_pass_kernel`).
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    grid : ndarray of int8, shape (height, width)
+        A state (normally at a line-propagation fixpoint).
+
+    Returns
+    -------
+    list of Step or None
+        Every failed literal as a ``"failed-literal"`` step; if there is none, the cells fixed to
+        the same value by both branches of a probe as ``"probe-both"`` steps (each cell once,
+        grouped by probed cell); empty when probing finds nothing; ``None`` when both values of
+        some cell fail or the state does not propagate (no solution).
+    """
+    from nonosat.native.implications import Literal
+
+    h, w = puzzle.shape
+    packed = pack_clues(puzzle)
+    problem = problem_tuple(packed)
+    state = new_state(packed, grid)
+    if not propagate(problem, state):
+        return None
+    cells = np.nonzero(state[0] == Cell.UNKNOWN)[0].astype(np.int32)
+    status = np.zeros(cells.shape[0], dtype=np.int8)
+    both = np.zeros((h * w, 3), dtype=np.int32)
+    nboth = probe_pass_kernel(problem, state, cells, status, both)
+    if nboth < 0:
+        return None
+    failed = []
+    for cell, code in zip(cells.tolist(), status.tolist(), strict=True):
+        if code:
+            rc = divmod(cell, w)
+            good = Cell.EMPTY if code == 1 else Cell.FILLED
+            failed.append(Step("probing", "failed-literal", ((rc, good),),
+                               premise=Literal(*rc, code == 1)))
+    if failed:
+        return failed
+    steps: list[Step] = []
+    for probed, group in _by_probe(both[:nboth].tolist()):
+        fixed = tuple((divmod(c, w), Cell(v)) for _, c, v in group)
+        steps.append(Step("probing", "probe-both", fixed, premise=Literal(*divmod(probed, w), True)))
+    return steps
+
+
+def _by_probe(rows: list[list[int]]) -> list[tuple[int, list[list[int]]]]:
+    """Group ``(probed cell, cell, value)`` rows by probed cell, keeping their order."""
+    out: list[tuple[int, list[list[int]]]] = []
+    for row in rows:
+        if out and out[-1][0] == row[0]:
+            out[-1][1].append(row)
+        else:
+            out.append((row[0], [row]))
+    return out
+
+
+def _apply(grid: np.ndarray, steps: list[Step]) -> bool:
+    """Write the steps' cells into ``grid``; ``False`` if two steps disagree on a cell."""
+    for step in steps:
+        for cell, value in step.cells:
+            old = grid[cell]
+            if old != Cell.UNKNOWN and old != value:
+                return False
+            grid[cell] = value
+    return True
+
+
+
+# -- colour -----------------------------------------------------------------------------------
+def _is_open(grid: np.ndarray) -> np.ndarray:
+    """Cells that can still take more than one colour (bool, same shape)."""
+    g = np.asarray(grid)
+    return (g & (g - 1)) != 0
+
+
+def _colour_of(mask: int) -> int:
+    return int(mask).bit_length() - 1
+
+
+def _line_fixpoint(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
+    """Line solving to a fixpoint on ``grid`` (int32 masks, ``(h, w)``, updated in place), one
+    line at a time (rows first, then every line a change touched): one ``line`` step per line
+    solve that narrowed a cell.  ``None`` on a contradiction."""
+    h, w = puzzle.shape
+    colours = puzzle.line_colours
+    queue = deque(range(h + w))
+    queued = [True] * (h + w)
+    steps: list[Step] = []
+    while queue:
+        line = queue.popleft()
+        queued[line] = False
+        clue = puzzle.lines[line]
+        if clue is None:
+            continue
+        cells = grid[line, :] if line < h else grid[:, line - h]
+        after = solve_colour_line(clue, colours[line] or (), cells, puzzle.n_colours)
+        if after is None:
+            return None
+        changed = np.flatnonzero(after != cells)
+        if changed.size == 0:
+            continue
+        decided: list[tuple[tuple[int, int], int]] = []
+        masks: list[tuple[tuple[int, int], int]] = []
+        for i in changed.tolist():
+            cell = (line, i) if line < h else (i, line - h)
+            m = int(after[i])
+            grid[cell] = m
+            masks.append((cell, m))
+            other = h + i if line < h else i
+            if not queued[other]:
+                queued[other] = True
+                queue.append(other)
+            if m & (m - 1) == 0:
+                decided.append((cell, _colour_of(m)))
+        steps.append(Step("line", "line", tuple(decided), line=line, masks=tuple(masks)))
+    return steps
+
+
+def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
+    """One probing pass over the open cells of ``grid`` (int32 masks at a line fixpoint), every
+    trial from the same state: each colour a cell can still take is set and propagated
+    (:func:`nonosat.native.colour.colour_propagate`).
+
+    Returns
+    -------
+    list of Step or None
+        Every colour whose trial contradicts is removed (``"failed-literal"`` steps, one per
+        probed cell); if none is, every cell keeps only the colours some trial of a probed cell
+        allows (``"probe-all"`` steps, grouped by probed cell, a cell counted for the first
+        probe that narrows it).  :attr:`Step.masks` holds the new masks.  Empty when probing
+        finds nothing; ``None`` when every colour of some cell fails.
+    """
+    from nonosat.analysis.implied import ColourLiteral
+
+    problem = ColourProblem.of(puzzle)
+    h, w = puzzle.shape
+    flat = np.ascontiguousarray(grid, dtype=np.int32).reshape(-1).copy()
+    queued = np.zeros(h + w, np.bool_)
+    st = np.zeros(3, np.int64)
+    failed: list[tuple[int, int, int]] = []
+    new = flat.copy()
+    groups: list[tuple[int, list[int]]] = []
+    for cell in np.flatnonzero(_is_open(flat)).tolist():
+        v = int(flat[cell])
+        union = np.zeros_like(flat)
+        removed = 0
+        for k in range(puzzle.n_colours):
+            if not (v >> k) & 1:
+                continue
+            trial = flat.copy()
+            trial[cell] = 1 << k
+            queued[cell // w] = True
+            queued[h + cell % w] = True
+            if colour_propagate(trial, problem.lens, problem.cols, problem.start, problem.known,
+                                h, w, problem.ncol, queued, st):
+                union |= trial
+            else:
+                removed |= 1 << k
+        if removed == v:
+            return None
+        if removed:
+            failed.append((cell, v & ~removed, _colour_of(removed & -removed)))
+        elif not failed:
+            narrower = (new & union) != new
+            narrower[cell] = False
+            if narrower.any():
+                groups.append((cell, np.flatnonzero(narrower).tolist()))
+                new &= union
+    steps: list[Step] = []
+    if failed:
+        for cell, m, k in failed:
+            rc = divmod(cell, w)
+            one = ((rc, _colour_of(m)),) if m & (m - 1) == 0 else ()
+            steps.append(Step("probing", "failed-literal", one,
+                              premise=ColourLiteral(*rc, k), masks=((rc, m),)))
+        return steps
+    seen: set[int] = set()
+    for probed, cells in groups:
+        fixed: list[tuple[tuple[int, int], int]] = []
+        masks: list[tuple[tuple[int, int], int]] = []
+        for i in cells:
+            if i in seen:
+                continue
+            seen.add(i)
+            m = int(new[i])
+            masks.append((divmod(i, w), m))
+            if m & (m - 1) == 0:
+                fixed.append((divmod(i, w), _colour_of(m)))
+        steps.append(Step("probing", "probe-all", tuple(fixed),
+                          premise=ColourLiteral(*divmod(probed, w), _colour_of(
+                              int(flat[probed]) & -int(flat[probed]))),
+                          masks=tuple(masks)))
+    return steps
+
+
+def colour_implication_steps(puzzle: Puzzle, grid: np.ndarray,
+                             rules: tuple[str, ...] = ("contradiction", "tautology")
+                             ) -> list[Step]:
+    """The implication stage of a colour puzzle: what the single-line implication graph over the
+    literals "cell takes colour c" (:func:`nonosat.analysis.implied.palette_arrays`) settles in
+    the state ``grid`` (int32 masks), by :func:`nonosat.analysis.implied.palette_forced`: one
+    ``"implications"`` step per literal, a refuted one removing its colour from its cell, a
+    forced one leaving its cell that colour alone (:attr:`Step.masks`)."""
+    from nonosat.analysis.implied import palette_arrays, palette_forced
+
+    steps: list[Step] = []
+    for f in palette_forced(palette_arrays(puzzle, grid), rules):
+        cell = f.literal.cell
+        m = int(grid[cell]) & (~(1 << f.literal[2]) if f.refuted else 1 << f.literal[2])
+        fixed = ((cell, _colour_of(m)),) if m and m & (m - 1) == 0 else ()
+        steps.append(Step("implications", _IMPLICATION_TECHNIQUE[f.rule], fixed,
+                          premise=f.premise, masks=((cell, m),)))
+    return steps
+
+
+# -- one interface over both forms -------------------------------------------------------------
+class Logic:
+    """The staged logic of one puzzle on its grid states (module docstring); :func:`logic_of`
+    picks the form.  Every method leaves its ``state`` argument unchanged unless it says so."""
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        self.puzzle = puzzle
+
+    def start(self, grid: np.ndarray | None = None) -> np.ndarray:
+        """A new state: ``grid`` (givens) copied, or nothing known when omitted."""
+        raise NotImplementedError
+
+    def open(self, state: np.ndarray) -> np.ndarray:
+        """Cells with more than one value left (bool, ``(h, w)``)."""
+        raise NotImplementedError
+
+    def line(self, state: np.ndarray) -> tuple[np.ndarray, list[Step]] | None:
+        """Line solving to a fixpoint: the new state and a ``"line"`` step per line solve that
+        narrowed a cell; ``None`` on a contradiction."""
+        raise NotImplementedError
+
+    def implications(self, state: np.ndarray, depth: int | None = None,
+                     rules: tuple[str, ...] = ("contradiction", "tautology"),
+                     cache: dict | None = None) -> list[Step]:
+        """What the single-line implication graph of ``state`` forces (at a line fixpoint),
+        ``depth`` levels deep (unlimited when ``None``; black-and-white only)."""
+        raise NotImplementedError
+
+    def probing(self, state: np.ndarray) -> list[Step] | None:
+        """One failed-literal pass from ``state`` (at a line fixpoint); ``None`` when every
+        value of some cell fails."""
+        raise NotImplementedError
+
+    def apply(self, state: np.ndarray, steps: list[Step]) -> bool:
+        """Write the steps into ``state`` (in place); ``False`` on a contradiction."""
+        raise NotImplementedError
+
+
+class TwoValueLogic(Logic):
+    """Black-and-white puzzles: int8 states and the bit-parallel kernels."""
+
+    def start(self, grid: np.ndarray | None = None) -> np.ndarray:
+        return (unknown_grid(self.puzzle) if grid is None
+                else np.asarray(grid, dtype=np.int8)).copy()
+
+    def open(self, state: np.ndarray) -> np.ndarray:
+        return state == Cell.UNKNOWN
+
+    def line(self, state: np.ndarray) -> tuple[np.ndarray, list[Step]] | None:
+        result = propagate_grid(self.puzzle, state)
+        if result is None:
+            return None
+        return result[0], _line_steps(result[1])
+
+    def implications(self, state: np.ndarray, depth: int | None = None,
+                     rules: tuple[str, ...] = ("contradiction", "tautology"),
+                     cache: dict | None = None) -> list[Step]:
+        return _implication_steps(self.puzzle, state, depth, rules, cache)
+
+    def probing(self, state: np.ndarray) -> list[Step] | None:
+        return probe_pass(self.puzzle, state)
+
+    def apply(self, state: np.ndarray, steps: list[Step]) -> bool:
+        return _apply(state, steps)
+
+
+class PaletteLogic(Logic):
+    """Colour puzzles: int32 colour masks and the generic colour kernels."""
+
+    def start(self, grid: np.ndarray | None = None) -> np.ndarray:
+        return (full_grid(self.puzzle) if grid is None
+                else np.asarray(grid, dtype=np.int32).copy())
+
+    def open(self, state: np.ndarray) -> np.ndarray:
+        return _is_open(state)
+
+    def line(self, state: np.ndarray) -> tuple[np.ndarray, list[Step]] | None:
+        if (state == 0).any():
+            return None
+        trial = state.copy()  # a contradiction leaves the state as it was, as for black-and-white
+        steps = _line_fixpoint(self.puzzle, trial)
+        return None if steps is None else (trial, steps)
+
+    def implications(self, state: np.ndarray, depth: int | None = None,
+                     rules: tuple[str, ...] = ("contradiction", "tautology"),
+                     cache: dict | None = None) -> list[Step]:
+        return colour_implication_steps(self.puzzle, state,
+                                        tuple(r for r in rules if r != "line"))
+
+    def probing(self, state: np.ndarray) -> list[Step] | None:
+        return colour_probe_pass(self.puzzle, state)
+
+    def apply(self, state: np.ndarray, steps: list[Step]) -> bool:
+        for step in steps:
+            for cell, m in step.masks:
+                state[cell] &= m
+        return not (state == 0).any()
+
+
+def logic_of(puzzle: Puzzle) -> Logic:
+    """The :class:`Logic` of ``puzzle``'s form."""
+    return PaletteLogic(puzzle) if puzzle.is_colour else TwoValueLogic(puzzle)
+
+
+def full_grid(puzzle: Puzzle) -> np.ndarray:
+    """The state where nothing is known: every colour everywhere (int32 masks) for a colour
+    puzzle, :func:`~nonosat.puzzle.unknown_grid` (int8) for black-and-white."""
+    if puzzle.is_colour:
+        return np.full(puzzle.shape, (1 << puzzle.n_colours) - 1, dtype=np.int32)
+    return unknown_grid(puzzle)
+
+
+def open_grid(puzzle: Puzzle, state: np.ndarray) -> np.ndarray:
+    """A black-and-white state (int8) with :data:`~nonosat.puzzle.Cell.UNKNOWN` exactly where
+    ``state`` leaves several values: the input of
+    :func:`nonosat.analysis.structure.independent_parts` (``state`` itself for
+    black-and-white)."""
+    if not puzzle.is_colour:
+        return state
+    return np.where(_is_open(state), np.int8(Cell.UNKNOWN), np.int8(Cell.FILLED)).astype(np.int8)
+
+
+def closure(puzzle: Puzzle, logic: str = "line") -> Callable[[np.ndarray], np.ndarray | None]:
+    """A function from a state (``(h, w)``: int8 for black-and-white, colour masks for colour)
+    to its fixpoint (a new array; ``None`` on a contradiction) under ``logic``: ``"line"``,
+    line propagation, or ``"probing"``, propagation and failed-literal probing -- the compiled
+    kernels of the puzzle's form (:func:`nonosat.native.propagate.propagate_grid` and
+    :func:`nonosat.native.probe.probe_grid`; :class:`nonosat.native.colour.ColourProblem`).
+
+    Raises
+    ------
+    ValueError
+        Unknown ``logic``.
+    """
+    if logic not in ("line", "probing"):
+        raise ValueError(f"unknown logic {logic!r}; use 'line' or 'probing'")
+    if not puzzle.is_colour:
+        from nonosat.native.probe import probe_grid
+
+        solve = propagate_grid if logic == "line" else probe_grid
+
+        def close_two(grid: np.ndarray) -> np.ndarray | None:
+            out = solve(puzzle, grid)
+            return None if out is None else out[0]
+
+        return close_two
+    problem = ColourProblem.of(puzzle)
+    step = problem.propagate if logic == "line" else problem.probe
+
+    def close(grid: np.ndarray) -> np.ndarray | None:
+        flat = np.asarray(grid, dtype=np.int32).reshape(-1).copy()
+        return flat.reshape(puzzle.shape) if step(flat) else None
+
+    return close
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())
