@@ -352,7 +352,7 @@ def write_certificate_of(cert: Any, out_dir: str | os.PathLike[str],
     if cert.puzzle.is_colour:
         from nonosat.certificates.colour import write_colour_certificate
 
-        return write_colour_certificate(cert, out_dir)
+        return write_colour_certificate(cert, out_dir, force)
     from nonosat.certificates import write_certificate
 
     return write_certificate(cert, out_dir, force=force)

@@ -10,6 +10,8 @@ temporary that cannot be hijacked.
   (``O_CREAT | O_EXCL`` under an unpredictable name: a planted symbolic link or file is never
   followed or reused), then renames it over the target, so a failure never leaves a half-written
   file and a link at the target is replaced, not written through.
+* :func:`claimed_directory` does the same for a directory (a certificate): filled in a fresh
+  hidden sibling, then renamed into place (:func:`publish_directory`).
 
 Both raise :class:`~nonosat.errors.FormatError` (one line naming the file), never ``OSError``.
 """
@@ -21,6 +23,7 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from nonosat import interrupts
@@ -193,3 +196,125 @@ def _remove(tmp: str) -> None:
         os.unlink(tmp)
     except OSError:
         pass
+
+
+@contextlib.contextmanager
+def claimed_directory(out: str | os.PathLike[str], force: bool = False,
+                      own: frozenset[str] = frozenset()) -> Iterator[Path]:
+    """A fresh directory to fill, renamed to ``out`` when the block ends without an error.
+
+    The directory is a hidden sibling of ``out`` made by :func:`tempfile.mkdtemp` (created
+    exclusively, under an unpredictable name, ``*.nonosat-tmp``), declared a temporary
+    (:func:`nonosat.interrupts.temporary`: a process that must end at once after Ctrl-C or
+    SIGTERM removes it first), and removed if the block raises (an interrupt included).  When
+    the block ends it is renamed to ``out`` (:func:`publish_directory`), so ``out`` holds every
+    file written in the block or nothing new: never a half-written directory, and two writers
+    never share one.
+
+    Parameters
+    ----------
+    out : path
+        The directory to make; it may exist empty.
+    force : bool
+        Replace an existing non-empty ``out``: what it holds besides the names of ``own``
+        (other files of the user's) is copied into the fresh directory first (symbolic links
+        as links), then the old ``out`` is moved aside and removed once the new one is in
+        place.  An interrupt before that leaves the old ``out`` as it was.
+    own : frozenset of str
+        The names the block writes (a certificate's files, of any kind): with ``force`` the old
+        ones are not carried over (stale ones disappear).
+
+    Raises
+    ------
+    FormatError
+        ``out`` is a file, or a non-empty directory without ``force`` (checked before the block
+        and again at the rename: another run may have made it meanwhile); the directory cannot
+        be made.
+    """
+    import shutil
+
+    target = Path(out)
+    check_directory_claim(target, force)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name[:100]}.", suffix=".nonosat-tmp",
+                                    dir=target.parent))
+        os.chmod(tmp, 0o777 & ~_UMASK)  # as an ordinary mkdir (mkdtemp makes it 0700)
+    except OSError as exc:
+        raise FormatError(str(target), None, exc.strerror or str(exc)) from None
+    with interrupts.temporary(tmp):
+        try:
+            if force and target.is_dir():
+                _carry_over(target, tmp, own)
+            yield tmp
+            with interrupts.deferred():
+                check_directory_claim(target, force)
+                publish_directory(tmp, target, force)
+        except FileExistsError:
+            raise FormatError(str(target), None, "directory is not empty (written meanwhile by "
+                              "another run?); use --force to overwrite") from None
+        except OSError as exc:
+            raise FormatError(str(target), None, exc.strerror or str(exc)) from None
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)  # nothing there once renamed
+    interrupts.check()
+
+
+def check_directory_claim(out: Path, force: bool) -> None:
+    """Refuse an ``out`` that is a file, or a non-empty directory without ``force``.
+
+    Raises
+    ------
+    FormatError
+    """
+    if out.exists() and not out.is_dir():
+        raise FormatError(str(out), None, "is a file, not a directory")
+    if out.is_dir() and not force and any(out.iterdir()):
+        raise FormatError(str(out), None, "directory is not empty; use --force to overwrite")
+
+
+def _carry_over(old: Path, new: Path, own: frozenset[str]) -> None:
+    """Copy what ``old`` holds besides the names of ``own`` (and stale ``*.nonosat-tmp``
+    temporaries) into ``new``; symbolic links are copied as links, never followed."""
+    import shutil
+
+    for entry in old.iterdir():
+        if entry.name in own or entry.name.endswith(".nonosat-tmp"):
+            continue
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry), new / entry.name)
+        elif entry.is_dir():
+            shutil.copytree(entry, new / entry.name, symlinks=True)
+        elif entry.is_file():
+            shutil.copy2(entry, new / entry.name)
+
+
+def publish_directory(claim: Path, out: Path, force: bool) -> None:
+    """Rename the directory ``claim`` to ``out`` (atomic; an empty ``out`` is replaced).
+
+    Raises
+    ------
+    FileExistsError
+        ``out`` exists and is not an empty directory, and not ``force`` (with ``force`` it is
+        moved aside, then removed, and the rename is tried again).
+    OSError
+        Any other failure of the rename.
+    """
+    import shutil
+
+    for _ in range(100):
+        try:
+            os.rename(claim, out)  # atomic; refuses a non-empty directory, a file or a link
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR):
+                raise
+            if not force:
+                raise FileExistsError(exc.errno, exc.strerror, str(out)) from None
+        old = Path(tempfile.mkdtemp(prefix=".old-", dir=out.parent))
+        try:
+            os.rename(out, old / "x")
+        except FileNotFoundError:
+            pass  # removed meanwhile: try the rename again
+        shutil.rmtree(old, ignore_errors=True)
+    raise FileExistsError(errno.EEXIST, "still being replaced by another run", str(out))

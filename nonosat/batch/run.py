@@ -397,25 +397,7 @@ def _write_certificate(record: dict[str, Any], cert_dir: Path, force: bool = Fal
 
 
 def _publish(claim: Path, out: Path, force: bool) -> None:
-    """Rename the directory ``claim`` to ``out``; an existing ``out`` (not an empty directory)
-    raises :class:`FileExistsError`, or with ``force`` is moved aside and removed first."""
-    import errno
-    import shutil
-    import tempfile
+    """Rename the directory ``claim`` to ``out`` (:func:`nonosat.safe_io.publish_directory`)."""
+    from nonosat.safe_io import publish_directory
 
-    for _ in range(100):
-        try:
-            os.rename(claim, out)  # atomic; refuses a non-empty directory, a file or a link
-            return
-        except OSError as exc:
-            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR):
-                raise
-            if not force:
-                raise FileExistsError(exc.errno, exc.strerror, str(out)) from None
-        old = Path(tempfile.mkdtemp(prefix=".old-", dir=out.parent))
-        try:
-            os.rename(out, old / "x")
-        except FileNotFoundError:
-            pass  # removed meanwhile: try the rename again
-        shutil.rmtree(old, ignore_errors=True)
-    raise FileExistsError(errno.EEXIST, "still being replaced by another run", str(out))
+    publish_directory(claim, out, force)

@@ -19,7 +19,6 @@ from nonosat.certificates.prove import LRAT_SOURCES, Certificate
 from nonosat.encodings.cnf import encode
 from nonosat.errors import FormatError, PuzzleError
 from nonosat.puzzle import Puzzle, grid_from_rows, grid_rows, grid_to_solution
-from nonosat.safe_io import atomic_write
 
 CERTIFICATE_FORMAT = 1
 
@@ -193,33 +192,48 @@ def certificate_record(cert: Certificate, files: dict[str, bytes]) -> dict[str, 
 
 def write_certificate(cert: Certificate, out_dir: str | os.PathLike[str],
                       force: bool = False) -> list[Path]:
-    """Write the certificate directory (created if needed).
+    """Write the certificate directory, claimed atomically (:func:`write_directory`).
 
     Raises
     ------
     FormatError
         ``out_dir`` is a file, or an existing non-empty directory without ``force`` (with
         ``force``, the certificate files already there are replaced and stale ones removed;
-        other files are left alone).
+        other files are kept).
     """
+    return write_directory(out_dir, certificate_files(cert), force)
+
+
+#: The names a certificate directory of any kind holds (the proof bundle, a colour certificate,
+#: a witness of several solutions): ``--force`` replaces these, and keeps any other file.
+CERTIFICATE_NAMES = frozenset(CERTIFICATE_FILES) | {"solution-1.txt", "solution-2.txt"}
+
+
+def write_directory(out_dir: str | os.PathLike[str], files: dict[str, bytes],
+                    force: bool = False) -> list[Path]:
+    """Write ``files`` (name -> bytes) as the directory ``out_dir``, claimed atomically: they
+    are written into a fresh hidden sibling, which is then renamed to ``out_dir``
+    (:func:`nonosat.safe_io.claimed_directory`).  ``out_dir`` holds the whole certificate or,
+    after an error or an interrupt, what it held before: never a half-written one, and two
+    runs never write into one directory.
+
+    With ``force`` an earlier certificate in ``out_dir`` is replaced (its files that
+    ``files`` lacks disappear) and any other file there is kept (:data:`CERTIFICATE_NAMES`).
+
+    Raises
+    ------
+    FormatError
+        ``out_dir`` is a file or a non-empty directory without ``force``; a file cannot be
+        written.
+    """
+    from nonosat.safe_io import claimed_directory
+
     out = Path(out_dir)
-    ensure_writable_dir(out, force)
-    files = certificate_files(cert)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise FormatError(str(out), None, exc.strerror or str(exc)) from None
-    for name in CERTIFICATE_FILES:
-        if name not in files:
-            (out / name).unlink(missing_ok=True)
-    written = []
-    for name, data in files.items():
-        path = out / name
-        # a fresh temporary (mkstemp, O_EXCL) renamed over the file: a symbolic link planted
-        # in the directory is replaced, never written through
-        atomic_write(path, data, force=True)
-        written.append(path)
-    return written
+    with claimed_directory(out, force, CERTIFICATE_NAMES) as fresh:
+        for name, data in files.items():
+            with open(fresh / name, "xb") as handle:  # a new file in a new private directory
+                handle.write(data)
+    return [out / name for name in files]
 
 
 def ensure_writable_dir(out: Path, force: bool) -> None:
@@ -229,10 +243,9 @@ def ensure_writable_dir(out: Path, force: bool) -> None:
     ------
     FormatError
     """
-    if out.exists() and not out.is_dir():
-        raise FormatError(str(out), None, "is a file, not a directory")
-    if out.is_dir() and any(out.iterdir()) and not force:
-        raise FormatError(str(out), None, "directory is not empty; use --force to overwrite")
+    from nonosat.safe_io import check_directory_claim
+
+    check_directory_claim(out, force)
 
 
 

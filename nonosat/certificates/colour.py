@@ -291,33 +291,22 @@ def colour_certificate_files(cert: ColourCertificate) -> dict[str, bytes]:
     return files
 
 
-def write_colour_certificate(cert: ColourCertificate, out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write the certificate directory (created if needed; the caller checks overwriting).
-
-    Every file goes through :func:`nonosat.safe_io.atomic_write` (a fresh temporary renamed
-    into place), so a symbolic link planted in the directory is replaced, never written through.
+def write_colour_certificate(cert: ColourCertificate, out_dir: str | os.PathLike[str],
+                             force: bool = True) -> list[Path]:
+    """Write the certificate directory, claimed atomically
+    (:func:`nonosat.certificates.bundle.write_directory`: filled in a fresh hidden sibling,
+    then renamed into place).  ``force`` (the default: the caller checks overwriting) replaces
+    an earlier certificate.
 
     Raises
     ------
     FormatError
-        A file cannot be written.
+        A file cannot be written; ``out_dir`` is a non-empty directory without ``force``, or
+        holds other files than a certificate's.
     """
-    from nonosat.safe_io import atomic_write
+    from nonosat.certificates.bundle import write_directory
 
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise FormatError(str(out), None, exc.strerror or str(exc)) from None
-    files = colour_certificate_files(cert)
-    for name in FILES:
-        if name not in files:
-            (out / name).unlink(missing_ok=True)
-    written = []
-    for name, data in files.items():
-        atomic_write(out / name, data, force=True)
-        written.append(out / name)
-    return written
+    return write_directory(out_dir, colour_certificate_files(cert), force)
 
 
 @dataclass

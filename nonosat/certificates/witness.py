@@ -49,8 +49,6 @@ SOLUTION_FILES = ("solution-1.txt", "solution-2.txt")
 CERTIFICATE_FILE = "certificate.json"
 #: Every file of a witness directory, in the order they are written.
 FILES = (PUZZLE_FILE, *SOLUTION_FILES, CERTIFICATE_FILE)
-#: Files of other certificate kinds removed when a witness is written over one (``--force``).
-_STALE = ("puzzle.cnf", "proof.drat", "proof.lrat", "solution.txt")
 #: Clue violations listed per solution before the rest are counted.
 _SHOWN = 3
 
@@ -242,34 +240,24 @@ def write_witness_certificate(
     found_by: str | None = None,
     times: dict[str, float] | None = None,
 ) -> list[Path]:
-    """Write the witness directory :func:`witness_files` makes (created if needed); files of
-    another certificate kind already there (``--force``) are removed.  Each file is written to a
-    fresh temporary and renamed into place (:func:`nonosat.safe_io.atomic_write`).
+    """Write the witness directory :func:`witness_files` makes, claimed atomically
+    (:func:`nonosat.certificates.bundle.write_directory`: filled in a fresh hidden sibling,
+    then renamed into place; with ``force`` an earlier certificate of any kind is replaced
+    whole).
 
     Raises
     ------
     FormatError
-        ``out_dir`` is a file, a non-empty directory without ``force``, or cannot be written.
+        ``out_dir`` is a file, a non-empty directory without ``force`` (or one holding other
+        files than a certificate's), or cannot be written.
     InvalidSolutionError
         As :func:`witness_files`.
     """
-    from nonosat.certificates.bundle import ensure_writable_dir
-    from nonosat.safe_io import atomic_write
+    from nonosat.certificates.bundle import ensure_writable_dir, write_directory
 
-    out = Path(out_dir)
-    ensure_writable_dir(out, force)
+    ensure_writable_dir(Path(out_dir), force)
     files = witness_files(puzzle, solutions, found_by=found_by, times=times)
-    written = []
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for name in _STALE:
-            (out / name).unlink(missing_ok=True)
-        for name, data in files.items():
-            atomic_write(out / name, data, force=True)
-            written.append(out / name)
-    except OSError as exc:
-        raise FormatError(str(exc.filename or out), None, exc.strerror or str(exc)) from None
-    return written
+    return write_directory(out_dir, files, force)
 
 
 # -- checking -------------------------------------------------------------------------------------

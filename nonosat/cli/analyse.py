@@ -60,16 +60,23 @@ from nonosat.cli.common import (
     STATUS_EXIT,
     announce_compile,
     handle_errors,
-    read_puzzle,
-    split_puzzle_ref,
+    load_puzzle,
 )
-from nonosat.cli.options import BriefOpt, FormatOpt, IndexOpt, JsonOpt, PuzzleArg, timeout_option
-from nonosat.cli.output import brief_line, emit
+from nonosat.cli.options import (
+    BriefOpt,
+    DepthOpt,
+    EngineOpt,
+    ForceOpt,
+    FormatOpt,
+    IndexOpt,
+    JsonOpt,
+    LimitOpt,
+    PuzzleArg,
+    timeout_option,
+)
+from nonosat.cli.output import brief_line, echo, emit, wrap_lines
 from nonosat.text import printable, printable_lines
 
-LimitOpt = Annotated[
-    int, typer.Option("--limit", "-n", min=1, help="Count solutions up to N (2 decides uniqueness).")
-]
 CountAllOpt = Annotated[
     bool, typer.Option("--count-all", help="Enumerate every solution (at most 10000).")
 ]
@@ -80,15 +87,6 @@ GraphOpt = Annotated[
 MapOpt = Annotated[
     Path | None,
     typer.Option("--map", help="Write the ambiguity map (or the solution) to FILE.svg / FILE.png."),
-]
-DepthOpt = Annotated[
-    int | None,
-    typer.Option("--depth", min=1, help="Implication graph traversal depth (default: unlimited)."),
-]
-EngineOpt = Annotated[
-    str, typer.Option("--engine", "-e",
-                      help="Engine for the verdict, solutions and givens (default auto, the "
-                      "portfolio, as 'nonosat solve').")
 ]
 BackdoorOpt = Annotated[
     float, typer.Option("--backdoor-timeout", min=0, metavar="SECONDS",
@@ -101,7 +99,6 @@ BackdoorLogicOpt = Annotated[
 ]
 #: Seconds for the backdoor search by default (nonosat.analysis.difficulty.BACKDOOR_TIMEOUT).
 BACKDOOR_TIMEOUT = 10.0
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --graph / --map files.")]
 TimeoutOpt = timeout_option("analyse", "Seconds for the whole analysis, every section together "
                             "(exit 4 when the verdict is not decided)")
 
@@ -138,8 +135,7 @@ def analyse_command(
     if backdoor_logic not in ("line", "probing"):
         raise typer.BadParameter(f"{backdoor_logic!r}: use line or probing",
                                  param_hint="--backdoor-logic")
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, name = load_puzzle(puzzle_path, format, index)
     for path in (graph, map_file):
         if path is not None and path.exists() and not force:
             raise FormatError(str(path), None, "already exists; use --force to overwrite it")
@@ -147,7 +143,6 @@ def analyse_command(
         raise FormatError(str(map_file), None, "--map must end in .svg or .png")
     announce_compile(colour=puzzle.is_colour)
     loaded = _load(engine, setup, colour=puzzle.is_colour)
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     progress: list = []
     report = _report_on_overrun(progress, name, json_output, backdoor_timeout)
     result = _run_reporting_interrupts(report, lambda: analyse(
@@ -163,17 +158,17 @@ def analyse_command(
             raise FormatError(str(graph), None, "line solving contradicts the clues: no "
                               "implication graph to write")
         fmt = write_graph_with_components(result.graph, puzzle, graph, result.graph_forced)
-        typer.echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
+        echo(f"wrote {printable(str(graph))} ({fmt}, {result.graph.number_of_nodes()} nodes, "
                    f"{result.graph.number_of_edges()} edges)", err=True)
     if map_file is not None:
         _write_map(result, map_file)
-        typer.echo(f"wrote {printable(str(map_file))}", err=True)
+        echo(f"wrote {printable(str(map_file))}", err=True)
     if json_output:
         emit("analyse", result.to_json(name))
     elif brief:
         typer.echo(_brief(result, name))
     else:
-        typer.echo(printable_lines(_report(result, name, backdoor_timeout)))
+        echo(printable_lines(_report(result, name, backdoor_timeout)))
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
@@ -224,7 +219,7 @@ def _report_on_overrun(progress: list, name: str, json_output: bool,
             import json
 
             return json.dumps(result.to_json(name))
-        return _report(result, name, backdoor_timeout)
+        return wrap_lines(printable_lines(_report(result, name, backdoor_timeout)))
 
     common.OVERRUN_REPORT = report
     return report
@@ -243,7 +238,7 @@ def _print_on_interrupt(report: Callable[[str], str | None]) -> None:
         except Exception:  # noqa: BLE001 - the analysis may be mid-update: print nothing
             return None
         if text:
-            sys.stdout.write(printable_lines(text) + "\n")
+            sys.stdout.write(text + "\n")
         return None
 
     signals.last_words = last_words
@@ -350,9 +345,8 @@ def _backdoor_line(result, backdoor_timeout: float) -> str:
     if bd.several:
         out += "\n  (several solutions: these givens also make it the only one)"
     if bd.cells:
-        from nonosat.analysis.wording import wrap
-
-        out += "\n" + wrap(_cells(bd.cells, 60, result.puzzle), first="  givens: ", indent=4)
+        # one line, wrapped with the report (nonosat.cli.output.wrap_lines)
+        out += "\n  givens: " + _cells(bd.cells, 60, result.puzzle)
     return out
 
 

@@ -35,6 +35,7 @@ from nonosat.cli.common import (
 from nonosat.cli.options import (
     BriefOpt,
     EnginesAliasOpt,
+    ForceOpt,
     FormatOpt,
     JobsOpt,
     JsonOpt,
@@ -42,7 +43,7 @@ from nonosat.cli.options import (
     engine_list,
     timeout_option,
 )
-from nonosat.cli.output import brief_line, emit
+from nonosat.cli.output import brief_line, echo, emit
 from nonosat.text import printable
 
 if TYPE_CHECKING:  # the batch machinery (numpy, the model) is imported by the command only
@@ -106,10 +107,6 @@ RetryOpt = Annotated[
     bool,
     typer.Option("--retry-failed", help="Rerun puzzles recorded as timeout, crashed or error."),
 ]
-BatchForceOpt = Annotated[
-    bool, typer.Option("--force", help="Replace existing certificate directories under --cert-dir "
-                       "and an existing --taai-out FILE.")
-]
 MemoryOpt = Annotated[
     int | None,
     typer.Option("--memory-limit", min=64, metavar="MIB", help="Memory limit per worker (MiB)."),
@@ -146,7 +143,7 @@ def batch_command(
     memory_limit: MemoryOpt = None,
     json_output: JsonOpt = False,
     format: FormatOpt = None,
-    force: BatchForceOpt = False,
+    force: ForceOpt = False,
     brief: BriefOpt = False,
     engines_alias: EnginesAliasOpt = None,
     taai_out: TaaiOutOpt = None,
@@ -188,7 +185,7 @@ def batch_command(
         todo = pending(inputs.puzzles, results, config)
         earlier = len(inputs.puzzles) - len(todo)
         where = f"dask scheduler {scheduler}" if scheduler else f"{jobs or 'all'} local workers"
-        typer.echo(
+        echo(
             printable(f"nonosat batch: {job.name} on {len(inputs.puzzles)} puzzles"
             + (f" ({earlier} already in {out}, {len(todo)} to run)" if earlier else "")
             + f" with {where}"),
@@ -348,7 +345,7 @@ class _Progress:
             )
             return
         if problem:
-            typer.echo(printable(f"nonosat batch: {record['id']}: {status}: {problem}"), err=True)
+            echo(printable(f"nonosat batch: {record['id']}: {status}: {problem}"), err=True)
         now = time.perf_counter()
         if now - self._last_line >= PLAIN_PROGRESS_SECONDS or self.done == self.total:
             self._last_line = now
@@ -363,7 +360,7 @@ class _Progress:
         rate = self.done / elapsed if elapsed > 0 else 0.0
         eta = (self.total - self.done) / rate if rate > 0 else 0.0
         percent = 100.0 * self.done / self.total if self.total else 100.0
-        typer.echo(
+        echo(
             f"nonosat batch: {self.done}/{self.total} ({percent:.0f}%), {rate:.1f} puzzles/s, "
             f"elapsed {_clock(elapsed)}, eta {_clock(eta)}; {self._counts_text()}",
             err=True,
@@ -446,10 +443,21 @@ def _print_summary(summary: Summary, job: str, ran: int, earlier: int, elapsed: 
     for title, ids in (("several solutions", summary.multiple), ("no solution", summary.none)):
         if not ids:
             continue
-        # one name per line, never folded or cut (copyable)
+        # one name per line, never cut; their common folder said once, and a name still too
+        # long for the terminal folded (nonosat.cli.output.wrap_lines)
+        import os
+
+        from nonosat.cli.output import wrap_lines
+
         console.print(f"{title} ({len(ids)})", markup=False)
+        folders = {os.path.dirname(i) for i in ids[:_LISTED]}
+        folder = folders.pop() if len(folders) == 1 else ""
+        if folder:
+            console.print(wrap_lines(f"  in {printable(os.path.join(folder, ''))}:"),
+                          markup=False, soft_wrap=True)
         for puzzle_id in ids[:_LISTED]:
-            console.print(f"  {escape(printable(puzzle_id))}", soft_wrap=True)
+            name = puzzle_id[len(os.path.join(folder, "")):] if folder else puzzle_id
+            console.print(wrap_lines(f"  {printable(name)}"), markup=False, soft_wrap=True)
         if len(ids) > _LISTED:
             console.print(f"  ... {len(ids) - _LISTED} more (--json lists them all)")
     for title, rows, key in (

@@ -38,20 +38,25 @@ from nonosat.cli.common import (
     EXIT_OK,
     announce_compile,
     handle_errors,
+    load_puzzle,
     split_puzzle_ref,
 )
 from nonosat.cli.options import (
     BriefOpt,
     CheckerOpt,
     CheckerPathOpt,
+    EncodingOpt,
+    ForceOpt,
     FormatOpt,
     IndexOpt,
     JsonOpt,
     PuzzleArg,
+    SatSolverOpt,
+    out_option,
     timeout_option,
     use_checker_path,
 )
-from nonosat.cli.output import brief_line, emit
+from nonosat.cli.output import brief_line, echo, emit
 from nonosat.text import printable
 
 VERIFY_HELP = """Check a certificate directory written by 'nonosat certify'.
@@ -72,19 +77,7 @@ certified verdict's code when everything checks (0 unique, 1 several solutions, 
 when anything fails.
 """
 
-OutOpt = Annotated[
-    Path,
-    typer.Option("--out", "-o", help="Certificate directory to write.", show_default=False),
-]
 DirArg = Annotated[Path, typer.Argument(help="Certificate directory.", show_default=False)]
-EncodingOpt = Annotated[
-    str | None,
-    typer.Option("--encoding", help="CNF line encoding: order, regular, dfa (default: order)."),
-]
-SatSolverOpt = Annotated[
-    str | None,
-    typer.Option("--sat-solver", help="PySAT solver that logs DRAT proofs (default Cadical195)."),
-]
 ExpectedOpt = Annotated[
     Path | None,
     typer.Option(
@@ -102,7 +95,7 @@ def warn_dratify(names: list[str] | None) -> None:
     from nonosat.certificates.checkers import DRATIFY_WARNING
 
     if names and any(n in ("dratify", "all") for n in names):
-        typer.echo(f"nonosat: {DRATIFY_WARNING}", err=True)
+        echo(f"nonosat: {DRATIFY_WARNING}", err=True)
 
 
 def checks_line(checks: list) -> str:
@@ -153,7 +146,8 @@ ProverOpt = Annotated[
         "search, else SAT after the native deductions).",
     ),
 ]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite the files of a non-empty DIR.")]
+OutOpt = out_option("Certificate directory to write (claimed atomically: it holds the whole "
+                    "certificate or nothing).", required=True)
 
 #: Exit code of ``certify --prover native`` on a puzzle the native solver needs search for.
 EXIT_PROVER_REFUSED = 5
@@ -178,36 +172,25 @@ def certify_command(
     brief: BriefOpt = False,
 ) -> None:
     """Certify a puzzle's unique solution with a checked DRAT proof."""
-    from nonosat.certificates import (
-        ensure_writable_dir,
-        resolve_checkers,
-        write_certificate,
-    )
-    from nonosat.certify import certify_puzzle, check_prover
-    from nonosat.cli.common import read_puzzle
+    from nonosat.certificates import ensure_writable_dir, resolve_checkers
+    from nonosat.certify import certify_colour_puzzle, certify_puzzle, check_prover
     from nonosat.encodings.satsolver import DEFAULT_SOLVER
     from nonosat.errors import ProverRefusedError
 
     check_prover(prover)
     use_checker_path(checker_path)
     warn_dratify(checker)
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, ref = load_puzzle(puzzle_path, format, index)
     ensure_writable_dir(out, force)
-    ref = str(puzzle_path) + (f"#{index}" if index is not None else "")
-    if puzzle.is_colour:
-        _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref, brief)
-    announce_compile()
+    announce_compile(colour=puzzle.is_colour)
     checkers = resolve_checkers(checker or ["auto"])
+    solver = sat_solver or DEFAULT_SOLVER
+    if puzzle.is_colour:  # the portfolio decides; the SAT solver's proof of the colour CNF
+        cert = certify_colour_puzzle(puzzle, solver=solver, checkers=checkers, timeout=timeout)
+        _report(cert, puzzle, out, force, ref, json_output, brief)
     try:
-        cert = certify_puzzle(
-            puzzle,
-            prover=prover,
-            encoding=encoding,
-            solver=sat_solver or DEFAULT_SOLVER,
-            checkers=checkers,
-            timeout=timeout,
-        )
+        cert = certify_puzzle(puzzle, prover=prover, encoding=encoding, solver=solver,
+                              checkers=checkers, timeout=timeout)
     except ProverRefusedError as exc:
         # not bad input: the puzzle is fine, the chosen prover cannot prove it (exit 5)
         if json_output:
@@ -216,42 +199,66 @@ def certify_command(
         elif brief:
             typer.echo(brief_line(ref, "unknown", None, "refused"))
         else:
-            typer.echo(printable(f"nonosat: {exc}"), err=True)
+            echo(printable(f"nonosat: {exc}"), err=True)
         raise typer.Exit(EXIT_PROVER_REFUSED) from None
+    _report(cert, puzzle, out, force, ref, json_output, brief)
+
+
+def _report(cert, puzzle, out: Path, force: bool, ref: str, json_output: bool,
+            brief: bool) -> None:
+    """Write the certificate (:func:`nonosat.certify.write_certificate_of`: a proof bundle, a
+    colour certificate, or with several solutions a witness) and print what was certified, as
+    JSON, a brief line or the text report; always exits with the verdict's code (1 when a check
+    rejected the proof)."""
+    from nonosat.certify import write_certificate_of
+
     if cert.verdict == "multiple":
         _witness_written(cert, puzzle, out, force, json_output, ref, brief)
-    written = [] if cert.verdict == "unknown" else write_certificate(cert, out, force)
+    colour = puzzle.is_colour
+    written = [] if cert.verdict == "unknown" else write_certificate_of(cert, out, force)
     rejected = [c for c in cert.checks if not c.ok]
     code = EXIT_FAILED if rejected else _EXIT[cert.verdict]
     if json_output:
-        emit("certify", {
-            "puzzle": ref,
-            "verdict": cert.verdict,
-            "certified": cert.proved,
+        record = {
+            "puzzle": ref, "verdict": cert.verdict, "certified": cert.proved,
             "directory": str(out) if written else None,
-            "encoding": cert.encoding,
-            "prover": cert.prover,
-            "solver": cert.solver,
+            "encoding": "colour-starts" if colour else cert.encoding,
+            "prover": "sat" if colour else cert.prover, "solver": cert.solver,
             "checks": [c.to_json() for c in cert.checks],
             "checkers_accepted": [c.checker for c in cert.checks if c.ok],
             "proof": {k: cert.stats[k] for k in ("lemmas", "deletions", "proof_bytes")
-                      if k in cert.stats},
+                      if k in cert.stats} if not colour else None,
             "lrat": None if cert.lrat is None else {"made_by": cert.lrat_source,
                                                     "lines": cert.lrat.count("\n")},
             "times_s": {k: round(v, 6) for k, v in cert.times.items()},
-        })
+        }
+        if colour:
+            del record["proof"]
+        emit("certify", record)
         raise typer.Exit(code)
     if brief:
         typer.echo(_brief(ref, cert.verdict, cert.times, bool(rejected), cert.proved))
         raise typer.Exit(code)
     name = f"{ref}: {puzzle.describe()}"
     if cert.verdict == "unknown":
-        typer.echo(printable(f"{name}: gave up before deciding [{cert.times['total']:.3f} s]; "
-                             "nothing written"))
+        took = "" if colour else f" [{cert.times['total']:.3f} s]"
+        echo(printable(f"{name}: gave up before deciding{took}; nothing written"))
         raise typer.Exit(code)
     claim = "unique solution" if cert.verdict == "unique" else "no solution"
     status = "certified" if cert.proved else "NOT certified: the proof was rejected"
-    typer.echo(printable(f"{name}: {claim}, {status}"))
+    echo(printable(f"{name}: {claim}, {status}" + (" (colour puzzle)" if colour else "")))
+    echo(_proof_line(cert, colour))
+    _echo_lrat_and_checks(cert)
+    echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
+                   f"[{cert.times['total']:.3f} s]"))
+    raise typer.Exit(code)
+
+
+def _proof_line(cert, colour: bool) -> str:
+    """``  proof: N lemmas (who wrote them), ENCODING encoding``."""
+    if colour:
+        lemmas = (cert.proof or "").count("\n")
+        return f"  proof: {lemmas:,} DRAT lines ({cert.solver}), colour-starts encoding"
     lemmas = cert.stats.get("lemmas", 0)
     how = cert.stats.get("prove", {}).get("method", "sat")
     prefix = cert.stats.get("prefix_lemmas", 0)
@@ -267,12 +274,8 @@ def certify_command(
         source = "unit propagation refutes the formula"
     else:
         source = cert.solver
-    typer.echo(f"  proof: {lemmas:,} lemma{'s' if lemmas != 1 else ''} ({source}), "
-               f"{cert.encoding} encoding")
-    _echo_lrat_and_checks(cert)
-    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
-                         f"[{cert.times['total']:.3f} s]"))
-    raise typer.Exit(code)
+    return f"  proof: {lemmas:,} lemma{'s' if lemmas != 1 else ''} ({source}), " \
+        f"{cert.encoding} encoding"
 
 
 def _echo_lrat_and_checks(cert) -> None:
@@ -281,15 +284,15 @@ def _echo_lrat_and_checks(cert) -> None:
 
     if cert.lrat is not None:
         by = LRAT_SOURCES.get(cert.lrat_source or "", str(cert.lrat_source))
-        typer.echo(f"  LRAT: {cert.lrat.count(chr(10)):,} lines, made by {by}")
+        echo(f"  LRAT: {cert.lrat.count(chr(10)):,} lines, made by {by}")
     else:
         typer.echo("  LRAT: none could be made (a lemma is not RUP and drat-trim was not found)")
     for check in cert.checks:
         verdict = "accepted" if check.ok else f"REJECTED ({printable(check.reason)})"
         version = f" {printable(check.version)}" if check.version else ""
-        typer.echo(f"  {check.checker}{version}: {verdict} in {check.time_s:.3f} s")
+        echo(f"  {check.checker}{version}: {verdict} in {check.time_s:.3f} s")
     if cert.checks:
-        typer.echo(f"  verdict rests on: {rests_on(cert.checks)}")
+        echo(f"  verdict rests on: {rests_on(cert.checks)}")
 
 
 @handle_errors
@@ -317,54 +320,53 @@ def verify_command(
         verify_colour_certificate,
     )
 
-    shown = printable(str(cert_dir))
-    if is_colour_certificate(cert_dir):
-        colour = verify_colour_certificate(cert_dir, checker or ["auto"], expected=expected)
-        code = _EXIT.get(colour.verdict or "", EXIT_FAILED) if colour.ok else EXIT_FAILED
-        if json_output:
-            emit("verify-certificate", {"directory": str(cert_dir), "kind": "colour",
-                                        "ok": colour.ok,
-                        "verdict": colour.verdict, "problems": colour.problems,
-                        "checks": [c.to_json() for c in colour.checks],
-                        "checkers_accepted": [c.checker for c in colour.checks if c.ok],
-                        "puzzle": colour.puzzle.fingerprint() if colour.puzzle else None,
-                        "title": colour.puzzle.title if colour.puzzle else None,
-                        "identity": "matched" if colour.identity_verified else "unverified"})
-        elif brief:
-            typer.echo(_brief_check(cert_dir, colour.verdict, colour.ok, colour.checks))
-        elif colour.ok:
-            claim = {"unique": "unique solution", "none": "no solution"}.get(
-                colour.verdict or "", str(colour.verdict))
-            about = identity(colour.puzzle, puzzle_file, colour.identity_verified)
-            typer.echo(f"{shown}: verified: {claim} of {about} (colour) "
-                       f"[{checks_line(colour.checks)}]")
-            typer.echo(f"  verdict rests on: {rests_on(colour.checks)}")
-        else:
-            typer.echo(f"{shown}: NOT verified", err=True)
-            for problem in colour.problems:
-                typer.echo(f"  {printable(problem)}", err=True)
-        raise typer.Exit(code)
-    result = verify_certificate(cert_dir, checker or ["auto"], timeout, expected=expected)
+    colour = is_colour_certificate(cert_dir)
+    if colour:
+        result = verify_colour_certificate(cert_dir, checker or ["auto"], expected=expected)
+    else:
+        result = verify_certificate(cert_dir, checker or ["auto"], timeout, expected=expected)
     code = _EXIT.get(result.verdict or "", EXIT_FAILED) if result.ok else EXIT_FAILED
     if json_output:
-        emit("verify-certificate", {"directory": str(cert_dir), **result.to_json()})
-        raise typer.Exit(code)
-    if brief:
+        if colour:
+            record = {"kind": "colour", "ok": result.ok, "verdict": result.verdict,
+                      "problems": result.problems,
+                      "checks": [c.to_json() for c in result.checks],
+                      "checkers_accepted": [c.checker for c in result.checks if c.ok],
+                      "puzzle": result.puzzle.fingerprint() if result.puzzle else None,
+                      "title": result.puzzle.title if result.puzzle else None,
+                      "identity": "matched" if result.identity_verified else "unverified"}
+        else:
+            record = result.to_json()
+        emit("verify-certificate", {"directory": str(cert_dir), **record})
+    elif brief:
         typer.echo(_brief_check(cert_dir, result.verdict, result.ok, result.checks))
-        raise typer.Exit(code)
-    if result.ok:
-        claim = {"unique": "unique solution", "none": "no solution",
-                 "multiple": "several solutions (witness)"}[result.verdict or "unique"]
-        about = identity(result.puzzle, puzzle_file, result.identity_verified)
-        checks = checks_line(result.checks)
-        typer.echo(f"{shown}: verified: {claim} of {about}" + (f" [{checks}]" if checks else ""))
-        if result.checks:
-            typer.echo(f"  verdict rests on: {rests_on(result.checks)}")
     else:
-        typer.echo(f"{shown}: NOT verified", err=True)
-        for problem in result.problems:
-            typer.echo(f"  {printable(problem)}", err=True)
+        _print_verification(cert_dir, result, puzzle_file, colour)
     raise typer.Exit(code)
+
+
+def _print_verification(cert_dir: Path, result, puzzle_file: Path | None, colour: bool) -> None:
+    """verify-certificate's text report: what was verified and what the verdict rests on, or
+    ``NOT verified`` and each problem (on stderr)."""
+    shown = printable(str(cert_dir))
+    if not result.ok:
+        echo(f"{shown}: NOT verified", err=True)
+        for problem in result.problems:
+            echo(f"  {printable(problem)}", err=True)
+        return
+    claims = {"unique": "unique solution", "none": "no solution"}
+    if colour:
+        claim = claims.get(result.verdict or "", str(result.verdict))
+    else:
+        claim = {**claims, "multiple": "several solutions (witness)"}[result.verdict or "unique"]
+    about = identity(result.puzzle, puzzle_file, result.identity_verified)
+    checks = checks_line(result.checks)
+    if colour:
+        echo(f"{shown}: verified: {claim} of {about} (colour) [{checks}]")
+    else:
+        echo(f"{shown}: verified: {claim} of {about}" + (f" [{checks}]" if checks else ""))
+    if result.checks or colour:
+        echo(f"  verdict rests on: {rests_on(result.checks)}")
 
 
 def _witness_written(cert, puzzle, out: Path, force: bool, json_output: bool, ref: str,
@@ -391,10 +393,10 @@ def _witness_written(cert, puzzle, out: Path, force: bool, json_output: bool, re
     load = cert.times.get("load", 0.0)
     timing = f"{total:.3f} s" + (f"; loading the engine's kernels and libraries: {load:.1f} s"
                                  if load >= 0.5 else "")
-    typer.echo(printable(f"{ref}: {puzzle.describe()}: several solutions, witness certificate "
+    echo(printable(f"{ref}: {puzzle.describe()}: several solutions, witness certificate "
                          f"written (two distinct solutions, each checked against the clues; they "
                          f"differ in {differ} cell{'s' if differ != 1 else ''})"))
-    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) [{timing}]"))
+    echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) [{timing}]"))
     raise typer.Exit(EXIT_MULTIPLE)
 
 
@@ -412,51 +414,3 @@ def _brief_check(cert_dir: Path, verdict: str | None, ok: bool, checks: list) ->
     time_s = sum(c.time_s for c in checks)
     return brief_line(str(cert_dir), verdict if ok and verdict else "unknown", time_s,
                       "verified" if ok else "failed")
-
-
-def _certify_colour(puzzle, out, checker, sat_solver, timeout, json_output, ref=None,
-                    brief=False) -> None:
-    """``certify`` of a colour puzzle (:mod:`nonosat.certificates.colour`): the portfolio
-    decides (:func:`nonosat.certify.certify_colour_puzzle`); several solutions get a witness
-    certificate, otherwise the SAT solver's DRAT proof of the colour CNF plus blocking clause;
-    always exits."""
-    from nonosat.certificates import resolve_checkers
-    from nonosat.certificates.colour import write_colour_certificate
-    from nonosat.certify import certify_colour_puzzle
-    from nonosat.encodings.satsolver import DEFAULT_SOLVER
-
-    announce_compile(colour=True)
-    cert = certify_colour_puzzle(puzzle, solver=sat_solver or DEFAULT_SOLVER,
-                                 checkers=resolve_checkers(checker or ["auto"]), timeout=timeout)
-    if cert.verdict == "multiple":
-        _witness_written(cert, puzzle, out, True, json_output, ref or puzzle.describe(), brief)
-    written = [] if cert.verdict == "unknown" else write_colour_certificate(cert, out)
-    rejected = [c for c in cert.checks if not c.ok]
-    code = EXIT_FAILED if rejected else _EXIT[cert.verdict]
-    ref = ref or puzzle.describe()
-    if json_output:
-        emit("certify", {"puzzle": ref, "verdict": cert.verdict,
-                    "certified": cert.proved, "directory": str(out) if written else None,
-                    "encoding": "colour-starts", "prover": "sat", "solver": cert.solver,
-                    "checks": [c.to_json() for c in cert.checks],
-                    "checkers_accepted": [c.checker for c in cert.checks if c.ok],
-                    "lrat": None if cert.lrat is None else {
-                        "made_by": cert.lrat_source, "lines": cert.lrat.count("\n")},
-                    "times_s": {k: round(v, 6) for k, v in cert.times.items()}})
-        raise typer.Exit(code)
-    if brief:
-        typer.echo(_brief(ref, cert.verdict, cert.times, bool(rejected), cert.proved))
-        raise typer.Exit(code)
-    name = f"{ref}: {puzzle.describe()}"
-    if cert.verdict == "unknown":
-        typer.echo(printable(f"{name}: gave up before deciding; nothing written"))
-        raise typer.Exit(code)
-    claim = "unique solution" if cert.verdict == "unique" else "no solution"
-    status = "certified" if cert.proved else "NOT certified: the proof was rejected"
-    typer.echo(printable(f"{name}: {claim}, {status} (colour puzzle)"))
-    lemmas = (cert.proof or "").count("\n")
-    typer.echo(f"  proof: {lemmas:,} DRAT lines ({cert.solver}), colour-starts encoding")
-    _echo_lrat_and_checks(cert)
-    typer.echo(printable(f"  files: {out}/ ({', '.join(p.name for p in written)}) "
-                         f"[{cert.times['total']:.3f} s]"))
-    raise typer.Exit(code)

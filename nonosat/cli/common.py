@@ -676,3 +676,19 @@ def print_json(obj: Any) -> None:
         obj = {**obj, "warnings": list(WARNINGS)}
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
+
+
+def load_puzzle(path: Path, format: str | None = None,
+                index: int | None = None) -> tuple[Puzzle, str]:
+    """The puzzle a command's ``PUZZLE`` argument (``FILE`` or ``FILE#N``, with ``--format`` and
+    ``--index``) names, and the name nonosat prints for it (``FILE``, or ``FILE#N`` for puzzle N
+    of a multi-puzzle file): :func:`split_puzzle_ref`, then :func:`read_puzzle` (a goal that
+    contradicts the clues is a warning).
+
+    Raises
+    ------
+    FormatError
+        As :func:`split_puzzle_ref` and :func:`nonosat.formats.read_puzzle`.
+    """
+    path, index = split_puzzle_ref(path, index)
+    return read_puzzle(path, format, index), str(path) + (f"#{index}" if index is not None else "")

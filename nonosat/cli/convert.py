@@ -24,6 +24,8 @@ from nonosat.cli.common import (
     handle_errors,
     split_puzzle_ref,
 )
+from nonosat.cli.options import ForceOpt
+from nonosat.cli.output import echo
 from nonosat.text import printable
 
 if TYPE_CHECKING:
@@ -44,7 +46,6 @@ ToOpt = Annotated[
         help="Output format (see 'nonosat formats') (default: from the output suffix).",
     ),
 ]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")]
 
 
 @handle_errors
@@ -87,7 +88,7 @@ def convert_command(
         return
     write_puzzles(puzzles, out, target.name, force)
     count = f"{len(puzzles)} puzzles" if len(puzzles) > 1 else puzzles[0].describe()
-    typer.echo(printable(f"wrote {out} ({target.name}: {count})"), err=True)
+    echo(printable(f"wrote {out} ({target.name}: {count})"), err=True)
 
 
 def _with_picture(puzzle: Puzzle, out: str) -> Puzzle:
@@ -147,7 +148,7 @@ def formats_command(json_output: JsonOpt = False) -> None:
         head = f"{f.name:<{width}}  {mode}  {suffixes}"
         indent = " " * (width + 9)
         if len(head) + 2 + len(f.description) <= lines:
-            typer.echo(f"{head}  {f.description}")
+            echo(f"{head}  {f.description}")
         else:
             typer.echo(head)
             typer.echo("\n".join(textwrap.wrap(f.description, max(lines, 40),

@@ -42,7 +42,7 @@ from nonosat.cli.options import (
     engine_list,
     timeout_option,
 )
-from nonosat.cli.output import brief_line, emit
+from nonosat.cli.output import brief_line, echo, emit
 from nonosat.text import printable
 from nonosat.verdict import CROSSCHECK_ENGINES
 
@@ -84,7 +84,7 @@ def crosscheck_command(
     skipped: list[tuple[str, str]] = []
     puzzles = collect(puzzle_paths, format, index, skipped=skipped)
     for name, why in skipped:
-        typer.echo(printable(f"nonosat: not checked: {name}: {why}"), err=True)
+        echo(printable(f"nonosat: not checked: {name}: {why}"), err=True)
     reports: list[CrossCheck] = []
     interrupted = False
 
@@ -126,7 +126,7 @@ def crosscheck_command(
     if interrupted:
         raise typer.Exit(128 + (interrupts.requested() or 2))
     if skipped:
-        typer.echo(f"nonosat: {len(skipped)} file{'s' if len(skipped) > 1 else ''} in the "
+        echo(f"nonosat: {len(skipped)} file{'s' if len(skipped) > 1 else ''} in the "
                    "directories could not be read (listed above)", err=True)
         raise typer.Exit(EXIT_BAD_INPUT)
     raise typer.Exit(EXIT_GAVE_UP if any(r.gave_up for r in reports) else EXIT_OK)
@@ -263,7 +263,11 @@ def table_lines(reports: list[CrossCheck], names: list[str], width: int) -> list
     folder = folders.pop() if len(folders) == 1 else ""
     skip = len(os.path.join(folder, "")) if folder else 0
     ids = [printable(r.puzzle_id[skip:]) for r in reports]
-    lines = [f"in {printable(os.path.join(folder, ''))}:"] if folder else []
+    from nonosat.cli.output import wrap
+
+    # the folder named once (a path longer than the width folded)
+    lines = wrap(f"in {printable(os.path.join(folder, ''))}:", width=width).split("\n") \
+        if folder else []
     for short in (False, True):
         def verdict(text: str, short: bool = short) -> str:
             return _SHORT.get(text, text) if short else text
@@ -306,9 +310,9 @@ def table_lines(reports: list[CrossCheck], names: list[str], width: int) -> list
 def print_table(reports: list[CrossCheck], names: list[str]) -> None:
     """Print the verdict table (:func:`table_lines`, terminal width or 80), the findings and a
     one-line summary on stdout."""
-    import shutil
+    from nonosat.cli.output import terminal_width
 
-    width = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
+    width = terminal_width()  # $COLUMNS, else the terminal's, else 80
     colour = sys.stdout.isatty()
     for line in table_lines(reports, names, width):
         line = printable(line)
@@ -319,7 +323,7 @@ def print_table(reports: list[CrossCheck], names: list[str]) -> None:
         typer.echo(line)
     for report in reports:
         for finding in report.findings:
-            typer.echo(printable(f"{report.puzzle_id}: {finding.kind}: {finding.message}"))
+            echo(printable(f"{report.puzzle_id}: {finding.kind}: {finding.message}"))
     failed = sum(r.failed for r in reports)
     gave_up = sum(r.gave_up and not r.failed for r in reports)
     typer.echo(

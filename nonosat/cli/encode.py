@@ -9,36 +9,20 @@ to standard output.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from nonosat.cli.common import (
     FormatOpt,
     IndexOpt,
     PuzzleArg,
     handle_errors,
+    load_puzzle,
     read_state,
-    split_puzzle_ref,
 )
+from nonosat.cli.options import EncodingOpt, ForceOpt, StateOpt, out_option
+from nonosat.cli.output import echo
 from nonosat.text import printable
 
-OutOpt = Annotated[
-    Path,
-    typer.Option("--out", "-o", help="DIMACS file to write ('-' for standard output).",
-                 show_default=False),
-]
-EncodingOpt = Annotated[
-    str | None,
-    typer.Option("--encoding", help="CNF line encoding: order, regular, dfa (default: order)."),
-]
-StateOpt = Annotated[
-    Path | None,
-    typer.Option("--state", help="Partial grid: one row per line, '#' filled, '.' empty, "
-                 "'?' unknown; known cells become unit clauses."),
-]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite OUT if it exists.")]
+OutOpt = out_option("DIMACS file to write ('-' for standard output).", required=True)
 
 
 @handle_errors
@@ -52,12 +36,10 @@ def encode_command(
     index: IndexOpt = None,
 ) -> None:
     """Write a puzzle's CNF encoding (DIMACS)."""
-    from nonosat.cli.common import read_puzzle
     from nonosat.encodings.cnf import DEFAULT_ENCODING, encode
     from nonosat.errors import FormatError
 
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, _ = load_puzzle(puzzle_path, format, index)
     if puzzle.is_colour:
         from nonosat.encodings.cnf_colour import encode_colour
         from nonosat.errors import EngineError
@@ -87,9 +69,9 @@ def encode_command(
 
     atomic_write(out, text.encode(), force)
     if enc is None:
-        typer.echo(printable(f"wrote {out} (colour-starts encoding)"), err=True)
+        echo(printable(f"wrote {out} (colour-starts encoding)"), err=True)
         return
-    typer.echo(
+    echo(
         printable(f"wrote {out} ({enc.encoding} encoding: {enc.nvars} variables, "
         f"{len(enc.clauses)} clauses)"),
         err=True,

@@ -8,8 +8,8 @@ solutions" or "the puzzle is unique, but it needs a guess here".  Then the searc
 there as a step-through solver does -- guess, line solving, contradiction, rewind to before the
 guess, the other value -- to the solution (for a puzzle with several solutions, to each of the
 first two; for one with none, through every contradiction).  The grid is shown every
---grid-every steps and at the end of each stage ('?' open, '#' filled, '.' empty).  Lines are
-at most 100 characters.
+--grid-every steps and at the end of each stage ('?' open, '#' filled, '.' empty).  Lines fit
+the terminal (80 columns in a pipe).
 
 Exit 0 when explained to the unique solution, 1 when the puzzle has several solutions (the first
 two reached), 3 when it has none, 4 when --timeout or --max-steps stopped it first (the verdict,
@@ -33,21 +33,16 @@ from nonosat.cli.common import (
     PuzzleArg,
     announce_compile,
     handle_errors,
-    read_puzzle,
-    split_puzzle_ref,
+    load_puzzle,
 )
-from nonosat.cli.options import timeout_option
-from nonosat.cli.output import echo_grid, emit
+from nonosat.cli.options import DepthOpt, EngineOpt, timeout_option
+from nonosat.cli.output import echo_colour_grid, echo_grid, emit, terminal_width, wrap
 from nonosat.text import printable, printable_lines
 
 TimeoutOpt = timeout_option("explain")
 
 MaxStepsOpt = Annotated[
     int | None, typer.Option("--max-steps", min=1, help="Stop after N steps (exit 4).")
-]
-DepthOpt = Annotated[
-    int | None,
-    typer.Option("--depth", min=1, help="Implication graph traversal depth (default: unlimited)."),
 ]
 GridOpt = Annotated[
     bool, typer.Option("--grid/--no-grid", help="Show grids (every --grid-every steps and at the "
@@ -57,10 +52,6 @@ GridEveryOpt = Annotated[
     int, typer.Option("--grid-every", min=0, metavar="N",
                       help="Show the grid every N steps; 0 = only at the end of each stage.")
 ]
-EngineOpt = Annotated[
-    str, typer.Option("--engine", "-e", help="Engine asked for the verdict where logic is stuck.")
-]
-
 #: Steps between grids by default.
 GRID_EVERY = 50
 
@@ -81,13 +72,12 @@ def compact_grid(grid) -> list[str]:
 
 
 def grid_lines(puzzle, grid, *, clues: bool) -> list[str]:
-    """The grid with its clues when that fits in 100 characters a line, else compact."""
+    """The grid with its clues when that fits the terminal, else compact."""
     if clues:
-        from nonosat.analysis.wording import LINE_WIDTH
         from nonosat.render.text import render_text
 
         text = render_text(puzzle, grid).splitlines()
-        if max(map(len, text)) <= LINE_WIDTH:
+        if max(map(len, text)) <= terminal_width():
             return text
     return compact_grid(grid)
 
@@ -115,15 +105,13 @@ def explain_command(
     import numpy as np
 
     from nonosat.analysis.walkthrough import walkthrough
-    from nonosat.analysis.wording import LINE_WIDTH, wrap
     from nonosat.engines import Status
     from nonosat.puzzle import grid_rows, unknown_grid
 
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, name = load_puzzle(puzzle_path, format, index)
     announce_compile(puzzle.is_colour)
     if puzzle.is_colour:
-        _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output)
+        _explain_colour(puzzle, name, max_steps, grid, json_output)
     limit = timeout  # resolved by handle_errors
     walk = walkthrough(puzzle, engine=engine, timeout=limit, depth=depth, max_steps=max_steps)
     stage_ends = {end for _, first, end in walk.stages if end > first}
@@ -164,7 +152,7 @@ def explain_command(
 
     if json_output:
         emit("explain", {
-            "puzzle": str(puzzle_path) + (f"#{index}" if index is not None else ""),
+            "puzzle": name,
             "width": puzzle.width,
             "height": puzzle.height,
             "status": walk.status.value,
@@ -190,13 +178,13 @@ def explain_command(
             if k - 1 in starts:
                 typer.echo(_STAGE_TITLES[starts[k - 1]])
                 if starts[k - 1] == "search" and walk.stuck is not None:
-                    typer.echo(printable_lines(wrap(walk.stuck.text)))
+                    typer.echo(wrap(printable_lines(walk.stuck.text)))
             label = step.label
             if step.technique is None and step.depth and step.kind in ("line", "probe",
                                                                        "contradiction"):
                 label += f", depth {step.depth}"
-            typer.echo(printable_lines(wrap(step.text, f"{k:>{width}}. [{label}] ",
-                                            indent=width + 2)))
+            typer.echo(wrap(printable_lines(step.text), f"{k:>{width}}. [{label}] ",
+                            indent=width + 2))
             if k in shots:
                 final = k == len(walk.steps) or walk.steps[k - 1].kind == "solution"
                 typer.echo(f"Grid after step {k}:")
@@ -206,14 +194,14 @@ def explain_command(
             echo_grid("\n".join(grid_lines(puzzle, shots[0], clues=True)), "grid", puzzle.shape)
         if walk.stuck is not None and not any(n == "search" for n, f, e in walk.stages
                                               if e > f):
-            typer.echo(printable_lines(wrap(walk.stuck.text)))
+            typer.echo(wrap(printable_lines(walk.stuck.text)))
         parts = []
         for name, counts in walk.counts().items():
             n = sum(counts.values())
             listed = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
             parts.append(f"{name} {n}" + (f" ({listed})" if listed else ""))
         typer.echo(wrap(f"{len(walk.steps)} steps: " + "; ".join(parts)))
-        typer.echo(wrap(ending, width=LINE_WIDTH))
+        typer.echo(wrap(ending))
     if walk.end in ("timeout", "max-steps"):
         raise typer.Exit(EXIT_GAVE_UP)
     if walk.end == "no-solution":
@@ -221,7 +209,7 @@ def explain_command(
     raise typer.Exit(STATUS_EXIT.get(walk.status, EXIT_OK))
 
 
-def _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output) -> None:
+def _explain_colour(puzzle, name, max_steps, grid, json_output) -> None:
     """``explain`` of a colour puzzle (:func:`nonosat.analysis.walkthrough.colour_explain`);
     always exits."""
     import numpy as np  # here, not at module level: `nonosat --help` must not import numpy
@@ -236,7 +224,7 @@ def _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output) ->
         solution = colour_rows(np.log2(np.maximum(g, 1)).astype(int), puzzle.palette) \
             if single.all() else None
         emit("explain", {
-            "puzzle": str(puzzle_path) + (f"#{index}" if index is not None else ""),
+            "puzzle": name,
             "status": {"solved": "unique", "no-solution": "none"}.get(result.end, "unknown"),
             "steps": [s.to_json(puzzle) for s in result.steps],
             "end": result.end,
@@ -246,18 +234,14 @@ def _explain_colour(puzzle, puzzle_path, index, max_steps, grid, json_output) ->
     else:
         width = len(str(len(result.steps)))
         for k, step in enumerate(result.steps, start=1):
-            typer.echo(printable(f"{k:>{width}}. [{step.technique}] {step.text}"))
+            typer.echo(wrap(printable(step.text), printable(f"{k:>{width}}. [{step.technique}] "),
+                            indent=width + 2))
         ends = {"solved": "solved.", "no-solution": "contradiction: the puzzle has no solution.",
                 "guess": "no deduction left: the rest needs a guess.",
                 "stopped": f"stopped after {len(result.steps)} steps (--max-steps)"}
         typer.echo(ends[result.end])
         counts = ", ".join(f"{k} {v}" for k, v in sorted(result.technique_counts().items()))
-        typer.echo(f"{len(result.steps)} steps: {counts}")
+        typer.echo(wrap(f"{len(result.steps)} steps: {counts}"))
         if grid:
-            from rich.console import Console
-
-            from nonosat.render.colour_text import render_colour_text
-
-            Console(highlight=False, soft_wrap=True).print(
-                render_colour_text(puzzle, result.grid, masks=True))
+            echo_colour_grid(puzzle, result.grid, masks=True)
     raise typer.Exit({"solved": EXIT_OK, "no-solution": EXIT_NONE}.get(result.end, EXIT_GAVE_UP))

@@ -47,8 +47,8 @@ from nonosat.cli.common import (
     fail,
     handle_errors,
 )
-from nonosat.cli.options import timeout_option
-from nonosat.cli.output import emit
+from nonosat.cli.options import ForceOpt, timeout_option
+from nonosat.cli.output import echo, emit
 
 TimeoutOpt = timeout_option("generate", "Stop the search after SECONDS per puzzle (exit 4)")
 
@@ -120,7 +120,6 @@ CertifyOpt = Annotated[
                               help="Write the uniqueness certificate to DIR.")
 ]
 TitleOpt = Annotated[str | None, typer.Option("--title", metavar="TEXT", help="Puzzle title.")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --out, --diff, --certify.")]
 
 
 def _exit_code(made) -> int:
@@ -287,12 +286,12 @@ def _finish(made, out, format, force, diff, certify, json_output, total_s, write
                     "diff": None if diff is None else str(diff), "certificate": cert_info,
                     "total_s": round(total_s, 6)})
         raise typer.Exit(code)
-    typer.echo(_describe(made))
+    echo(_describe(made))
     if made.changes:
-        typer.echo(f"  changed: {_changed_cells(made)}")
+        echo(f"  changed: {_changed_cells(made)}")
     if cert_info is not None:
-        typer.echo(f"  certificate: {cert_info['directory']} ({cert_info['status']})")
-    typer.echo(f"  wrote {', '.join(written)}")
+        echo(f"  certificate: {cert_info['directory']} ({cert_info['status']})")
+    echo(f"  wrote {', '.join(written)}")
     raise typer.Exit(code)
 
 
@@ -306,7 +305,7 @@ def _certify(made, directory: Path, force: bool) -> dict[str, Any]:
         from nonosat.certificates.colour import certify_colour, write_colour_certificate
 
         cert = certify_colour(made.puzzle, checkers=checkers)
-        write_colour_certificate(cert, directory)
+        write_colour_certificate(cert, directory, force)
     else:
         from nonosat.certificates import write_certificate
         from nonosat.certify import certify_puzzle
@@ -392,9 +391,9 @@ def _random(random, out, colours, grade, density, seed, count, timeout, force, j
         grades[m.grade] = grades.get(m.grade, 0) + 1
     spread = ", ".join(f"grade {g}: {n}" for g, n in sorted(grades.items(),
                                                             key=lambda x: (x[0] is None, x[0])))
-    typer.echo(f"{count} random {width}x{height} puzzles, {reached} reaching the target "
+    echo(f"{count} random {width}x{height} puzzles, {reached} reaching the target "
                f"({spread}) in {total:.2f} s ({count / total:.2f} per second)")
-    typer.echo(f"  wrote {paths[0]}" + (f" ... ({len(paths)} files)" if len(paths) > 1 else ""))
+    echo(f"  wrote {paths[0]}" + (f" ... ({len(paths)} files)" if len(paths) > 1 else ""))
     raise typer.Exit(code)
 
 

@@ -14,9 +14,6 @@ decide within --timeout.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
-
 import typer
 
 from nonosat.cli.common import (
@@ -31,29 +28,14 @@ from nonosat.cli.common import (
     PuzzleArg,
     announce_compile,
     handle_errors,
-    read_puzzle,
+    load_puzzle,
     read_state,
-    split_puzzle_ref,
 )
-from nonosat.cli.options import timeout_option
-from nonosat.cli.output import emit
+from nonosat.cli.options import EngineOpt, StateOpt, timeout_option
+from nonosat.cli.output import echo, emit, wrap
 from nonosat.text import printable, printable_lines
 
 TimeoutOpt = timeout_option("hint")
-
-StateOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--state",
-        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
-        "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
-    ),
-]
-EngineOpt = Annotated[
-    str, typer.Option("--engine", "-e", help="Engine for the mistake check and the verdict "
-                      "when no deduction applies.")
-]
-
 
 @handle_errors
 def hint_command(
@@ -67,12 +49,10 @@ def hint_command(
 ) -> None:
     """Show the next deduction from a partial grid, with an explanation."""
     from nonosat.analysis.hints import next_hint
-    from nonosat.analysis.wording import pair_cells_text, wrap
+    from nonosat.analysis.wording import pair_cells_text
 
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, name = load_puzzle(puzzle_path, format, index)
     grid = read_state(state, puzzle) if state is not None else None
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if puzzle.is_colour:
         _colour_hint(puzzle, grid, json_output, name)
     announce_compile()
@@ -81,12 +61,11 @@ def hint_command(
         emit("hint", {"puzzle": name, **hint.to_json(puzzle)})
     else:
         label = f"[{hint.technique}] " if hint.technique else ""
-        typer.echo(printable_lines(wrap(hint.text, label, indent=2)))
+        typer.echo(wrap(printable_lines(hint.text), label, indent=2))
         if hint.cells:
             verb = "correct values" if hint.kind == "mistake" else "fixes"
-            typer.echo(printable_lines(wrap(pair_cells_text(puzzle, hint.cells, limit=12),
-                                            f"{verb}: ",
-                            indent=2)))
+            typer.echo(wrap(printable_lines(pair_cells_text(puzzle, hint.cells, limit=12)),
+                            f"{verb}: ", indent=2))
     if hint.kind == "guess":
         code = {"multiple": EXIT_MULTIPLE, "unknown": EXIT_GAVE_UP}.get(hint.verdict, EXIT_OK)
     else:
@@ -116,15 +95,15 @@ def _colour_hint(puzzle, grid, json_output, name) -> None:
                 emit("hint", {"puzzle": name, "kind": "mistake", "cells": [
                     {"row": r + 1, "col": c + 1, "correct": n} for r, c, n in cells]})
             else:
-                typer.echo(f"mistake: {len(cells)} cell(s) of the state exclude the solution")
-                typer.echo(printable("correct values: " + ", ".join(
+                echo(f"mistake: {len(cells)} cell(s) of the state exclude the solution")
+                echo(printable("correct values: " + ", ".join(
                     f"R{r + 1}C{c + 1} {n}" for r, c, n in cells[:20])))
             raise typer.Exit(EXIT_FAILED)
     if json_output:
         emit("hint", {"puzzle": name, "kind": kind,
                       "step": step.to_json(puzzle) if step is not None else None})
     elif step is not None:
-        typer.echo(printable(f"[{step.technique}] {step.text}"))
+        typer.echo(wrap(printable(step.text), printable(f"[{step.technique}] "), indent=2))
     else:
         typer.echo({"solved": "the grid is solved", "no-solution": "the puzzle has no solution",
                     "guess": "no deduction left: only a guess"}[kind])

@@ -128,6 +128,58 @@ def echo_grid(text: str, what: str, shape: tuple[int, int]) -> None:
         typer.echo(grid_summary(text, what, shape))
 
 
+def echo_colour_grid(puzzle: Any, grid: Any = None, *, masks: bool = False) -> None:
+    """Print a colour puzzle's grid in colour (:func:`nonosat.render.colour_text.
+    render_colour_text`), or :func:`grid_summary` when it does not fit the terminal."""
+    from rich.console import Console
+
+    from nonosat.render.colour_text import render_colour_text
+
+    text = render_colour_text(puzzle, grid, masks=masks)
+    if fits(text.plain.split("\n")):
+        Console(highlight=False, soft_wrap=True).print(text)
+    else:
+        typer.echo(grid_summary(text.plain, "grid", puzzle.shape))
+
+
+def wrap(text: str, first: str = "", indent: int | None = None, width: int | None = None) -> str:
+    """``first + text`` wrapped at word boundaries to ``width`` columns (default
+    :func:`terminal_width`), continuation lines indented by ``indent`` spaces (default:
+    ``len(first)``, a hanging indent under the text).  :func:`textwrap.fill`; a word longer
+    than a line (a long path) is split, never a line left over ``width``; ranges (``1–6``) and
+    hyphenated words are not split."""
+    import textwrap
+
+    width = terminal_width() if width is None else width
+    pad = " " * (len(first) if indent is None else indent)
+    return textwrap.fill(text, width=width, initial_indent=first, subsequent_indent=pad,
+                         break_long_words=True, break_on_hyphens=False)
+
+
+def wrap_lines(text: str, width: int | None = None) -> str:
+    """``text`` with every line longer than ``width`` (default :func:`terminal_width`) wrapped
+    by :func:`wrap`, its continuation lines indented two spaces more than the line itself
+    (``label: long value`` lines, verdict lines naming a long path).  Lines that fit are left
+    as they are (grids wider than the terminal are summarised before: :func:`echo_grid`)."""
+    width = terminal_width() if width is None else width
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        body = line.lstrip(" ")
+        lead = len(line) - len(body)
+        out.append(wrap(body, " " * lead, lead + 2, width))
+    return "\n".join(out)
+
+
+def echo(text: str = "", err: bool = False) -> None:
+    """Print a text report (or a line of one) on stdout (``err``: stderr), every line fitting
+    the terminal (:func:`wrap_lines`).  Not for ``--brief`` lines, JSON or one-line errors,
+    which stay one line whatever their length."""
+    typer.echo(wrap_lines(text), err=err)
+
+
 def fit_line(line: str, what: str) -> str:
     """``line`` when it fits the terminal, else a summary saying how long it is and where to
     find it (``--json``)."""

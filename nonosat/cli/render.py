@@ -23,9 +23,10 @@ from nonosat.cli.common import (
     PuzzleArg,
     TimeoutOpt,
     handle_errors,
-    read_puzzle,
-    split_puzzle_ref,
+    load_puzzle,
 )
+from nonosat.cli.options import EngineOpt, ForceOpt
+from nonosat.cli.output import echo, echo_colour_grid, echo_grid
 from nonosat.errors import FormatError
 from nonosat.text import printable
 
@@ -40,8 +41,6 @@ CellOpt = Annotated[
     int | None,
     typer.Option("--cell", min=4, max=200, help="Cell size in pixels (default: by puzzle size)."),
 ]
-EngineOpt = Annotated[str, typer.Option("--engine", "-e", help="Engine used by --solution.")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --out if it exists.")]
 
 _VERDICT = {
     "unique": "unique solution",
@@ -66,8 +65,7 @@ def render_command(
     index: IndexOpt = None,
 ) -> None:
     """Draw a puzzle (and its solution) as SVG, PNG or text."""
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, _ = load_puzzle(puzzle_path, format, index)
     kind = None
     if out is not None:
         kind = out.suffix.lower()
@@ -89,15 +87,12 @@ def render_command(
         verdict = _VERDICT.get(result.status.value, result.status.value)
     if out is None and puzzle.is_colour:
         import numpy as np
-        from rich.console import Console
-
-        from nonosat.render.colour_text import render_colour_text
 
         grid = None
         if solutions:
             stack = np.asarray(solutions, dtype=np.int64)
             grid = np.bitwise_or.reduce(np.left_shift(1, stack), axis=0)
-        Console(highlight=False, soft_wrap=True).print(render_colour_text(puzzle, grid, masks=True))
+        echo_colour_grid(puzzle, grid, masks=True)
     elif out is None:
         from nonosat.puzzle import Cell
         from nonosat.render.layout import DIFFERS, cell_states
@@ -107,7 +102,7 @@ def render_command(
         if solutions:
             grid = cell_states(puzzle, solutions=solutions)
             grid[grid == DIFFERS] = Cell.UNKNOWN
-        typer.echo(render_text(puzzle, grid))
+        echo_grid(render_text(puzzle, grid), "grid", puzzle.shape)
     else:
         if kind == ".svg":
             from nonosat.render.svg import render_svg
@@ -118,9 +113,9 @@ def render_command(
 
             data = render_png(puzzle, solutions=solutions, cell=cell)
         _write(out, data)
-        typer.echo(printable(f"wrote {out}"), err=True)
+        echo(printable(f"wrote {out}"), err=True)
     if verdict is not None:
-        typer.echo(printable(f"{puzzle.describe()}: {verdict}"), err=out is not None)
+        echo(printable(f"{puzzle.describe()}: {verdict}"), err=out is not None)
     raise typer.Exit(code)
 
 

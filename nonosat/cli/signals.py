@@ -253,15 +253,27 @@ def hard_exit() -> None:
 def _flush_and_exit(code: int) -> None:
     if not _exiting.acquire(blocking=False):
         threading.Event().wait()  # another thread is ending the process
-    for path in interrupts.temporaries():
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+    remove_temporaries()
     flusher = threading.Thread(target=_flush, daemon=True)
     flusher.start()
     flusher.join(0.2)  # a stream blocked on a full pipe must not keep the process alive
     os._exit(code)
+
+
+def remove_temporaries() -> None:
+    """Remove the temporary files and directories declared with
+    :func:`nonosat.interrupts.temporary` (a half-written file, a certificate directory being
+    filled: :func:`nonosat.safe_io.claimed_directory`)."""
+    import shutil
+
+    for path in interrupts.temporaries():
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
 
 
 def _flush() -> None:

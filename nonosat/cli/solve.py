@@ -26,7 +26,6 @@ Examples:
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -35,20 +34,24 @@ from nonosat.cli.common import (
     STATUS_EXIT,
     announce_compile,
     handle_errors,
+    load_puzzle,
     read_state,
-    split_puzzle_ref,
 )
 from nonosat.cli.options import (
     BriefOpt,
     EngineOpt,
+    ForceOpt,
     FormatOpt,
     IndexOpt,
     JsonOpt,
+    LimitOpt,
     PuzzleArg,
+    SatSolverOpt,
+    StateOpt,
     TaaiOutOpt,
     timeout_option,
 )
-from nonosat.cli.output import brief_line, echo_grid, emit, fit_line
+from nonosat.cli.output import brief_line, echo, echo_colour_grid, emit, fit_line
 from nonosat.engines import Status
 from nonosat.text import printable, printable_lines
 
@@ -60,41 +63,12 @@ if TYPE_CHECKING:
     from nonosat.puzzle import Puzzle
 
 TimeoutOpt = timeout_option("solve")
-LimitOpt = Annotated[
-    int,
-    typer.Option(
-        "--limit", "-n", min=1, metavar="N",
-        help="Look for up to N solutions (2 decides uniqueness, 1 = first only; with more, the "
-        "count found is printed).",
-    ),
-]
-StateOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--state",
-        metavar="FILE",
-        help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
-        "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
-    ),
-]
-
 CountOpt = Annotated[
     bool,
     typer.Option(
         "--count",
         help="With several solutions, count them exactly (model counter, within what is left of "
         "--timeout); prints 'N solutions', else the lower bound found.",
-    ),
-]
-
-ForceOpt = Annotated[
-    bool, typer.Option("--force", help="Replace an existing --taai-out FILE.")
-]
-
-SatSolverOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--sat-solver", metavar="NAME", help="PySAT solver for --engine sat (default: Cadical195)."
     ),
 ]
 
@@ -129,12 +103,10 @@ def solve_command(
     count: CountOpt = False,
 ) -> None:
     """Solve a puzzle and say whether its solution is unique."""
-    from nonosat.cli.common import read_puzzle
     from nonosat.engines import solve
     from nonosat.errors import EngineError
 
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, name = load_puzzle(puzzle_path, format, index)
     partial = read_state(state, puzzle) if state is not None else None
     if engine in ("native", "auto"):
         announce_compile(puzzle.is_colour)
@@ -151,7 +123,6 @@ def solve_command(
 
         left = None if timeout is None else max(timeout - (time.perf_counter() - started), 0.0)
         counted = count_after_solve(puzzle, result, limit=limit, partial=partial, timeout=left)
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     if taai_out is not None:
         from nonosat.errors import FormatError
         from nonosat.formats.tournament import save_solutions
@@ -168,31 +139,18 @@ def solve_command(
     elif brief:
         typer.echo(brief_line(name, result.status.value, result.time_s))
     elif puzzle.is_colour:
-        from rich.console import Console
-
-        from nonosat.cli.output import fits
-        from nonosat.render.colour_text import plain_colour_text, render_colour_text
-
-        console = Console(highlight=False, soft_wrap=True)
         for k, sol in enumerate(result.solutions, start=1):
             if len(result.solutions) > 1:
-                console.print(f"solution {k}:")
-            plain = plain_colour_text(puzzle, sol)
-            if fits(plain.split("\n")):
-                console.print(render_colour_text(puzzle, sol))
-            else:
-                echo_grid(plain, "grid", puzzle.shape)
-            console.print("")
-        console.print(f"{printable(name)}: {verdict_line(puzzle, result, limit, counted)}",
-                      markup=False)
+                typer.echo(f"solution {k}:")
+            echo_colour_grid(puzzle, sol)
+            typer.echo("")
+        echo(f"{printable(name)}: {verdict_line(puzzle, result, limit, counted)}")
         from nonosat.analysis.classify import solve_classification
 
-        console.print(printable(
-            f"classification: {solve_classification(puzzle, result, partial)}"
-        ), markup=False)
+        echo(printable(f"classification: {solve_classification(puzzle, result, partial)}"))
     else:
         for line in report_lines(puzzle, result, limit, partial, name, counted):
-            typer.echo(printable_lines(line))
+            echo(printable_lines(line))
     raise typer.Exit(STATUS_EXIT[result.status])
 
 

@@ -42,11 +42,13 @@ from nonosat.cli.common import (
     EXIT_OK,
     fail,
     handle_errors,
+    load_puzzle,
 )
 from nonosat.cli.options import (
     BriefOpt,
     CheckerOpt,
     CheckerPathOpt,
+    ForceOpt,
     FormatOpt,
     IndexOpt,
     JobsOpt,
@@ -54,7 +56,7 @@ from nonosat.cli.options import (
     timeout_help,
     use_checker_path,
 )
-from nonosat.cli.output import brief_line, emit
+from nonosat.cli.output import brief_line, echo, echo_grid, emit
 from nonosat.text import printable
 
 PuzzlesArg = Annotated[
@@ -96,7 +98,6 @@ VerifyTimeoutOpt = Annotated[
 SolutionFormatOpt = Annotated[
     str | None, typer.Option("--solution-format", help="Format of --solution (default: detected).")
 ]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite the files of a non-empty --out.")]
 AllWitnessesOpt = Annotated[
     bool,
     typer.Option("--all-witnesses", help="With --results, also write the evidence of confirmed rows."),
@@ -156,7 +157,6 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
                 format: str | None, solution_format: str | None, checkers: list[str],
                 force: bool, brief: bool = False) -> None:
     from nonosat.certificates import ensure_writable_dir
-    from nonosat.cli.common import read_puzzle
     from nonosat.verify import parse_claim, verify, write_witness
 
     claimed = parse_claim(claim) if claim is not None else None
@@ -164,8 +164,8 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         raise fail(f"--claim {claim} is no verdict to judge; use unique, multiple, none or solved")
     from nonosat.cli.common import split_puzzle_ref
 
-    puzzle_path, index = split_puzzle_ref(puzzle_path, index)
-    puzzle = read_puzzle(puzzle_path, format, index)
+    puzzle, name = load_puzzle(puzzle_path, format, index)
+    index = split_puzzle_ref(puzzle_path, index)[1]  # the solution file's picture number
     solutions = []
     if solution_path is not None:
         solutions.append(_read_solution(solution_path, solution_format, index, puzzle.shape))
@@ -177,7 +177,6 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         announce_compile(puzzle.is_colour)
     judgement = verify(puzzle, claimed, solutions, timeout=timeout or None, checkers=checkers)
     written = write_witness(judgement, out, force) if out is not None else []
-    name = str(puzzle_path) + (f"#{index}" if index is not None else "")
     code = _EXIT[judgement.outcome]
     if json_output:
         emit("verify", {"puzzle": name, **judgement.to_json(),
@@ -187,42 +186,42 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         typer.echo(brief_line(name, _status(judgement.truth), judgement.time_s,
                               judgement.outcome))
         raise typer.Exit(code)
-    typer.echo(printable(f"{name} ({puzzle.width}x{puzzle.height}): {judgement.outcome.upper()}"))
+    echo(printable(f"{name} ({puzzle.width}x{puzzle.height}): {judgement.outcome.upper()}"))
     for k, check in enumerate(judgement.checks, start=1):
         label = "solution" if len(judgement.checks) == 1 else f"solution {k}"
         if check.valid:
-            typer.echo(f"  {label}: valid (every clue holds)")
+            echo(f"  {label}: valid (every clue holds)")
         else:
             n = len(check.errors)
-            typer.echo(f"  {label}: INVALID, {n} line{'s' if n != 1 else ''} break their clue:")
+            echo(f"  {label}: INVALID, {n} line{'s' if n != 1 else ''} break their clue:")
             for error in check.errors:
-                typer.echo(printable(f"    {error}"))
+                echo(printable(f"    {error}"))
     if judgement.claim is not None:
         claim_reason = judgement.reason.rpartition(": ")[2] if judgement.checks and (
             judgement.outcome == "refuted" and judgement.claim_outcome != "refuted"
         ) else judgement.reason
-        typer.echo(f"  claim {judgement.claim}: {judgement.claim_outcome} "
+        echo(f"  claim {judgement.claim}: {judgement.claim_outcome} "
                    f"(nonosat: {judgement.truth}; {claim_reason})")
     from nonosat.cli.solve import LOAD_SHOWN_S
 
     timing = f"{judgement.time_s:.3f} s"
     if judgement.load_s >= LOAD_SHOWN_S:
         timing += f"; loading the engine's kernels and libraries: {judgement.load_s:.1f} s"
-    typer.echo(f"  evidence: {judgement.witness_kind() or 'none'} [{timing}]")
+    echo(f"  evidence: {judgement.witness_kind() or 'none'} [{timing}]")
     if written and out is not None:
         names = sorted({p.relative_to(out).parts[0] for p in written})
-        typer.echo(printable(f"  witness: {out}/ ({', '.join(names)})"))
+        echo(printable(f"  witness: {out}/ ({', '.join(names)})"))
     elif judgement.outcome == "refuted" and judgement.claim_outcome == "refuted":
         from nonosat.render.text import render_text
 
         for k, sol in enumerate(judgement.evidence, start=1):
-            typer.echo(f"  nonosat's solution {k}:")
+            echo(f"  nonosat's solution {k}:")
             if puzzle.is_colour:
                 from nonosat.render.colour_text import plain_colour_text
 
-                typer.echo(plain_colour_text(puzzle, sol))
+                echo_grid(plain_colour_text(puzzle, sol), "grid", puzzle.shape)
             else:
-                typer.echo(render_text(puzzle, sol))
+                echo_grid(render_text(puzzle, sol), "grid", puzzle.shape)
     raise typer.Exit(code)
 
 
@@ -294,7 +293,7 @@ def _verify_results(results: Path, puzzle_paths: list[Path], out: Path | None,
     index = PuzzleIndex(inputs.puzzles)
     witnesses = out if out is not None else results.with_name(results.name + ".witnesses")
     limit = timeout  # resolved by handle_errors ("verify --results")
-    typer.echo(printable(f"nonosat verify: {len(rows)} rows of {results} against "
+    echo(printable(f"nonosat verify: {len(rows)} rows of {results} against "
                          f"{len(inputs.puzzles)} puzzles with {jobs or 'all'} local workers"),
                err=True)
     start = time.perf_counter()
