@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -20,6 +20,9 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check nonosat tests benchmarks
+	$(BIN)/mypy
+
+typecheck: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)

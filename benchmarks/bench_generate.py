@@ -16,9 +16,11 @@ Sections (``--sections``, comma-separated; all by default):
     ``random_puzzle`` at each ``--random-sizes`` and grade: puzzles per second (in-process,
     after a warm-up), and how many reached the grade exactly.
 ``counts``
-    The exact count (:func:`nonosat.engines.counting.count_solutions`, 10 s each) on every
-    ``--count-step``-th puzzle of taai2011 (``../shared/corpus``): counted within the limit,
-    the distribution of the counts, time (median, max).
+    The exact count (:func:`nonosat.engines.counting.count_solutions`, ``--count-timeout`` s
+    each, default 10) on every ``--count-step``-th puzzle of taai2011 (``../shared/corpus``):
+    counted within the limit, the distribution of the counts, time (median, max); for each
+    count that gives up, a lower bound from the native engine's enumeration
+    (``--enumerate-limit`` solutions within ``--enumerate-s`` s).
 
 Targets (issue 26): 100% unique; 30x30 black-and-white "any": median changed <= 3% of the cells,
 time <= 10 s; grade 1: median <= 8%; 3 colours 30x30: <= 5%; ``--random 25x25 --grade 1`` >= 5
@@ -29,6 +31,7 @@ Usage::
     python benchmarks/bench_generate.py [--sections pictures,random,counts] [--pictures 20]
         [--sizes 20,30,50] [--modes bw,3,6] [--grades any,1] [--timeout 60]
         [--random-sizes 15,25] [--random-grades 1,3,any] [--random-count 20] [--count-step 20]
+        [--count-timeout 10] [--enumerate-limit 100000] [--enumerate-s 5] [--only draw-rings]
 """
 
 from __future__ import annotations
@@ -135,6 +138,9 @@ def bench_pictures(args) -> None:
     from nonosat.generate.unique import make_unique
 
     pics = pictures(args.pictures)
+    if args.only:
+        keep = set(args.only.split(","))
+        pics = {name: data for name, data in pics.items() if name in keep}
     print(f"## pictures ({len(pics)}: {', '.join(pics)})\n")
     print("| size | mode | grade | unique | baseline unique | changed median / max | "
           "share median / max | time median / max s | grades reached |")
@@ -209,17 +215,30 @@ def bench_counts(args) -> None:
     if not path.exists():
         print("## counts\n\nskipped: taai2011.txt not found\n")
         return
+    from nonosat.engines import solve
+
     puzzles = read_puzzles(path)[:: args.count_step]
-    print(f"## counts (taai2011, every {args.count_step}th: {len(puzzles)} puzzles, 10 s each)\n")
+    limit = args.count_timeout
+    print(f"## counts (taai2011, every {args.count_step}th: {len(puzzles)} puzzles, "
+          f"{limit:g} s each)\n")
+    print("| puzzle | count | s | lower bound (native enumeration) |")
+    print("|---|---|---|---|")
     counts, times, gave_up = [], [], 0
-    for p in puzzles:
-        got = count_solutions(p, timeout=10)
+    for k, p in enumerate(puzzles):
+        got = count_solutions(p, timeout=limit)
         times.append(got.time_s)
+        bound = ""
         if got.exact:
             counts.append(got.count)
         else:
             gave_up += 1
-    print(f"counted exactly: {len(counts)}/{len(puzzles)} (gave up: {gave_up}); "
+            # what is known when the counter gives up: the solutions an enumeration finds
+            found = solve(p, "native", limit=args.enumerate_limit, timeout=args.enumerate_s)
+            more = "" if getattr(found, "exhausted", False) else ">= "
+            bound = f"{more}{len(found.solutions)} ({found.time_s:.1f} s)"
+        print(f"| #{k * args.count_step} | {got.count if got.exact else 'gave up'} | "
+              f"{got.time_s:.1f} | {bound} |", flush=True)
+    print(f"\ncounted exactly: {len(counts)}/{len(puzzles)} (gave up: {gave_up}); "
           f"time median {statistics.median(times):.2f} s, max {max(times):.2f} s")
     if counts:
         print(f"counts: min {min(counts)}, median {statistics.median(counts):g}, "
@@ -239,6 +258,14 @@ def main() -> None:
     ap.add_argument("--random-grades", default="1,3,any")
     ap.add_argument("--random-count", type=int, default=20)
     ap.add_argument("--count-step", type=int, default=20)
+    ap.add_argument("--count-timeout", type=float, default=10.0,
+                    help="seconds for each exact count")
+    ap.add_argument("--enumerate-limit", type=int, default=100_000,
+                    help="most solutions enumerated for a lower bound when a count gives up")
+    ap.add_argument("--enumerate-s", type=float, default=5.0,
+                    help="seconds of that enumeration")
+    ap.add_argument("--only", default="",
+                    help="comma-separated picture names (e.g. draw-rings): only these")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]

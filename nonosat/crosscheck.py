@@ -307,9 +307,9 @@ def _solution_problem(puzzle: Puzzle, solution: np.ndarray) -> str | None:
     if puzzle.palette is not None:
         pal = puzzle.palette
         parts = [
-            f"{puzzle.line_name(line)} should be {colour_clue_text(*expected, pal)} but is "
-            f"{colour_clue_text(*actual, pal)}"
-            for line, expected, actual in errors[:_CELLS_SHOWN]
+            f"{puzzle.line_name(line)} should be {colour_clue_text(lengths, colours, pal)} but is "
+            f"{colour_clue_text(got, got_colours, pal)}"
+            for line, (lengths, colours), (got, got_colours) in errors[:_CELLS_SHOWN]
         ]
         more = f" (and {len(errors) - _CELLS_SHOWN} more lines)" if len(errors) > _CELLS_SHOWN else ""
         return "; ".join(parts) + more

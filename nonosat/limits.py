@@ -51,8 +51,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from nonosat.errors import FormatError
+
+if TYPE_CHECKING:
+    from nonosat.puzzle import Puzzle
 
 #: Default largest puzzle, in cells (2048 x 2048).
 DEFAULT_MAX_CELLS = 1 << 22
@@ -292,24 +296,24 @@ def command_workload(command: str, options: dict[str, object]) -> str:
     return "read"
 
 
-def estimate_memory(puzzle: object, kind: str | None = None) -> int:
+def estimate_memory(puzzle: Puzzle, kind: str | None = None) -> int:
     """Estimated peak memory, in bytes, of workload ``kind`` (default: the current one, see
     :func:`workload`) on ``puzzle`` (a :class:`~nonosat.puzzle.Puzzle`): a fixed process cost,
     bytes per cell, and bytes per unit of CNF size, ``n * (k + 1)`` for each line of ``n`` cells
     and ``k`` blocks (an unknown clue counts as ``n / 2`` blocks), per :data:`WORKLOADS`.
     Linear in the size of the clues, computed in O(lines)."""
     base_mb, per_cell, per_unit = WORKLOADS[kind or _WORKLOAD.get()]
-    height, width = puzzle.shape  # type: ignore[attr-defined]
+    height, width = puzzle.shape
     units = 0
     if per_unit:
-        for clues, length in ((puzzle.rows, width), (puzzle.cols, height)):  # type: ignore[attr-defined]
+        for clues, length in ((puzzle.rows, width), (puzzle.cols, height)):
             for clue in clues:
                 k = (length + 1) // 2 if clue is None else len(clue)
                 units += length * (k + 1)
     return base_mb * 2**20 + per_cell * width * height + per_unit * units
 
 
-def check_memory(puzzle: object, path: str, kind: str | None = None) -> None:
+def check_memory(puzzle: Puzzle, path: str, kind: str | None = None) -> None:
     """Refuse ``puzzle`` early when :func:`estimate_memory` exceeds the memory limit
     (:func:`max_memory_bytes`).
 
@@ -322,7 +326,7 @@ def check_memory(puzzle: object, path: str, kind: str | None = None) -> None:
     need = estimate_memory(puzzle, kind)
     limit = max_memory_bytes()
     if need > limit:
-        height, width = puzzle.shape  # type: ignore[attr-defined]
+        height, width = puzzle.shape
         raise FormatError(
             path,
             None,

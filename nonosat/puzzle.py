@@ -363,8 +363,9 @@ class Puzzle:
         return cls(rows, cols, **kwargs)
 
     # -- checking ----------------------------------------------------------------------------
-    def line_errors(self, solution: np.ndarray) -> list[tuple[int, Clue, tuple[int, ...]]]:
-        """Lines of ``solution`` that break their clue, as ``(line, expected, actual)``.
+    def line_errors(self, solution: np.ndarray) -> list[tuple[int, Any, Any]]:
+        """Lines of ``solution`` that break their clue, as ``(line, expected, actual)``: block
+        lengths (``tuple[int, ...]``), or for a colour puzzle ``(lengths, colours)`` pairs.
 
         Unknown clues (``None``) accept anything.  An empty list means ``solution`` is valid.
 

@@ -323,3 +323,20 @@ def test_studio_picture_import_and_make_unique():
     assert unique_by_cpsat(Puzzle.from_picture(proposal))
     no_goal = client.post("/api/make-unique", json={"puzzle": {"rows": [[1]], "cols": [[1]]}})
     assert no_goal.status_code == 422
+
+
+def test_a_skipped_uniqueness_check_never_claims_the_target():
+    from nonosat.generate.unique import _Checker
+
+    rows = ["..###.#", "###..##", "...####", "....##.", "#..#.##", "#..##.#", ".##..##"]
+    pic = np.array([[ch == "#" for ch in row] for row in rows])
+    puzzle = Puzzle.from_picture(pic)
+    assert unique_by_cpsat(puzzle)  # unique, but line solving leaves cells open (below)
+    checker = _Checker(None, "auto", None)
+    checker.skip = 1  # as after a check that gave up
+    reached, open_mask, _, status = checker.check(puzzle, may_skip=True)
+    assert not reached and open_mask.any() and status is Status.UNKNOWN
+    assert checker.skipped == 1 and checker.skip == 0
+    assert checker.check(puzzle, may_skip=True)[0]  # the next step's check runs
+    checker.skip = 3
+    assert checker.check(puzzle)[0]  # pruning steps are never skipped

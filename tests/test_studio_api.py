@@ -315,6 +315,22 @@ def test_parse_multi_puzzle_file_by_index(client, corpus):
     assert out["puzzle"]["rows"] == pj(puzzles[7])["rows"]
 
 
+def test_parse_ignores_a_file_sent_as_the_index_or_format_field(client):
+    # a file under "index" made int() raise TypeError (a 500), and one under "format" put the
+    # upload's repr (its headers) into a 400 message; a file there now counts as no value
+    body = (GAMES / "heart.non").read_bytes()
+    plain = client.post("/api/parse", files={"file": ("heart.non", body)})
+    assert plain.status_code == 200
+    for field in ("index", "format"):
+        r = client.post("/api/parse", files={"file": ("heart.non", body),
+                                             field: ("x.txt", b"1")})
+        assert r.status_code == 200, (field, r.status_code, r.text)
+        assert r.json()["puzzle"] == plain.json()["puzzle"]
+    ok = client.post("/api/parse", files={"file": ("heart.non", body)},
+                     data={"index": "0", "format": "non"})
+    assert ok.status_code == 200 and ok.json()["count"] == 1
+
+
 def test_parse_rejects_bad_files_with_the_readers_message(client):
     r = client.post("/api/parse", json={"text": "width 3\nheight x\n", "filename": "bad.non"})
     assert r.status_code == 400 and "bad.non" in r.json()["detail"]

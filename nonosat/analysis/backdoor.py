@@ -89,7 +89,7 @@ class Backdoor:
         bound holds for that solution.
     """
 
-    cells: list[tuple[tuple[int, int], bool]] = field(default_factory=list)
+    cells: list[tuple[tuple[int, int], bool | int]] = field(default_factory=list)
     exact: bool = False
     lower_bound: int = 0
     logic: str = "line"
@@ -329,10 +329,10 @@ def smallest_backdoor(
                 return None
             picks = left if len(left) <= GREEDY_SAMPLE else [
                 left[i] for i in sorted(rng.choice(len(left), GREEDY_SAMPLE, replace=False))]
-            best_cell, best_open = None, None
-            for cell in picks:
+            best_cell, best_open = picks[0], open_after([*givens, picks[0]])
+            for cell in picks[1:]:
                 rest = open_after([*givens, cell])
-                if best_open is None or len(rest) < len(best_open):
+                if len(rest) < len(best_open):
                     best_cell, best_open = cell, rest
             givens.append(best_cell)
             left = best_open

@@ -28,8 +28,8 @@ def picture_puzzle(puzzle: Puzzle, picture: np.ndarray) -> Puzzle:
     ``puzzle``, whose palette is kept), with ``puzzle``'s title and the picture as its goal."""
     if puzzle.is_colour:
         return Puzzle.from_picture(picture, palette=puzzle.palette, title=puzzle.title)
-    return Puzzle(rows=[line_blocks(r) for r in picture], cols=[line_blocks(c) for c in picture.T],
-                  title=puzzle.title, goal=picture)
+    return Puzzle(rows=tuple(line_blocks(r) for r in picture),
+                  cols=tuple(line_blocks(c) for c in picture.T), title=puzzle.title, goal=picture)
 
 
 def edit_suggestions(

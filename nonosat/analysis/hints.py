@@ -137,6 +137,12 @@ def _block_name(clue: tuple[int, ...], j: int) -> str:
 
 
 # -- the finder -------------------------------------------------------------------------------
+def _bw_cells(cells: tuple[tuple[tuple[int, int], Cell | int], ...]
+              ) -> tuple[tuple[tuple[int, int], Cell], ...]:
+    """A black-and-white step's cells with their values as :class:`Cell`."""
+    return tuple((rc, Cell(value)) for rc, value in cells)
+
+
 class HintFinder:
     """Finds hints for one puzzle; caches per-line results between calls.
 
@@ -342,34 +348,34 @@ class HintFinder:
             best = None
             for step in steps[:max_candidates]:
                 premise = step.premise
-                assert premise is not None
+                assert isinstance(premise, Literal)  # black-and-white probing's literals
                 line, fixed = self._propagate_from(state, premise.cell, premise.value)
                 if line is not None and (best is None or fixed < best[0]):
                     best = (fixed, step, line)
             if best is not None:
                 fixed, step, line = best
                 premise = step.premise
-                assert premise is not None
+                assert isinstance(premise, Literal)
                 (cell, value), = step.cells
                 text = (f"If {cell_name(cell)} were {'filled' if premise.filled else 'empty'}, "
                         f"solving the lines one after another would fix {fixed} more "
                         f"cell{'s' if fixed != 1 else ''} and then leave {self._prefix(line)} "
                         f"no room. So {cell_name(cell)} is "
                         f"{'filled' if value == Cell.FILLED else 'empty'}.")
-                return Hint("deduction", text, step.cells, "failed-literal")
+                return Hint("deduction", text, _bw_cells(step.cells), "failed-literal")
             step = steps[0]
             (cell, value), = step.cells
             text = (f"Assuming {cell_name(cell)} "
                     f"{'empty' if value == Cell.FILLED else 'filled'} leads to a contradiction "
                     f"by line solving, so it is {'filled' if value == Cell.FILLED else 'empty'}.")
-            return Hint("deduction", text, step.cells, "failed-literal")
+            return Hint("deduction", text, _bw_cells(step.cells), "failed-literal")
         step = max(steps, key=lambda s: len(s.cells))
         assert step.premise is not None
         y = cell_name(step.premise.cell)
         text = (f"Whether {y} is filled or empty, solving the lines one after another gives "
                 f"{wording.pair_cells_text(self.puzzle, step.cells)} both ways — so "
                 f"{'it is' if len(step.cells) == 1 else 'they are'}.")
-        return Hint("deduction", text, step.cells, "probe-both")
+        return Hint("deduction", text, _bw_cells(step.cells), "probe-both")
 
     def next(self, state: np.ndarray) -> Hint:
         """The next deduction from ``state`` (no mistake check), or a ``"solved"`` /

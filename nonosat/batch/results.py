@@ -446,18 +446,23 @@ def summarise(
             not_graded[f"not graded: {grade['reason']}"] += 1  # no solution, several
             continue
         if isinstance(grade, dict) and grade.get("name"):
-            names[grade.get("grade")] = str(grade["name"])
+            name = str(grade["name"])
             grade = grade.get("grade")
+            if isinstance(grade, int) and not isinstance(grade, bool):
+                names[grade] = name
         if isinstance(grade, int) and not isinstance(grade, bool):
             grades[grade] += 1
     if grades:
+        grade_names: tuple[str, ...] = ()
         try:
             from nonosat.analysis.difficulty import GRADE_NAMES
+
+            grade_names = GRADE_NAMES
         except ImportError:
-            GRADE_NAMES = ()  # noqa: N806
+            pass
         for g in grades:
-            if g not in names and 0 < g < len(GRADE_NAMES):
-                names[g] = GRADE_NAMES[g]
+            if g not in names and 0 < g < len(grade_names):
+                names[g] = grade_names[g]
     return Summary(
         puzzles=len(records),
         counts=dict(counts.most_common()),

@@ -183,7 +183,7 @@ def certify_puzzle(
         written.append(proof)
         return proof
 
-    native_prover.takes_rup = True  # type: ignore[attr-defined]
+    vars(native_prover)["takes_rup"] = True  # prove.certify then passes its RupChecker
 
     with _gc_paused():
         cert = certify(puzzle, encoding=encoding, solver=solver, checkers=checkers,

@@ -25,7 +25,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from nonosat.encodings.cnf_colour import ColourCnf, encode_colour
 from nonosat.encodings.satsolver import DEFAULT_SOLVER, SatRun, proof_solver_name
 from nonosat.errors import FormatError, PuzzleError
 from nonosat.puzzle import Colour, Palette, Puzzle, colour_rows
+
+if TYPE_CHECKING:
+    from nonosat.certificates.checkers import ProofCheck
 
 #: ``certificate.json``'s ``kind`` for colour certificates.
 KIND = "colour"
@@ -456,7 +459,7 @@ def verify_colour_certificate(
             "the certificate is about another puzzle: its clues (puzzle.json) are not those "
             f"of {expected.describe()}"
         )
-    checks = []
+    checks: list[ProofCheck] = []
     enc: ColourCnf = encode_colour(puzzle)
     formula = list(enc.clauses)
     if verdict == "unique":

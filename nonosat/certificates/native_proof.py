@@ -224,6 +224,7 @@ class _Writer:
             proof.lemmas += deleting.count(False)
             proof.deletions += deleting.count(True)
             return
+        lemmas, deletions = deleting.count(False), deleting.count(True)
         at = 0
         while at < len(steps):
             done = at + self._rup.run(steps[at:], deleting[at:])
@@ -231,7 +232,10 @@ class _Writer:
             for k in range(at, done):
                 if skipped[k - at]:
                     proof.implied += 1
-                    deleting[k] = None  # counted as neither lemma nor deletion
+                    if deleting[k]:  # counted as neither lemma nor deletion
+                        deletions -= 1
+                    else:
+                        lemmas -= 1
                 else:
                     proof.steps.append(Deletion(steps[k]) if deleting[k] else steps[k])
             if done == len(steps):
@@ -249,8 +253,8 @@ class _Writer:
             proof.steps.append(steps[done])
             self._synced = len(proof.steps)
             at = done + 1
-        proof.lemmas += deleting.count(False)
-        proof.deletions += deleting.count(True)
+        proof.lemmas += lemmas
+        proof.deletions += deletions
 
     @property
     def checker(self) -> RupChecker | None:

@@ -68,7 +68,7 @@ from nonosat.cli.options import (
     JsonOpt,
     LimitOpt,
     PuzzleArg,
-    timeout_option,
+    timeout_param,
 )
 from nonosat.cli.output import brief_line, echo, emit, wrap_lines
 from nonosat.cli.running import announce_compile, handle_errors
@@ -96,8 +96,8 @@ BackdoorLogicOpt = Annotated[
 ]
 #: Seconds for the backdoor search by default (nonosat.analysis.difficulty.BACKDOOR_TIMEOUT).
 BACKDOOR_TIMEOUT = 10.0
-TimeoutOpt = timeout_option("analyse", "Seconds for the whole analysis, every section together "
-                            "(exit 4 when the verdict is not decided)")
+TimeoutOpt = Annotated[float | None, timeout_param("analyse", "Seconds for the whole analysis, every section together "
+                            "(exit 4 when the verdict is not decided)")]
 
 
 def _cell(cell: tuple[int, int]) -> str:
@@ -481,10 +481,10 @@ def _report(result, name: str, backdoor_timeout: float = BACKDOOR_TIMEOUT) -> st
                      "proved minimum")
     for edit in result.edits:
         lines.append(f"edit: {edit['text']}")
-    if result.edits_text() is not None:
-        lines.append(result.edits_text())
-    if _unfinished_line(result) is not None:
-        lines.append(_unfinished_line(result))
+    if (edits := result.edits_text()) is not None:
+        lines.append(edits)
+    if (unfinished := _unfinished_line(result)) is not None:
+        lines.append(unfinished)
     load = (f" (loading the engine's kernels and libraries: {result.load_s:.1f} s apart)"
             if result.load_s >= 0.5 else "")
     lines.append(f"time: {result.time_s:.2f} s{load}")

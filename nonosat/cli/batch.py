@@ -34,7 +34,7 @@ from nonosat.cli.options import (
     JsonOpt,
     TaaiOutOpt,
     engine_list,
-    timeout_option,
+    timeout_param,
 )
 from nonosat.cli.output import brief_line, echo, emit
 from nonosat.cli.running import handle_errors
@@ -75,9 +75,9 @@ OutOpt = Annotated[
         "--out", "-o", help="Results file (JSON Lines); rerunning with it skips finished puzzles."
     ),
 ]
-BatchTimeoutOpt = timeout_option(
+BatchTimeoutOpt = Annotated[float | None, timeout_param(
     "batch", "Per-puzzle time limit; a worker that overruns it by a grace margin is killed and "
-    "the puzzle recorded as timeout")
+    "the puzzle recorded as timeout")]
 SchedulerOpt = Annotated[
     str | None,
     typer.Option("--scheduler", help="Address of a dask.distributed scheduler (tcp://host:8786)."),

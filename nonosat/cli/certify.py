@@ -43,8 +43,8 @@ from nonosat.cli.options import (
     JsonOpt,
     PuzzleArg,
     SatSolverOpt,
-    out_option,
-    timeout_option,
+    out_param,
+    timeout_param,
     use_checker_path,
 )
 from nonosat.cli.output import brief_line, echo, emit
@@ -126,8 +126,9 @@ def identity(puzzle, puzzle_file: Path | None, matched: bool) -> str:
             f"given; clues sha256 {fingerprint}...)")
 
 
-TimeoutOpt = timeout_option("certify")
-VerifyTimeoutOpt = timeout_option("verify-certificate", "Seconds for each proof check")
+TimeoutOpt = Annotated[float | None, timeout_param("certify")]
+VerifyTimeoutOpt = Annotated[
+    float | None, timeout_param("verify-certificate", "Seconds for each proof check")]
 ProverOpt = Annotated[
     str,
     typer.Option(
@@ -138,8 +139,9 @@ ProverOpt = Annotated[
         "search, else SAT after the native deductions).",
     ),
 ]
-OutOpt = out_option("Certificate directory to write (claimed atomically: it holds the whole "
-                    "certificate or nothing).", required=True)
+OutOpt = Annotated[Path, out_param(
+    "Certificate directory to write (claimed atomically: it holds the whole certificate or "
+    "nothing).", required=True)]
 
 #: Exit code of ``certify --prover native`` on a puzzle the native solver needs search for.
 EXIT_PROVER_REFUSED = 5
@@ -308,18 +310,21 @@ def verify_command(
         expected_path, expected_index = split_puzzle_ref(puzzle_file)
         expected = read_puzzle(expected_path, None, expected_index)
     from nonosat.certificates.colour import (
+        ColourVerification,
         is_colour_certificate,
         verify_colour_certificate,
     )
+    from nonosat.certificates.verification import Verification
 
     colour = is_colour_certificate(cert_dir)
+    result: ColourVerification | Verification
     if colour:
         result = verify_colour_certificate(cert_dir, checker or ["auto"], expected=expected)
     else:
         result = verify_certificate(cert_dir, checker or ["auto"], timeout, expected=expected)
     code = _EXIT.get(result.verdict or "", EXIT_FAILED) if result.ok else EXIT_FAILED
     if json_output:
-        if colour:
+        if isinstance(result, ColourVerification):  # the colour certificate's
             record = {"kind": "colour", "ok": result.ok, "verdict": result.verdict,
                       "problems": result.problems,
                       "checks": [c.to_json() for c in result.checks],

@@ -3,13 +3,14 @@ usage errors on one line, and plain parameters coerced without pydantic (start-u
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from nonosat.errors import one_line
 
@@ -29,10 +30,9 @@ _PROSE_DEFAULT = re.compile(r"\s*[(;]\s*default:?\s+([^)]*?)\)\s*(?=\.|$)|\s*Def
 def _click_exceptions() -> Any:
     """The module of the click exceptions typer raises (typer 0.29 vendors click)."""
     try:
-        from typer._click import exceptions
+        return importlib.import_module("typer._click.exceptions")
     except ImportError:  # a typer that uses click itself
-        from click import exceptions  # type: ignore[no-redef]
-    return exceptions
+        return importlib.import_module("click.exceptions")
 
 
 def _usage_one_line(error: Any) -> None:
@@ -62,7 +62,7 @@ def _one_line_errors(call: Callable[[], Any]) -> Any:
         return call()
     except click.UsageError as error:
         if type(error).__name__ != "NoArgsIsHelpError":  # that one shows the help, as it should
-            error.show = lambda file=None, _e=error: _usage_one_line(_e)  # type: ignore
+            error.show = lambda file=None, _e=error: _usage_one_line(_e)
         raise
 
 
@@ -78,6 +78,8 @@ class NonosatCommand(TyperCommand):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: the defaults moved out of a parameter's help text, for :meth:`format_options`
+        self._prose_defaults: dict[object, str] = {}  # by parameter object
         for param in self.params:
             lighten(param)
             if getattr(param, "is_flag", False) or getattr(param, "count", False):
@@ -97,17 +99,16 @@ class NonosatCommand(TyperCommand):
                 param.metavar = metavar
                 if param.param_type_name == "argument" and param.name not in _METAVARS:
                     param.metavar = (param.name or "value").upper()
-            help_text = getattr(param, "help", None)
-            if help_text:
+            # typer's arguments and options are the parameters with a help text
+            if isinstance(param, (TyperArgument, TyperOption)) and param.help:
+                help_text = param.help
                 match = _PROSE_DEFAULT.search(help_text)
                 if match:
                     param.help = (help_text[: match.start()] + help_text[match.end():]).rstrip()
                     if not param.help.endswith("."):
                         param.help += "."
                     if param.default is None or param.default is False:  # else typer shows it
-                        param._prose_default = (  # type: ignore[attr-defined]
-                            (match.group(1) or match.group(2)).strip()
-                        )
+                        self._prose_defaults[param] = (match.group(1) or match.group(2)).strip()
 
     def get_help_option(self, ctx: Any) -> Any:
         """The ``-h``/``--help`` option, coerced without pydantic like the others."""
@@ -124,7 +125,7 @@ class NonosatCommand(TyperCommand):
         """Click's, with usage errors (``typer.BadParameter`` of a command) on one line."""
         return _one_line_errors(lambda: super(NonosatCommand, self).invoke(ctx))
 
-    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
         """``[OPTIONS] PUZZLE`` rather than typer's ``[OPTIONS] {PUZZLE}``."""
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
@@ -132,7 +133,7 @@ class NonosatCommand(TyperCommand):
                 pieces.append(_argument_name(param, usage=True))
         return pieces
 
-    def format_options(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_options(self, ctx: Any, formatter: Any) -> None:
         """Arguments and options as typer lays them out, in the one style above."""
         args, opts = [], []
         for param in self.get_params(ctx):
@@ -141,7 +142,7 @@ class NonosatCommand(TyperCommand):
                 continue
             name, text = record
             text = _RANGE.sub("", text).replace("  []", "").replace("[; ", "[")
-            default = getattr(param, "_prose_default", None)
+            default = self._prose_defaults.get(param)
             if default:
                 if text.endswith("]") and "  [" in text:
                     head, _, extra = text.rpartition("  [")

@@ -17,7 +17,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -34,7 +34,7 @@ from nonosat.cli.options import (
     JsonOpt,
     PuzzlesArg,
     engine_list,
-    timeout_option,
+    timeout_param,
 )
 from nonosat.cli.output import brief_line, echo, emit
 from nonosat.cli.running import handle_errors
@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from nonosat.crosscheck import CrossCheck
     from nonosat.puzzle import Puzzle
 
-TimeoutOpt = timeout_option("crosscheck", "Seconds per puzzle and engine; an engine "
-                            "past it gave up")
+TimeoutOpt = Annotated[float | None, timeout_param(
+    "crosscheck", "Seconds per puzzle and engine; an engine past it gave up")]
 _DEFAULT_ENGINES = ",".join(CROSSCHECK_ENGINES)
 _STYLE = {"disagreement": "red", "unknown": "yellow"}
 #: Exit code after Ctrl-C when what finished has no findings (1 when it has; 143 after SIGTERM).
@@ -163,8 +163,9 @@ def collect(paths: list[Path], format: str | None, index: int | None,
             if found.errors and (skipped is None or not found.puzzles):
                 first = found.errors[0]
                 raise FormatError(str(first["id"]), None, str(first["error"]).split(": ", 1)[-1])
-            for error in found.errors:
-                skipped.append((str(error["id"]), str(error["error"]).split(": ", 1)[-1]))
+            if skipped is not None:  # else any error was raised above
+                skipped.extend((str(error["id"]), str(error["error"]).split(": ", 1)[-1])
+                               for error in found.errors)
             if not found.puzzles:
                 raise FormatError(str(file), None, "no puzzle files in this directory")
             puzzles += found.puzzles

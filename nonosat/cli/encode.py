@@ -9,6 +9,8 @@ to standard output.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Annotated
 
 from nonosat.cli.inputs import load_puzzle, read_state
 from nonosat.cli.options import (
@@ -18,13 +20,14 @@ from nonosat.cli.options import (
     IndexOpt,
     PuzzleArg,
     StateOpt,
-    out_option,
+    out_param,
 )
 from nonosat.cli.output import echo
 from nonosat.cli.running import handle_errors
 from nonosat.text import printable
 
-OutOpt = out_option("DIMACS file to write ('-' for standard output).", required=True)
+OutOpt = Annotated[Path, out_param("DIMACS file to write ('-' for standard output).",
+                                   required=True)]
 
 
 @handle_errors

@@ -31,13 +31,13 @@ from nonosat.cli.options import (
     IndexOpt,
     JsonOpt,
     PuzzleArg,
-    timeout_option,
+    timeout_param,
 )
 from nonosat.cli.output import echo_colour_grid, echo_grid, emit, terminal_width, wrap
 from nonosat.cli.running import announce_compile, handle_errors
 from nonosat.text import printable, printable_lines
 
-TimeoutOpt = timeout_option("explain")
+TimeoutOpt = Annotated[float | None, timeout_param("explain")]
 
 MaxStepsOpt = Annotated[
     int | None, typer.Option("--max-steps", min=1, help="Stop after N steps (exit 4).")

@@ -32,16 +32,21 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from nonosat.cli.exits import EXIT_BAD_INPUT, EXIT_GAVE_UP, EXIT_MULTIPLE, EXIT_OK, fail
-from nonosat.cli.options import ForceOpt, FormatOpt, JsonOpt, timeout_option
+from nonosat.cli.options import ForceOpt, FormatOpt, JsonOpt, timeout_param
 from nonosat.cli.output import echo, emit
 from nonosat.cli.running import announce_compile, handle_errors
 
-TimeoutOpt = timeout_option("generate", "Stop the search after SECONDS per puzzle (exit 4)")
+if TYPE_CHECKING:
+    from nonosat.certificates.colour import ColourCertificate
+    from nonosat.certificates.prove import Certificate
+
+TimeoutOpt = Annotated[float | None, timeout_param(
+    "generate", "Stop the search after SECONDS per puzzle (exit 4)")]
 
 PictureArg = Annotated[
     Path | None,
@@ -292,6 +297,7 @@ def _certify(made, directory: Path, force: bool) -> dict[str, Any]:
 
     ensure_writable_dir(directory, force)
     checkers = resolve_checkers(["auto"])
+    cert: Certificate | ColourCertificate
     if made.puzzle.is_colour:
         from nonosat.certificates.colour import certify_colour, write_colour_certificate
 
@@ -301,8 +307,9 @@ def _certify(made, directory: Path, force: bool) -> dict[str, Any]:
         from nonosat.certificates import write_certificate
         from nonosat.certificates.certifier import certify_puzzle
 
-        cert = certify_puzzle(made.puzzle, checkers=checkers)
-        write_certificate(cert, directory, force)
+        bw_cert = certify_puzzle(made.puzzle, checkers=checkers)
+        write_certificate(bw_cert, directory, force)
+        cert = bw_cert
     ok = cert.proved and all(c.ok for c in cert.checks)
     return {"directory": str(directory), "verdict": cert.verdict, "certified": bool(ok),
             "checkers": [c.checker for c in cert.checks if c.ok],

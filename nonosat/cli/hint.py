@@ -14,6 +14,8 @@ decide within --timeout.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from nonosat.cli.exits import EXIT_FAILED, EXIT_GAVE_UP, EXIT_MULTIPLE, EXIT_NONE, EXIT_OK
@@ -25,13 +27,13 @@ from nonosat.cli.options import (
     JsonOpt,
     PuzzleArg,
     StateOpt,
-    timeout_option,
+    timeout_param,
 )
 from nonosat.cli.output import echo, emit, wrap
 from nonosat.cli.running import announce_compile, handle_errors
 from nonosat.text import printable, printable_lines
 
-TimeoutOpt = timeout_option("hint")
+TimeoutOpt = Annotated[float | None, timeout_param("hint")]
 
 @handle_errors
 def hint_command(
@@ -63,7 +65,7 @@ def hint_command(
             typer.echo(wrap(printable_lines(pair_cells_text(puzzle, hint.cells, limit=12)),
                             f"{verb}: ", indent=2))
     if hint.kind == "guess":
-        code = {"multiple": EXIT_MULTIPLE, "unknown": EXIT_GAVE_UP}.get(hint.verdict, EXIT_OK)
+        code = {"multiple": EXIT_MULTIPLE, "unknown": EXIT_GAVE_UP}.get(hint.verdict or "", EXIT_OK)
     else:
         code = {"mistake": EXIT_FAILED, "no-solution": EXIT_NONE}.get(hint.kind, EXIT_OK)
     raise typer.Exit(code)

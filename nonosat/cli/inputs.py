@@ -104,8 +104,9 @@ def goal_problem(puzzle: Puzzle) -> str | None:
         return None
     line, expected, actual = errors[0]
     if puzzle.palette is not None:
-        want, got = (colour_clue_text(*expected, puzzle.palette),
-                     colour_clue_text(*actual, puzzle.palette))
+        (lengths, colours), (got_lengths, got_colours) = expected, actual
+        want, got = (colour_clue_text(lengths, colours, puzzle.palette),
+                     colour_clue_text(got_lengths, got_colours, puzzle.palette))
     else:
         want, got = clue_text(expected), clue_text(actual)
     n = len(errors)

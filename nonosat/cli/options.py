@@ -4,7 +4,7 @@ types), with one spelling, one default and one help text each.
 A command declares a parameter with the type from here (``json_output: JsonOpt = False``);
 its default and the environment variable that changes it are in the help text, and in the
 table of ``docs/cli.md``.  Time limits: ``--timeout`` takes ``$NONOSAT_TIMEOUT`` when not given,
-else the command's default of :data:`TIMEOUT_DEFAULTS` (:func:`timeout_option` builds the
+else the command's default of :data:`TIMEOUT_DEFAULTS` (:func:`timeout_param` builds the
 option with its help, :func:`command_timeout` resolves it).
 
 A new command is a few lines with these and the printers of :mod:`nonosat.cli.output`::
@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.models import OptionInfo
 
 #: ``--timeout`` per command when neither the option nor ``$NONOSAT_TIMEOUT`` is given
 #: (seconds; per puzzle for the commands over many puzzles).
@@ -77,14 +78,12 @@ def timeout_help(command: str, what: str = "Give up after SECONDS (exit 4)") -> 
             f"{TIMEOUT_DEFAULTS[command]:g}).")
 
 
-def timeout_option(command: str, what: str = "Give up after SECONDS (exit 4)") -> object:
-    """The ``--timeout/-t`` option of ``command`` (an ``Annotated`` type; default ``None``,
-    resolved by :func:`command_timeout`)."""
-    return Annotated[
-        float | None,
-        typer.Option("--timeout", "-t", min=0.0, metavar="SECONDS",
-                     help=timeout_help(command, what)),
-    ]
+def timeout_param(command: str, what: str = "Give up after SECONDS (exit 4)") -> OptionInfo:
+    """The ``--timeout/-t`` option of ``command``, for its ``Annotated`` type:
+    ``Annotated[float | None, timeout_param("solve")]`` (default ``None``, resolved by
+    :func:`command_timeout`).  A type alias spelled out at its use, which type checkers read."""
+    return typer.Option("--timeout", "-t", min=0.0, metavar="SECONDS",
+                        help=timeout_help(command, what))
 
 
 PuzzleArg = Annotated[
@@ -131,8 +130,8 @@ BriefOpt = Annotated[
                  "(analyse: grade=N)."),
 ]
 #: The old ``--timeout`` type, default $NONOSAT_TIMEOUT or 300 (kept for commands not yet
-#: using :func:`timeout_option`).
-TimeoutOpt = timeout_option("solve")
+#: using :func:`timeout_param`).
+TimeoutOpt = Annotated[float | None, timeout_param("solve")]
 
 #: The engines ``--engine`` names, for its help (``nonosat.engines.ENGINE_MODULES`` without
 #: importing the engines).
@@ -234,12 +233,13 @@ EncodingOpt = Annotated[
 ]
 
 
-def out_option(what: str, required: bool = False) -> object:
-    """The ``--out/-o`` option: where a command writes (``what``: its help; a required one has
-    no default)."""
+def out_param(what: str, required: bool = False) -> OptionInfo:
+    """The ``--out/-o`` option, for its ``Annotated`` type: where a command writes (``what``:
+    its help): ``Annotated[Path, out_param(what, required=True)]`` (no default shown) or
+    ``Annotated[Path | None, out_param(what)]``."""
     if required:
-        return Annotated[Path, typer.Option("--out", "-o", help=what, show_default=False)]
-    return Annotated[Path | None, typer.Option("--out", "-o", help=what)]
+        return typer.Option("--out", "-o", help=what, show_default=False)
+    return typer.Option("--out", "-o", help=what)
 
 
 def use_checker_path(dirs: list[Path] | None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import click
 import typer
@@ -23,7 +23,8 @@ from nonosat.cli.output import WARNINGS, start_clock
 from nonosat.errors import NonosatError
 from nonosat.limits import command_workload, workload
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 
@@ -146,7 +147,7 @@ class _Timers:
             timer.cancel()
 
 
-def handle_errors(func: F) -> F:
+def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Decorator for commands: a :class:`NonosatError` becomes one line on stderr and exit 2,
     never a traceback.  ``KeyboardInterrupt`` (and :class:`nonosat.interrupts.Interrupted`)
     exits 130 (143 after ``SIGTERM``), as does any error raised after an interrupt.  A
@@ -155,7 +156,7 @@ def handle_errors(func: F) -> F:
     work (:func:`nonosat.limits.command_workload`)."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         global OVERRUN_REPORT
         timer = None
         WARNINGS.clear()
@@ -166,11 +167,14 @@ def handle_errors(func: F) -> F:
             if "timeout" in kwargs and command is not None:
                 if kwargs.get("results"):
                     command = "verify --results"
-                kwargs["timeout"] = command_timeout(kwargs["timeout"], command)
+                given = kwargs["timeout"]
+                assert given is None or isinstance(given, int | float)  # --timeout's value
+                limit = command_timeout(given, command)
+                kwargs["timeout"] = limit
                 stages = HARD_STOP_STAGES.get(f"{func.__module__}.{func.__name__}")
-                if HARD_TIME_LIMIT and stages and kwargs["timeout"] is not None \
+                if HARD_TIME_LIMIT and stages and limit is not None \
                         and command != "verify --results":
-                    timer = _watchdog(stages * kwargs["timeout"])
+                    timer = _watchdog(stages * limit)
             with workload(command_workload(func.__name__, kwargs)):
                 return func(*args, **kwargs)
         except (typer.Exit, click.exceptions.ClickException, click.exceptions.Abort):
@@ -189,7 +193,7 @@ def handle_errors(func: F) -> F:
             if timer is not None:
                 timer.cancel()
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def announce_compile(colour: bool = False) -> None:

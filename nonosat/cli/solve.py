@@ -26,7 +26,7 @@ Examples:
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -44,7 +44,7 @@ from nonosat.cli.options import (
     SatSolverOpt,
     StateOpt,
     TaaiOutOpt,
-    timeout_option,
+    timeout_param,
 )
 from nonosat.cli.output import brief_line, echo, echo_colour_grid, emit, fit_line
 from nonosat.cli.running import announce_compile, handle_errors
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from nonosat.engines.counting import SolutionCount
     from nonosat.puzzle import Puzzle
 
-TimeoutOpt = timeout_option("solve")
+TimeoutOpt = Annotated[float | None, timeout_param("solve")]
 CountOpt = Annotated[
     bool,
     typer.Option(
@@ -106,7 +106,7 @@ def solve_command(
     partial = read_state(state, puzzle) if state is not None else None
     if engine in ("native", "auto"):
         announce_compile(puzzle.is_colour)
-    options = {}
+    options: dict[str, Any] = {}  # engine options (solve() takes them as **options)
     if sat_solver is not None:
         if engine != "sat":
             raise EngineError("--sat-solver applies to --engine sat")

@@ -175,10 +175,11 @@ def build_colour_model(puzzle: Puzzle, partial: np.ndarray | None = None) -> CpS
             raise PuzzleError(f"partial grid has shape {state.shape}, expected {puzzle.shape}")
         for (r, c), mask in np.ndenumerate(state):
             allowed = [k for k in range(ncol) if (int(mask) >> k) & 1]
+            cell = cells[int(r), int(c)]  # one variable (ndenumerate's indices are untyped)
             if len(allowed) == 1:
-                model.add(cells[r, c] == allowed[0])
+                model.add(cell == allowed[0])
             elif not allowed:
                 model.add_bool_or([])  # a conflicting cell: no solution
             elif len(allowed) < ncol:
-                model.add_allowed_assignments([cells[r, c]], [(k,) for k in allowed])
+                model.add_allowed_assignments([cell], [(k,) for k in allowed])
     return CpSatModel(model, cells)

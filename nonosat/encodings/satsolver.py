@@ -310,7 +310,7 @@ class SatRun:
         gc.disable()
         try:
             clauses = map(flat.__getitem__, map(slice, starts, stops))
-            if handle is not None:
+            if handle is not None and direct is not None:
                 deque(map(getattr(pysolvers, direct[0]), repeat(handle), clauses), maxlen=0)
             else:
                 deque(map(self._solver.add_clause, clauses), maxlen=0)
@@ -422,7 +422,8 @@ class SatRun:
             result = self._solver.solve_limited()
         took = time.perf_counter() - call_start
         interrupts.check()  # an interrupted search is no answer, and no "deadline" either
-        used = self._conflicts() - before if before is not None else budget
+        after = self._conflicts() if before is not None else None
+        used = after - before if before is not None and after is not None else budget
         if result is None or took >= 0.05:  # a short finished call says little about the rate
             scaled = int(max(used, 1) * max(target, 0.01) / max(took, 1e-4))
             self._budget = max(MIN_CONFLICT_BUDGET,

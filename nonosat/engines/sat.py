@@ -276,6 +276,8 @@ class SatEngine:
     ) -> np.ndarray | None:
         """A new solution from :attr:`neighbour`, checked against the clues, ``partial`` and the
         solutions found; ``None`` otherwise."""
+        if self.neighbour is None:
+            return None
         other = self.neighbour(puzzle, solution)
         if other is None or not puzzle.is_solution(other):
             return None

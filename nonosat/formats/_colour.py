@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Unpack
 
 from nonosat.errors import FormatError, PuzzleError
+from nonosat.formats._text import PuzzleFields
 from nonosat.puzzle import (
     Colour,
     Palette,
@@ -116,7 +118,7 @@ def make_colour_puzzle(
     palette: Palette,
     row_lines: Sequence[int | None] | None = None,
     col_lines: Sequence[int | None] | None = None,
-    **fields: object,
+    **fields: Unpack[PuzzleFields],
 ) -> Puzzle:
     """A colour :class:`Puzzle`, turning every validation failure into a :class:`FormatError`
     that names the file line of the offending clue when the reader knows it.
@@ -157,7 +159,7 @@ def make_colour_puzzle(
             palette=palette,
             row_colours=tuple(clean["row"][1]),
             col_colours=tuple(clean["column"][1]),
-            **fields,  # type: ignore[arg-type]
+            **fields,
         )
     except PuzzleError as exc:
         raise FormatError(path, None, str(exc)) from None

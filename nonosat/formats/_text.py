@@ -8,7 +8,10 @@ text grids); private to :mod:`nonosat.formats`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict, Unpack
+
+import numpy as np
 
 from nonosat.errors import FormatError, PuzzleError
 from nonosat.limits import size_limits
@@ -111,13 +114,38 @@ def parse_size(value: int, path: str, line: int, what: str) -> int:
     return size_limits().check_side(value, path, line, what)
 
 
+class TextFields(TypedDict, total=False):
+    """The text fields of :class:`Puzzle` a file may give."""
+
+    title: str | None
+    author: str | None
+    copyright: str | None
+    license: str | None
+
+
+class PuzzleFields(TextFields, total=False):
+    """The optional fields of :class:`Puzzle` a reader passes on (as keyword arguments)."""
+
+    goal: np.ndarray | None
+    number: int | None
+    meta: dict[str, Any]
+
+
+def text_fields(fields: Mapping[str, str | None]) -> TextFields:
+    """The ``title``, ``author``, ``copyright`` and ``license`` a reader found (its other keys
+    are not :class:`Puzzle` fields), as :func:`make_puzzle` takes them; an absent one is
+    ``None``, as :class:`Puzzle`'s default."""
+    return TextFields(title=fields.get("title"), author=fields.get("author"),
+                        copyright=fields.get("copyright"), license=fields.get("license"))
+
+
 def make_puzzle(
     path: str,
     rows: Sequence[Clue],
     cols: Sequence[Clue],
     row_lines: Sequence[int | None] | None = None,
     col_lines: Sequence[int | None] | None = None,
-    **fields: object,
+    **fields: Unpack[PuzzleFields],
 ) -> Puzzle:
     """Build a :class:`Puzzle`, turning every validation failure into a :class:`FormatError`
     that names the file line of the offending clue (when the reader knows it).
@@ -157,7 +185,7 @@ def make_puzzle(
                     f"{clue_min_length(blocks)} cells but the {kind} has {length}",
                 )
     try:
-        return Puzzle(tuple(rows), tuple(cols), **fields)  # type: ignore[arg-type]
+        return Puzzle(tuple(rows), tuple(cols), **fields)
     except PuzzleError as exc:
         raise FormatError(path, None, str(exc)) from None
 

@@ -143,7 +143,8 @@ def _read_colour(obj: dict[str, Any], text: str, path: str) -> Puzzle:
         rgb = parse_rgb(str(item.get("rgb", item["name"])))
         if rgb is None:
             raise FormatError(path, line, f"palette colour {item['name']!r} has no valid rgb")
-        char = item.get("char") if isinstance(item.get("char"), str) else SPARE_CHARS[i]
+        given = item.get("char")
+        char = given if isinstance(given, str) else SPARE_CHARS[i]
         entries.append((item["name"], rgb, char[:1] or SPARE_CHARS[i]))
     refuse_repeated([(name, pal_line[i] if pal_line and i < len(pal_line) else None)
                      for i, (name, _, _) in enumerate(entries)], path)

@@ -54,6 +54,7 @@ from nonosat.formats._text import (
     parse_size,
     require_known,
     split_lines,
+    text_fields,
 )
 from nonosat.puzzle import Puzzle
 
@@ -209,7 +210,8 @@ def _read_one(lines: list[str], start: int, stop: int, path: str) -> Puzzle:
                 f"colour {colour!r} is not defined (no 'color {colour} ...' line); "
                 "expected block lengths like 2,1",
             )
-    return make_puzzle(path, rows, cols, row_lines, col_lines, goal=picture, meta=meta, **fields)
+    return make_puzzle(path, rows, cols, row_lines, col_lines, goal=picture, meta=meta,
+                       **text_fields(fields))
 
 
 def _colour_puzzle(path, sections, colours, colour_lines, goal, size, fields, meta) -> Puzzle:

@@ -155,7 +155,7 @@ def _colour_puzzle(path, sections, clues, block_colours, palette, names, backgro
     if "1" in used and "1" not in palette:
         order.append("1")
     index: dict[str, int] = {}
-    entries = []
+    entries: list[tuple[str, tuple[int, int, int], str]] = []
     for ch in order:
         value = palette.get(ch, "black")
         rgb = parse_rgb(value)

@@ -11,12 +11,13 @@ PBM and PNG images are :mod:`nonosat.formats.pbm` and :mod:`nonosat.formats.png`
 from __future__ import annotations
 
 import re
+from typing import Unpack
 
 import numpy as np
 
 from nonosat.errors import FormatError, PuzzleError
 from nonosat.formats import Format
-from nonosat.formats._text import decode_text, split_lines
+from nonosat.formats._text import PuzzleFields, decode_text, split_lines
 from nonosat.limits import size_limits
 from nonosat.puzzle import Puzzle
 
@@ -25,7 +26,7 @@ EMPTY = frozenset(".0- ")
 
 
 
-def picture_puzzle(picture: np.ndarray, path: str, **fields: object) -> Puzzle:
+def picture_puzzle(picture: np.ndarray, path: str, **fields: Unpack[PuzzleFields]) -> Puzzle:
     """The puzzle of a picture (clues derived, picture as goal).
 
     Raises
@@ -36,7 +37,7 @@ def picture_puzzle(picture: np.ndarray, path: str, **fields: object) -> Puzzle:
     if picture.ndim == 2:
         size_limits().check_cells(picture.shape[1], picture.shape[0], path)
     try:
-        return Puzzle.from_picture(picture, **fields)  # type: ignore[arg-type]
+        return Puzzle.from_picture(picture, **fields)
     except PuzzleError as exc:
         raise FormatError(path, None, str(exc)) from None
 

@@ -317,9 +317,11 @@ def encode_rules(puzzle: Puzzle) -> str:
     _write_exp_golomb(writer, puzzle.width, _SIZE_ORDER)
     _write_exp_golomb(writer, puzzle.height, _SIZE_ORDER)
     for clue in puzzle.rows:
-        _write_rule(writer, clue, puzzle.width)  # type: ignore[arg-type]
+        assert clue is not None  # require_known refused unknown clues
+        _write_rule(writer, clue, puzzle.width)
     for clue in puzzle.cols:
-        _write_rule(writer, clue, puzzle.height)  # type: ignore[arg-type]
+        assert clue is not None
+        _write_rule(writer, clue, puzzle.height)
     return "R" + writer.text()
 
 

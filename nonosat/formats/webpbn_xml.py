@@ -39,7 +39,7 @@ from nonosat.formats._colour import (
     refuse_repeated,
     writer_chars,
 )
-from nonosat.formats._text import decode_text, make_puzzle, require_known
+from nonosat.formats._text import decode_text, make_puzzle, require_known, text_fields
 from nonosat.formats.givens import givens_rows, with_givens
 from nonosat.limits import size_limits
 from nonosat.puzzle import Cell, Clue, Puzzle
@@ -250,7 +250,7 @@ def _puzzle(node: _Node, path: str, source: str | None) -> Puzzle:
         col_lines,
         goal=goal,
         meta=meta,
-        **{k: v for k, v in fields.items() if v},
+        **text_fields({k: v for k, v in fields.items() if v}),
     )
     for solution in node.findall("solution"):
         image = solution.find("image")

@@ -228,7 +228,8 @@ def quantise_picture(rgb: Any, colours: int, source: Any = None) -> tuple[np.nda
     entries = []
     names = set()
     for k, u in enumerate(order):
-        rgb_k = tuple(int(v) for v in pal[3 * u: 3 * u + 3])
+        red, green, blue = (int(v) for v in pal[3 * u: 3 * u + 3])
+        rgb_k = (red, green, blue)
         name = "white" if k == 0 and rgb_k == (255, 255, 255) else "#{:02x}{:02x}{:02x}".format(
             *rgb_k)
         while name in names:

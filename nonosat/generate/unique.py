@@ -53,6 +53,9 @@ CANDIDATES = 48
 CHECK_TIMEOUT = 2.0
 #: The least a uniqueness check gets after checks that gave up (see ``_Checker.check``).
 MIN_CHECK_TIMEOUT = 0.25
+#: Most steps of the search skipped between two uniqueness checks after checks that gave up
+#: (the skips double from 1 with each check that gives up; see ``_Checker.check``).
+MAX_CHECK_SKIP = 8
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -192,6 +195,9 @@ class _Checker:
         self.deadline = deadline
         self.checks = 0
         self.budget = CHECK_TIMEOUT
+        self.skip = 0  # search steps left before the next uniqueness check
+        self.backoff = 1
+        self.skipped = 0
 
     def left(self) -> float | None:
         return None if self.deadline is None else max(self.deadline - time.perf_counter(), 0.0)
@@ -199,8 +205,15 @@ class _Checker:
     def expired(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline
 
-    def check(self, puzzle: Puzzle) -> tuple[bool, np.ndarray, np.ndarray | None, Status]:
-        """``(reached, open cells, differing cells or None, status)``."""
+    def check(self, puzzle: Puzzle, *, may_skip: bool = False
+              ) -> tuple[bool, np.ndarray, np.ndarray | None, Status]:
+        """``(reached, open cells, differing cells or None, status)``.
+
+        With ``may_skip`` (a search step, not a pruning step), the portfolio's uniqueness check
+        is skipped for a few steps after checks that gave up: on pictures that line solving
+        cannot start (concentric rings), every check up to the last few changes gives up, and
+        the checks then took most of the time.  A skipped check answers "not reached" (the
+        search goes on; the target is only ever claimed from a check that ran)."""
         self.checks += 1
         got = open_cells(puzzle, self.logic or "line")
         if got is None:  # impossible: the picture is a solution of its own clues
@@ -209,6 +222,10 @@ class _Checker:
         if not open_mask.any():
             return True, open_mask, None, Status.UNIQUE
         if self.logic is not None:
+            return False, open_mask, None, Status.UNKNOWN
+        if may_skip and self.skip > 0:
+            self.skip -= 1
+            self.skipped += 1
             return False, open_mask, None, Status.UNKNOWN
         left = self.left()
         timeout = self.budget if left is None else min(left, self.budget)
@@ -220,6 +237,11 @@ class _Checker:
         # further anyway); a decided one restores it
         self.budget = (max(self.budget / 2, MIN_CHECK_TIMEOUT) if result.status is Status.UNKNOWN
                        else CHECK_TIMEOUT)
+        # and skips the next 1, 2, 4, ... search steps' checks (a decided one: none)
+        if result.status is Status.UNKNOWN:
+            self.skip, self.backoff = self.backoff, min(2 * self.backoff, MAX_CHECK_SKIP)
+        else:
+            self.skip, self.backoff = 0, 1
         if result.status is Status.UNIQUE:
             return True, open_mask, None, result.status
         differ = None
@@ -388,7 +410,7 @@ def make_unique(
         pic[best[1]] = best[2]
         steps += 1
         puzzle = picture_puzzle(pic, palette, title)
-        reached, open_mask, differ, status = checker.check(puzzle)
+        reached, open_mask, differ, status = checker.check(puzzle, may_skip=True)
         if progress is not None:
             progress({"step": steps, "changes": int((pic != original).sum()),
                       "open": int(open_mask.sum())})
@@ -418,6 +440,7 @@ def make_unique(
         if not out.reached and not out.reason:
             out.reason = f"grade {out.grade} reached, harder than {grade}"
     out.info["checks"] = checker.checks
+    out.info["checks_skipped"] = checker.skipped
     out.time_s = time.perf_counter() - start
     return out
 

@@ -45,8 +45,9 @@ class LineError:
 
     def __str__(self) -> str:
         if self.palette is not None:
-            return (f"{self.name}: expected {colour_clue_text(*self.expected, self.palette)}, "
-                    f"actual {colour_clue_text(*self.actual, self.palette)}")
+            (lengths, colours), (got, got_colours) = self.expected, self.actual
+            return (f"{self.name}: expected {colour_clue_text(lengths, colours, self.palette)}, "
+                    f"actual {colour_clue_text(got, got_colours, self.palette)}")
         return f"{self.name}: expected {clue_text(self.expected)}, actual {clue_text(self.actual)}"
 
     def to_json(self) -> dict[str, Any]:

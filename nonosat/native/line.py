@@ -117,7 +117,8 @@ def line_masks(clue, n, e, f, starts):  # pragma: no cover - compiled
     z0 = n
     last = 0
     if ne != 0:
-        z0 = trailing_zeros(ne)
+        # numba's stubs type the @intrinsic as its typing function (typingctx, src)
+        z0 = trailing_zeros(ne)  # type: ignore[call-arg]
         # one past the last cell that cannot be empty: the last block ends at or after it
         last = 64 - leading_zeros(ne)
     # forward pass: starts consistent with the prefix
@@ -353,11 +354,11 @@ def line_masks_words(clue, n, ws):  # pragma: no cover - compiled
     last = 0
     for i in range(nw):
         if ws[_NE, i] != 0:
-            z0 = i * LIMB + trailing_zeros(ws[_NE, i])
+            z0 = i * LIMB + trailing_zeros(ws[_NE, i])  # type: ignore[call-arg]  # numba intrinsic: stub gap
             break
     for i in range(nw - 1, -1, -1):
         if ws[_NE, i] != 0:
-            last = i * LIMB + 64 - leading_zeros(ws[_NE, i])
+            last = i * LIMB + 64 - leading_zeros(ws[_NE, i])  # type: ignore[call-arg]  # numba intrinsic: stub gap
             break
     # forward pass: starts consistent with the prefix
     _w_low(ws, _REACH, nw, z0 + 1)
@@ -532,13 +533,13 @@ def line_masks2(clue, n, e0, e1, f0, f1, starts):  # pragma: no cover - compiled
     z0 = n
     last = 0
     if ne0 != 0:
-        z0 = trailing_zeros(ne0)
+        z0 = trailing_zeros(ne0)  # type: ignore[call-arg]  # numba intrinsic: stub gap
     elif ne1 != 0:
-        z0 = LIMB + trailing_zeros(ne1)
+        z0 = LIMB + trailing_zeros(ne1)  # type: ignore[call-arg]  # numba intrinsic: stub gap
     if ne1 != 0:
-        last = LIMB + 64 - leading_zeros(ne1)
+        last = LIMB + 64 - leading_zeros(ne1)  # type: ignore[call-arg]  # numba intrinsic: stub gap
     elif ne0 != 0:
-        last = 64 - leading_zeros(ne0)
+        last = 64 - leading_zeros(ne0)  # type: ignore[call-arg]  # numba intrinsic: stub gap
     r0, r1 = _low2(z0 + 1)
     for j in range(k):
         c = clue[j]

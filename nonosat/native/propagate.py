@@ -429,7 +429,8 @@ def propagate(problem, state):  # pragma: no cover - compiled
                 cross0 = 0
                 cmasked = rows_masked
             while new != 0:
-                p = trailing_zeros(new)
+                # numba's stubs type the @intrinsic as its typing function (typingctx, src)
+                p: int = trailing_zeros(new)  # type: ignore[call-arg]
                 bit = 1 << p
                 new ^= bit
                 cell = base + p * step

@@ -584,7 +584,8 @@ def kernels_cached() -> bool:
     kernels), else beside the package; and reads its index, which numba ignores when the source
     or numba's version changed."""
     try:
-        cache_file = search_kernel._cache._cache_file
+        # numba's Dispatcher stubs do not declare its private cache
+        cache_file = search_kernel._cache._cache_file  # type: ignore[attr-defined]
         if not os.path.exists(cache_file._index_path):
             return False
         return bool(cache_file._load_index())

@@ -11,7 +11,7 @@ import io
 import re
 import time
 import zipfile
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from fastapi import APIRouter, HTTPException, Request
@@ -480,6 +480,11 @@ async def parse(request: Request) -> dict[str, Any]:
 
 
 # -- pictures (nonosat generate) -----------------------------------------------------------------
+@overload
+def _form_number(form: Any, name: str, default: float, low: float, high: float) -> float: ...
+@overload
+def _form_number(form: Any, name: str, default: None, low: float, high: float
+                 ) -> float | None: ...
 def _form_number(form: Any, name: str, default: float | None, low: float, high: float
                  ) -> float | None:
     raw = form.get(name)

@@ -240,8 +240,8 @@ def warm_up() -> float:
     several[1, 1] = several[2, 2] = True
     several[4, 1:5] = True
     for pic in (picture, several):
-        puzzle = Puzzle(rows=[line_blocks(r) for r in pic], cols=[line_blocks(c) for c in pic.T],
-                        goal=pic)
+        puzzle = Puzzle(rows=tuple(line_blocks(r) for r in pic),
+                        cols=tuple(line_blocks(c) for c in pic.T), goal=pic)
         quick_analyse(puzzle, timeout=30, suggest=True, suggest_timeout=0.2)
     from nonosat.engines import solve
 
@@ -258,5 +258,5 @@ def warm_up() -> float:
     # the certificate's proof writer and nonosat's LRAT checker (Download > certificate)
     from nonosat.certificates.certifier import certify_puzzle
 
-    certify_puzzle(Puzzle(rows=[(2,), (1,)], cols=[(2,), (1,)]), timeout=30)
+    certify_puzzle(Puzzle(rows=((2,), (1,)), cols=((2,), (1,))), timeout=30)
     return time.perf_counter() - start

@@ -164,7 +164,8 @@ def decode_colour_code(code: str) -> Puzzle:
         raise PuzzleError(f"colour code: {n} colours (2 to {len(INDEX_CHARS)} allowed)")
     colours = []
     for k in range(n):
-        rgb = tuple(r.take(3))
+        red, green, blue = r.take(3)
+        rgb = (red, green, blue)
         size = r.varint()
         if size > _MAX_NAME_BYTES:
             raise PuzzleError("colour code: a colour name is too long")
@@ -174,7 +175,7 @@ def decode_colour_code(code: str) -> Puzzle:
             raise PuzzleError("colour code: a colour name is not UTF-8") from None
         if not name.strip() or not name.isprintable():
             raise PuzzleError(f"colour code: colour {k} has no printable name")
-        colours.append(Colour(name, rgb, INDEX_CHARS[k]))  # type: ignore[arg-type]
+        colours.append(Colour(name, rgb, INDEX_CHARS[k]))
     palette = Palette(tuple(colours))
     kind = r.byte()
     if kind == 1:

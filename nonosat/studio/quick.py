@@ -226,7 +226,7 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
         guesses = int(native.get("guesses", 0))
         fork = ForkResult(guesses=guesses, finished=finished)
     grade = difficulty_grade(staged, fork, contradiction=staged.status == "contradiction")
-    out = {"level": grade.grade, "name": grade.name, "score": grade.score,
+    out: dict[str, Any] = {"level": grade.grade, "name": grade.name, "score": grade.score,
            "reason": grade.reason, "exact": exact or staged.status != "stuck"}
     if not exact and staged.status == "stuck":
         out["reason"] += " (implication stage skipped: too many open cells)"
@@ -261,7 +261,7 @@ def classify(status: Status, grade: dict[str, Any], result: SolveResult, ambiguo
     from nonosat.analysis.classify import classify as shared
     from nonosat.analysis.classify import search_effort
 
-    needed = {1: "line", 2: "implications", 3: "probing"}.get(grade.get("level"), "search")
+    needed = {1: "line", 2: "implications", 3: "probing"}.get(grade.get("level", 0), "search")
     return shared(status, needed, search_effort(result),
                   ambiguous if status == Status.MULTIPLE else None, complete)
 
@@ -429,8 +429,8 @@ def suggestions(
         out.append({"kind": "give", "cells": cells,
                     "text": f"give {n} cell{'s' if n != 1 else ''} as a start: "
                             + "; ".join(f"row {r + 1} column {c + 1} "
-                                        f"{'filled' if v == '#' else 'empty'}"
-                                        for r, c, v in cells[:8])
+                                        f"{'filled' if v else 'empty'}"
+                                        for (r, c), v in givens.cells[:8])
                             + (f" and {n - 8} more" if n > 8 else "")
                             + "; the solution is then unique"})
     if should_stop():

@@ -167,7 +167,7 @@ def _palette_from_json(colours: list[ColourIn]) -> Palette:
         if not _HEX.fullmatch(c.rgb):
             raise PuzzleError(f"palette colour {k}: the colour must be #rrggbb")
         rgb = (int(c.rgb[1:3], 16), int(c.rgb[3:5], 16), int(c.rgb[5:7], 16))
-        out.append(Colour(name, rgb, chars[k] if keep else INDEX_CHARS[k]))  # type: ignore[arg-type]
+        out.append(Colour(name, rgb, c.char if keep and c.char is not None else INDEX_CHARS[k]))
     return Palette(tuple(out))
 
 
