@@ -59,7 +59,6 @@ def verify_certificate(
     4. With ``expected`` (the puzzle the user holds, e.g. ``--puzzle FILE``), the certified
        clues must be its clues: a certificate of another puzzle does not verify.
 
-<<<<<<< HEAD
     5. The proof: by default (``checkers=("auto",)``) ``proof.lrat`` is checked against the
        *re-derived* formula by the default LRAT checker
        (:func:`nonosat.certificates.lrat_check.check_lrat`), and its lemmas must be those of
@@ -67,16 +66,11 @@ def verify_certificate(
        cake_lpr run too when found.  A certificate without ``proof.lrat`` is rejected.  dratify
        never decides alone (:func:`~nonosat.certificates.checkers.resolve_checkers`).
 
-    Files are read with a size cap and only when they are regular files
-    (:func:`nonosat.safe_io.read_bounded`).
-=======
     A witness certificate (``"kind": "witness"``, black-and-white or colour) is checked by
     :func:`nonosat.certificates.witness.verify_witness` instead (no proof, no checker).
 
-    cake_lpr checks the bundle's ``proof.lrat`` when there is one (else the LRAT drat-trim
-    writes from ``proof.drat``), against the *re-derived* formula.  Files are read with a size
-    cap and only when they are regular files (:func:`nonosat.safe_io.read_bounded`).
->>>>>>> main
+    Files are read with a size cap and only when they are regular files
+    (:func:`nonosat.safe_io.read_bounded`).
 
     Parameters
     ----------
