@@ -53,16 +53,17 @@ import nonosat
 assert nonosat.__file__.startswith(%r)
 from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Puzzle
-# one 70-cell row: the dynamic programme (lines over 62 cells), called from propagate's kernel
+# one 70-cell row: the multi-word line solver (lines over 62 cells), called from propagate's kernel
 puzzle = Puzzle([(70,)], [(1,)] * 70)
 print("contradiction" if propagate_grid(puzzle) is None else "solved")
 """
 
 
 def test_editing_a_callee_file_recompiles_its_caller(tmp_path):
-    """A copy of the package and its own cache: propagate (propagate.py) is cached with the DP
-    line solver (line.py) compiled in; line.py is then edited so that every long line
-    contradicts, and the next run must see it without propagate.py changing."""
+    """A copy of the package and its own cache: propagate (propagate.py) is cached with the
+    multi-word line solver (line.py, lines over 62 cells) compiled in; line.py is then edited so
+    that every long line contradicts, and the next run must see it without propagate.py
+    changing."""
     copy = tmp_path / "pkg"
     shutil.copytree(PACKAGE, copy / "nonosat", ignore=shutil.ignore_patterns("__pycache__"))
     env = {**os.environ, "PYTHONPATH": str(copy), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
@@ -78,7 +79,7 @@ def test_editing_a_callee_file_recompiles_its_caller(tmp_path):
     assert list((tmp_path / "cache").rglob("propagate.propagate-*.nbi")), "nothing was cached"
     line = copy / "nonosat" / "native" / "line.py"
     text = line.read_text()
-    head = "def line_kernel_dp(clue: np.ndarray, cells: np.ndarray, out: np.ndarray) -> bool:"
+    head = "def line_kernel_words(clue, cells, out, ws):"
     head_end = text.index("\n", text.index(head)) + 1
     line.write_text(text[:head_end] + "    return False\n" + text[head_end:])
     st = line.stat()  # a later modification time even on a coarse clock
