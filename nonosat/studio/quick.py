@@ -35,7 +35,7 @@ of ``nonosat analyse``, on the colour kernels): the grade from
 :func:`~nonosat.analysis.staged.staged_solve` (line solving, implications over "cell takes colour
 c", probing), the map from :func:`~nonosat.analysis.backbone.ambiguity_map`, givens from
 :func:`~nonosat.analysis.givens.uniqueness_givens`; solutions, givens and edits are
-written over :data:`nonosat.studio.schemas.INDEX_CHARS` (``.`` background, ``a`` colour 1, ...).
+written over :data:`nonosat.studio.cells.INDEX_CHARS` (``.`` background, ``a`` colour 1, ...).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class QuickAnalysis:
 
 def _rows(puzzle: Puzzle, solution: np.ndarray) -> list[str]:
     if puzzle.is_colour:
-        from nonosat.studio.schemas import colour_grid_rows
+        from nonosat.studio.cells import colour_grid_rows
 
         return colour_grid_rows(solution)
     return grid_rows(solution)
@@ -452,9 +452,9 @@ def _colour_suggestions(
 ) -> list[dict[str, Any]]:
     """:func:`suggestions` of a colour puzzle: givens of the goal picture (when it is a solution,
     else of the first solution) by :func:`nonosat.analysis.givens.uniqueness_givens`, then
-    one-cell edits; cells as ``[r, c, ch]`` over :data:`nonosat.studio.schemas.INDEX_CHARS`."""
+    one-cell edits; cells as ``[r, c, ch]`` over :data:`nonosat.studio.cells.INDEX_CHARS`."""
     from nonosat.analysis.givens import uniqueness_givens
-    from nonosat.studio.schemas import INDEX_CHARS
+    from nonosat.studio.cells import INDEX_CHARS
 
     assert puzzle.palette is not None
     names = [c.name for c in puzzle.palette.colours]

@@ -22,14 +22,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nonosat.errors import PuzzleError
 from nonosat.puzzle import Cell, Colour, Palette, Puzzle, grid_from_rows, grid_rows
+from nonosat.studio.cells import INDEX_CHARS, colour_grid_rows
 
 #: Largest puzzle side accepted (cells per line).
 MAX_SIDE = 200
 
 _VALUE = {Cell.FILLED: "#", Cell.EMPTY: ".", Cell.UNKNOWN: "?"}
 
-#: The cell character of each colour index of a colour puzzle in the API (``.`` = background).
-INDEX_CHARS = ".abcdefghijklmnopqrstuvwxyzABCD"
 #: Longest colour name accepted.
 MAX_NAME = 40
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
@@ -263,11 +262,6 @@ def puzzle_from_json(data: PuzzleIn) -> Puzzle:
             raise PuzzleError("givens: rows must hold only '#', '.' and '?'")
         puzzle = with_givens(puzzle, parse_givens(data.givens, puzzle.shape))
     return puzzle
-
-
-def colour_grid_rows(grid: np.ndarray) -> list[str]:
-    """Rows of a colour solution or picture (colour indices) over :data:`INDEX_CHARS`."""
-    return ["".join(INDEX_CHARS[int(v)] for v in row) for row in np.asarray(grid)]
 
 
 def solution_rows(puzzle: Puzzle, solution: np.ndarray) -> list[str]:
