@@ -511,3 +511,38 @@ def test_tournament_slice_exactly_the_planted_mistakes_are_refuted(tmp_path, taa
                                                for n in planted}
     assert {(r["row_id"], r["evidence"]) for r in report["refuted"]} == {
         (rows[n]["id"], planted[n]) for n in planted}
+
+
+def test_the_witness_directory_is_claimed_whole_or_not_at_all(tmp_path, monkeypatch):
+    """``verify --out``: an interrupt between two files leaves no directory and no temporary
+    sibling; an existing non-empty directory is refused and left as it was."""
+    from nonosat import interrupts
+    from nonosat.errors import FormatError
+    from nonosat.judge import evidence
+
+    judgement = verify(MULTIPLE, "unique")
+    assert len(judgement.witness_files()) >= 2
+    calls = []
+    real_open = open
+
+    def interrupted_open(*args, **kwargs):
+        calls.append(args[0])
+        if len(calls) == 2:
+            raise interrupts.Interrupted(interrupts.SIGINT)
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(evidence, "open", interrupted_open, raising=False)
+    with pytest.raises(interrupts.Interrupted):
+        write_witness(judgement, tmp_path / "w")
+    assert len(calls) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    with pytest.raises(FormatError):
+        write_witness(judgement, mine)
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    written = write_witness(judgement, tmp_path / "w")
+    assert all(p.is_file() for p in written)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "w"]

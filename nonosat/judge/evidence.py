@@ -53,7 +53,11 @@ def witness_files(judgement: Judgement) -> dict[str, bytes]:
 
 def write_witness(judgement: Judgement, out_dir: str | os.PathLike[str],
                   force: bool = False) -> list[Path]:
-    """Write :meth:`Judgement.witness_files` under ``out_dir`` (created if needed).
+    """Write :meth:`Judgement.witness_files` as the directory ``out_dir``, claimed atomically:
+    the files are written into a fresh hidden sibling, which is then renamed to ``out_dir``
+    (:func:`nonosat.safe_io.claimed_directory`), so ``out_dir`` holds the whole witness or,
+    after an error or an interrupt, what it held before.  With ``force`` an earlier witness is
+    replaced and the user's other files there are kept.
 
     Raises
     ------
@@ -61,11 +65,21 @@ def write_witness(judgement: Judgement, out_dir: str | os.PathLike[str],
         ``out_dir`` is a file, or a non-empty directory without ``force``; a file that cannot
         be written.
     """
-    from nonosat.certificates import ensure_writable_dir
+    from nonosat.safe_io import claimed_directory
 
     out = Path(out_dir)
-    ensure_writable_dir(out, force)
-    return write_files(judgement.witness_files(), out)
+    files = judgement.witness_files()
+    own = frozenset(name.split("/", 1)[0] for name in files)
+    try:
+        with claimed_directory(out, force, own) as fresh:
+            for name, data in files.items():
+                path = fresh / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with open(path, "xb") as handle:  # a new file in a new private directory
+                    handle.write(data)
+    except OSError as exc:
+        raise FormatError(str(exc.filename or out), None, exc.strerror or str(exc)) from None
+    return [out / name for name in files]
 
 
 def write_files(files: dict[str, bytes], out: Path) -> list[Path]:
