@@ -128,3 +128,12 @@ def force_per_cell_checks(monkeypatch: pytest.MonkeyPatch) -> list:
     monkeypatch.setattr(amb, "CHUNK_SHARE", 0.0)
     monkeypatch.setattr(amb, "_cell_checks", lambda *a: calls.append(1) or real(*a))
     return calls
+
+
+@pytest.fixture(autouse=True)
+def _wide_reports(monkeypatch):
+    """Reports wrap at ``$COLUMNS`` (80 in a pipe): tests that look for a phrase get wide
+    reports, so that a long temporary path (``/tmp/pytest-of-…/popen-gw1/…``) does not wrap the
+    phrase.  The tests of the wrapping itself (``test_cli_width.py``, the golden tests) remove
+    ``COLUMNS`` and check the 80 columns."""
+    monkeypatch.setenv("COLUMNS", "1000")

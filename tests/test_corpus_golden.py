@@ -3,11 +3,13 @@ pipeline (issue 28): ``analyse`` (text and JSON), ``hint`` and ``explain`` on we
 puzzles that need line solving, the implication stage or probing, recorded by
 ``tests/golden/record_corpus.py`` on main's code (``tests/golden/corpus/``).  A wider sample
 (the survey, the first 20 puzzles of taai2011, every file of ``games/``) was compared by hand
-when the pipeline changed; see the commit message."""
+when the pipeline changed; see the commit message.  The goldens predate the wrapping at 80
+columns, so the words are compared, in order, not the line breaks."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
 
 import pytest
 
@@ -24,6 +26,18 @@ _spec.loader.exec_module(record)
 def test_corpus_output_is_mains(command, name, monkeypatch):
     corpus_path(record.SURVEY, name)  # skips (fails under CI) without the corpus
     monkeypatch.setattr(record, "CORPUS", corpus_path())
-    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setenv("COLUMNS", "100")  # main wrapped and cut grids at 100 columns
     golden = (GOLDEN / "corpus" / f"{command}-{name}.txt").read_text()
-    assert record.run(command, name) == golden
+    # main wrapped nothing at 80 columns when these were recorded; issue 25 wraps long lines on
+    # purpose (checked word for word by test_cli_golden.py, width by test_cli_width.py): the
+    # same words in the same order, whatever the line breaks
+    # and explain's last grid: main cut grids over its fixed width ("(27x23 grid not shown: 99
+    # columns; ...)"); issue 25 prints the grid without its clues when that fits the width
+    assert _words(record.run(command, name)) == _words(golden)
+
+
+_GRID = re.compile(r"(Grid after step \d+:).*?(?=^\d+ steps:)", re.S | re.M)
+
+
+def _words(text: str) -> list[str]:
+    return _GRID.sub(r"\1 <grid>\n", text).split()

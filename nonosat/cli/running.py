@@ -120,8 +120,8 @@ def _watchdog(limit: float) -> Any:
                 sys.stdout.write(report + "\n")
                 sys.stdout.flush()
             sys.stderr.write(
-                f"nonosat: error: gave up: still running {grace:g} s past the time limit of "
-                f"{limit:g} s (raise it with --timeout or NONOSAT_TIMEOUT; 0 = none)\n"
+                f"nonosat: error: gave up {grace:g} s past the time limit of {limit:g} s "
+                "(--timeout)\n"
             )
             sys.stderr.flush()
         finally:
