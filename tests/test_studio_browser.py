@@ -1260,7 +1260,7 @@ def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):
         assert word not in sidebar, sidebar
     # a suggestion: rows and columns named, its cells outlined on hover
     give = wait(driver, lambda d: el(d, '#suggestions li.suggestion[data-kind="give"]'),
-                message="no give suggestion")
+                timeout=3 * WAIT_S, message="no give suggestion")  # slow on a busy machine
     assert "row " in give.text and "column " in give.text and "R1C" not in give.text
     ActionChains(driver).move_to_element(give).perform()
     wait(driver, lambda d: marked(d, "preview"), message="no preview on hover")
