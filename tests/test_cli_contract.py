@@ -350,7 +350,8 @@ def test_messages_do_not_leak_internals():
     assert "must be at least 1 (got 0)" in run("solve", "--limit", "0", "x", code=2).output
 
 
-def test_formats_and_tables_fit_80_columns_in_a_pipe():
+def test_formats_and_tables_fit_80_columns_in_a_pipe(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # the width of a pipe: 80
     text = run("formats", code=0).stdout
     assert max(len(line) for line in text.splitlines()) <= 80
     for name in ("webpbn", "tournament", "olsak"):

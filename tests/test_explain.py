@@ -47,7 +47,8 @@ def _lines_fit(text: str, width: int = 100) -> None:
     assert not long, f"{len(long)} lines over {width} characters, e.g. {long[0]!r}"
 
 
-def test_explain_football_reads_like_a_person_solving():
+def test_explain_football_reads_like_a_person_solving(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # the width of a pipe: 80
     path = corpus_path("Nonogram", "games", "football.json")
     out = runner.invoke(app, ["explain", str(path)])
     assert out.exit_code == 0, out.output
@@ -62,7 +63,8 @@ def test_explain_football_reads_like_a_person_solving():
     _lines_fit(out.stdout)
 
 
-def test_explain_walks_past_a_guess_to_the_unique_solution():
+def test_explain_walks_past_a_guess_to_the_unique_solution(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # the width of a pipe: 80
     # taai2011 #66 (25x25): unique; logic stops after 50 steps, the search guesses, meets a
     # contradiction, rewinds and reaches the solution with the other value
     path, puzzle = _taai(66)
@@ -120,7 +122,8 @@ def test_explain_no_solution_and_exit_codes(tmp_path):
     assert json.loads(out.stdout)["end"] == "max-steps"
 
 
-def test_explain_lines_fit_on_a_25x25_puzzle_with_several_solutions():
+def test_explain_lines_fit_on_a_25x25_puzzle_with_several_solutions(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # the width of a pipe: 80
     path, _ = _taai(7)
     out = runner.invoke(app, ["explain", path, "--index", "7", "--grid-every", "20"])
     assert out.exit_code == 1, out.output

@@ -301,7 +301,8 @@ def test_hint_cli_says_several_solutions():
     assert data["outcome"] == "guess" and data["status"] == "multiple"
 
 
-def test_hint_cli_says_unique_but_needs_a_guess(tmp_path):
+def test_hint_cli_says_unique_but_needs_a_guess(tmp_path, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # the width of a pipe: 80
     # taai2011 #66 is unique; from where a person's deductions stop, only a guess goes on
     from nonosat.formats import read_puzzle
     from nonosat.puzzle import grid_rows
