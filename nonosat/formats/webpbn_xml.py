@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 import xml.sax
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -309,18 +310,40 @@ def _colour_puzzle(node, path, clues, block_names, used, background, chars, valu
     )
 
 
-def _colour_image(node: _Node, height: int, width: int, index: dict[str, int], path: str):
-    rows = []
+def _image_rows(node: _Node, shape: tuple[int, int], path: str, what: str = "goal",
+                example: str = "|..XX.|") -> Iterator[tuple[int, str]]:
+    """The rows of an image node as ``(line number, cells between the bars)``, one at a time
+    (the caller's own check of a row comes before the next row's), each checked to be
+    ``|...|`` with ``width`` cells, and ``height`` of them (checked after the last).
+
+    Raises
+    ------
+    FormatError
+        A row without its bars or of the wrong width, or the wrong number of rows (``what``:
+        ``"goal"`` or ``"saved"`` names the image in the message).
+    """
+    height, width = shape
+    count = 0
     for k, raw in enumerate(node.text.split("\n")):
         text = raw.strip()
         if not text:
             continue
         line = node.line + k
         if len(text) < 2 or text[0] != "|" or text[-1] != "|":
-            raise FormatError(path, line, f"expected a goal row like |..XX.|, found {text[:30]!r}")
+            raise FormatError(path, line,
+                              f"expected a {what} row like {example}, found {text[:30]!r}")
         cells = text[1:-1]
         if len(cells) != width:
-            raise FormatError(path, line, f"goal row has {len(cells)} cells; expected {width}")
+            raise FormatError(path, line, f"{what} row has {len(cells)} cells; expected {width}")
+        count += 1
+        yield line, cells
+    if count != height:
+        raise FormatError(path, node.line, f"{what} image has {count} rows; expected {height}")
+
+
+def _colour_image(node: _Node, height: int, width: int, index: dict[str, int], path: str):
+    rows = []
+    for line, cells in _image_rows(node, (height, width), path):
         row = []
         for j, ch in enumerate(cells):
             if ch not in index:
@@ -329,49 +352,21 @@ def _colour_image(node: _Node, height: int, width: int, index: dict[str, int], p
                 )
             row.append(index[ch])
         rows.append(row)
-    if len(rows) != height:
-        raise FormatError(path, node.line, f"goal image has {len(rows)} rows; expected {height}")
     return np.array(rows, dtype=np.int8)
 
 
 def _image(node: _Node, height: int, width: int, background: str, path: str) -> np.ndarray:
-    rows = []
-    for k, raw in enumerate(node.text.split("\n")):
-        text = raw.strip()
-        if not text:
-            continue
-        line = node.line + k
-        if len(text) < 2 or text[0] != "|" or text[-1] != "|":
-            raise FormatError(path, line, f"expected a goal row like |..XX.|, found {text[:30]!r}")
-        cells = text[1:-1]
-        if len(cells) != width:
-            raise FormatError(path, line, f"goal row has {len(cells)} cells; expected {width}")
-        rows.append([ch != background for ch in cells])
-    if len(rows) != height:
-        raise FormatError(path, node.line, f"goal image has {len(rows)} rows; expected {height}")
-    return np.array(rows, dtype=bool)
+    return np.array([[ch != background for ch in cells]
+                     for _, cells in _image_rows(node, (height, width), path)], dtype=bool)
 
 
 def _saved_image(node: _Node, shape: tuple[int, int], background: str, path: str
                  ) -> np.ndarray:
     """The grid state of a partial ``<solution type="saved">`` image (``?`` = unknown)."""
-    height, width = shape
-    rows = []
-    for k, raw in enumerate(node.text.split("\n")):
-        text = raw.strip()
-        if not text:
-            continue
-        line = node.line + k
-        if len(text) < 2 or text[0] != "|" or text[-1] != "|":
-            raise FormatError(path, line, f"expected a saved row like |..X?.|, found {text[:30]!r}")
-        cells = text[1:-1]
-        if len(cells) != width:
-            raise FormatError(path, line, f"saved row has {len(cells)} cells; expected {width}")
-        rows.append([Cell.UNKNOWN if ch == "?" else Cell.EMPTY if ch == background
-                     else Cell.FILLED for ch in cells])
-    if len(rows) != height:
-        raise FormatError(path, node.line, f"saved image has {len(rows)} rows; expected {height}")
-    return np.array(rows, dtype=np.int8)
+    return np.array([[Cell.UNKNOWN if ch == "?" else Cell.EMPTY if ch == background
+                      else Cell.FILLED for ch in cells]
+                     for _, cells in _image_rows(node, shape, path, "saved", "|..X?.|")],
+                    dtype=np.int8)
 
 
 def write_webpbn(puzzle: Puzzle) -> bytes:

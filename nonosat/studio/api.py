@@ -11,6 +11,7 @@ import io
 import re
 import time
 import zipfile
+from collections.abc import Callable
 from typing import Any, overload
 
 import numpy as np
@@ -127,18 +128,20 @@ async def keep_trying(body: KeepTryingRequest, request: Request) -> dict[str, An
 async def keep_trying_status(job_id: str, request: Request) -> dict[str, Any]:
     """``{"job", "state", "phase", "elapsed_s", "limit_s", "known", "result", "detail"}``;
     404 for an unknown (or forgotten) job."""
-    try:
-        return request.app.state.background.get(job_id).to_json()
-    except KeyError:
-        raise HTTPException(404, "no such background job (finished jobs are kept 10 minutes)"
-                            ) from None
+    return _background_job(request.app.state.background.get, job_id)
 
 
 @router.delete("/keep-trying/{job_id}", summary="Cancel a background verdict")
 async def keep_trying_cancel(job_id: str, request: Request) -> dict[str, Any]:
     """The job (``state`` ``"cancelled"`` unless it had already ended); 404 when unknown."""
+    return _background_job(request.app.state.background.cancel, job_id)
+
+
+def _background_job(find: Callable[[str], Any], job_id: str) -> dict[str, Any]:
+    """``find(job_id)`` (the background runner's ``get`` or ``cancel``) as JSON; 404 when the
+    job is unknown or forgotten."""
     try:
-        return request.app.state.background.cancel(job_id).to_json()
+        return find(job_id).to_json()
     except KeyError:
         raise HTTPException(404, "no such background job (finished jobs are kept 10 minutes)"
                             ) from None
