@@ -34,6 +34,7 @@ two added: with two workers the wall time lost is about half of it).  Usage::
 
 from __future__ import annotations
 
+import calendar
 import json
 import os
 import re
@@ -350,15 +351,19 @@ class Killer:
 
 def run_modes(args: Any, cluster: Cluster, puzzles: dict[str, list[tuple[str, Any]]],
               workdir: Path) -> dict[str, Any]:
-    from distributed import Client, get_task_stream
+    """Set after set, each mode in turn, through :func:`nonosat.batch.run_batch` on the
+    cluster; stops before a set once ``args.until`` (epoch seconds) has passed."""
+    from distributed import Client
 
-    from nonosat.batch import BatchConfig, ResultsFile, pending, run_batch
-    from nonosat.batch.jobs import JOBS, JobOptions
-    from nonosat.batch.run import task_key
-    from nonosat.batch.sandbox import Task
+    from nonosat.batch import ResultsFile
 
-    everything = [pair for pairs in puzzles.values() for pair in pairs]
-    out: dict[str, Any] = {"modes": {}}
+    modes = args.modes.split(",")
+    out: dict[str, Any] = {"modes": {}, "done_sets": [], "set_walls": {}}
+    for mode in modes:
+        job, title = MODES[mode]
+        out["modes"][mode] = {"job": job, "title": title, "puzzles": 0, "wall_s": 0.0,
+                              "workers_cpu_s": 0.0, "scheduler_cpu_s": 0.0, "batch_cpu_s": 0.0,
+                              "per_worker": {}, "completed_tasks": 0}
     with Client(cluster.address, timeout=WAIT_S, set_as_default=False) as client:
         client.wait_for_workers(2, timeout=WAIT_S)
         names = {w["name"]: a for a, w in client.scheduler_info()["workers"].items()}
@@ -369,62 +374,22 @@ def run_modes(args: Any, cluster: Cluster, puzzles: dict[str, list[tuple[str, An
         sampler.thread.start()
         killer = Killer(cluster, client, args.kill_after)
         done_keys: Counter[str] = Counter()
+        sandboxes: set[int] = set()
         try:
             with ResultsFile(workdir / "results.jsonl") as results:
-                for mode in args.modes.split(","):
-                    job, title = MODES[mode]
-                    config = BatchConfig(job=job, timeout=args.timeout)
-                    todo = pending(everything, results, config)
-                    keys = {task_key(Task(i, p, JOBS[job], JobOptions(
-                        engine="auto", timeout=args.timeout), config.deadline_s()))
-                        for i, p in todo}
-                    cpu0, own0, t0 = sampler.totals(), time.process_time(), time.perf_counter()
-                    progress = {"n": 0, "last": t0, "t0": t0}
-
-                    def tick(record: dict[str, Any], progress: dict[str, Any] = progress,
-                             total: int = len(todo), title: str = title) -> None:
-                        progress["n"] += 1
-                        now = time.perf_counter()
-                        if now - progress["last"] > 30 or progress["n"] == total:
-                            progress["last"] = now
-                            print(f"#   {title}: {progress['n']}/{total} puzzles, "
-                                  f"{now - progress['t0']:.0f} s", file=sys.stderr, flush=True)
-
-                    with get_task_stream(client) as stream:
-                        killer.arm()
-                        run_batch(todo, config, results=results, scheduler=cluster.address,
-                                  on_record=tick)
-                        wall = time.perf_counter() - t0
-                    cpu1, own1 = sampler.totals(), time.process_time()
-                    ours = [t for t in stream.data if t.get("key") in keys]
-                    per_worker: dict[str, dict[str, float]] = defaultdict(
-                        lambda: {"puzzles": 0, "compute_s": 0.0, "first": 1e18, "last": 0.0})
-                    cluster.workers.update({w["name"]: a for a, w in
-                                            client.scheduler_info()["workers"].items()})
-                    address_name = {a: n for n, a in cluster.workers.items()}
-                    for t in ours:
-                        done_keys[t["key"]] += 1
-                        name = address_name.get(t["worker"], t["worker"])
-                        w = per_worker[name]
-                        for ss in t.get("startstops", []):
-                            if ss.get("action") == "compute":
-                                w["compute_s"] += ss["stop"] - ss["start"]
-                                w["first"] = min(w["first"], ss["stop"])
-                                w["last"] = max(w["last"], ss["stop"])
-                        w["puzzles"] += 1
-                    out["modes"][mode] = {
-                        "job": job, "title": title, "puzzles": len(todo), "wall_s": wall,
-                        "workers_cpu_s": cpu1.get("workers", 0) - cpu0.get("workers", 0),
-                        "scheduler_cpu_s": cpu1.get("scheduler", 0) - cpu0.get("scheduler", 0),
-                        "batch_cpu_s": own1 - own0,
-                        "per_worker": {n: {"puzzles": int(w["puzzles"]),
-                                           "compute_s": w["compute_s"],
-                                           "first_done": w["first"], "last_done": w["last"]}
-                                       for n, w in sorted(per_worker.items())},
-                        "completed_tasks": len(ours),
-                    }
-                    if killer.info["killed"] and "mode" not in killer.info:
-                        killer.info["mode"] = mode
+                killer.arm()
+                for stem, pairs in puzzles.items():
+                    if args.until is not None and time.time() > args.until:
+                        break
+                    walls = {}
+                    for mode in modes:
+                        walls[mode] = run_one(args, cluster, client, sampler, results, stem,
+                                              pairs, mode, out["modes"][mode], done_keys)
+                        if killer.info["killed"] and "mode" not in killer.info:
+                            killer.info["mode"] = mode
+                            killer.info["set"] = stem
+                    out["done_sets"].append(stem)
+                    out["set_walls"][stem] = walls
             killer.disarm()
             if killer.info["killed"]:
                 # the replacement's first result: its start-up and kernel loading are the cost
@@ -433,7 +398,6 @@ def run_modes(args: Any, cluster: Cluster, puzzles: dict[str, list[tuple[str, An
                 firsts = [f for f in firsts if f and f < 1e17]
                 killer.info["replacement_first_s"] = (min(firsts) - killer.info["at"]
                                                       if firsts else None)
-            sandboxes = set()
             for pids in client.run(_sandbox_pids, on_error="return").values():
                 if isinstance(pids, list):
                     sandboxes.update(pids)
@@ -444,6 +408,51 @@ def run_modes(args: Any, cluster: Cluster, puzzles: dict[str, list[tuple[str, An
     out["done_keys"] = done_keys
     out["cluster_pids"] = sampler.pids() | sandboxes | {p.pid for p in cluster.procs.values()}
     return out
+
+
+def run_one(args: Any, cluster: Cluster, client: Any, sampler: CpuSampler, results: Any,
+            stem: str, pairs: list[tuple[str, Any]], mode: str, acc: dict[str, Any],
+            done_keys: Counter[str]) -> float:
+    """One set in one mode, the figures added to ``acc``; returns the wall seconds."""
+    from distributed import get_task_stream
+
+    from nonosat.batch import BatchConfig, pending, run_batch
+    from nonosat.batch.jobs import JOBS, JobOptions
+    from nonosat.batch.run import task_key
+    from nonosat.batch.sandbox import Task
+
+    job, title = MODES[mode]
+    config = BatchConfig(job=job, timeout=args.timeout)
+    todo = pending(pairs, results, config)
+    keys = {task_key(Task(i, p, JOBS[job], JobOptions(engine="auto", timeout=args.timeout),
+                          config.deadline_s())) for i, p in todo}
+    cpu0, own0, t0 = sampler.totals(), time.process_time(), time.perf_counter()
+    with get_task_stream(client) as stream:
+        run_batch(todo, config, results=results, scheduler=cluster.address)
+        wall = time.perf_counter() - t0
+    cpu1, own1 = sampler.totals(), time.process_time()
+    cluster.workers.update({w["name"]: a for a, w in client.scheduler_info()["workers"].items()})
+    address_name = {a: n for n, a in cluster.workers.items()}
+    ours = [t for t in stream.data if t.get("key") in keys]
+    for t in ours:
+        done_keys[t["key"]] += 1
+        name = address_name.get(t["worker"], t["worker"])
+        w = acc["per_worker"].setdefault(
+            name, {"puzzles": 0, "compute_s": 0.0, "first_done": 1e18, "last_done": 0.0})
+        for ss in t.get("startstops", []):
+            if ss.get("action") == "compute":
+                w["compute_s"] += ss["stop"] - ss["start"]
+                w["first_done"] = min(w["first_done"], ss["stop"])
+                w["last_done"] = max(w["last_done"], ss["stop"])
+        w["puzzles"] += 1
+    acc["puzzles"] += len(todo)
+    acc["wall_s"] += wall
+    acc["workers_cpu_s"] += cpu1.get("workers", 0) - cpu0.get("workers", 0)
+    acc["scheduler_cpu_s"] += cpu1.get("scheduler", 0) - cpu0.get("scheduler", 0)
+    acc["batch_cpu_s"] += own1 - own0
+    acc["completed_tasks"] += len(ours)
+    print(f"#   {stem} {title}: {len(todo)} puzzles, {wall:.1f} s", file=sys.stderr, flush=True)
+    return wall
 
 
 def alive(pids: set[int]) -> list[int]:
@@ -471,7 +480,15 @@ def main() -> int:
     ap.add_argument("--workdir", type=Path, help="results and caches (default: a temporary "
                     "directory, removed at the end); give one to resume an interrupted run")
     ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--until", help="HH:MM (UTC): start no new set after this time; the sets "
+                    "done are checked and reported, the rest run when the same command is "
+                    "given again with the same --workdir")
     args = ap.parse_args()
+    args.until_text = args.until
+    if args.until:
+        hh, mm = (int(x) for x in args.until.split(":"))
+        now = time.gmtime()
+        args.until = calendar.timegm((now.tm_year, now.tm_mon, now.tm_mday, hh, mm, 0, 0, 0, 0))
     if args.kill_after is not None and args.kill_after < 0:
         args.kill_after = None
     for mode in args.modes.split(","):
@@ -506,7 +523,13 @@ def main() -> int:
     run_wall = time.perf_counter() - t_start
     time.sleep(1.0)  # PR_SET_PDEATHSIG is delivered asynchronously
     left = alive(run.pop("cluster_pids"))
-    report = check_and_report(args, puzzles, workdir, run, run_wall, left, load)
+    not_done = [stem for stem in puzzles if stem not in run["done_sets"]]
+    done = {stem: pairs for stem, pairs in puzzles.items() if stem in run["done_sets"]}
+    report = check_and_report(args, done, workdir, run, run_wall, left, load)
+    report["sets_not_run"] = not_done
+    if not_done:
+        print(f"# not run (--until {args.until_text}): {', '.join(not_done)}; give the same "
+              f"command again with --workdir {workdir} to run them", flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))
     if own_tmp:
@@ -568,6 +591,7 @@ def check_and_report(args: Any, puzzles: dict[str, list[tuple[str, Any]]], workd
         sets.append(row)
     report = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "set_walls": run.get("set_walls"),
         "load_average": load, "sets": sets, "run_wall_s": run_wall,
         "warm_up_s": run.get("warm_up_s"), "modes": run["modes"],
         "nonosolve_cpu_s": dict(nonosolve_cpu), "kill": {k: v for k, v in kill.items()},

@@ -143,3 +143,61 @@ def test_batch_through_a_scheduler_and_worker_started_as_processes(tmp_path):
     finally:
         for proc in reversed(started):
             stop(proc)
+
+
+def _executing(dask_worker) -> list[str]:
+    return [str(ts.key) for ts in dask_worker.state.executing]
+
+
+def test_a_worker_killed_mid_run_loses_nothing_and_records_each_puzzle_once(tmp_path):
+    from distributed import get_task_stream
+
+    from nonosat.batch import ResultsFile
+    from nonosat.batch.run import task_key
+
+    # slow puzzles (0.3 s each), one given twice: one task (same key), one record
+    items = [(f"p{k}", puzzle(3 + k, "slow", seed=k)) for k in range(5)]
+    items.append(items[2])
+    config = BatchConfig(job=DOUBLE, timeout=5.0)
+    killed: dict[str, object] = {}
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):  # fmt: skip
+        def kill_one(record: dict) -> None:
+            if killed:
+                return
+            for address, keys in client.run(_executing).items():
+                if keys:  # SIGKILL a worker in the middle of a puzzle; its nanny restarts it
+                    pid = client.run(os.getpid, workers=[address])[address]
+                    os.kill(pid, signal.SIGKILL)
+                    killed.update(key=keys[0], pid=pid)
+                    return
+
+        with ResultsFile(tmp_path / "r.jsonl") as results, get_task_stream(client) as stream:
+            records = run_batch(items, config, results=results,
+                                scheduler=cluster.scheduler_address, on_record=kill_one)
+    assert killed, "no worker was executing a puzzle when the first record arrived"
+    # each puzzle once, with the verdict the job gives it, in the run and in the file
+    assert sorted(r["id"] for r in records) == [f"p{k}" for k in range(5)]
+    on_file = read_records(tmp_path / "r.jsonl")
+    assert sorted(r["id"] for r in on_file) == [f"p{k}" for k in range(5)]
+    for puzzle_id, p in items[:5]:
+        assert by_id(on_file)[puzzle_id]["status"] == expected_status(p)
+    # on the cluster every puzzle's task completed exactly once, the killed one included
+    done = [t["key"] for t in stream.data if str(t["key"]).startswith("nonosat-")]
+    keys = {task_key_of(task_key, pid, p, config) for pid, p in items[:5]}
+    assert sorted(done) == sorted(keys)
+    assert killed["key"] in keys
+    assert str(killed["pid"]) not in {r["worker"].rpartition(":")[2] for r in records}
+
+
+def task_key_of(task_key, puzzle_id, p, config) -> str:
+    from nonosat.batch.jobs import JobOptions, resolve_job
+    from nonosat.batch.sandbox import Task
+
+    options = JobOptions(engine="auto", timeout=config.timeout)
+    return task_key(Task(puzzle_id, p, resolve_job(config.job), options, config.deadline_s()))
