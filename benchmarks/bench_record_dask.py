@@ -243,10 +243,13 @@ class CpuSampler:
 
 
 # ------------------------------------------------------------------------------------ worker side
-def _executing(dask_worker: Any) -> dict[str, float]:
-    """On a dask worker: the keys it is executing, with the seconds each has run."""
+def _executing(dask_worker: Any) -> dict[str, Any]:
+    """On a dask worker: the keys it is executing, with the seconds each has run, and the keys
+    whose results it holds (computed, not yet fetched by the client: lost with the worker)."""
     now = time.time()
-    return {str(ts.key): now - (ts.start_time or now) for ts in dask_worker.state.executing}
+    return {"executing": {str(ts.key): now - (ts.start_time or now)
+                          for ts in dask_worker.state.executing},
+            "held": [str(k) for k in dask_worker.data]}
 
 
 def _sandbox_pids() -> list[int]:
@@ -333,18 +336,19 @@ class Killer:
     def _kill(self) -> None:
         try:
             address = self.cluster.workers["w1"]
-            executing: dict[str, float] = {}
+            state: dict[str, Any] = {}
             try:
-                executing = self.client.run(_executing, workers=[address],
-                                            on_error="return").get(address) or {}
-                if not isinstance(executing, dict):
-                    executing = {}
+                state = self.client.run(_executing, workers=[address],
+                                        on_error="return").get(address) or {}
+                if not isinstance(state, dict):
+                    state = {}
             except Exception:  # noqa: BLE001 - the kill goes ahead; the figure says unknown
                 pass
             self.cluster.kill("w1")
             t_kill = time.time()
             self.cluster.start_worker("w3")
-            self.info.update(killed=True, at=t_kill, worker=address, executing=executing)
+            self.info.update(killed=True, at=t_kill, worker=address,
+                             executing=state.get("executing", {}), held=state.get("held", []))
         finally:
             self.done.set()
 
@@ -374,6 +378,7 @@ def run_modes(args: Any, cluster: Cluster, puzzles: dict[str, list[tuple[str, An
         sampler.thread.start()
         killer = Killer(cluster, client, args.kill_after)
         done_keys: Counter[str] = Counter()
+        compute_s: dict[str, float] = {}
         sandboxes: set[int] = set()
         try:
             with ResultsFile(workdir / "results.jsonl") as results:
@@ -384,7 +389,8 @@ def run_modes(args: Any, cluster: Cluster, puzzles: dict[str, list[tuple[str, An
                     walls = {}
                     for mode in modes:
                         walls[mode] = run_one(args, cluster, client, sampler, results, stem,
-                                              pairs, mode, out["modes"][mode], done_keys)
+                                              pairs, mode, out["modes"][mode], done_keys,
+                                              compute_s)
                         if killer.info["killed"] and "mode" not in killer.info:
                             killer.info["mode"] = mode
                             killer.info["set"] = stem
@@ -406,13 +412,14 @@ def run_modes(args: Any, cluster: Cluster, puzzles: dict[str, list[tuple[str, An
             sampler.stopped.set()
     out["kill"] = killer.info
     out["done_keys"] = done_keys
+    out["compute_s"] = compute_s
     out["cluster_pids"] = sampler.pids() | sandboxes | {p.pid for p in cluster.procs.values()}
     return out
 
 
 def run_one(args: Any, cluster: Cluster, client: Any, sampler: CpuSampler, results: Any,
             stem: str, pairs: list[tuple[str, Any]], mode: str, acc: dict[str, Any],
-            done_keys: Counter[str]) -> float:
+            done_keys: Counter[str], compute_s: dict[str, float]) -> float:
     """One set in one mode, the figures added to ``acc``; returns the wall seconds."""
     from distributed import get_task_stream
 
@@ -437,6 +444,8 @@ def run_one(args: Any, cluster: Cluster, client: Any, sampler: CpuSampler, resul
     for t in ours:
         done_keys[t["key"]] += 1
         name = address_name.get(t["worker"], t["worker"])
+        compute_s[t["key"]] = sum(ss["stop"] - ss["start"] for ss in t.get("startstops", [])
+                                  if ss.get("action") == "compute")
         w = acc["per_worker"].setdefault(
             name, {"puzzles": 0, "compute_s": 0.0, "first_done": 1e18, "last_done": 0.0})
         for ss in t.get("startstops", []):
@@ -518,6 +527,13 @@ def main() -> int:
         cluster.start_worker("w1")
         cluster.start_worker("w2")
         run = run_modes(args, cluster, puzzles, workdir)
+    except KeyboardInterrupt:
+        cluster.stop()
+        if own_tmp:
+            shutil.rmtree(workdir, ignore_errors=True)
+        print("# interrupted: the cluster is stopped" + ("" if own_tmp else
+              f"; the results so far are in {workdir}"), flush=True)
+        return 130
     finally:
         cluster.stop()
     run_wall = time.perf_counter() - t_start
@@ -560,12 +576,19 @@ def check_and_report(args: Any, puzzles: dict[str, list[tuple[str, Any]]], workd
         if m["completed_tasks"] != m["puzzles"]:
             problems.append(f"mode {mode}: {m['completed_tasks']} tasks completed on the "
                             f"cluster for {m['puzzles']} puzzles")
-    problems += [f"task {k} completed {n} times" for k, n in twice.items()]
     kill = run["kill"]
-    rerun = list(kill.get("executing", {}))
-    for key in rerun:
+    executing, held = list(kill.get("executing", {})), set(kill.get("held", []))
+    # a task completes twice only when the killed worker held its result (not yet fetched)
+    problems += [f"task {k} completed {n} times" for k, n in twice.items()
+                 if n > 2 or k not in held]
+    for key in executing:
         if run["done_keys"].get(key) != 1:
             problems.append(f"killed task {key} completed {run['done_keys'].get(key, 0)} times")
+    kill["rerun_executing"] = len(executing)
+    kill["rerun_held"] = len(twice)
+    kill["discarded_s"] = sum(kill.get("executing", {}).values()) + sum(
+        run["compute_s"].get(k, 0.0) for k in twice)
+    rerun = executing + list(twice)
     if left:
         problems.append(f"processes left running: {left}")
     # verdicts against nonosolve, one set and mode at a time, the cluster stopped
@@ -619,13 +642,15 @@ def print_table(report: dict[str, Any]) -> None:
               f"{report['nonosolve_cpu_s'].get(mode, 0):.1f} | {workers} |")
     kill = report["kill"]
     if kill.get("killed"):
-        lost = sum(kill["executing"].values())
+        lost = kill["discarded_s"]
         first = kill.get("replacement_first_s")
-        print(f"\nkill: w1 SIGKILLed during {MODES[kill.get('mode', '2')][1]}; tasks rerun "
-              f"{report['rerun_tasks']} (work discarded {lost:.2f} s); replacement w3's first "
+        print(f"\nkill: w1 SIGKILLed during {kill.get('set')} {MODES[kill.get('mode', '2')][1]}; "
+              f"tasks rerun {report['rerun_tasks']} ({kill['rerun_executing']} running, "
+              f"{kill['rerun_held']} finished but not fetched; work discarded {lost:.2f} s); "
+              f"replacement w3's first "
               f"result {first if first is None else round(first, 1)} s after the kill; "
               f"worker-seconds lost {lost + (first or 0):.1f} (wall ~{(lost + (first or 0)) / 2:.1f}"
-              f" s with 2 workers); tasks completed twice {report['tasks_completed_twice']}")
+              f" s with 2 workers); records per puzzle and mode: exactly 1")
     else:
         print("\nkill: none (the run ended first, or --kill-after was negative)")
     verdicts = Counter()
