@@ -298,8 +298,9 @@ def _drive(
                 task = next(tasks, None)
                 if task is None:
                     exhausted = True
-                elif keyed:
-                    in_flight[executor.submit(run_task, task, key=task_key(task))] = task
+                elif keyed:  # ClientExecutor.submit passes key= on to Client.submit
+                    submit: Callable[..., cf.Future[dict[str, Any]]] = executor.submit
+                    in_flight[submit(run_task, task, key=task_key(task))] = task
                 else:
                     in_flight[executor.submit(run_task, task)] = task
             if not in_flight:
