@@ -537,6 +537,8 @@ def main() -> int:
     finally:
         cluster.stop()
     run_wall = time.perf_counter() - t_start
+    (workdir / "run.json").write_text(json.dumps(  # the cluster's figures, before nonosolve runs
+        {k: v for k, v in run.items() if k != "cluster_pids"}, indent=1, default=str))
     time.sleep(1.0)  # PR_SET_PDEATHSIG is delivered asynchronously
     left = alive(run.pop("cluster_pids"))
     not_done = [stem for stem in puzzles if stem not in run["done_sets"]]
