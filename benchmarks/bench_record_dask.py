@@ -27,7 +27,8 @@ cost: the tasks rerun, the seconds of work they had done when killed, the second
 the replacement's first result (start-up and kernel loading), and the worker-seconds lost (the
 two added: with two workers the wall time lost is about half of it).  Usage::
 
-    nice -n 19 python benchmarks/bench_record_dask.py --kill-after 120 --json record.json
+    nice -n 19 python benchmarks/bench_record_dask.py --kill-after 120 --workdir rec/ \\
+        --until 20:10 --reference-until 20:40 --json record.json
     python benchmarks/bench_record_dask.py --sets taai2011,tcga2016,icga2018 --sample 20 \\
         --kill-after 5
 """
@@ -276,15 +277,18 @@ def warm_workers(client: Any, workers: dict[str, str], timeout: float) -> float:
 
 # ------------------------------------------------------------------------------------ nonosolve
 def nonosolve_rows(stem: str, pairs: list[tuple[str, Any]], mode: str, timeout: float,
-                   cache: Path) -> dict[str, Any]:
-    """nonosolve's verdict per puzzle number of one set and mode (cached in ``cache``)."""
+                   cache: Path, until: float | None = None) -> dict[str, Any] | None:
+    """nonosolve's verdict per puzzle number of one set and mode (cached in ``cache``); ``None``
+    when it is not cached and ``until`` (epoch seconds) has passed."""
     numbers = [number_of(i) for i, _ in pairs]
     tag = f"{stem}-n{mode}-{len(numbers)}"
     out = cache / f"{tag}.json"
     if out.exists():
-        data = json.loads(out.read_text())
-        if data["numbers"] == numbers:
+        data: dict[str, Any] = json.loads(out.read_text())
+        if data["numbers"] == numbers and not data.get("skipped"):
             return data
+    if until is not None and time.time() > until:
+        return None
     source = QUESTIONS / f"{stem}.txt"
     chunks = [c for c in re.split(r"(?m)^(?=\$)", source.read_text()) if c.startswith("$")]
     by_number = {int(c.split()[0][1:]): c for c in chunks}
@@ -478,6 +482,15 @@ def alive(pids: set[int]) -> list[int]:
     return out
 
 
+def utc_today(hhmm: str | None) -> float | None:
+    """Epoch seconds of ``HH:MM`` UTC today."""
+    if not hhmm:
+        return None
+    hh, mm = (int(x) for x in hhmm.split(":"))
+    now = time.gmtime()
+    return calendar.timegm((now.tm_year, now.tm_mon, now.tm_mday, hh, mm, 0, 0, 0, 0))
+
+
 def main() -> int:
     ap = argument_parser(__doc__)
     ap.add_argument("--sets", help="set stems, comma-separated (default: all 30)")
@@ -492,12 +505,13 @@ def main() -> int:
     ap.add_argument("--until", help="HH:MM (UTC): start no new set after this time; the sets "
                     "done are checked and reported, the rest run when the same command is "
                     "given again with the same --workdir")
+    ap.add_argument("--reference-until", help="HH:MM (UTC): run no nonosolve after this time; "
+                    "the sets left are reported as not compared (same command again with the "
+                    "same --workdir compares them)")
     args = ap.parse_args()
     args.until_text = args.until
-    if args.until:
-        hh, mm = (int(x) for x in args.until.split(":"))
-        now = time.gmtime()
-        args.until = calendar.timegm((now.tm_year, now.tm_mon, now.tm_mday, hh, mm, 0, 0, 0, 0))
+    args.until = utc_today(args.until)
+    args.reference_until = utc_today(args.reference_until)
     if args.kill_after is not None and args.kill_after < 0:
         args.kill_after = None
     for mode in args.modes.split(","):
@@ -599,20 +613,24 @@ def check_and_report(args: Any, puzzles: dict[str, list[tuple[str, Any]]], workd
     sets: list[dict[str, Any]] = []
     disagreements: list[str] = []
     nonosolve_cpu: Counter[str] = Counter()
+    not_compared: list[str] = []
     for stem, pairs in puzzles.items():
         row: dict[str, Any] = {"set": stem, "puzzles": len(pairs)}
         for mode in modes:
             job = MODES[mode][0]
-            ref = nonosolve_rows(stem, pairs, mode, args.timeout, workdir / "nonosolve")
+            ref = nonosolve_rows(stem, pairs, mode, args.timeout, workdir / "nonosolve",
+                                 args.reference_until)
+            ours: Counter[str] = Counter(str(status.get((i, job))) for i, _ in pairs)
+            row[mode] = dict(ours)
+            if ref is None:
+                not_compared.append(f"{stem} -n {mode}")
+                continue
             nonosolve_cpu[mode] += ref["cpu_s"]
-            ours = Counter()
             for i, _ in pairs:
                 mine = status.get((i, job))
                 theirs = ref["verdicts"].get(str(number_of(i)))
-                ours[str(mine)] += 1
                 if mine not in _DECIDED or theirs not in _DECIDED or mine != theirs:
                     disagreements.append(f"{i} {job}: nonosat {mine}, nonosolve {theirs}")
-            row[mode] = dict(ours)
         sets.append(row)
     report = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -622,6 +640,7 @@ def check_and_report(args: Any, puzzles: dict[str, list[tuple[str, Any]]], workd
         "nonosolve_cpu_s": dict(nonosolve_cpu), "kill": {k: v for k, v in kill.items()},
         "rerun_tasks": len(rerun), "tasks_completed_twice": len(twice),
         "disagreements": disagreements, "problems": problems, "processes_left": left,
+        "not_compared": not_compared,
     }
     report["ok"] = not problems and not disagreements
     print_table(report)
@@ -655,13 +674,14 @@ def print_table(report: dict[str, Any]) -> None:
               f" s with 2 workers); records per puzzle and mode: exactly 1")
     else:
         print("\nkill: none (the run ended first, or --kill-after was negative)")
-    verdicts = Counter()
+    verdicts: Counter[str] = Counter()
     for s in report["sets"]:
         for mode in report["modes"]:
             for k, n in s.get(mode, {}).items():
                 verdicts[f"{mode}:{k}"] += n
     print(f"verdicts: {dict(verdicts)}; disagreements with nonosolve: "
-          f"{len(report['disagreements'])} {report['disagreements'][:10]}")
+          f"{len(report['disagreements'])} {report['disagreements'][:10]}; not compared "
+          f"(--reference-until): {', '.join(report['not_compared']) or 'none'}")
     print(f"checks: {'ok' if report['ok'] else 'FAILED'} {report['problems'][:10]}; processes "
           f"left {len(report['processes_left'])}; whole run {report['run_wall_s']:.1f} s "
           f"(warm-up {report['warm_up_s'] or 0:.1f} s)", flush=True)
