@@ -22,6 +22,40 @@ def cell_name(r: int, c: int) -> str:
     return f"R{r + 1}C{c + 1}"
 
 
+def cell_words(r: int, c: int) -> str:
+    """``"row 3, column 5"`` for 0-based ``(2, 4)``: how colour hints name a cell."""
+    return f"row {r + 1}, column {c + 1}"
+
+
+def cell_label(puzzle: Puzzle, r: int, c: int) -> str:
+    """A single cell's name in ``puzzle``'s hints: :func:`cell_name` for black-and-white (the
+    words its outputs have always used), :func:`cell_words` for colour."""
+    return cell_words(r, c) if puzzle.is_colour else cell_name(r, c)
+
+
+def colour_names(puzzle: Puzzle, mask: int) -> str:
+    """The colours of bit mask ``mask`` by name: ``"red"``, ``"red or black"`` (palette
+    order), ``"no colour"`` for 0.  The names are the file's (untrusted): printed through
+    :func:`nonosat.text.printable`."""
+    assert puzzle.palette is not None
+    names = [col.name for k, col in enumerate(puzzle.palette.colours) if (mask >> k) & 1]
+    if not names:
+        return "no colour"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def colour_clue_words(puzzle: Puzzle, line: int) -> str:
+    """A colour line's clue in words: ``"2 red, 1 black"`` (``"0"`` when empty)."""
+    clue = puzzle.lines[line]
+    if clue is None:
+        return "?"
+    if not clue:
+        return "0"
+    colours = puzzle.line_colours[line] or ()
+    return ", ".join(f"{b} {colour_names(puzzle, 1 << k)}"
+                     for b, k in zip(clue, colours, strict=True))
+
+
 def value_word(value: int) -> str:
     """``"filled"`` / ``"empty"`` / ``"unknown"`` for a :class:`Cell` value."""
     return {Cell.FILLED: "filled", Cell.EMPTY: "empty"}.get(Cell(int(value)), "unknown")
@@ -88,6 +122,8 @@ def cells_text(puzzle: Puzzle, cells: Iterable[tuple[int, int, int]], limit: int
     column 2 of row 7 empty"`` (by rows or by columns, whichever needs fewer groups); at most
     ``limit`` groups, then ``"and N more cells"``.  A single cell is ``"R3C5 filled"``."""
     cells = [(int(r), int(c), int(v)) for r, c, v in cells]
+    if puzzle.is_colour:  # values are colour indices
+        return mask_cells_text(puzzle, [((r, c), 1 << v) for r, c, v in cells], limit)
     if len(cells) == 1:
         r, c, v = cells[0]
         return f"{cell_name(r, c)} {value_word(v)}"
@@ -111,6 +147,48 @@ def cells_text(puzzle: Puzzle, cells: Iterable[tuple[int, int, int]], limit: int
     return text
 
 
+def _by_mask(puzzle: Puzzle, line: int, cells: Iterable[tuple[tuple[int, int], int]],
+             of: bool = False) -> str:
+    """Cells of one line by their colour masks, ``"columns 4–6 red, column 9 white or red"``
+    (masks in the order first met; ``"columns 4–6 of row 3 red"`` with ``of``)."""
+    h = puzzle.height
+    pos: dict[int, list[int]] = {}
+    for (r, c), m in cells:
+        pos.setdefault(int(m), []).append(c if line < h else r)
+    where = f" of {puzzle.line_name(line)}" if of else ""
+    return ", ".join(f"{range_text(p, line_noun(puzzle, line))}{where} "
+                     f"{colour_names(puzzle, m)}" for m, p in pos.items())
+
+
+def line_masks_text(puzzle: Puzzle, line: int, cells: Iterable[tuple[tuple[int, int], int]]
+                    ) -> str:
+    """What cells of one line of a colour puzzle may still be, by ranges: ``"columns 4–6 red,
+    column 9 white or red"`` (``cells`` as ``((row, col), colour mask)``, all on ``line``)."""
+    return _by_mask(puzzle, line, cells)
+
+
+def mask_cells_text(puzzle: Puzzle, cells: Iterable[tuple[tuple[int, int], int]],
+                    limit: int = 4) -> str:
+    """Cells of a colour puzzle with their colour masks, grouped by line as :func:`cells_text`:
+    ``"columns 4–6 of row 3 red; column 2 of row 7 white or black"``; a single cell is
+    ``"row 3, column 5 red"``."""
+    masks = [((int(r), int(c)), int(m)) for (r, c), m in cells]
+    if len(masks) == 1:
+        (r, c), m = masks[0]
+        return f"{cell_words(r, c)} {colour_names(puzzle, m)}"
+    groups = _groups(puzzle, [(r, c, m) for (r, c), m in masks])
+    parts = []
+    shown = 0
+    for line in sorted(groups)[:limit]:
+        parts.append(_by_mask(puzzle, line, [((r, c), m) for r, c, m in groups[line]], of=True))
+        shown += len(groups[line])
+    text = "; ".join(parts)
+    left = len(masks) - shown
+    if left > 0:
+        text += f" and {left} more cell{'s' if left != 1 else ''}"
+    return text
+
+
 def pair_cells_text(puzzle: Puzzle, cells: Iterable[tuple[tuple[int, int], int]],
                     limit: int = 4) -> str:
     """:func:`cells_text` of hint-style cells ``((row, col), value)``."""
@@ -121,7 +199,7 @@ def cell_set_text(puzzle: Puzzle, cells: Iterable[tuple[int, int]], limit: int =
     """Cells without values, grouped by line: ``"columns 1–3 of row 2; R5C7"``."""
     cells = [(int(r), int(c)) for r, c in cells]
     if len(cells) == 1:
-        return cell_name(*cells[0])
+        return cell_label(puzzle, *cells[0])
     groups = _groups(puzzle, [(r, c, int(Cell.FILLED)) for r, c in cells])
     h = puzzle.height
     parts = []
