@@ -7,6 +7,8 @@ and the cells it fixes, named by ranges ("columns 1–13 of row 2 filled").  Whe
 applies, the engine (the portfolio by default) tells which case it is: "a guess is needed: the
 puzzle has several solutions", or "no simple deduction: the puzzle is unique, but it needs a
 guess here", or no solution.  A wrong cell in the state is reported as a mistake (exit 1).
+Colour puzzles get the same hints (a state of palette characters, '?' unknown), with the colours
+named ("row 3, column 5 is red"); colour names are escaped on the terminal.
 Exit 0 for a hint, a solved grid, or a unique puzzle that needs a guess; 1 for a mistake or a
 puzzle with several solutions; 3 when the puzzle has no solution; 4 when the engine did not
 decide within --timeout.
