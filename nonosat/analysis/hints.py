@@ -35,7 +35,7 @@ import networkx as nx
 import numpy as np
 
 from nonosat.analysis import wording
-from nonosat.analysis.logic import logic_of, probe_pass
+from nonosat.analysis.logic import logic_of
 from nonosat.analysis.overlap import overlap
 from nonosat.engines import Status
 from nonosat.errors import UndecidedError
@@ -111,33 +111,25 @@ class Hint:
         """JSON-serialisable dict; cells 1-based; ``verdict`` as the attribute.  A colour
         hint's cell values are colour names, and ``masks`` lists the narrowed cells with the
         colours each may still take."""
-        if puzzle.palette is not None:
-            names = [col.name for col in puzzle.palette.colours]
-            return {
-                "status": self.kind,
-                "technique": self.technique,
-                "stage": self.stage,
-                "line": puzzle.line_name(self.line) if self.line is not None else None,
-                "text": self.text,
-                "cells": [{"row": r + 1, "col": c + 1, "colour": names[int(v)]}
-                          for (r, c), v in self.cells],
-                "masks": [{"row": r + 1, "col": c + 1,
-                           "colours": [n for k, n in enumerate(names) if (m >> k) & 1]}
-                          for (r, c), m in self.masks],
-                "verdict": self.verdict,
-            }
-        return {
+        names = [col.name for col in puzzle.palette.colours] if puzzle.palette else []
+        out: dict[str, Any] = {
             "status": self.kind,
             "technique": self.technique,
             "stage": self.stage,
             "line": puzzle.line_name(self.line) if self.line is not None else None,
             "text": self.text,
             "cells": [
+                {"row": r + 1, "col": c + 1, "colour": names[int(v)]} if names else
                 {"row": r + 1, "col": c + 1, "value": "filled" if v == Cell.FILLED else "empty"}
                 for (r, c), v in self.cells
             ],
-            "verdict": self.verdict,
         }
+        if names:
+            out["masks"] = [{"row": r + 1, "col": c + 1,
+                             "colours": [n for k, n in enumerate(names) if (m >> k) & 1]}
+                            for (r, c), m in self.masks]
+        out["verdict"] = self.verdict
+        return out
 
 
 # -- wording ----------------------------------------------------------------------------------
@@ -448,25 +440,23 @@ class HintFinder:
                     queue.append(other)
         return None, fixed
 
-    def _colour_probing_hint(self, state: np.ndarray, max_candidates: int) -> Hint | None:
-        steps = self.logic.probing(state)
-        if steps is None:
-            return Hint("no-solution", "Every colour of some cell leads to a contradiction, so "
-                        "this state has no solution.")
-        if not steps:
-            return None
-        if steps[0].technique == "failed-literal":
-            best = None
-            for step in steps[:max_candidates]:
-                premise = step.premise
-                assert premise is not None
-                line, fixed = self._propagate_from(state, premise.cell, 1 << int(premise[2]))
-                if best is None or (line is not None and (best[2] is None or fixed < best[0])):
-                    best = (fixed, step, line)
-            assert best is not None
-            fixed, step, line = best
+    def _refutation(self, state: np.ndarray, steps: list) -> tuple | None:
+        """Among failed-literal ``steps``: ``(cells fixed on the way, step, line)`` for the one
+        whose line-by-line propagation reaches a line with no room soonest, or ``None``."""
+        best = None
+        for step in steps:
             premise = step.premise
             assert premise is not None
+            value = 1 << int(premise[2]) if self.colour else premise.value
+            line, fixed = self._propagate_from(state, premise.cell, value)
+            if line is not None and (best is None or fixed < best[0]):
+                best = (fixed, step, line)
+        return best
+
+    def _colour_probing_hint(self, state: np.ndarray, steps: list, best: tuple | None) -> Hint:
+        if steps[0].technique == "failed-literal":
+            fixed, step, line = best if best is not None else (0, steps[0], None)
+            premise = step.premise
             (cell, mask), = step.masks
             name = self._cell(cell)
             removed = int(state[cell]) & ~mask
@@ -495,22 +485,18 @@ class HintFinder:
     def probing_hint(self, state: np.ndarray, max_candidates: int = 30) -> Hint | None:
         """A failed literal with the shortest refutation, else a probe-both (for colour,
         probe-all) deduction."""
-        if self.colour:
-            return self._colour_probing_hint(state, max_candidates)
-        steps = probe_pass(self.puzzle, state)
+        steps = self.logic.probing(state)
         if steps is None:
-            return Hint("no-solution", "Both values of some cell lead to a contradiction, so "
-                        "this state has no solution.")
+            return Hint("no-solution", ("Every colour of some cell leads" if self.colour else
+                                        "Both values of some cell lead") + " to a contradiction, "
+                        "so this state has no solution.")
         if not steps:
             return None
-        if steps[0].technique == "failed-literal":
-            best = None
-            for step in steps[:max_candidates]:
-                premise = step.premise
-                assert isinstance(premise, Literal)  # black-and-white probing's literals
-                line, fixed = self._propagate_from(state, premise.cell, premise.value)
-                if line is not None and (best is None or fixed < best[0]):
-                    best = (fixed, step, line)
+        failed = steps[0].technique == "failed-literal"
+        best = self._refutation(state, steps[:max_candidates]) if failed else None
+        if self.colour:
+            return self._colour_probing_hint(state, steps, best)
+        if failed:
             if best is not None:
                 fixed, step, line = best
                 premise = step.premise

@@ -9,7 +9,7 @@ Positions are 0-based in code and 1-based in words; runs of consecutive position
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from nonosat.puzzle import Cell, Puzzle
 
@@ -127,18 +127,29 @@ def cells_text(puzzle: Puzzle, cells: Iterable[tuple[int, int, int]], limit: int
     if len(cells) == 1:
         r, c, v = cells[0]
         return f"{cell_name(r, c)} {value_word(v)}"
-    groups = _groups(puzzle, cells)
     h = puzzle.height
+
+    def of_line(line: int, group: list[tuple[int, int, int]]) -> str:
+        noun = line_noun(puzzle, line)
+        pos: dict[Cell, list[int]] = {Cell.FILLED: [], Cell.EMPTY: []}
+        for r, c, v in group:
+            if Cell(v) in pos:
+                pos[Cell(v)].append(c if line < h else r)
+        return ", ".join(f"{range_text(p, noun)} of {puzzle.line_name(line)} "
+                         f"{value_word(v)}" for v, p in pos.items() if p)
+
+    return _grouped(puzzle, cells, limit, of_line)
+
+
+def _grouped(puzzle: Puzzle, cells: list[tuple[int, int, int]], limit: int,
+             of_line: Callable[[int, list[tuple[int, int, int]]], str]) -> str:
+    """``cells`` grouped by rows or by columns (:func:`_groups`), ``of_line(line, group)`` for
+    at most ``limit`` groups joined by ``"; "``, then ``"and N more cells"``."""
+    groups = _groups(puzzle, cells)
     parts = []
     shown = 0
     for line in sorted(groups)[:limit]:
-        noun = line_noun(puzzle, line)
-        pos: dict[Cell, list[int]] = {Cell.FILLED: [], Cell.EMPTY: []}
-        for r, c, v in groups[line]:
-            if Cell(v) in pos:
-                pos[Cell(v)].append(c if line < h else r)
-        parts.append(", ".join(f"{range_text(p, noun)} of {puzzle.line_name(line)} "
-                               f"{value_word(v)}" for v, p in pos.items() if p))
+        parts.append(of_line(line, groups[line]))
         shown += len(groups[line])
     text = "; ".join(parts)
     left = len(cells) - shown
@@ -176,17 +187,9 @@ def mask_cells_text(puzzle: Puzzle, cells: Iterable[tuple[tuple[int, int], int]]
     if len(masks) == 1:
         (r, c), m = masks[0]
         return f"{cell_words(r, c)} {colour_names(puzzle, m)}"
-    groups = _groups(puzzle, [(r, c, m) for (r, c), m in masks])
-    parts = []
-    shown = 0
-    for line in sorted(groups)[:limit]:
-        parts.append(_by_mask(puzzle, line, [((r, c), m) for r, c, m in groups[line]], of=True))
-        shown += len(groups[line])
-    text = "; ".join(parts)
-    left = len(masks) - shown
-    if left > 0:
-        text += f" and {left} more cell{'s' if left != 1 else ''}"
-    return text
+    return _grouped(puzzle, [(r, c, m) for (r, c), m in masks], limit,
+                    lambda line, group: _by_mask(puzzle, line,
+                                                 [((r, c), m) for r, c, m in group], of=True))
 
 
 def pair_cells_text(puzzle: Puzzle, cells: Iterable[tuple[tuple[int, int], int]],
@@ -200,19 +203,13 @@ def cell_set_text(puzzle: Puzzle, cells: Iterable[tuple[int, int]], limit: int =
     cells = [(int(r), int(c)) for r, c in cells]
     if len(cells) == 1:
         return cell_label(puzzle, *cells[0])
-    groups = _groups(puzzle, [(r, c, int(Cell.FILLED)) for r, c in cells])
     h = puzzle.height
-    parts = []
-    shown = 0
-    for line in sorted(groups)[:limit]:
-        pos = [c if line < h else r for r, c, _ in groups[line]]
-        parts.append(f"{range_text(pos, line_noun(puzzle, line))} of {puzzle.line_name(line)}")
-        shown += len(pos)
-    text = "; ".join(parts)
-    left = len(cells) - shown
-    if left > 0:
-        text += f" and {left} more cell{'s' if left != 1 else ''}"
-    return text
+
+    def of_line(line: int, group: list[tuple[int, int, int]]) -> str:
+        pos = [c if line < h else r for r, c, _ in group]
+        return f"{range_text(pos, line_noun(puzzle, line))} of {puzzle.line_name(line)}"
+
+    return _grouped(puzzle, [(r, c, int(Cell.FILLED)) for r, c in cells], limit, of_line)
 
 
 def wrap(text: str, first: str = "", indent: int | None = None, width: int = LINE_WIDTH) -> str:
