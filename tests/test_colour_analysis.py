@@ -161,6 +161,19 @@ def test_cli_analyse_hint_explain_on_colour():
     assert out.exit_code == 0
     data = json.loads(out.stdout)
     assert data["end"] == "solved" and data["techniques"]["line"] > 10
+    # every step's decided cells have CP-SAT's colours; every narrowed cell keeps CP-SAT's
+    puzzle = read_puzzle(acorn)
+    truth = _cpsat_unique(puzzle)
+    names = [col.name for col in puzzle.palette.colours]
+    decided = 0
+    for step in data["steps"]:
+        assert not _RC.search(step["text"]), step["text"]
+        for cell in step["cells"]:
+            assert cell["colour"] == names[truth[cell["row"] - 1, cell["col"] - 1]]
+            decided += 1
+        for cell in step["masks"]:
+            assert names[truth[cell["row"] - 1, cell["col"] - 1]] in cell["colours"]
+    assert decided == puzzle.width * puzzle.height
     out = runner.invoke(app, ["hint", str(GAMES / "ladybird.non")])
     assert out.exit_code == 0 and out.output.startswith("[line]")
 
