@@ -353,7 +353,16 @@ class HintFinder:
             return f"is not {self._colours(removed)}"
         return f"is {self._colours(mask)}"
 
+    def _colour_chain(self, graph: nx.DiGraph, path: list) -> str:
+        """A path of colour literals in words: ``"row 3 gives row 3, column 6 red, then ..."``."""
+        return ", then ".join(
+            f"{self.puzzle.line_name(graph.edges[a, b]['line'])} gives {self._cell(b.cell)} "
+            f"{self._colours(1 << int(b[2]))}" for a, b in zip(path, path[1:], strict=False))
+
     def _colour_implication_hint(self, state: np.ndarray) -> Hint | None:
+        from nonosat.analysis.implied import ColourLiteral, palette_arrays
+        from nonosat.analysis.structure import colour_graph
+
         steps = self.logic.implications(state)
         if not steps:
             return None
@@ -363,13 +372,33 @@ class HintFinder:
         (cell, mask), = step.masks
         name = self._cell(cell)
         what = self._outcome(state, cell, mask)
-        p_cell, p_colour = self._cell(premise.cell), self._colours(1 << int(premise[2]))
-        if step.technique == "tautology":
-            text = (f"Whatever colour {p_cell} takes, the rows and columns through it lead, one "
-                    f"line at a time, to {name} being {self._colours(mask)}. So {name} {what}.")
-        else:
-            text = (f"If {p_cell} were {p_colour}, the rows and columns through it would lead, "
-                    f"one line at a time, to a cell with two colours at once. So {name} {what}.")
+        graph = colour_graph(palette_arrays(self.puzzle, state))
+        p_cell = self._cell(premise.cell)
+        if step.technique == "tautology":  # every colour of the premise's cell reaches the cell
+            target = ColourLiteral(*cell, int(mask).bit_length() - 1)
+            ways = []
+            for k in range(self.puzzle.n_colours):
+                start = ColourLiteral(*premise.cell, k)
+                if (int(state[premise.cell]) >> k) & 1 and start in graph:
+                    path = nx.shortest_path(graph, start, target)
+                    ways.append(f"if {p_cell} is {self._colours(1 << k)}, "
+                                f"{self._colour_chain(graph, path)}")
+            text = (f"{name[0].upper()}{name[1:]} {what} whatever colour {p_cell} takes: "
+                    + "; ".join(ways) + ".")
+            return self._masks_hint(text, step.technique, [(cell, mask)])
+        # a contradiction: the premise reaches two colours of one cell (shortest pair)
+        paths = nx.single_source_shortest_path(graph, premise)
+        by_cell: dict[tuple[int, int], list[list]] = {}
+        for lit, path in paths.items():
+            by_cell.setdefault(lit.cell, []).append(path)
+        witness = min((sorted(ps, key=len)[:2] for ps in by_cell.values() if len(ps) > 1),
+                      key=lambda two: len(two[0]) + len(two[1]))
+        chains = [self._colour_chain(graph, p) for p in witness if len(p) > 1]
+        both = " and ".join(self._colours(1 << int(p[-1][2])) for p in witness)
+        text = (f"If {p_cell} were {self._colours(1 << int(premise[2]))}: "
+                + "; and ".join(chains)
+                + f" — {self._cell(witness[0][-1].cell)} would have to be both {both}. "
+                f"So {name} {what}.")
         return self._masks_hint(text, step.technique, [(cell, mask)])
 
     def implication_hint(self, state: np.ndarray, max_candidates: int = 200) -> Hint | None:
