@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from nonosat.engines import SolveResult, Status, solve
+from nonosat.engines import Status, solve
 from nonosat.puzzle import Puzzle
 from nonosat.studio.schemas import INDEX_CHARS, colour_cell_json, colour_grid_rows
 
@@ -42,42 +42,33 @@ def _line_json(puzzle: Puzzle, line: int | None) -> dict[str, Any] | None:
     return {"axis": "row", "index": line} if line < h else {"axis": "col", "index": line - h}
 
 
-def _mistakes(puzzle: Puzzle, grid: np.ndarray, timeout: float
-              ) -> tuple[list[list[Any]] | None, SolveResult | None]:
-    """``(mistakes, solved)``: the known cells no solution shares, with their right colours
-    (``[r, c, ch]``), empty when some solution agrees; ``None`` when the puzzle has no solution.
-    ``solved`` is a solve agreeing with the state (when one was found).
+def _mistakes(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> list[list[Any]] | None:
+    """The known cells no solution shares, with their right colours (``[r, c, ch]``), by
+    :func:`nonosat.analysis.hints.find_mistakes` (black-and-white's; ``timeout`` seconds a
+    solve): empty when some solution agrees, ``None`` when the puzzle has no solution.
 
     Raises
     ------
     TimeoutError
         A solve gave up (neither answer is known).
     """
-    given = solve(puzzle, "auto", partial=grid, limit=1, timeout=timeout)
-    if given.solutions:
-        return [], given
-    if given.status == Status.UNKNOWN:
-        raise TimeoutError
-    result = solve(puzzle, "auto", limit=2, timeout=timeout)
-    if not result.solutions:
-        if result.status == Status.UNKNOWN:
-            raise TimeoutError
-        return None, None
-    known = _single(grid)
+    from nonosat.analysis.hints import find_mistakes
+    from nonosat.errors import UndecidedError
 
-    def wrong(sol: np.ndarray) -> np.ndarray:
-        return known & ((np.asarray(grid, dtype=np.int64) >> sol.astype(np.int64)) & 1 == 0)
-
-    closest = min(result.solutions, key=lambda s: int(wrong(s).sum()))
-    return ([[int(r), int(c), INDEX_CHARS[int(closest[r, c])]]
-             for r, c in zip(*np.nonzero(wrong(closest)), strict=True)], None)
+    try:
+        found = find_mistakes(puzzle, grid, engine="auto", timeout=timeout)
+    except UndecidedError:
+        raise TimeoutError from None
+    if found is None:
+        return None
+    return [[r, c, INDEX_CHARS[int(k)]] for (r, c), k in found]
 
 
 def colour_check_json(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> dict[str, Any]:
     """The ``/api/check`` answer for a colour grid state: ``{"mistakes": [[r, c]],
     "complete", "solvable"}``."""
     try:
-        found, _ = _mistakes(puzzle, grid, timeout)
+        found = _mistakes(puzzle, grid, timeout)
     except TimeoutError:
         return {"mistakes": [], "complete": False, "solvable": None}
     mistakes = [[r, c] for r, c, _ in found or []]
@@ -103,7 +94,7 @@ def colour_hint_json(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> dict[s
                 "cells": cells, "done": kind == "solved"}
 
     try:
-        mistakes, _ = _mistakes(puzzle, grid, timeout)
+        mistakes = _mistakes(puzzle, grid, timeout)
     except TimeoutError:
         return answer("unknown", f"The solver could not decide within {timeout:g} s whether "
                                  f"the cells known so far are right; no hint.", [])
