@@ -1233,6 +1233,22 @@ def test_player_helps_greys_marks_crosses_and_wins(driver, server, shot):
     wait(driver, lambda d: el(d, "#win").is_displayed(), message="no win banner")
     assert "Solved" in el(driver, "#win").text
     shot()
+    # an all-empty puzzle is not solved the moment it opens: the player crosses its cells
+    empty = {"rows": [[], []], "cols": [[], [], []]}
+    open_page(driver, server, "?mode=play&j=" + quote(json.dumps(empty)))
+    wait(driver, lambda d: len(grid(d)) == 2)
+    el(driver, "#restart").click()
+    status = el(driver, "#play-status")
+    assert status.get_attribute("data-complete") == "false"
+    assert status.get_attribute("data-confirm") == "true" and "cross" in status.text
+    assert not el(driver, "#win").is_displayed()
+    el(driver, '#board .row-clue[data-r="0"]').click()
+    assert status.get_attribute("data-complete") == "false"
+    el(driver, '#board .row-clue[data-r="1"]').click()
+    assert grid(driver) == ["...", "..."]
+    wait(driver, lambda d: el(d, "#win").is_displayed(), message="no win banner")
+    assert status.get_attribute("data-complete") == "true"
+    shot("-empty")
 
 
 def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):
