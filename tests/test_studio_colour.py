@@ -302,9 +302,9 @@ def test_colour_givens_saved_and_reopened(client, tmp_path, to):
 
     data = {"rows": [[1, 1], [1, 1]], "cols": [[1], [1], [1], [1]],
             "row_colours": [[1, 2], [1, 2]], "col_colours": [[1], [1], [2], [2]],
-            "palette": [{"name": "white", "rgb": "#ffffff"},
-                        {"name": 'r<&"ed ?|', "rgb": "#ff0000", "char": "?"},
-                        {"name": "blue ]]>", "rgb": "#0000ff", "char": "|"}],
+            "palette": [{"name": "white", "rgb": "#ffffff", "char": "."},
+                        {"name": 'r<&"ed ?|', "rgb": "#ff0000", "char": "r"},
+                        {"name": "blue ]]>", "rgb": "#0000ff", "char": "k"}],
             "givens": ["a???", "???b"], "name": "two\u202e"}
     response = client.post("/api/convert", json={"puzzle": data, "to": to})
     assert response.status_code == 200, response.text
@@ -321,6 +321,8 @@ def test_colour_givens_saved_and_reopened(client, tmp_path, to):
         assert response.headers["X-Nonosat-Givens"] == "dropped" and givens_of(saved) is None
         beside = tmp_path / "saved-givens.txt"
         beside.write_text(unquote(response.headers["X-Nonosat-Givens-State"]))
+        # in the file's characters (the page's own are a, b)
+        assert beside.read_text() == "r???\n???k\n"
         partial = read_state(beside, saved)
     result = solve(saved, "cpsat", partial=partial, limit=2)
     assert result.status == Status.UNIQUE
