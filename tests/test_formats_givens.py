@@ -6,6 +6,7 @@ it (hand-written here, not produced by our writer) is read back."""
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from pathlib import Path
 
@@ -36,8 +37,10 @@ def _read(name: str, data: bytes) -> Puzzle:
 
 
 @pytest.mark.parametrize("name", ["webpbn", "json"])
-def test_givens_round_trip(name):
-    puzzle = with_givens(DIAGONALS, grid_from_rows(GIVENS, (2, 2)))
+@pytest.mark.parametrize("title", [None, 'a<&"]]>\n?#|\u202eb'])
+def test_givens_round_trip(name, title):
+    puzzle = with_givens(dataclasses.replace(DIAGONALS, title=title),
+                         grid_from_rows(GIVENS, (2, 2)))
     back = _read(name, encode_puzzles([puzzle], get_format(name)))
     assert givens_rows(back) == GIVENS
     assert back == puzzle
