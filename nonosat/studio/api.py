@@ -173,11 +173,13 @@ async def suggest(body: SuggestRequest, request: Request) -> dict[str, Any]:
         result = verdict(puzzle, timeout, givens, stop=should_stop)
         if result.status != Status.MULTIPLE:
             return {"status": result.status.value, "suggestions": []}
-        _, _, _, root = quick_grade(puzzle, result, givens)
+        _, _, _, root = quick_grade(puzzle, result, givens, stop=should_stop)
         if root is None:
             root = givens
         ambiguous, _, witnesses = backbone(puzzle, result.solutions, root,
-                                           deadline=start + timeout)
+                                           deadline=start + timeout, stop=should_stop)
+        if should_stop():
+            return None
         left = max(timeout - (time.perf_counter() - start), 0.05)
         try:
             return {"status": result.status.value,

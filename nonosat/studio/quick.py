@@ -142,15 +142,17 @@ def given_count(puzzle: Puzzle, givens: np.ndarray) -> int:
 
 
 def backbone(puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None, *,
-             deadline: float) -> tuple[np.ndarray, bool, list[np.ndarray]]:
+             deadline: float, stop: StopToken | None = None
+             ) -> tuple[np.ndarray, bool, list[np.ndarray]]:
     """``(ambiguous, complete, witnesses)`` of several solutions, black-and-white
-    (:func:`sat_backbone`) or colour (:func:`nonosat.analysis.backbone.ambiguity_map`)."""
+    (:func:`sat_backbone`) or colour (:func:`nonosat.analysis.backbone.ambiguity_map`); a set
+    ``stop`` ends it as the deadline does (the map then incomplete)."""
     if not puzzle.is_colour:
-        return sat_backbone(puzzle, solutions, known, deadline=deadline)
+        return sat_backbone(puzzle, solutions, known, deadline=deadline, stop=stop)
     from nonosat.analysis.backbone import ambiguity_map
 
     bb = ambiguity_map(puzzle, solutions, known,
-                       timeout=max(deadline - time.perf_counter(), 0.0))
+                       timeout=max(deadline - time.perf_counter(), 0.0), stop=stop)
     return bb.ambiguous, not bool(bb.undecided.any()), list(bb.witnesses)
 
 
@@ -174,7 +176,13 @@ def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None,
     return auto
 
 
-def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
+#: The grade of a run stopped by its token before the grade was known.
+STOPPED_GRADE: dict[str, Any] = {"level": None, "name": "not graded", "score": None,
+                                 "exact": False, "reason": "stopped before the grade was known"}
+
+
+def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None, *,
+                stop: StopToken | None = None
                 ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
     """Grade, techniques (steps per technique), guesses and the logic fixpoint grid.
 
@@ -182,7 +190,9 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
 
     The rule is :func:`nonosat.analysis.difficulty.difficulty_grade`'s; see the module docstring
     for when the implication stage is left out (``"exact": false``).  The fixpoint grid is
-    ``None`` when logic proves there is no solution.
+    ``None`` when logic proves there is no solution, or when ``stop`` was set before the grade
+    was known (read by the probing kernels and between stages: the answer is then
+    :data:`STOPPED_GRADE`, no technique, no grid).
     """
     from nonosat.analysis.difficulty import difficulty_grade
     from nonosat.analysis.staged import ForkResult, StagedRun, staged_solve
@@ -195,14 +205,22 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
         return ({"level": 5, "name": "extreme", "score": 5.0, "exact": False,
                  "reason": "not decided within the time limit"}, {}, 0, None)
     if puzzle.is_colour:
-        return _colour_grade(puzzle, result, start)
+        return _colour_grade(puzzle, result, start, stop)
+
+    def stopped() -> bool:
+        return stop is not None and stop.is_set()
+
+    halted: tuple[dict[str, Any], dict[str, int], int, np.ndarray | None] = (
+        dict(STOPPED_GRADE), {}, 0, None)
     native = result.stats if result.engine == "native" else result.stats.get("native", {})
     guesses = int(native.get("guesses", 0))
     finished = result.engine == "native" and result.status != Status.UNKNOWN
     line = propagate_grid(puzzle, start)
     root = None
-    if line is not None and bool((line[0] == Cell.UNKNOWN).any()):
-        root = probe_grid(puzzle, line[0])
+    if line is not None and bool((line[0] == Cell.UNKNOWN).any()) and not stopped():
+        root = probe_grid(puzzle, line[0], stop=stop)
+    if stopped():
+        return halted
     if root is not None and bool((root[0] == Cell.UNKNOWN).any()):
         # logic (propagation and probing, the native root node) gets stuck: the grade rests on
         # the guesses alone (grades 4-5), so the staged run is not needed
@@ -220,7 +238,9 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
     if line is not None and int((line[0] == Cell.UNKNOWN).sum()) > IMPLICATION_OPEN_MAX:
         stages = ("line", "probing")
         exact = False
-    staged = staged_solve(puzzle, start, stages=stages)
+    staged = staged_solve(puzzle, start, stages=stages, stop=stop)
+    if staged.stopped:
+        return halted
     fork = None
     if staged.status == "stuck":  # pragma: no cover - probing decided it above
         guesses = int(native.get("guesses", 0))
@@ -234,7 +254,8 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
     return out, staged.techniques(), guesses, grid
 
 
-def _colour_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
+def _colour_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None,
+                  stop: StopToken | None = None
                   ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
     """:func:`quick_grade` of a colour puzzle: the staged solve (line solving, implications,
     probing) and, when it gets stuck, the engine's search figures, graded by the same rule; the
@@ -243,7 +264,9 @@ def _colour_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None 
     from nonosat.analysis.difficulty import difficulty_grade
     from nonosat.analysis.staged import staged_solve
 
-    staged = staged_solve(puzzle, start)
+    staged = staged_solve(puzzle, start, stop=stop)
+    if staged.stopped:
+        return dict(STOPPED_GRADE), {}, 0, None
     stuck = staged.status == "stuck"
     grade = difficulty_grade(staged, search_effort(result) if stuck else None,
                              contradiction=staged.status == "contradiction")
@@ -339,7 +362,7 @@ def quick_analyse(
     tell("grade", status=result.status.value,
          **({"proved": cells, "ambiguous": 0, "undecided": 0}
             if result.status == Status.UNIQUE else {}))
-    grade, techniques, guesses, root = quick_grade(puzzle, result, givens)
+    grade, techniques, guesses, root = quick_grade(puzzle, result, givens, stop=stop)
     if root is None:
         root = givens
     if result.status in (Status.NONE, Status.MULTIPLE):  # no grade, as nonosat analyse
@@ -355,7 +378,7 @@ def quick_analyse(
         tell("map", status=result.status.value, proved=proved, ambiguous=0,
              undecided=cells - proved)
         ambiguous, complete, witnesses = backbone(
-            puzzle, result.solutions, root, deadline=time.perf_counter() + budget())
+            puzzle, result.solutions, root, deadline=time.perf_counter() + budget(), stop=stop)
         n = int(ambiguous.sum())
         tell("map", status=result.status.value, ambiguous=n,
              proved=cells - n if complete else proved, undecided=0 if complete else
