@@ -325,12 +325,26 @@ def supersede_latency(repeats: int = 3) -> list[float]:
 PHASE_CAP_S = 3.0
 
 
-def _cancel_once(work, token, moment: float, phase_of=None) -> tuple[float, str, object]:
+def _thread_cpu_s(tid: int) -> float:
+    """CPU seconds of thread ``tid`` of this process (Linux ``/proc``; 0.0 elsewhere)."""
+    try:
+        return int(Path(f"/proc/self/task/{tid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+#: Where the slow stops were (``--where``): the worker's stack 50 ms after the token was set.
+SLOW_STACKS: list[str] = []
+
+
+def _cancel_once(work, token, moment: float, phase_of=None, where: bool = False
+                 ) -> tuple[float, float, str, object]:
     """Run ``work(token)`` in a thread, set ``token`` ``moment`` seconds after it starts (or
     after ``phase_of()`` says the phase began: see :func:`phase_supersede`), and return
-    (seconds from the set to the thread's end, the phase when it was set, what work returned or
-    raised)."""
+    (seconds from the set to the thread's end, the thread's CPU seconds meanwhile, the phase
+    when it was set, what work returned or raised); NaN seconds when it ended first."""
     import threading
+    import traceback
 
     from nonosat.stop import CANCELLED
 
@@ -344,6 +358,7 @@ def _cancel_once(work, token, moment: float, phase_of=None) -> tuple[float, str,
             outcome.append(exc)
         finally:
             ended.append(time.perf_counter())
+            ended.append(_thread_cpu_s(threading.get_native_id()))
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
@@ -352,16 +367,22 @@ def _cancel_once(work, token, moment: float, phase_of=None) -> tuple[float, str,
         start = phase_of(thread)
     if start is None:  # the phase never came
         thread.join()
-        return float("nan"), "-", outcome[0]
+        return float("nan"), float("nan"), "-", outcome[0]
     while time.perf_counter() < start + moment and thread.is_alive():
         time.sleep(0.001)
     phase = phase_of.current if phase_of is not None else "job"
+    cpu = _thread_cpu_s(thread.native_id or 0)
     at = time.perf_counter()
     token.set(CANCELLED)
+    if where:
+        thread.join(0.05)
+        frame = sys._current_frames().get(thread.ident or 0)
+        if frame is not None and thread.is_alive():
+            SLOW_STACKS.append("".join(traceback.format_stack(frame)[-6:]))
     thread.join()
     if not ended or ended[0] <= at:  # it had finished before the token was set
-        return float("nan"), "finished", outcome[0]
-    return ended[0] - at, phase, outcome[0]
+        return float("nan"), float("nan"), "finished", outcome[0]
+    return ended[0] - at, ended[1] - cpu, phase, outcome[0]
 
 
 class _Phases:
@@ -390,22 +411,25 @@ class _Phases:
         return self.began
 
 
-def phase_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int = 4
-                    ) -> list[str]:
+def phase_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int = 4,
+                    where: bool = False) -> list[str]:
     """For each puzzle and each phase of the editor's analysis (``verdict``, ``grade``,
     ``map``, ``suggestions``): one run to time the phases, then ``repeats`` runs superseded at a
     uniformly random moment within the phase (at most :data:`PHASE_CAP_S` into it); the
     seconds from the token's set to the worker thread's end.  A run that returns an answer
     after its token was set is counted as a *finding* (the studio answers 409 for it anyway;
-    the analysis should raise ``Cancelled``)."""
+    the analysis should raise ``Cancelled``).  Besides the wall clock, the worker thread's CPU
+    time over the same span (``/proc``): on a loaded machine the wall clock measures the
+    load."""
     from nonosat.studio.jobs import JobToken
     from nonosat.studio.quick import Cancelled, quick_analyse
 
     rng = np.random.default_rng(seed)
-    lines = ["| puzzle | phase | phase ms | supersedes | median ms | max ms | findings |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| puzzle | phase | phase ms | supersedes | median ms | max ms | CPU median ms "
+             "| CPU max ms | findings |", "|---|---|---|---|---|---|---|---|---|"]
     for name, puzzle in puzzles:
         marks: dict[str, float] = {}
+        quick_analyse(puzzle, timeout=10, suggest=True, stop=JobToken())  # warm
         t0 = time.perf_counter()
 
         def mark(phase: str, known: dict, marks=marks, t0=t0) -> None:
@@ -416,7 +440,7 @@ def phase_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int =
         order = sorted(marks, key=marks.get)
         for i, phase in enumerate(order[:-1]):
             length = marks[order[i + 1]] - marks[phase]
-            lat, findings = [], 0
+            lat, cpus, findings = [], [], 0
             for _ in range(repeats):
                 watch = _Phases(phase)
                 token = JobToken()
@@ -429,21 +453,26 @@ def phase_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int =
                         return None
 
                 moment = float(rng.uniform(0, min(length, PHASE_CAP_S)))
-                took, _, out = _cancel_once(work, token, moment, watch)
+                took, cpu, _, out = _cancel_once(work, token, moment, watch, where)
                 if took == took:  # not NaN: cancelled while running
                     lat.append(took * 1000)
+                    cpus.append(cpu * 1000)
                     findings += out is not None
-            if lat:
-                lines.append(f"| {name} | {phase} | {length * 1000:.0f} | {len(lat)} | "
-                             f"{statistics.median(lat):.0f} | {max(lat):.0f} | {findings} |")
-            else:
-                lines.append(f"| {name} | {phase} | {length * 1000:.0f} | 0 | - | - | - |")
+            lines.append(f"| {name} | {phase} | {length * 1000:.0f} | {len(lat)} | "
+                         + _figures(lat, cpus) + f" {findings if lat else '-'} |")
             print(lines[-1], flush=True)
     return lines
 
 
-def job_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int = 5
-                  ) -> list[str]:
+def _figures(lat: list[float], cpus: list[float]) -> str:
+    if not lat:
+        return "- | - | - | - |"
+    return (f"{statistics.median(lat):.0f} | {max(lat):.0f} | {statistics.median(cpus):.0f} | "
+            f"{max(cpus):.0f} |")
+
+
+def job_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int = 5,
+                  where: bool = False) -> list[str]:
     """The other solving jobs of the studio (make-unique, hint, steps, suggestions alone):
     their work functions (as the API runs them) superseded at a uniformly random moment of an
     uncancelled run's length (at most :data:`PHASE_CAP_S`); seconds from the set to the
@@ -451,8 +480,8 @@ def job_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int = 5
     from nonosat.studio.jobs import JobToken
 
     rng = np.random.default_rng(seed)
-    lines = ["| puzzle | job | job ms | supersedes | median ms | max ms |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| puzzle | job | job ms | supersedes | median ms | max ms | CPU median ms "
+             "| CPU max ms |", "|---|---|---|---|---|---|---|---|"]
     for name, puzzle in puzzles:
         for job, work in studio_jobs(puzzle).items():
             t0 = time.perf_counter()
@@ -461,15 +490,15 @@ def job_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int = 5
             except Exception:  # noqa: BLE001 - timed anyway
                 pass
             length = time.perf_counter() - t0
-            lat = []
+            lat, cpus = [], []
             for _ in range(repeats):
                 moment = float(rng.uniform(0, min(length, PHASE_CAP_S)))
-                took, _, _ = _cancel_once(work, JobToken(), moment)
+                took, cpu, _, _ = _cancel_once(work, JobToken(), moment, where=where)
                 if took == took:
                     lat.append(took * 1000)
+                    cpus.append(cpu * 1000)
             lines.append(f"| {name} | {job} | {length * 1000:.0f} | {len(lat)} | "
-                         + (f"{statistics.median(lat):.0f} | {max(lat):.0f} |" if lat
-                            else "- | - |"))
+                         + _figures(lat, cpus))
             print(lines[-1], flush=True)
     return lines
 
@@ -509,12 +538,20 @@ def issue29_stop(args: argparse.Namespace) -> None:
     from nonosat.studio.quick import quick_analyse
 
     quick_analyse(puzzles[0][1], suggest=False)  # the kernels compiled before timing
-    out = phase_supersede(puzzles, args.repeats)
+    if args.only:
+        puzzles = [p for p in puzzles if args.only in p[0]]
+    out = phase_supersede(puzzles, args.repeats, where=args.where) if not args.no_phases else []
     if not args.no_jobs:
-        out += [""] + job_supersede(puzzles, args.repeats)
+        out += [""] + job_supersede(puzzles, args.repeats, where=args.where)
     print()
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("\n".join(out))
+    if SLOW_STACKS:
+        from collections import Counter
+
+        print("\nwhere the workers were 50 ms after the token was set (most frequent first):")
+        for stack, n in Counter(SLOW_STACKS).most_common(8):
+            print(f"--- {n}x\n{stack}")
 
 
 def keep_trying(base: str) -> tuple[str, float, dict]:
@@ -585,6 +622,10 @@ def main() -> None:
                     help="supersedes per phase and per job (--stop)")
     ap.add_argument("--no-jobs", action="store_true",
                     help="the analysis's phases only (--stop)")
+    ap.add_argument("--no-phases", action="store_true", help="the other jobs only (--stop)")
+    ap.add_argument("--only", default="", help="puzzles whose name holds this (--stop)")
+    ap.add_argument("--where", action="store_true",
+                    help="print where workers still ran 50 ms after the set (--stop)")
     args = ap.parse_args()
     if args.stop:
         issue29_stop(args)

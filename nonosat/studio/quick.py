@@ -392,7 +392,8 @@ def quick_analyse(
     if suggest and result.status == Status.MULTIPLE and not timed_out():
         tell("suggestions", status=result.status.value)
         out.suggestions = suggestions(puzzle, witnesses, root, ambiguous,
-                                      timeout=suggest_timeout, should_stop=should_stop)
+                                      timeout=suggest_timeout, should_stop=should_stop,
+                                      stop=stop)
     check()
     out.time_s = time.perf_counter() - start
     return out
@@ -419,6 +420,7 @@ def suggestions(
     *,
     timeout: float | None = None,
     should_stop: Callable[[], bool] = lambda: False,
+    stop: StopToken | None = None,
 ) -> list[dict[str, Any]]:
     """Make-unique suggestions: one ``give`` (extra givens) and up to :data:`MAX_EDITS` ``edit``
     entries (when the puzzle has a ``goal``).
@@ -428,7 +430,8 @@ def suggestions(
     the time-dependent witnesses of the backbone); every further solution comes from the native
     engine, which is deterministic.  ``timeout`` (default :func:`suggestion_budget`) is a cap:
     reached, the suggestions found so far are returned (the givens only when they make the
-    puzzle unique).
+    puzzle unique).  ``stop`` is handed to the searches' solves and kernels (and read between
+    their steps); ``should_stop`` is polled between the two searches (:class:`Cancelled`).
     """
     if timeout is None:
         timeout = suggestion_budget(puzzle)
@@ -444,8 +447,9 @@ def suggestions(
     share = timeout / 2 if puzzle.goal is not None else timeout
     if puzzle.is_colour:
         return _colour_suggestions(puzzle, solutions, known, ambiguous, deadline=deadline,
-                                   share=share, should_stop=should_stop)
-    givens = uniqueness_givens(puzzle, solutions, known, engine="native", timeout=share)
+                                   share=share, should_stop=should_stop, stop=stop)
+    givens = uniqueness_givens(puzzle, solutions, known, engine="native", timeout=share,
+                               stop=stop)
     if givens.unique and givens.cells:
         cells: list[list[Any]] = [[r, c, "#" if v else "."] for (r, c), v in givens.cells]
         n = len(cells)
@@ -459,7 +463,8 @@ def suggestions(
     if should_stop():
         raise Cancelled
     if puzzle.goal is not None and np.asarray(puzzle.goal).shape == puzzle.shape:
-        out += edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop)
+        out += edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop,
+                                stop=stop)
     return out
 
 
@@ -472,6 +477,7 @@ def _colour_suggestions(
     deadline: float,
     share: float,
     should_stop: Callable[[], bool],
+    stop: StopToken | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`suggestions` of a colour puzzle: givens of the goal picture (when it is a solution,
     else of the first solution) by :func:`nonosat.analysis.givens.uniqueness_givens`, then
@@ -485,7 +491,7 @@ def _colour_suggestions(
     target = (np.asarray(goal, dtype=np.int8) if goal is not None and goal.shape == puzzle.shape
               and puzzle.is_solution(goal) else solutions[0])
     out: list[dict[str, Any]] = []
-    found = uniqueness_givens(puzzle, [target], known, timeout=share)
+    found = uniqueness_givens(puzzle, [target], known, timeout=share, stop=stop)
     cells = [(r, c, int(k)) for (r, c), k in found.cells] if found.unique else None
     if cells:
         n = len(cells)
@@ -498,7 +504,8 @@ def _colour_suggestions(
     if should_stop():
         raise Cancelled
     if goal is not None and np.asarray(goal).shape == puzzle.shape:
-        for e in edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop):
+        for e in edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop,
+                                  stop=stop):
             e["value"] = INDEX_CHARS[int(e["value"])]
             out.append(e)
     return out
