@@ -218,9 +218,9 @@ def _chunked_backbone(
     undecided = np.zeros(puzzle.shape, dtype=bool)
     if candidate.any() and puzzle.is_colour:
         undecided = _colour_narrow(puzzle, witnesses, candidate, ref, known, deadline, stop)
-    elif candidate.any() and _stopped(stop):
-        undecided = candidate.copy()
-    elif candidate.any():
+    elif candidate.any() and not _stopped(stop):
+        # a set token is read between the steps of the set-up too (the encoding, loading the
+        # solver and the phases each take tens of milliseconds on 50x50, with the GIL held)
         enc = encode(puzzle, partial=known)
         cells = np.arange(1, ref.size + 1).reshape(ref.shape)
         agree = np.where(ref, cells, -cells)  # each cell's literal "as in the reference"
@@ -228,11 +228,16 @@ def _chunked_backbone(
         def differs(cand: np.ndarray) -> list[int]:  # some candidate differs from the reference
             return (-agree[cand]).tolist()
 
-        with SatRun(enc.clauses, stop=stop) as run:
-            guided = run.set_phases(order_phases(puzzle, known, enc.nvars))
-            rounds = _CellRounds(agree.ravel(), _line_settle(puzzle, ref, known))
-            undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
-                                differs=differs, guided=guided, cells=rounds, stop=stop)
+        undecided = candidate.copy()
+        if not _stopped(stop):
+            with SatRun(enc.clauses, stop=stop) as run:
+                guided = not _stopped(stop) and run.set_phases(order_phases(puzzle, known,
+                                                                            enc.nvars))
+                rounds = _CellRounds(agree.ravel(), _line_settle(puzzle, ref, known))
+                undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
+                                    differs=differs, guided=guided, cells=rounds, stop=stop)
+    elif candidate.any():
+        undecided = candidate.copy()
     ambiguous = _differing(witnesses, ref)
     return ambiguous, undecided, witnesses
 
