@@ -484,12 +484,13 @@ def job_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int = 5
              "| CPU max ms |", "|---|---|---|---|---|---|---|---|"]
     for name, puzzle in puzzles:
         for job, work in studio_jobs(puzzle).items():
-            t0 = time.perf_counter()
-            try:
-                work(JobToken())
-            except Exception:  # noqa: BLE001 - timed anyway
-                pass
-            length = time.perf_counter() - t0
+            for _ in range(2):  # the second run is timed (the first loads and compiles)
+                t0 = time.perf_counter()
+                try:
+                    work(JobToken())
+                except Exception:  # noqa: BLE001 - timed anyway
+                    pass
+                length = time.perf_counter() - t0
             lat, cpus = [], []
             for _ in range(repeats):
                 moment = float(rng.uniform(0, min(length, PHASE_CAP_S)))
