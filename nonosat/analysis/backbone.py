@@ -396,7 +396,7 @@ def _narrow(
         now = time.perf_counter()
         until = now + CELL_ROUND_SHARE * max(deadline - now, 0.0)
         if _cell_checks(puzzle, enc, run, witnesses, candidate, ref, until, cells, phases,
-                        stop=stop):
+                        stop):  # positional: tests wrap it as (*args)
             cells.next_round()  # every candidate tried at this budget
     return candidate.copy()
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 
 from nonosat.puzzle import Cell, Puzzle
-from nonosat.studio.api_common import _line_json, _run
+from nonosat.studio.api_common import SUPERSEDED, _line_json, _run
 from nonosat.studio.jobs import JobToken, clamp_timeout, stop_kwargs
 from nonosat.studio.schemas import (
     StateRequest,
@@ -110,24 +110,27 @@ async def check(body: StateRequest, request: Request) -> dict[str, Any]:
 
 
 def steps_work(puzzle: Puzzle, max_solutions: int, max_steps: int | None, timeout: float
-               ) -> Callable[[JobToken], dict[str, Any]]:
+               ) -> Callable[[JobToken], dict[str, Any] | None]:
     """The job of ``POST /api/steps``: ``work(token)`` gives ``StepRun.to_json`` from the
     givens; a walk the steps alone leave undecided is finished by the verdict's portfolio
-    (:func:`nonosat.studio.stepping.portfolio_steps`, which reads the token)."""
+    (:func:`nonosat.studio.stepping.portfolio_steps`, which reads the token).  ``None`` when
+    the token was set (the steps of a deep search are not written out for nobody: tens of
+    thousands take a few hundred milliseconds)."""
     from nonosat.studio.quick import start_grid
     from nonosat.studio.stepping import portfolio_steps
 
     start = start_grid(puzzle)  # the givens: the steps start from them
 
-    def work(token: JobToken) -> dict[str, Any]:
+    def work(token: JobToken) -> dict[str, Any] | None:
         if puzzle.is_colour:
             from nonosat.studio.colour_play import colour_steps_json
 
             return colour_steps_json(puzzle, max_solutions=max_solutions,
                                      max_steps=max_steps or 100_000, timeout=timeout,
                                      start=start, **stop_kwargs(colour_steps_json, token))
-        return portfolio_steps(puzzle, max_solutions=max_solutions, max_steps=max_steps,
-                               timeout=timeout, stop=token, start=start).to_json(puzzle)
+        run = portfolio_steps(puzzle, max_solutions=max_solutions, max_steps=max_steps,
+                              timeout=timeout, stop=token, start=start)
+        return None if token.is_set() else run.to_json(puzzle)
 
     return work
 
@@ -139,4 +142,7 @@ async def steps(body: StepsRequest, request: Request) -> dict[str, Any]:
     (:func:`nonosat.studio.stepping.portfolio_steps`)."""
     puzzle = puzzle_from_json(body.puzzle)
     work = steps_work(puzzle, body.max_solutions, body.max_steps, clamp_timeout(body.timeout))
-    return await _run(request, body, work)
+    out = await _run(request, body, work)
+    if out is None:
+        raise HTTPException(409, SUPERSEDED)
+    return out
