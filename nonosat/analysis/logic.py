@@ -315,7 +315,8 @@ def _line_fixpoint(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
     return steps
 
 
-def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
+def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray, *, stop: StopToken | None = None
+                      ) -> list[Step] | None:
     """One probing pass over the open cells of ``grid`` (int32 masks at a line fixpoint), every
     trial from the same state: each colour a cell can still take is set and propagated
     (:func:`nonosat.native.colour.colour_propagate`).
@@ -327,7 +328,9 @@ def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
         probed cell); if none is, every cell keeps only the colours some trial of a probed cell
         allows (``"probe-all"`` steps, grouped by probed cell, a cell counted for the first
         probe that narrows it).  :attr:`Step.masks` holds the new masks.  Empty when probing
-        finds nothing; ``None`` when every colour of some cell fails.
+        finds nothing; ``None`` when every colour of some cell fails.  ``[]`` as soon as
+        ``stop`` is set (read before each cell): a pass cut short proves nothing (the caller
+        looks at the token).
     """
     from nonosat.analysis.implied import ColourLiteral
 
@@ -340,6 +343,8 @@ def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
     new = flat.copy()
     groups: list[tuple[int, list[int]]] = []
     for cell in np.flatnonzero(_is_open(flat)).tolist():
+        if stop is not None and stop.is_set():
+            return []
         v = int(flat[cell])
         union = np.zeros_like(flat)
         removed = 0
@@ -419,8 +424,8 @@ class Logic:
 
     def __init__(self, puzzle: Puzzle, stop: StopToken | None = None) -> None:
         self.puzzle = puzzle
-        #: Read by the probing kernel (black-and-white): once set, a pass ends between two
-        #: cells, its result meaningless (the caller looks at the token).
+        #: Read by the probing passes (both forms): once set, a pass ends between two cells,
+        #: its result meaningless (the caller looks at the token).
         self.stop = stop
 
     def start(self, grid: np.ndarray | None = None) -> np.ndarray:
@@ -505,7 +510,7 @@ class PaletteLogic(Logic):
                                         tuple(r for r in rules if r != "line"))
 
     def probing(self, state: np.ndarray) -> list[Step] | None:
-        return colour_probe_pass(self.puzzle, state)
+        return colour_probe_pass(self.puzzle, state, stop=self.stop)
 
     def apply(self, state: np.ndarray, steps: list[Step]) -> bool:
         for step in steps:

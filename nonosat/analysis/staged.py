@@ -152,8 +152,8 @@ def staged_solve(
         A ``time.perf_counter()`` value: past it, no further implication or probing round
         starts (one compiled round is not interrupted) and the run is ``stopped``.
     stop : StopToken, optional
-        Read between rounds and by the black-and-white probing kernel (between two probed
-        cells): once set, the run ends ``stopped`` at once (a round cut short is not counted).
+        Read between rounds and by the probing passes (between two probed cells): once set,
+        the run ends ``stopped`` at once (a round cut short is not counted).
 
     Returns
     -------
