@@ -119,8 +119,8 @@ def random_implication_pairs(rng, h: int, w: int, n: int) -> list:
 def force_per_cell_checks(monkeypatch: pytest.MonkeyPatch) -> list:
     """Switch off the ambiguity map's guided witnesses and its "some candidate differs" query,
     leaving the per-cell checks alone; returns a list that grows by one per round of them
-    (:func:`nonosat.analysis.backbone._cell_checks` call)."""
-    import nonosat.analysis.backbone as amb
+    (:func:`nonosat.analysis.backbone_phases._cell_checks` call)."""
+    import nonosat.analysis.backbone_phases as amb
 
     calls: list = []
     real = amb._cell_checks
