@@ -28,7 +28,7 @@ from nonosat.engines import solve
 from nonosat.native.line import solve_line
 from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
-from tests.conftest import corpus_path
+from tests.conftest import corpus_path, pictures
 
 
 def arrangements(clue: tuple[int, ...], cells: list[int]) -> list[tuple[bool, ...]]:
@@ -217,16 +217,11 @@ def test_solved_and_no_solution():
     assert next_hint(Puzzle([(2,), ()], [(2,), ()])).kind == "no-solution"
 
 
-pictures = st.integers(2, 7).flatmap(
-    lambda h: st.integers(2, 7).flatmap(
-        lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w),
-                           min_size=h, max_size=h)
-    )
-)
+PICTURES = pictures(2, 7)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pictures)
+@given(PICTURES)
 def test_replayed_hints_never_set_a_wrong_cell(rows):
     puzzle = Puzzle.from_picture(np.array(rows, dtype=bool))
     solutions = solve(puzzle, "sat", limit=100).solutions

@@ -22,7 +22,7 @@ from nonosat.encodings.cnf import (
     encode,
 )
 from nonosat.encodings.satsolver import DEFAULT_SOLVER, SatRun, solver_name
-from nonosat.engines import SolveResult, Status
+from nonosat.engines import Engine, SolveResult, Status
 from nonosat.errors import EngineError, PuzzleError
 from nonosat.puzzle import Cell, Puzzle
 from nonosat.stop import StopToken
@@ -96,7 +96,7 @@ def implication_literals(width: int, implications) -> np.ndarray:
     return out
 
 
-class SatEngine:
+class SatEngine(Engine):
     """PySAT on a CNF encoding of the puzzle.
 
     Parameters
@@ -157,15 +157,8 @@ class SatEngine:
         except PuzzleError as exc:
             raise EngineError(str(exc)) from None
 
-    def solve(
-        self,
-        puzzle: Puzzle,
-        *,
-        partial: np.ndarray | None = None,
-        limit: int = 2,
-        timeout: float | None = None,
-        stop: StopToken | None = None,
-    ) -> SolveResult:
+    def _run(self, puzzle: Puzzle, partial: np.ndarray | None, limit: int,
+             timeout: float | None, stop: StopToken | None) -> SolveResult:
         """Find up to ``limit`` solutions; see :meth:`nonosat.engines.Engine.solve`.  ``stop``
         (:mod:`nonosat.stop`) is polled between the solver's budgeted calls (about 0.4-4 s
         each, :mod:`nonosat.encodings.satsolver`); a stopped solve gives ``Status.UNKNOWN``."""
