@@ -21,11 +21,14 @@ def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist (``make test``: ``-n 2``), compile the numba kernels once, in two
     processes side by side, before the workers start (``tests/warm_kernels.py``): on an empty
     cache both workers, and the CLI subprocesses their first tests start, would otherwise each
-    compile the same kernels at once.  A plain run compiles what it uses, as before."""
+    compile the same kernels at once.  A plain run compiles what it uses, as before, and so
+    does any run with ``NONOSAT_WARM_KERNELS=0`` (to compare the two)."""
     import subprocess
     import sys
 
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    if os.environ.get("NONOSAT_WARM_KERNELS") == "0":
         return
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
@@ -34,7 +37,7 @@ def pytest_configure(config: pytest.Config) -> None:
               for half in ("native", "sat")]
     for proc in halves:
         try:
-            proc.wait(timeout=600)
+            proc.wait(timeout=300)
         except subprocess.TimeoutExpired:  # the tests compile what is left themselves
             proc.kill()
             proc.wait()

@@ -26,7 +26,7 @@ def native() -> None:
     load_engine("native", colour=True)
     load_engine("auto", colour=True)
     for name in ("heart.non", "mug.xml"):
-        analyse(read_puzzle(GAMES / name)[0])
+        analyse(read_puzzle(GAMES / name))
 
 
 def sat() -> None:
@@ -39,7 +39,7 @@ def sat() -> None:
     load_engine("sat", colour=True)
     check_lrat([[1], [-1]], b"3 0 1 2 0\n", nvars=1)
     lemmas_agree(b"0\n", b"3 0 1 2 0\n")
-    certify_puzzle(read_puzzle(GAMES / "heart.non")[0])
+    certify_puzzle(read_puzzle(GAMES / "heart.non"))
 
 
 if __name__ == "__main__":
