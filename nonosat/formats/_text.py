@@ -139,7 +139,7 @@ def text_fields(fields: Mapping[str, str | None]) -> TextFields:
                         copyright=fields.get("copyright"), license=fields.get("license"))
 
 
-def clue_too_long(path: str, where: Sequence[int] | None, i: int, kind: str, text: str,
+def clue_too_long(path: str, where: Sequence[int | None] | None, i: int, kind: str, text: str,
                   need: int, length: int) -> FormatError:
     """The error for clue ``i`` of a ``kind`` (``"row"``/``"column"``) that needs ``need``
     cells where the line has ``length``: ``text`` is the clue as written, ``where[i]`` (when
