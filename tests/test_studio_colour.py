@@ -6,6 +6,7 @@ studio's own code paths) and against the format readers."""
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pytest
@@ -142,6 +143,7 @@ def test_check_hint_and_steps_of_a_colour_puzzle(client):
         if hint["done"]:
             break
         assert hint["kind"] in ("deduction", "guess") and hint["cells"]
+        assert not re.search(r"\bR\d+C\d+\b", hint["text"]), hint["text"]  # cells in words
         for r, c, v in hint["cells"]:
             assert truth[r][c] == v
             state[r][c] = v

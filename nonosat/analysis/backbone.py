@@ -30,9 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nonosat.analysis.backbone_phases import _CellRounds, _narrow
+from nonosat.analysis.backbone_phases import _CellRounds, _narrow, _stopped
 from nonosat.engines import Status, solve
 from nonosat.puzzle import Cell, Puzzle, unknown_grid
+from nonosat.stop import StopToken
 
 
 @dataclass
@@ -141,6 +142,7 @@ def sat_backbone(
     known: np.ndarray | None = None,
     *,
     deadline: float | None = None,
+    stop: StopToken | None = None,
 ) -> tuple[np.ndarray, bool, list[np.ndarray]]:
     """The ambiguity map (complement of the backbone) by chunking over one SAT solver (module
     docstring).
@@ -154,6 +156,9 @@ def sat_backbone(
         Cells every solution agrees with (fixed by logic): never candidates, given as units.
     deadline : float, optional
         ``time.perf_counter()`` value after which to stop.
+    stop : StopToken, optional
+        Once set, stop as at the deadline (read between SAT calls, which it keeps short:
+        :class:`nonosat.encodings.satsolver.SatRun`).
 
     Returns
     -------
@@ -167,13 +172,14 @@ def sat_backbone(
     ValueError
         ``solutions`` is empty.
     """
-    ambiguous, open_cells, witnesses = _chunked_backbone(puzzle, solutions, known, deadline)
+    ambiguous, open_cells, witnesses = _chunked_backbone(puzzle, solutions, known, deadline,
+                                                         stop)
     return ambiguous, not open_cells.any(), witnesses
 
 
 def _chunked_backbone(
     puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None,
-    deadline: float | None,
+    deadline: float | None, stop: StopToken | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """:func:`sat_backbone`, returning the candidates left undecided instead of a flag.
 
@@ -214,8 +220,10 @@ def _chunked_backbone(
         candidate &= sol == ref
     undecided = np.zeros(puzzle.shape, dtype=bool)
     if candidate.any() and puzzle.is_colour:
-        undecided = _colour_narrow(puzzle, witnesses, candidate, ref, known, deadline)
-    elif candidate.any():
+        undecided = _colour_narrow(puzzle, witnesses, candidate, ref, known, deadline, stop)
+    elif candidate.any() and not _stopped(stop):
+        # a set token is read between the steps of the set-up too (the encoding, loading the
+        # solver and the phases each take tens of milliseconds on 50x50, with the GIL held)
         enc = encode(puzzle, partial=known)
         cells = np.arange(1, ref.size + 1).reshape(ref.shape)
         agree = np.where(ref, cells, -cells)  # each cell's literal "as in the reference"
@@ -223,11 +231,16 @@ def _chunked_backbone(
         def differs(cand: np.ndarray) -> list[int]:  # some candidate differs from the reference
             return (-agree[cand]).tolist()
 
-        with SatRun(enc.clauses) as run:
-            guided = run.set_phases(order_phases(puzzle, known, enc.nvars))
-            rounds = _CellRounds(agree.ravel(), _line_settle(puzzle, ref, known))
-            undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
-                                differs=differs, guided=guided, cells=rounds)
+        undecided = candidate.copy()
+        if not _stopped(stop):
+            with SatRun(enc.clauses, stop=stop) as run:
+                guided = not _stopped(stop) and run.set_phases(order_phases(puzzle, known,
+                                                                            enc.nvars))
+                rounds = _CellRounds(agree.ravel(), _line_settle(puzzle, ref, known))
+                undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
+                                    differs=differs, guided=guided, cells=rounds, stop=stop)
+    elif candidate.any():
+        undecided = candidate.copy()
     ambiguous = _differing(witnesses, ref)
     return ambiguous, undecided, witnesses
 
@@ -274,7 +287,7 @@ def _colour_open(grid: np.ndarray) -> np.ndarray:
 
 def _colour_narrow(
     puzzle: Puzzle, witnesses: list[np.ndarray], candidate: np.ndarray, ref: np.ndarray,
-    known: np.ndarray | None, deadline: float | None,
+    known: np.ndarray | None, deadline: float | None, stop: StopToken | None = None,
 ) -> np.ndarray:
     """The SAT phases of :func:`_chunked_backbone` for a colour puzzle: the colour CNF
     (:func:`nonosat.encodings.cnf_colour.encode_colour`, restricted to ``known``), the guided
@@ -285,7 +298,9 @@ def _colour_narrow(
     from nonosat.encodings.satsolver import SatRun
 
     enc = encode_colour(puzzle, None if known is None else np.asarray(known, dtype=np.int32))
-    with SatRun(enc.clauses) as run:
+    if _stopped(stop):
+        return candidate.copy()
+    with SatRun(enc.clauses, stop=stop) as run:
         def phase_lits(sol: np.ndarray) -> list[int]:
             # "cell (r, c) has colour sol[r, c]" true, its other colours false
             lits = []
@@ -305,7 +320,7 @@ def _colour_narrow(
         rounds = _CellRounds(agree, _colour_settle(puzzle, ref, known))
         return _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
                        differs=differs, guided=guided, block=enc.blocking_clause,
-                       phase_lits=phase_lits, cells=rounds)
+                       phase_lits=phase_lits, cells=rounds, stop=stop)
 
 
 def _colour_settle(
@@ -355,6 +370,7 @@ def ambiguity_map(
     known: np.ndarray | None = None,
     *,
     timeout: float | None = None,
+    stop: StopToken | None = None,
 ) -> Backbone:
     """The backbone and the whole ambiguity map of a puzzle with at least one solution, by
     chunking over one SAT solver (:func:`sat_backbone`); the one implementation behind
@@ -370,6 +386,8 @@ def ambiguity_map(
         Cells fixed by logic (every solution agrees with them): int8 cells, or colour masks.
     timeout : float, optional
         Seconds; cells neither proven backbone nor ambiguous by then are ``undecided``.
+    stop : StopToken, optional
+        Once set, stop as at the timeout (between two short SAT calls).
 
     Returns
     -------
@@ -378,6 +396,7 @@ def ambiguity_map(
         the SAT calls made.
     """
     deadline = None if timeout is None else time.perf_counter() + timeout
-    ambiguous, undecided, witnesses = _chunked_backbone(puzzle, solutions, known, deadline)
+    ambiguous, undecided, witnesses = _chunked_backbone(puzzle, solutions, known, deadline,
+                                                        stop)
     mask = ~ambiguous & ~undecided
     return Backbone(mask, undecided, witnesses, solves=len(witnesses) - len(solutions) + 1)

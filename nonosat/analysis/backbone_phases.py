@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from nonosat.puzzle import Puzzle
+from nonosat.stop import StopToken
 
 #: Share of the time left in its turn that one call of the "some candidate differs" query may
 #: take: a call that takes longer ends the turn (the query has stalled).
@@ -57,7 +58,7 @@ def _narrow(
     ref: np.ndarray, deadline: float | None, *, differs: Callable[[np.ndarray], list[int]],
     guided: bool, block: Callable[[np.ndarray], list[int]] | None = None,
     phase_lits: Callable[[np.ndarray], list[int]] | None = None,
-    cells: _CellRounds | None = None,
+    cells: _CellRounds | None = None, stop: StopToken | None = None,
 ) -> np.ndarray:
     """The phases of :func:`~nonosat.analysis.backbone._chunked_backbone` over ``run`` (the
     puzzle's CNF ``enc``), for any encoding (black-and-white or colour,
@@ -73,54 +74,65 @@ def _narrow(
     :data:`CELL_ROUND_SHARE` of the time left) take turns until the deadline, the solver
     keeping its learnt clauses, so that a puzzle whose whole backbone is out of reach still
     gets most of its cells decided, and one whose query needs more than one turn still gets
-    the time.
+    the time.  A set ``stop`` ends every phase between two SAT calls (the candidates left are
+    undecided).
     """
     if guided:
         _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
-                          block=block, phase_lits=phase_lits)
+                          block=block, phase_lits=phase_lits, stop=stop)
     if deadline is None or cells is None:
-        _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs)
+        _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs,
+                       stop=stop)
         return candidate.copy()
     phases = cells.agree.tolist() if phase_lits is None else phase_lits(ref)
     clause_over = [-1]  # candidates in the last "differs" clause added
-    while candidate.any():
+    while candidate.any() and not _stopped(stop):
         now = time.perf_counter()
         if deadline - now < MIN_ROUND_S:
             break
         turn = now + CHUNK_TURN_SHARE * (deadline - now)
         if _differs_query(puzzle, enc, run, witnesses, candidate, ref, turn, differs,
-                          clause_over, share=CHUNK_SHARE):
+                          clause_over, share=CHUNK_SHARE, stop=stop):
             break
         now = time.perf_counter()
-        stop = now + CELL_ROUND_SHARE * max(deadline - now, 0.0)
-        if _cell_checks(puzzle, enc, run, witnesses, candidate, ref, stop, cells, phases):
+        until = now + CELL_ROUND_SHARE * max(deadline - now, 0.0)
+        if _cell_checks(puzzle, enc, run, witnesses, candidate, ref, until, cells, phases,
+                        stop):  # positional: tests wrap it as (*args)
             cells.next_round()  # every candidate tried at this budget
     return candidate.copy()
 
 
+def _stopped(stop: StopToken | None) -> bool:
+    return stop is not None and stop.is_set()
+
+
 def _differs_query(
     puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray, stop: float | None, differs: Callable[[np.ndarray], list[int]],
+    ref: np.ndarray, until: float | None, differs: Callable[[np.ndarray], list[int]],
     clause_over: list[int] | None = None, share: float | None = None,
+    stop: StopToken | None = None,
 ) -> bool:
     """Chunking (module docstring): add "some candidate differs from ``ref``" and solve, each
     model a witness that narrows ``candidate`` (in place), until unsatisfiable (every candidate
-    left is backbone: ``candidate`` is cleared) or ``stop``; with ``share``, also as soon as one
-    call takes more than that share of the time left before ``stop`` (the query has stalled).
+    left is backbone: ``candidate`` is cleared) or ``until`` (or a set ``stop``); with ``share``,
+    also as soon as one call takes more than that share of the time left before ``until`` (the
+    query has stalled).
     Returns whether the candidates are all decided.  ``clause_over`` (one int, kept by the
     caller across calls): the number of candidates of the last clause added; the clause is not
     added again for the same ones."""
     while candidate.any():
+        if _stopped(stop):
+            return False
         count = int(candidate.sum())
         if clause_over is None or clause_over[0] != count:
             run.add_clause(differs(candidate))
             if clause_over is not None:
                 clause_over[0] = count
-        call_stop = stop
-        if stop is not None and share is not None:
+        call_until = until
+        if until is not None and share is not None:
             now = time.perf_counter()
-            call_stop = now + share * max(stop - now, 0.0)
-        answer = run.solve(call_stop)
+            call_until = now + share * max(until - now, 0.0)
+        answer = run.solve(call_until, stop)
         if answer is None:
             return False
         if not answer:
@@ -184,7 +196,8 @@ class _CellRounds:
 
 def _cell_checks(
     puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray, stop: float, cells: _CellRounds, phases: list[int],
+    ref: np.ndarray, until: float, cells: _CellRounds, phases: list[int],
+    stop: StopToken | None = None,
 ) -> bool:
     """One round of per-cell backbone checks (the one-literal-at-a-time algorithm of Janota,
     Lynce and Marques-Silva 2015, with model filtering and a conflict budget, as in
@@ -199,23 +212,27 @@ def _cell_checks(
     * out of budget: left for the next round.
 
     A call never gets more conflicts than fit in the time left at ``cells.pace`` (updated
-    here), so that a large budget cannot run far past ``stop``.
+    here), so that a large budget cannot run far past ``until``.
 
     ``candidate`` (bool, (h, w)) narrows in place, ``cells.tried`` grows, until every candidate
-    was tried (returns ``True``) or ``stop`` (returns ``False``)."""
+    was tried (returns ``True``) or ``until`` or a set ``stop`` (returns ``False``)."""
     run.set_phases(phases)
-    while time.perf_counter() < stop:
+    while time.perf_counter() < until:
+        if _stopped(stop):
+            return False
         left = np.flatnonzero(candidate.ravel() & ~cells.tried)
         if left.size == 0:
             return True
         i = int(left[0])
         allowed = cells.budget
         if cells.pace is not None:
-            allowed = min(allowed, int((stop - time.perf_counter()) / cells.pace))
+            allowed = min(allowed, int((until - time.perf_counter()) / cells.pace))
             if allowed < MIN_CELL_BUDGET:
                 return False
         start = time.perf_counter()
         answer = run.solve_limited([-int(cells.agree[i])], allowed)
+        if answer is None and _stopped(stop):
+            return False
         if answer is None:
             cells.pace = (time.perf_counter() - start) / allowed
             cells.tried[i] = True
@@ -236,6 +253,7 @@ def _guided_witnesses(
     ref: np.ndarray, deadline: float | None, *,
     block: Callable[[np.ndarray], list[int]] | None = None,
     phase_lits: Callable[[np.ndarray], list[int]] | None = None,
+    stop: StopToken | None = None,
 ) -> None:
     """Phase 1 of :func:`~nonosat.analysis.backbone._chunked_backbone` (black-and-white and
     colour): solution-guided witnesses appended to ``witnesses``, ``candidate`` (bool, (h, w))
@@ -256,14 +274,15 @@ def _guided_witnesses(
     now = time.perf_counter()
     share = WITNESS_MAX_S if deadline is None else min(WITNESS_MAX_S,
                                                        WITNESS_SHARE * (deadline - now))
-    stop = now + share
+    until = now + share
     for sol in witnesses:
         run.add_clause(block(sol))
     last = witnesses[-1]
     stale = 0
-    while candidate.any() and stale < WITNESS_STALE and time.perf_counter() < stop:
+    while (candidate.any() and stale < WITNESS_STALE and time.perf_counter() < until
+           and not _stopped(stop)):
         run.set_phases(phase_lits(last))
-        answer = run.solve(stop)
+        answer = run.solve(until, stop)
         if not answer:  # no other solution (the phase-2 clause then proves it) or out of time
             return
         before = int(candidate.sum())
