@@ -1,6 +1,13 @@
-"""The exact number of solutions of a puzzle: its CNF's models projected on the cell variables.
+"""The exact number of solutions of a puzzle: the native line-level counter, or the CNF's models
+projected on the cell variables.
 
-``nonosat solve --count`` and ``nonosat analyse`` use :func:`count_solutions`; it encodes the
+``nonosat solve --count`` and ``nonosat analyse`` use :func:`count_solutions`.  On a
+black-and-white puzzle with lines of at most 62 cells it first runs the native counter
+(:mod:`nonosat.native.count`: a #SAT search over cells with line propagation, probing and
+component caching, compiled; exact up to :data:`COUNT_LIMIT`, above it a lower bound) for
+:data:`NATIVE_SHARE` of the time; when that does not finish, or for colour puzzles, Ganak counts.
+``crosscheck=True`` runs both and raises :class:`CountDisagreement` when both finish with
+different exact counts (the tests and ``benchmarks/bench_count.py`` do).  For Ganak it encodes the
 puzzle (black-and-white: the default ``order`` encoding, :func:`nonosat.encodings.cnf.encode`;
 colour: :func:`nonosat.encodings.cnf_colour.encode_colour`) and counts the models projected on
 the cell variables with Ganak (:mod:`nonosat.encodings.count`), after the cells the native
@@ -18,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nonosat.engines import SolveResult, Status
+from nonosat.errors import EngineError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -26,6 +34,24 @@ if TYPE_CHECKING:
 
 #: Seconds the count gets by default when the caller names no time limit.
 DEFAULT_COUNT_TIMEOUT = 10.0
+
+#: Counts up to this are exact from the native counter; above, it gives the lower bound
+#: ``COUNT_LIMIT + 1`` (and Ganak may still count exactly in the time left).
+COUNT_LIMIT = 10**6
+
+#: Share of the time limit the native counter gets before Ganak takes over.
+NATIVE_SHARE = 0.7
+
+#: How the native counter is named in reports and JSON (``count_method``).
+NATIVE_COUNTER = "native (line counter)"
+
+#: The counters :func:`count_solutions` knows.
+COUNTERS = ("auto", "native", "ganak")
+
+
+class CountDisagreement(EngineError):
+    """The native counter and Ganak both finished with different exact counts (a bug in one of
+    them: never reported as a count)."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +66,8 @@ class SolutionCount:
     exact : bool
     method : str
         ``"engine"`` (the verdict itself: unique = 1, none = 0, or an enumeration that finished
-        below its cap), ``"ganak (pyganak)"`` (the model counter), or ``"lower bound"``.
+        below its cap), ``"native (line counter)"`` (:mod:`nonosat.native.count`),
+        ``"ganak (pyganak)"`` (the model counter), or ``"lower bound"``.
     time_s : float
         Seconds the model counter took (0 when it did not run).
     reason : str
@@ -73,8 +100,11 @@ def count_solutions(
     timeout: float | None = DEFAULT_COUNT_TIMEOUT,
     encoding: str = "order",
     simplify: bool = True,
+    counter: str = "auto",
+    crosscheck: bool = False,
 ) -> SolutionCount:
-    """Count the solutions of ``puzzle`` (agreeing with ``partial``) with the model counter.
+    """Count the solutions of ``puzzle`` (agreeing with ``partial``): the native counter first
+    (black-and-white, lines of at most 62 cells), then Ganak in the time left.
 
     Parameters
     ----------
@@ -92,29 +122,91 @@ def count_solutions(
     simplify : bool
         Add the cells the native root node fixes as unit clauses first (:func:`root_fixpoint`;
         sound: they hold in every solution).  ``False`` counts the encoding alone.
+    counter : str
+        ``"auto"`` (the native counter for :data:`NATIVE_SHARE` of ``timeout``, then Ganak),
+        ``"native"`` (the native counter alone, the whole ``timeout``) or ``"ganak"``.
+    crosscheck : bool
+        Run both counters (each with the whole ``timeout``) and compare their exact counts.
 
     Returns
     -------
     SolutionCount
-        ``exact`` with the count, or ``count=None`` with the reason when the counter did not
-        finish.
+        ``exact`` with the count; the lower bound ``COUNT_LIMIT + 1`` when the native counter
+        found more than :data:`COUNT_LIMIT` and Ganak did not finish; or ``count=None`` with
+        the reason when no counter finished.
 
     Raises
     ------
+    CountDisagreement
+        ``crosscheck`` and the two counters' exact counts differ.
     EngineError
-        The counter is not installed or failed.
+        Ganak is needed but not installed, or failed.
     PuzzleError
         ``partial`` has the wrong shape.
+    ValueError
+        ``counter`` is not one of :data:`COUNTERS`, or ``"native"`` on a puzzle it does not
+        count (colour, or a line over 62 cells).
     """
-    from nonosat.encodings.count import COUNTER_NAME, count_models
-
-    h, w = puzzle.shape
+    if counter not in COUNTERS:
+        raise ValueError(f"unknown counter {counter!r} (one of {', '.join(COUNTERS)})")
     start = time.perf_counter()
     if simplify:
         fixed = root_fixpoint(puzzle, partial)
         if fixed is None:  # logic refutes the puzzle: no solution
             return SolutionCount(0, True, "engine", time.perf_counter() - start)
         partial = fixed
+    native: SolutionCount | None = None
+    if counter != "ganak":
+        from nonosat.native.count import supported
+
+        if counter == "native" or supported(puzzle):
+            share = timeout if counter == "native" or crosscheck or timeout is None \
+                else timeout * NATIVE_SHARE
+            native = _count_native(puzzle, partial, share, start)
+            if counter == "native" or (native.exact and not crosscheck):
+                return native
+    left = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
+    if crosscheck:
+        left = timeout
+    ganak = _count_ganak(puzzle, partial, left, encoding, time.perf_counter())
+    if native is not None and native.exact and ganak.exact and native.count != ganak.count:
+        raise CountDisagreement(
+            f"the native counter counts {native.count} solutions but Ganak {ganak.count}")
+    if crosscheck and native is not None and native.exact:
+        return native
+    if not ganak.exact and native is not None and native.count is not None:
+        return native  # the native lower bound (more than COUNT_LIMIT)
+    return SolutionCount(ganak.count, ganak.exact, ganak.method,
+                         time.perf_counter() - start, ganak.reason)
+
+
+def _count_native(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
+                  start: float) -> SolutionCount:
+    """The native counter (:func:`nonosat.native.count.count_grid`) within ``timeout``."""
+    from nonosat.native.count import count_grid
+    from nonosat.stop import for_solve
+
+    with for_solve(None, timeout) as token:
+        got = count_grid(puzzle, partial, limit=COUNT_LIMIT, stop=token)
+        reason = token.reason if token.is_set() else ""
+    from nonosat import interrupts
+
+    interrupts.check()  # an interrupted count is no count
+    took = time.perf_counter() - start
+    if not got.finished:
+        return SolutionCount(None, False, NATIVE_COUNTER, took, reason or "stopped")
+    if got.exact:
+        return SolutionCount(got.count, True, NATIVE_COUNTER, took)
+    return SolutionCount(got.count, False, NATIVE_COUNTER, took,
+                         f"more than {COUNT_LIMIT:,} solutions")
+
+
+def _count_ganak(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
+                 encoding: str, start: float) -> SolutionCount:
+    """Ganak on the CNF projected on the cells (:mod:`nonosat.encodings.count`)."""
+    from nonosat.encodings.count import COUNTER_NAME, count_models
+
+    h, w = puzzle.shape
     if puzzle.is_colour:
         from nonosat.encodings.cnf_colour import encode_colour
 
@@ -181,6 +273,6 @@ def count_after_solve(
     counted = count_solutions(puzzle, partial=partial, timeout=timeout)
     if counted.exact:
         return counted
-    lower = found if found else None
+    lower = max(found, counted.count or 0) or None
     return SolutionCount(lower, False, "lower bound", time.perf_counter() - start,
                          counted.reason)

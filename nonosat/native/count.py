@@ -60,6 +60,7 @@ from nonosat.kernel_cache import stamp_module
 from nonosat.native.line import BITS_MAX_LINE
 from nonosat.native.propagate import (
     KIND_DECISION,
+    KIND_FAILED_LITERAL,
     KIND_GIVEN,
     ST_TLEN,
     assign,
@@ -72,6 +73,8 @@ from nonosat.native.propagate import (
 )
 from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
 from nonosat.stop import StopToken
+
+KIND_PROBE = KIND_FAILED_LITERAL  #: the trail reason of a probe's (temporary) assignments
 
 #: Counts above this are reported as the lower bound ``limit + 1`` by default.
 DEFAULT_LIMIT = 10**6
@@ -96,7 +99,9 @@ M_CLEARS = 9  #: times the cache was emptied (full)
 M_BRANCH = 10  #: the branching rule
 M_MAXDEPTH = 11  #: deepest recursion
 M_DEPTH = 12  #: current recursion depth
-M_SIZE = 13
+M_PROBES = 13  #: probes (one per cell and value)
+M_PROBING = 14  #: 1: probe at every node
+M_SIZE = 15
 
 #: Cache table rows (a power of two) and key arena words: 2**18 * 4 + 2**22 int64 words (40 MB).
 TABLE_SLOTS = 1 << 18
@@ -258,6 +263,70 @@ def _choose(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _probe(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
+    """Failed-literal probing on the undecided cells of the component ``lines[lo:lo+n]``, to a
+    fixpoint: a value whose propagation contradicts fixes the other value (kept on the trail:
+    the caller undoes it).  Returns ``-2`` on a contradiction (both values of a cell fail),
+    else the cell to branch on: the largest ``(nf + 1) * (ne + 1)`` over the cells' two
+    values' propagated cells (as :func:`nonosat.native.probe.best_branch`'s default rule), or
+    ``-1`` when probing decided every cell."""
+    h, w = problem[3][0], problem[3][1]
+    grid, st, stop = state[0], state[6], state[15]
+    lf, le = state[11], state[12]
+    meta = ctx[0]
+    full = (1 << w) - 1
+    while True:
+        changed = False
+        best = -1
+        best_score = -1
+        for i in range(lo, lo + n):
+            line = lines[i]
+            if line >= h:
+                break  # the lines are sorted: rows first
+            if stop[0] != 0:
+                meta[M_ABORT] = 1
+                return -1
+            free = full & ~(lf[line] | le[line])
+            c = 0
+            while free != 0:
+                if (free & 1) and grid[line * w + c] == 3:
+                    cell = line * w + c
+                    mark = st[ST_TLEN]
+                    assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
+                    okf = propagate(problem, state)
+                    nf = st[ST_TLEN] - mark
+                    if not okf:
+                        clear_queue(state)
+                    undo_to(state, mark)
+                    assign(problem, state, cell, 1, KIND_PROBE, cell, -1)
+                    oke = propagate(problem, state)
+                    ne = st[ST_TLEN] - mark
+                    if not oke:
+                        clear_queue(state)
+                    meta[M_PROBES] += 2
+                    if not okf and not oke:
+                        undo_to(state, mark)
+                        return -2
+                    if not okf:
+                        changed = True  # empty holds, with its propagation: keep it
+                    elif not oke:
+                        undo_to(state, mark)
+                        assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
+                        propagate(problem, state)
+                        changed = True
+                    else:
+                        undo_to(state, mark)
+                        score = (nf + 1) * (ne + 1)
+                        if score > best_score:
+                            best_score = score
+                            best = cell
+                free >>= 1
+                c += 1
+        if not changed:
+            return best
+
+
+@njit(cache=True, nogil=True)
 def _count(problem, state, ctx, lines, lo, n, cap, split):  # pragma: no cover - compiled
     """The count of the lines ``lines[lo:lo+n]`` (sorted line numbers; the state is at the
     propagation fixpoint), bounded by ``cap``: below ``cap`` exact, ``cap`` meaning at least
@@ -368,8 +437,27 @@ def _count(problem, state, ctx, lines, lo, n, cap, split):  # pragma: no cover -
         if (packed & 1) == 1 or value >= cap:
             meta[M_HITS] += 1
             return min(value, cap)
-    cell = _choose(problem, state, ctx, lines, lo, n)
     st = state[6]
+    if meta[M_PROBING] != 0:
+        pmark = st[ST_TLEN]
+        cell = _probe(problem, state, ctx, lines, lo, n)
+        if meta[M_ABORT] != 0:
+            undo_to(state, pmark)
+            return 0
+        if cell == -2 or st[ST_TLEN] > pmark:
+            # a contradiction (count 0), or cells fixed: what is left may fall apart
+            total = 0
+            if cell != -2:
+                meta[M_DEPTH] += 1
+                total = _count(problem, state, ctx, lines, lo, n, cap, True)
+                meta[M_DEPTH] -= 1
+            undo_to(state, pmark)
+            if meta[M_ABORT] != 0:
+                return 0
+            _store(state, ctx, lines, lo, n, hv, total, total < cap)
+            return total
+    else:
+        cell = _choose(problem, state, ctx, lines, lo, n)
     meta[M_DEPTH] += 1
     if meta[M_DEPTH] > meta[M_MAXDEPTH]:
         meta[M_MAXDEPTH] = meta[M_DEPTH]
@@ -456,6 +544,7 @@ def count_grid(
     limit: int = DEFAULT_LIMIT,
     stop: StopToken | None = None,
     branch: int = 0,
+    probing: bool = True,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
 
@@ -472,7 +561,10 @@ def count_grid(
         The compiled counter reads its flag at every node: once set, the count stops
         unfinished (``count=None``).  Arm it for a time limit (:func:`nonosat.stop.for_solve`).
     branch : int
-        Branching rule (:data:`BRANCH_RULES`).
+        Branching rule without probing (:data:`BRANCH_RULES`).
+    probing : bool
+        Failed-literal probing at every node (default); the branch is then the cell whose
+        two values propagate furthest.
 
     Returns
     -------
@@ -506,13 +598,15 @@ def count_grid(
         _apply_partial(puzzle, state, np.asarray(partial, dtype=np.int8))
     ctx = new_count_context(h + w, h * w)
     ctx[0][M_BRANCH] = branch
+    ctx[0][M_PROBING] = int(probing)
     t0 = time.perf_counter()
     got = int(count_kernel(problem_tuple(packed), state, ctx, limit + 1))
     took = time.perf_counter() - t0
     meta = ctx[0]
     stats = {"nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
              "cached": int(meta[M_STORES]), "splits": int(meta[M_SPLITS]),
-             "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH])}
+             "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),
+             "probes": int(meta[M_PROBES])}
     if got < 0:
         return NativeCount(None, False, False, took, stats)
     return NativeCount(got, got <= limit, True, took, stats)
