@@ -101,7 +101,8 @@ M_MAXDEPTH = 11  #: deepest recursion
 M_DEPTH = 12  #: current recursion depth
 M_PROBES = 13  #: probes (one per cell and value)
 M_PROBING = 14  #: 1: probe at every node
-M_SIZE = 15
+M_STAMP = 15  #: the dirty marks' current stamp
+M_SIZE = 16
 
 #: Cache table rows (a power of two) and key arena words: 2**18 * 4 + 2**22 int64 words (40 MB).
 TABLE_SLOTS = 1 << 18
@@ -110,13 +111,15 @@ ARENA_WORDS = 1 << 22
 
 def new_count_context(n_lines: int, n_cells: int, slots: int = TABLE_SLOTS,
                       arena: int = ARENA_WORDS) -> tuple:
-    """The counter's working arrays: ``(meta, table, arena, lines, comp, queue)``.
+    """The counter's working arrays: ``(meta, table, arena, lines, comp, queue, dirty,
+    score)``.
 
     ``meta`` (int64, :data:`M_SIZE`) the ``M_*`` counters; ``table`` (int64, (slots, 4)) the
     cache's rows ``(generation tag, key offset, key length, value * 2 + exact)``; ``arena``
     (int64) the keys, three words per line ``(line, filled mask, empty mask)``; ``lines``
     (int32) the stack of component line lists; ``comp``/``queue`` (int32, ``n_lines``) scratch
-    of the component search.
+    of the component search; ``dirty`` (int64, ``n_lines``) the stamp of the probing pass that
+    must probe a line's cells; ``score`` (int64, ``n_cells``) each cell's last probe score.
     """
     if slots < 4 or slots & (slots - 1):
         raise ValueError(f"cache slots must be a power of two >= 4, not {slots}")
@@ -131,6 +134,8 @@ def new_count_context(n_lines: int, n_cells: int, slots: int = TABLE_SLOTS,
         np.zeros(2 * n_lines * (n_cells + 2), dtype=np.int32),
         np.full(n_lines, -1, dtype=np.int32),
         np.zeros(n_lines, dtype=np.int32),
+        np.zeros(n_lines, dtype=np.int64),
+        np.zeros(n_cells, dtype=np.int64),
     )
 
 
@@ -262,23 +267,46 @@ def _choose(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
     return p * w + (line - h)
 
 
+@njit(cache=True, nogil=True, inline='always')
+def _mark_dirty(problem, state, ctx, since, stamp):  # pragma: no cover - compiled
+    """Mark the row and column of every cell assigned since trail position ``since`` dirty."""
+    h, w = problem[3][0], problem[3][1]
+    trail, st, dirty = state[1], state[6], ctx[6]
+    for t in range(since, st[ST_TLEN]):
+        cell = trail[t]
+        r = cell // w
+        dirty[r] = stamp
+        dirty[h + cell - r * w] = stamp
+
+
 @njit(cache=True, nogil=True)
-def _probe(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
+def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - compiled
     """Failed-literal probing on the undecided cells of the component ``lines[lo:lo+n]``, to a
     fixpoint: a value whose propagation contradicts fixes the other value (kept on the trail:
-    the caller undoes it).  Returns ``-2`` on a contradiction (both values of a cell fail),
-    else the cell to branch on: the largest ``(nf + 1) * (ne + 1)`` over the cells' two
-    values' propagated cells (as :func:`nonosat.native.probe.best_branch`'s default rule), or
-    ``-1`` when probing decided every cell."""
+    the caller undoes it).  A cell is probed when its row or column changed since trail position
+    ``since`` (every cell when ``since < 0``), or since the previous pass fixed cells: the
+    parent node was at the probing fixpoint (skipping a probe is sound: probing only adds
+    consequences), as the native search's line tracking (:mod:`nonosat.native.probe`).
+
+    Returns ``-2`` on a contradiction (both values of a cell fail), else the cell to branch on:
+    the largest ``(nf + 1) * (ne + 1)`` over the cells' two values' propagated cells (as
+    :func:`nonosat.native.probe.best_branch`'s default rule; a cell not probed at this node
+    keeps its last score), or ``-1`` when no undecided cell is left."""
     h, w = problem[3][0], problem[3][1]
     grid, st, stop = state[0], state[6], state[15]
     lf, le = state[11], state[12]
-    meta = ctx[0]
+    meta, dirty, score = ctx[0], ctx[6], ctx[7]
     full = (1 << w) - 1
+    meta[M_STAMP] += 1
+    stamp = meta[M_STAMP]
+    if since < 0:
+        for i in range(lo, lo + n):
+            dirty[lines[i]] = stamp
+    else:
+        _mark_dirty(problem, state, ctx, since, stamp)
     while True:
         changed = False
-        best = -1
-        best_score = -1
+        pass_start = st[ST_TLEN]
         for i in range(lo, lo + n):
             line = lines[i]
             if line >= h:
@@ -287,10 +315,11 @@ def _probe(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
                 meta[M_ABORT] = 1
                 return -1
             free = full & ~(lf[line] | le[line])
+            row_dirty = dirty[line] == stamp
             c = 0
             while free != 0:
-                if (free & 1) and grid[line * w + c] == 3:
-                    cell = line * w + c
+                cell = line * w + c
+                if (free & 1) and grid[cell] == 3 and (row_dirty or dirty[h + c] == stamp):
                     mark = st[ST_TLEN]
                     assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
                     okf = propagate(problem, state)
@@ -316,24 +345,43 @@ def _probe(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
                         changed = True
                     else:
                         undo_to(state, mark)
-                        score = (nf + 1) * (ne + 1)
-                        if score > best_score:
-                            best_score = score
-                            best = cell
+                        score[cell] = (nf + 1) * (ne + 1)
                 free >>= 1
                 c += 1
         if not changed:
-            return best
+            break
+        meta[M_STAMP] += 1
+        stamp = meta[M_STAMP]
+        _mark_dirty(problem, state, ctx, pass_start, stamp)
+    best = -1
+    best_score = -1
+    for i in range(lo, lo + n):
+        line = lines[i]
+        if line >= h:
+            break
+        free = full & ~(lf[line] | le[line])
+        c = 0
+        while free != 0:
+            if free & 1:
+                cell = line * w + c
+                if score[cell] > best_score:
+                    best_score = score[cell]
+                    best = cell
+            free >>= 1
+            c += 1
+    return best
 
 
 @njit(cache=True, nogil=True)
-def _count(problem, state, ctx, lines, lo, n, cap, split):  # pragma: no cover - compiled
+def _count(problem, state, ctx, lines, lo, n, cap, split, since):  # pragma: no cover - compiled
     """The count of the lines ``lines[lo:lo+n]`` (sorted line numbers; the state is at the
     propagation fixpoint), bounded by ``cap``: below ``cap`` exact, ``cap`` meaning at least
     ``cap``.  ``split``: the lines are split into components first (undecided cells joining a
     row and a column), whose counts multiply;
     else they are one component, counted by branching (one function, as numba compiles
-    self-recursion but not mutual recursion into its cache)."""
+    self-recursion but not mutual recursion into its cache).  The cells assigned since trail
+    position ``since`` are new at this node (``-1``: every cell): probing starts from their
+    lines."""
     if split:
         h, w = problem[3][0], problem[3][1]
         lf, le = state[11], state[12]
@@ -398,7 +446,7 @@ def _count(problem, state, ctx, lines, lo, n, cap, split):  # pragma: no cover -
         while at < top + m:
             size = lines[at]
             share = (cap + product - 1) // product
-            got = _count(problem, state, ctx, lines, at + 1, size, share, False)
+            got = _count(problem, state, ctx, lines, at + 1, size, share, False, since)
             if meta[M_ABORT] != 0:
                 result = 0
                 break
@@ -411,7 +459,7 @@ def _count(problem, state, ctx, lines, lo, n, cap, split):  # pragma: no cover -
                 result = cap
                 while at < top + m:
                     size = lines[at]
-                    if _count(problem, state, ctx, lines, at + 1, size, 1, False) == 0:
+                    if _count(problem, state, ctx, lines, at + 1, size, 1, False, since) == 0:
                         result = 0
                         break
                     if meta[M_ABORT] != 0:
@@ -440,7 +488,7 @@ def _count(problem, state, ctx, lines, lo, n, cap, split):  # pragma: no cover -
     st = state[6]
     if meta[M_PROBING] != 0:
         pmark = st[ST_TLEN]
-        cell = _probe(problem, state, ctx, lines, lo, n)
+        cell = _probe(problem, state, ctx, lines, lo, n, since)
         if meta[M_ABORT] != 0:
             undo_to(state, pmark)
             return 0
@@ -449,7 +497,7 @@ def _count(problem, state, ctx, lines, lo, n, cap, split):  # pragma: no cover -
             total = 0
             if cell != -2:
                 meta[M_DEPTH] += 1
-                total = _count(problem, state, ctx, lines, lo, n, cap, True)
+                total = _count(problem, state, ctx, lines, lo, n, cap, True, pmark)
                 meta[M_DEPTH] -= 1
             undo_to(state, pmark)
             if meta[M_ABORT] != 0:
@@ -468,7 +516,7 @@ def _count(problem, state, ctx, lines, lo, n, cap, split):  # pragma: no cover -
         assign(problem, state, cell, value, KIND_DECISION, 0, -1)
         sub = 0
         if propagate(problem, state):
-            sub = _count(problem, state, ctx, lines, lo, n, cap - total, True)
+            sub = _count(problem, state, ctx, lines, lo, n, cap - total, True, mark)
         else:
             clear_queue(state)
         undo_to(state, mark)
@@ -497,7 +545,7 @@ def count_kernel(problem, state, ctx, cap):  # pragma: no cover - compiled
     for i in range(n):
         lines[i] = i
     meta[M_TOP] = n
-    got = _count(problem, state, ctx, lines, 0, n, cap, True)
+    got = _count(problem, state, ctx, lines, 0, n, cap, True, -1)
     if meta[M_ABORT] != 0:
         return -1
     return got
