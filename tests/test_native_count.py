@@ -132,3 +132,20 @@ def test_taai2011_counts_equal_ganak(corpus, index, count):
     assert ganak.exact and ganak.count == count
     native = count_solutions(puzzle, timeout=60, counter="native")
     assert native.exact and native.count == ganak.count
+
+
+def test_count_models_stops_on_the_token():
+    import time
+
+    from nonosat.encodings.cnf import encode
+    from nonosat.encodings.count import count_models
+
+    enc = encode(read_puzzle(GAMES / "cross-ambiguous.non"), "order")
+    token = StopToken()
+    token.set()
+    start = time.perf_counter()
+    got = count_models(enc.clauses, enc.nvars, range(1, 36), timeout=30, stop=token)
+    assert (got.count, got.exact, got.reason) == (None, False, "cancelled")
+    assert time.perf_counter() - start < 5
+    assert count_models(enc.clauses, enc.nvars, range(1, 36), timeout=30,
+                        stop=StopToken()).count == 48

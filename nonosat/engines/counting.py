@@ -2,13 +2,13 @@
 projected on the cell variables.
 
 ``nonosat solve --count`` and ``nonosat analyse`` use :func:`count_solutions`.  On a
-black-and-white puzzle with lines of at most 62 cells it first runs the native counter
+black-and-white puzzle with lines of at most 62 cells it runs the native counter
 (:mod:`nonosat.native.count`: a #SAT search over cells with line propagation, probing and
-component caching, compiled; exact up to :data:`COUNT_LIMIT`, above it a lower bound) for
-:data:`NATIVE_SHARE` of the time; when that does not finish, or for colour puzzles, Ganak counts.
-``crosscheck=True`` runs both and raises :class:`CountDisagreement` when both finish with
-different exact counts (the tests and ``benchmarks/bench_count.py`` do).  For Ganak it encodes the
-puzzle (black-and-white: the default ``order`` encoding, :func:`nonosat.encodings.cnf.encode`;
+component caching, compiled; exact up to :data:`COUNT_LIMIT`, above it a lower bound) while
+Ganak counts in its child process (a portfolio on two cores): the first exact count stops the
+other; colour puzzles and longer lines are Ganak's alone.  ``crosscheck=True`` lets both finish
+and raises :class:`CountDisagreement` when their exact counts differ (the tests do).  For Ganak
+it encodes the puzzle (black-and-white: the default ``order`` encoding, :func:`nonosat.encodings.cnf.encode`;
 colour: :func:`nonosat.encodings.cnf_colour.encode_colour`) and counts the models projected on
 the cell variables with Ganak (:mod:`nonosat.encodings.count`), after the cells the native
 solver's root node (line propagation and probing) fixes are added as unit clauses (they hold in
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from nonosat.puzzle import Puzzle
+    from nonosat.stop import StopToken
 
 #: Seconds the count gets by default when the caller names no time limit.
 DEFAULT_COUNT_TIMEOUT = 10.0
@@ -38,9 +39,6 @@ DEFAULT_COUNT_TIMEOUT = 10.0
 #: Counts up to this are exact from the native counter; above, it gives the lower bound
 #: ``COUNT_LIMIT + 1`` (and Ganak may still count exactly in the time left).
 COUNT_LIMIT = 10**6
-
-#: Share of the time limit the native counter gets before Ganak takes over.
-NATIVE_SHARE = 0.7
 
 #: How the native counter is named in reports and JSON (``count_method``).
 NATIVE_COUNTER = "native (line counter)"
@@ -123,10 +121,11 @@ def count_solutions(
         Add the cells the native root node fixes as unit clauses first (:func:`root_fixpoint`;
         sound: they hold in every solution).  ``False`` counts the encoding alone.
     counter : str
-        ``"auto"`` (the native counter for :data:`NATIVE_SHARE` of ``timeout``, then Ganak),
-        ``"native"`` (the native counter alone, the whole ``timeout``) or ``"ganak"``.
+        ``"auto"`` (the native counter and Ganak at the same time, each within ``timeout``;
+        the first exact count wins), ``"native"`` or ``"ganak"`` (one counter alone).
     crosscheck : bool
-        Run both counters (each with the whole ``timeout``) and compare their exact counts.
+        With ``"auto"``: let both counters finish (within ``timeout``) and compare their exact
+        counts.
 
     Returns
     -------
@@ -146,6 +145,8 @@ def count_solutions(
     ValueError
         ``counter`` is not one of :data:`COUNTERS`, or ``"native"`` on a puzzle it does not
         count (colour, or a line over 62 cells).
+    nonosat.interrupts.Interrupted
+        An interrupt stopped the count.
     """
     if counter not in COUNTERS:
         raise ValueError(f"unknown counter {counter!r} (one of {', '.join(COUNTERS)})")
@@ -155,38 +156,71 @@ def count_solutions(
         if fixed is None:  # logic refutes the puzzle: no solution
             return SolutionCount(0, True, "engine", time.perf_counter() - start)
         partial = fixed
-    native: SolutionCount | None = None
-    if counter != "ganak":
-        from nonosat.native.count import supported
+    from nonosat.native.count import supported
 
-        if counter == "native" or supported(puzzle):
-            share = timeout if counter == "native" or crosscheck or timeout is None \
-                else timeout * NATIVE_SHARE
-            native = _count_native(puzzle, partial, share, start)
-            if counter == "native" or (native.exact and not crosscheck):
-                return native
-    left = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
-    if crosscheck:
-        left = timeout
-    ganak = _count_ganak(puzzle, partial, left, encoding, time.perf_counter())
-    if native is not None and native.exact and ganak.exact and native.count != ganak.count:
+    if counter == "ganak" or not supported(puzzle):
+        if counter == "native":
+            raise ValueError("the native counter counts black-and-white puzzles with lines of "
+                             "at most 62 cells")
+        return _count_ganak(puzzle, partial, timeout, encoding, start)
+    if counter == "native":
+        return _count_native(puzzle, partial, timeout, start)
+    # the portfolio: Ganak in its child process while the native counter runs here (its
+    # kernel releases the GIL); the first exact count stops the other, unless crosscheck
+    import threading
+
+    from nonosat.stop import StopToken
+
+    ganak_stop = StopToken()
+    box: list[SolutionCount | BaseException] = []
+
+    def run_ganak() -> None:
+        try:
+            box.append(_count_ganak(puzzle, partial, timeout, encoding, start, stop=ganak_stop))
+        except BaseException as exc:  # handed to the caller's thread
+            box.append(exc)
+
+    thread = threading.Thread(target=run_ganak, name="ganak-count", daemon=True)
+    thread.start()
+    try:
+        native = _count_native(puzzle, partial, timeout, start)
+        if native.exact and not crosscheck:
+            ganak_stop.set()
+        thread.join()
+    finally:
+        ganak_stop.set()
+        thread.join()
+    got = box[0]
+    if isinstance(got, BaseException):
+        if native.exact and not crosscheck:
+            return native
+        raise got
+    ganak = got
+    if native.exact and ganak.exact and native.count != ganak.count:
         raise CountDisagreement(
             f"the native counter counts {native.count} solutions but Ganak {ganak.count}")
-    if crosscheck and native is not None and native.exact:
+    if native.exact:
         return native
-    if not ganak.exact and native is not None and native.count is not None:
-        return native  # the native lower bound (more than COUNT_LIMIT)
-    return SolutionCount(ganak.count, ganak.exact, ganak.method,
-                         time.perf_counter() - start, ganak.reason)
+    if ganak.exact or native.count is None:
+        return ganak
+    return native  # the native lower bound (more than COUNT_LIMIT)
+
+
+def _left(timeout: float | None, start: float) -> float | None:
+    """What is left of ``timeout`` seconds counted from ``start``."""
+    return None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
 
 
 def _count_native(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
                   start: float) -> SolutionCount:
-    """The native counter (:func:`nonosat.native.count.count_grid`) within ``timeout``."""
+    """The native counter (:func:`nonosat.native.count.count_grid`) within what is left of
+    ``timeout`` seconds counted from ``start``."""
     from nonosat.native.count import count_grid
     from nonosat.stop import for_solve
 
-    with for_solve(None, timeout) as token:
+    if timeout is not None and timeout <= 0:
+        return SolutionCount(None, False, NATIVE_COUNTER, 0.0, "time limit")
+    with for_solve(None, _left(timeout, start)) as token:
         got = count_grid(puzzle, partial, limit=COUNT_LIMIT, stop=token)
         reason = token.reason if token.is_set() else ""
     from nonosat import interrupts
@@ -202,8 +236,9 @@ def _count_native(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | N
 
 
 def _count_ganak(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
-                 encoding: str, start: float) -> SolutionCount:
-    """Ganak on the CNF projected on the cells (:mod:`nonosat.encodings.count`)."""
+                 encoding: str, start: float, stop: StopToken | None = None) -> SolutionCount:
+    """Ganak on the CNF projected on the cells (:mod:`nonosat.encodings.count`) within what is
+    left of ``timeout`` seconds counted from ``start``; ``stop`` kills it early."""
     from nonosat.encodings.count import COUNTER_NAME, count_models
 
     h, w = puzzle.shape
@@ -219,8 +254,8 @@ def _count_ganak(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | No
         benc = encode(puzzle, encoding, partial)
         cells = h * w
         nvars, clauses = max(benc.nvars, cells), benc.clauses
-    left = None if timeout is None else max(timeout - (time.perf_counter() - start), 0.0)
-    result = count_models(clauses, nvars, range(1, cells + 1), timeout=left)
+    result = count_models(clauses, nvars, range(1, cells + 1), timeout=_left(timeout, start),
+                          stop=stop)
     return SolutionCount(result.count, result.exact, COUNTER_NAME,
                          time.perf_counter() - start, result.reason)
 

@@ -97,8 +97,8 @@ M_ENTRIES = 7  #: entries in the cache table (this generation)
 M_GEN = 8  #: the cache's generation (entries of older ones are free)
 M_CLEARS = 9  #: times the cache was emptied (full)
 M_BRANCH = 10  #: the branching rule
-M_MAXDEPTH = 11  #: deepest recursion
-M_DEPTH = 12  #: current recursion depth
+M_MAXDEPTH = 11  #: deepest stack
+M_DEPTH = 12  #: (unused)
 M_PROBES = 13  #: probes (one per cell and value)
 M_PROBING = 14  #: 1: probe at every node
 M_STAMP = 15  #: the dirty marks' current stamp
@@ -373,182 +373,247 @@ def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - comp
 
 
 @njit(cache=True, nogil=True)
-def _count(problem, state, ctx, lines, lo, n, cap, split, since):  # pragma: no cover - compiled
-    """The count of the lines ``lines[lo:lo+n]`` (sorted line numbers; the state is at the
-    propagation fixpoint), bounded by ``cap``: below ``cap`` exact, ``cap`` meaning at least
-    ``cap``.  ``split``: the lines are split into components first (undecided cells joining a
-    row and a column), whose counts multiply;
-    else they are one component, counted by branching (one function, as numba compiles
-    self-recursion but not mutual recursion into its cache).  The cells assigned since trail
-    position ``since`` are new at this node (``-1``: every cell): probing starts from their
-    lines."""
-    if split:
-        h, w = problem[3][0], problem[3][1]
-        lf, le = state[11], state[12]
-        meta, comp, queue = ctx[0], ctx[4], ctx[5]
-        # connected components of the lines with undecided cells, by breadth-first search
-        k = 0
+def _components(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
+    """Write the connected components of the lines ``lines[lo:lo+n]`` that hold undecided
+    cells (a row and a column joined by each undecided cell they share) at the line stack's top,
+    one after another, each as its length then its lines (sorted, as ``lines[lo:lo+n]`` is).
+    Returns ``(k, m)``: the number of components and the words written."""
+    h, w = problem[3][0], problem[3][1]
+    lf, le = state[11], state[12]
+    meta, comp, queue = ctx[0], ctx[4], ctx[5]
+    k = 0
+    for i in range(lo, lo + n):
+        comp[lines[i]] = -1
+    for i in range(lo, lo + n):
+        s = lines[i]
+        if comp[s] >= 0:
+            continue
+        length = w if s < h else h
+        if ((1 << length) - 1) & ~(lf[s] | le[s]) == 0:
+            continue
+        comp[s] = k
+        queue[0] = s
+        qn = 1
+        qi = 0
+        while qi < qn:
+            line = queue[qi]
+            qi += 1
+            if line < h:
+                free = ((1 << w) - 1) & ~(lf[line] | le[line])
+                base = h
+            else:
+                free = ((1 << h) - 1) & ~(lf[line] | le[line])
+                base = 0
+            p = 0
+            while free != 0:
+                if free & 1:
+                    other = base + p
+                    if comp[other] < 0:
+                        comp[other] = k
+                        queue[qn] = other
+                        qn += 1
+                free >>= 1
+                p += 1
+        k += 1
+    top = meta[M_TOP]
+    m = 0
+    for c in range(k):
+        at = top + m
+        m += 1
         for i in range(lo, lo + n):
-            comp[lines[i]] = -1
-        for i in range(lo, lo + n):
-            s = lines[i]
-            if comp[s] >= 0:
-                continue
-            length = w if s < h else h
-            if ((1 << length) - 1) & ~(lf[s] | le[s]) == 0:
-                continue
-            comp[s] = k
-            queue[0] = s
-            qn = 1
-            qi = 0
-            while qi < qn:
-                line = queue[qi]
-                qi += 1
-                if line < h:
-                    free = ((1 << w) - 1) & ~(lf[line] | le[line])
-                    base = h
-                else:
-                    free = ((1 << h) - 1) & ~(lf[line] | le[line])
-                    base = 0
-                p = 0
-                while free != 0:
-                    if free & 1:
-                        other = base + p
-                        if comp[other] < 0:
-                            comp[other] = k
-                            queue[qn] = other
-                            qn += 1
-                    free >>= 1
-                    p += 1
-            k += 1
-        if k == 0:
-            return 1  # every cell decided (and every line checked by propagation)
-        top = meta[M_TOP]
-        # the components' line lists, one after another, each as its length then its lines
-        # (sorted: lines[lo:lo+n] is sorted)
-        m = 0
-        for c in range(k):
-            at = top + m
-            m += 1
-            for i in range(lo, lo + n):
-                if comp[lines[i]] == c:
-                    lines[top + m] = lines[i]
-                    m += 1
-            lines[at] = top + m - at - 1
-        for i in range(lo, lo + n):
-            comp[lines[i]] = -1
-        meta[M_TOP] = top + m
-        if k > 1:
-            meta[M_SPLITS] += 1
-        product = 1
-        at = top
-        result = -1
-        while at < top + m:
-            size = lines[at]
-            share = (cap + product - 1) // product
-            got = _count(problem, state, ctx, lines, at + 1, size, share, False, since)
-            if meta[M_ABORT] != 0:
-                result = 0
-                break
-            at += size + 1
-            if got == 0:
-                result = 0
-                break
-            if got >= share:
-                # at least the cap, if each remaining component has a solution
-                result = cap
-                while at < top + m:
-                    size = lines[at]
-                    if _count(problem, state, ctx, lines, at + 1, size, 1, False, since) == 0:
-                        result = 0
-                        break
-                    if meta[M_ABORT] != 0:
-                        break
-                    at += size + 1
-                break
-            product *= got
-        if result < 0:
-            result = product
-        meta[M_TOP] = top
-        return result
-    meta = ctx[0]
-    stop = state[15]
-    if stop[0] != 0:
-        meta[M_ABORT] = 1
-        return 0
-    hv = _key_hash(state, lines, lo, n)
-    slot = _lookup(state, ctx, lines, lo, n, hv)
-    table = ctx[1]
-    if table[slot, 0] == meta[M_GEN]:
-        packed = table[slot, 3]
-        value = packed >> 1
-        if (packed & 1) == 1 or value >= cap:
-            meta[M_HITS] += 1
-            return min(value, cap)
-    st = state[6]
-    if meta[M_PROBING] != 0:
-        pmark = st[ST_TLEN]
-        cell = _probe(problem, state, ctx, lines, lo, n, since)
-        if meta[M_ABORT] != 0:
-            undo_to(state, pmark)
-            return 0
-        if cell == -2 or st[ST_TLEN] > pmark:
-            # a contradiction (count 0), or cells fixed: what is left may fall apart
-            total = 0
-            if cell != -2:
-                meta[M_DEPTH] += 1
-                total = _count(problem, state, ctx, lines, lo, n, cap, True, pmark)
-                meta[M_DEPTH] -= 1
-            undo_to(state, pmark)
-            if meta[M_ABORT] != 0:
-                return 0
-            _store(state, ctx, lines, lo, n, hv, total, total < cap)
-            return total
-    else:
-        cell = _choose(problem, state, ctx, lines, lo, n)
-    meta[M_DEPTH] += 1
-    if meta[M_DEPTH] > meta[M_MAXDEPTH]:
-        meta[M_MAXDEPTH] = meta[M_DEPTH]
-    total = 0
-    for value in (2, 1):
-        mark = st[ST_TLEN]
-        meta[M_NODES] += 1
-        assign(problem, state, cell, value, KIND_DECISION, 0, -1)
-        sub = 0
-        if propagate(problem, state):
-            sub = _count(problem, state, ctx, lines, lo, n, cap - total, True, mark)
-        else:
-            clear_queue(state)
-        undo_to(state, mark)
-        if meta[M_ABORT] != 0:
-            meta[M_DEPTH] -= 1
-            return 0
-        total += sub
-        if total >= cap:
-            total = cap
-            break
-    meta[M_DEPTH] -= 1
-    _store(state, ctx, lines, lo, n, hv, total, total < cap)
-    return total
+            if comp[lines[i]] == c:
+                lines[top + m] = lines[i]
+                m += 1
+        lines[at] = top + m - at - 1
+    for i in range(lo, lo + n):
+        comp[lines[i]] = -1
+    return k, m
+
+
+# frame kinds and fields of the counter's explicit stack (numba compiles recursion, but its
+# on-disk cache does not load recursive kernels reliably)
+K_SPLIT = 0  #: count the undecided part of some lines: the product of its components
+K_COMP = 1  #: count one component: probe, then branch on a cell
+F_KIND, F_LO, F_N, F_CAP, F_SINCE, F_ACC, F_PHASE, F_MARK, F_CELL, F_PMARK = range(10)
+F_TOP, F_AT, F_END, F_SHARE, F_MODE = range(10, 15)
+F_SIZE = 15
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _push(frames, sp, kind, lo, n, cap, since):  # pragma: no cover - compiled
+    frames[sp, F_KIND] = kind
+    frames[sp, F_LO] = lo
+    frames[sp, F_N] = n
+    frames[sp, F_CAP] = cap
+    frames[sp, F_SINCE] = since
+    frames[sp, F_PHASE] = 0
+    return sp + 1
 
 
 @njit(cache=True, nogil=True)
-def count_kernel(problem, state, ctx, cap):  # pragma: no cover - compiled
+def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - compiled
     """The number of solutions from ``state`` (lines queued), bounded by ``cap``: below ``cap``
-    exact, ``cap`` meaning at least ``cap``; ``-1`` when the stop flag ended the count."""
+    exact, ``cap`` meaning at least ``cap``; ``-1`` when the stop flag ended the count.
+
+    A depth-first search on an explicit stack ``frames`` (int64, (``2 * h * w + 8``,
+    :data:`F_SIZE`); ``hvs`` (uint64) the component frames' key hashes).  A *split* frame
+    counts the undecided part of a list of lines (sorted line numbers, at the propagation
+    fixpoint) as the product of its components' counts: each component is asked for the cap
+    divided by the product so far; once one reaches its share, the remaining ones are only
+    checked to have a solution (cap 1).  A *component* frame looks its key up in the cache,
+    probes (the cells fixed are undone when it ends; what is left is split again), else
+    branches on a cell: filled, then empty, each propagated and split; the sum stops at the
+    cap.  The cells assigned since a frame's ``since`` trail position are new at that node
+    (``-1``: every cell): probing starts from their lines.
+    """
     meta, lines = ctx[0], ctx[3]
+    st, stop = state[6], state[15]
     h, w = problem[3][0], problem[3][1]
     if not propagate(problem, state):
         clear_queue(state)
         return 0
-    n = h + w
-    for i in range(n):
+    n0 = h + w
+    for i in range(n0):
         lines[i] = i
-    meta[M_TOP] = n
-    got = _count(problem, state, ctx, lines, 0, n, cap, True, -1)
+    meta[M_TOP] = n0
+    probing = meta[M_PROBING] != 0
+    sp = _push(frames, 0, K_SPLIT, 0, n0, cap, -1)
+    ret = 0
+    while sp > 0:
+        f = sp - 1
+        lo = frames[f, F_LO]
+        n = frames[f, F_N]
+        fcap = frames[f, F_CAP]
+        phase = frames[f, F_PHASE]
+        if frames[f, F_KIND] == K_SPLIT:
+            if phase == 0:
+                k, m = _components(problem, state, ctx, lines, lo, n)
+                if k == 0:
+                    ret = 1  # every cell decided (and every line checked by propagation)
+                    sp -= 1
+                    continue
+                if k > 1:
+                    meta[M_SPLITS] += 1
+                top = meta[M_TOP]
+                frames[f, F_TOP] = top
+                frames[f, F_AT] = top
+                frames[f, F_END] = top + m
+                frames[f, F_ACC] = 1
+                frames[f, F_MODE] = 0
+                frames[f, F_PHASE] = 1
+                meta[M_TOP] = top + m
+            else:
+                # a component counted: ret
+                result = -1
+                at = frames[f, F_AT]
+                frames[f, F_AT] = at + lines[at] + 1
+                if meta[M_ABORT] != 0 or ret == 0:
+                    result = 0
+                elif frames[f, F_MODE] == 0:
+                    if ret >= frames[f, F_SHARE]:
+                        frames[f, F_MODE] = 1  # at least the cap, if the rest has a solution
+                    else:
+                        frames[f, F_ACC] *= ret
+                if result < 0 and frames[f, F_AT] >= frames[f, F_END]:
+                    result = frames[f, F_ACC] if frames[f, F_MODE] == 0 else fcap
+                if result >= 0:
+                    meta[M_TOP] = frames[f, F_TOP]
+                    ret = result
+                    sp -= 1
+                    continue
+            at = frames[f, F_AT]
+            if frames[f, F_MODE] == 0:
+                product = frames[f, F_ACC]
+                share = (fcap + product - 1) // product
+            else:
+                share = 1
+            frames[f, F_SHARE] = share
+            sp = _push(frames, sp, K_COMP, at + 1, lines[at], share, frames[f, F_SINCE])
+            continue
+        # a component frame
+        if phase == 0:
+            if stop[0] != 0:
+                meta[M_ABORT] = 1
+                ret = 0
+                sp -= 1
+                continue
+            hv = _key_hash(state, lines, lo, n)
+            hvs[f] = hv
+            slot = _lookup(state, ctx, lines, lo, n, hv)
+            table = ctx[1]
+            if table[slot, 0] == meta[M_GEN]:
+                packed = table[slot, 3]
+                value = packed >> 1
+                if (packed & 1) == 1 or value >= fcap:
+                    meta[M_HITS] += 1
+                    ret = min(value, fcap)
+                    sp -= 1
+                    continue
+            pmark = st[ST_TLEN]
+            frames[f, F_PMARK] = pmark
+            cell = -1
+            if probing:
+                cell = _probe(problem, state, ctx, lines, lo, n, frames[f, F_SINCE])
+                if meta[M_ABORT] != 0:
+                    undo_to(state, pmark)
+                    ret = 0
+                    sp -= 1
+                    continue
+                if cell == -2:
+                    undo_to(state, pmark)
+                    _store(state, ctx, lines, lo, n, hv, 0, True)
+                    ret = 0
+                    sp -= 1
+                    continue
+                if st[ST_TLEN] > pmark:
+                    # cells fixed: what is left may fall apart
+                    frames[f, F_PHASE] = 3
+                    sp = _push(frames, sp, K_SPLIT, lo, n, fcap, pmark)
+                    continue
+            else:
+                cell = _choose(problem, state, ctx, lines, lo, n)
+            frames[f, F_CELL] = cell
+            frames[f, F_ACC] = 0
+            value = 2
+            frames[f, F_PHASE] = 1
+        elif phase == 3:
+            undo_to(state, frames[f, F_PMARK])
+            if meta[M_ABORT] == 0:
+                _store(state, ctx, lines, lo, n, hvs[f], ret, ret < fcap)
+            sp -= 1
+            continue
+        else:
+            # a branch counted: ret
+            undo_to(state, frames[f, F_MARK])
+            if meta[M_ABORT] != 0:
+                ret = 0
+                sp -= 1
+                continue
+            total = frames[f, F_ACC] + ret
+            if total >= fcap or phase == 2:
+                total = min(total, fcap)
+                _store(state, ctx, lines, lo, n, hvs[f], total, total < fcap)
+                ret = total
+                sp -= 1
+                continue
+            frames[f, F_ACC] = total
+            value = 1
+            frames[f, F_PHASE] = 2
+        # try the cell with ``value``
+        mark = st[ST_TLEN]
+        frames[f, F_MARK] = mark
+        meta[M_NODES] += 1
+        assign(problem, state, frames[f, F_CELL], value, KIND_DECISION, 0, -1)
+        if propagate(problem, state):
+            sp = _push(frames, sp, K_SPLIT, lo, n, fcap - frames[f, F_ACC], mark)
+            if sp > meta[M_MAXDEPTH]:
+                meta[M_MAXDEPTH] = sp
+        else:
+            clear_queue(state)
+            ret = 0  # resumes this frame at its phase with a count of 0
     if meta[M_ABORT] != 0:
         return -1
-    return got
+    return ret
 
 
 @dataclass(frozen=True)
@@ -647,8 +712,10 @@ def count_grid(
     ctx = new_count_context(h + w, h * w)
     ctx[0][M_BRANCH] = branch
     ctx[0][M_PROBING] = int(probing)
+    frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
+    hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
     t0 = time.perf_counter()
-    got = int(count_kernel(problem_tuple(packed), state, ctx, limit + 1))
+    got = int(count_kernel(problem_tuple(packed), state, ctx, frames, hvs, limit + 1))
     took = time.perf_counter() - t0
     meta = ctx[0]
     stats = {"nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
