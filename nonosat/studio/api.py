@@ -627,10 +627,18 @@ async def convert(body: ConvertRequest) -> Response:
     name = _filename(puzzle, suffix)
     data = encode_puzzles([puzzle], fmt, name)
     media = MEDIA_TYPES.get(suffix, "text/plain; charset=utf-8")
-    # colour givens: no format holds them yet
     givens = ("none" if start_grid(puzzle) is None else
-              "kept" if fmt.stores_givens and not puzzle.is_colour else "dropped")
-    return _download(data, media, name, **{"X-Nonosat-Givens": givens})
+              "kept" if fmt.stores_givens else "dropped")
+    headers = {"X-Nonosat-Givens": givens}
+    if givens == "dropped" and puzzle.is_colour and fmt.read is not None:
+        # the --state grid beside the file, in the characters of the file's own palette
+        from urllib.parse import quote
+
+        from nonosat.formats.givens import givens_text_beside
+
+        text = givens_text_beside(puzzle, fmt.read(data, name)[0])
+        headers["X-Nonosat-Givens-State"] = quote(text or "", safe="")
+    return _download(data, media, name, **headers)
 
 
 @router.post("/render", summary="SVG or PNG picture (`nonosat render`)")

@@ -49,6 +49,7 @@ import numpy as np
 
 from nonosat.analysis.ambiguity import MAX_EDITS, edit_suggestions, sat_backbone
 from nonosat.engines import SolveResult, Status, solve
+from nonosat.formats.givens import givens_of
 from nonosat.puzzle import Cell, Puzzle, grid_rows
 from nonosat.stop import TIME_LIMIT, StopToken
 from nonosat.studio.jobs import stop_kwargs
@@ -116,20 +117,9 @@ def _rows(puzzle: Puzzle, solution: np.ndarray) -> list[str]:
     return grid_rows(solution)
 
 
-#: The ``Puzzle.meta`` key of a colour puzzle's givens (int32 colour masks; the formats'
-#: givens, :mod:`nonosat.formats.givens`, are black and white).
-COLOUR_GIVENS_KEY = "colour_givens"
-
-
 def start_grid(puzzle: Puzzle) -> np.ndarray | None:
-    """The givens a solve starts from: :func:`nonosat.formats.givens.givens_of` (int8) for
-    black-and-white, the colour masks (int32) under :data:`COLOUR_GIVENS_KEY` for colour;
-    ``None`` without givens."""
-    if puzzle.is_colour:
-        state = puzzle.meta.get(COLOUR_GIVENS_KEY)
-        return state if isinstance(state, np.ndarray) and state.shape == puzzle.shape else None
-    from nonosat.formats.givens import givens_of
-
+    """The givens a solve starts from (:func:`nonosat.formats.givens.givens_of`): an int8 grid
+    state for black-and-white, colour masks (int32) for colour; ``None`` without givens."""
     return givens_of(puzzle)
 
 
