@@ -100,9 +100,10 @@ M_BRANCH = 10  #: the branching rule
 M_MAXDEPTH = 11  #: deepest stack
 M_DEPTH = 12  #: (unused)
 M_PROBES = 13  #: probes (one per cell and value)
-M_PROBING = 14  #: 1: probe at every node
+M_PROBING = 14  #: 0: no probing; 1: from every changed line; 2: from the decision's lines
 M_STAMP = 15  #: the dirty marks' current stamp
-M_SIZE = 16
+M_PROBE_DEPTH = 16  #: probe only in frames at most this deep on the stack
+M_SIZE = 17
 
 #: Cache table rows (a power of two) and key arena words: 2**18 * 4 + 2**22 int64 words (40 MB).
 TABLE_SLOTS = 1 << 18
@@ -268,11 +269,11 @@ def _choose(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _mark_dirty(problem, state, ctx, since, stamp):  # pragma: no cover - compiled
-    """Mark the row and column of every cell assigned since trail position ``since`` dirty."""
+def _mark_dirty(problem, state, ctx, since, stamp, end):  # pragma: no cover - compiled
+    """Mark the row and column of every cell at trail positions ``since .. end - 1`` dirty."""
     h, w = problem[3][0], problem[3][1]
-    trail, st, dirty = state[1], state[6], ctx[6]
-    for t in range(since, st[ST_TLEN]):
+    trail, dirty = state[1], ctx[6]
+    for t in range(since, end):
         cell = trail[t]
         r = cell // w
         dirty[r] = stamp
@@ -302,8 +303,11 @@ def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - comp
     if since < 0:
         for i in range(lo, lo + n):
             dirty[lines[i]] = stamp
+    elif meta[M_PROBING] == 2 and st[ST_TLEN] > since:
+        # light probing: from the lines of the first cell assigned (the decision) only
+        _mark_dirty(problem, state, ctx, since, stamp, since + 1)
     else:
-        _mark_dirty(problem, state, ctx, since, stamp)
+        _mark_dirty(problem, state, ctx, since, stamp, st[ST_TLEN])
     while True:
         changed = False
         pass_start = st[ST_TLEN]
@@ -352,7 +356,7 @@ def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - comp
             break
         meta[M_STAMP] += 1
         stamp = meta[M_STAMP]
-        _mark_dirty(problem, state, ctx, pass_start, stamp)
+        _mark_dirty(problem, state, ctx, pass_start, stamp, st[ST_TLEN])
     best = -1
     best_score = -1
     for i in range(lo, lo + n):
@@ -552,7 +556,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             pmark = st[ST_TLEN]
             frames[f, F_PMARK] = pmark
             cell = -1
-            if probing:
+            if probing and sp <= meta[M_PROBE_DEPTH]:
                 cell = _probe(problem, state, ctx, lines, lo, n, frames[f, F_SINCE])
                 if meta[M_ABORT] != 0:
                     undo_to(state, pmark)
@@ -657,7 +661,8 @@ def count_grid(
     limit: int = DEFAULT_LIMIT,
     stop: StopToken | None = None,
     branch: int = 0,
-    probing: bool = True,
+    probing: bool | int = True,
+    probe_depth: int | None = None,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
 
@@ -675,9 +680,13 @@ def count_grid(
         unfinished (``count=None``).  Arm it for a time limit (:func:`nonosat.stop.for_solve`).
     branch : int
         Branching rule without probing (:data:`BRANCH_RULES`).
-    probing : bool
-        Failed-literal probing at every node (default); the branch is then the cell whose
-        two values propagate furthest.
+    probing : bool or int
+        Failed-literal probing at every node (default, 1: the cells of every line changed
+        since the parent node; 2: of the decision's row and column only, and of the lines
+        probing changes); the branch is then the cell whose two values propagate furthest.
+    probe_depth : int, optional
+        Probe only at nodes at most this deep on the search stack (two frames per decision);
+        ``None``: everywhere.
 
     Returns
     -------
@@ -712,6 +721,7 @@ def count_grid(
     ctx = new_count_context(h + w, h * w)
     ctx[0][M_BRANCH] = branch
     ctx[0][M_PROBING] = int(probing)
+    ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
     frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
     hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
     t0 = time.perf_counter()
