@@ -123,9 +123,9 @@ def test_a_disagreement_is_loud(monkeypatch):
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("index, count", [(1, 72), (151, 198), (401, 3803)])
+@pytest.mark.parametrize("index, count", [(1, 72), (151, 198)])
 def test_taai2011_counts_equal_ganak(corpus, index, count):
-    """Three taai2011 puzzles whose counts Ganak finds in a few seconds (#0, #150, #400 of
+    """Two taai2011 puzzles whose counts Ganak finds in a few seconds (#0, #150 of
     benchmarks/RESULTS.md's table; 1-based here): the native count equals Ganak's, run here."""
     puzzle = read_puzzle(corpus / "NonogramRecord" / "question" / "taai2011.txt", None, index)
     ganak = count_solutions(puzzle, timeout=60, counter="ganak")
