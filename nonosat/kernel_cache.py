@@ -45,6 +45,7 @@ KERNEL_FILES = (
     "certificates/rup.py",
     "certificates/lrat_read.py",
     "certificates/lrat_check.py",
+    "certificates/lrat_store.py",
     "certificates/lrat_agree.py",
     "analysis/backdoor.py",
     "analysis/implied.py",

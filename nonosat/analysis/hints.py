@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
@@ -49,6 +49,9 @@ from nonosat.native.implications import (
 )
 from nonosat.native.line import solve_line
 from nonosat.puzzle import Cell, Puzzle, clue_text
+
+if TYPE_CHECKING:
+    from nonosat.stop import StopToken
 
 #: Techniques from the simplest to the hardest, with the solver stage each belongs to.
 TECHNIQUE_STAGE = {
@@ -584,8 +587,13 @@ def apply_hint(state: np.ndarray, hint: Hint) -> np.ndarray:
     return out
 
 
+#: The hint of a stopped :func:`next_hint` (its token was set before it finished).
+_STOPPED = Hint("guess", "Stopped before a hint was found.", verdict="unknown")
+
+
 def find_mistakes(
-    puzzle: Puzzle, state: np.ndarray, *, engine: str = "native", timeout: float | None = None
+    puzzle: Puzzle, state: np.ndarray, *, engine: str = "native", timeout: float | None = None,
+    stop: StopToken | None = None,
 ) -> list[tuple[tuple[int, int], Cell | int]] | None:
     """Known cells of ``state`` that no solution shares, with the correct values (a
     :class:`Cell`, or for a colour puzzle -- whose ``state`` holds colour masks, a cell known
@@ -593,7 +601,8 @@ def find_mistakes(
 
     The state is fine when some solution agrees with all its known cells.  Otherwise the wrong
     cells are those that disagree with the solution closest to the state (fewest differences
-    among the solutions found, up to 2).
+    among the solutions found, up to 2).  ``stop``: a cancel token, handed to each solve (a
+    stopped solve gives up, which raises :class:`UndecidedError`).
 
     Returns
     -------
@@ -608,13 +617,13 @@ def find_mistakes(
     """
     from nonosat.engines import solve
 
-    given = solve(puzzle, engine, partial=state, limit=1, timeout=timeout)
+    given = solve(puzzle, engine, partial=state, limit=1, timeout=timeout, stop=stop)
     if given.solutions:
         return []
     if given.status == Status.UNKNOWN:
         raise UndecidedError("the solver gave up before deciding whether the known cells agree "
                              "with a solution")
-    result = solve(puzzle, engine, limit=2, timeout=timeout)
+    result = solve(puzzle, engine, limit=2, timeout=timeout, stop=stop)
     if result.status == Status.UNKNOWN and not result.solutions:
         raise UndecidedError("the solver gave up before deciding whether the puzzle has a "
                              "solution")
@@ -643,6 +652,7 @@ def stuck_hint(
     engine: str = "auto",
     timeout: float | None = None,
     forced: bool = False,
+    stop: StopToken | None = None,
 ) -> Hint:
     """The hint for a state where no deduction applies: asks ``engine`` (the portfolio by
     default) whether the solutions that agree with ``state`` are one or several, so that a
@@ -650,6 +660,7 @@ def stuck_hint(
 
     ``forced`` says every known cell of ``state`` follows from the clues (e.g. the grid
     :func:`explain` reached), so the solutions that agree with it are all the puzzle's.
+    ``stop``: a cancel token for the solves (a stopped solve answers "unknown").
 
     Returns
     -------
@@ -663,7 +674,8 @@ def stuck_hint(
     grid = logic.start(state)
     open_cells = int(logic.open(grid).sum())
     given = bool((grid != logic.start()).any()) and not forced  # forced cells change nothing
-    result = solve(puzzle, engine, partial=grid if given else None, limit=2, timeout=timeout)
+    result = solve(puzzle, engine, partial=grid if given else None, limit=2, timeout=timeout,
+                   stop=stop)
     status = result.status
     where = f"({open_cells} cell{'s' if open_cells != 1 else ''} open)"
     if status == Status.NONE:
@@ -675,7 +687,8 @@ def stuck_hint(
                     f"implication chain or probe can choose between them here {where}.",
                     verdict="multiple")
     if status == Status.UNIQUE:
-        whole = solve(puzzle, engine, limit=2, timeout=timeout).status if given else status
+        whole = (solve(puzzle, engine, limit=2, timeout=timeout, stop=stop).status if given
+                 else status)
         if whole == Status.MULTIPLE:
             return Hint("guess", f"A guess is needed: the puzzle has several solutions; only one "
                         f"agrees with the cells known so far, but no line, implication chain or "
@@ -697,6 +710,7 @@ def next_hint(
     depth: int | None = None,
     timeout: float | None = None,
     verdict: bool = True,
+    stop: StopToken | None = None,
 ) -> Hint:
     """The next hint from ``state`` (all unknown when omitted).
 
@@ -716,6 +730,9 @@ def next_hint(
     verdict : bool
         When no deduction applies, ask ``engine`` whether the puzzle has several solutions or
         one that needs a guess (:func:`stuck_hint`).
+    stop : StopToken, optional
+        Cancel token (:mod:`nonosat.stop`), read by every engine call and between the stages;
+        a stopped hint is a ``"guess"`` with verdict ``"unknown"``.
 
     Returns
     -------
@@ -724,7 +741,7 @@ def next_hint(
     grid = logic_of(puzzle).start(state)
     if check:
         try:
-            mistakes = find_mistakes(puzzle, grid, engine=engine, timeout=timeout)
+            mistakes = find_mistakes(puzzle, grid, engine=engine, timeout=timeout, stop=stop)
         except UndecidedError:
             return Hint("guess", "The solver could not decide within the time limit whether the "
                                  "cells known so far are right; no hint.", verdict="unknown")
@@ -737,8 +754,12 @@ def next_hint(
                         f"{n} cell{'s are' if n != 1 else ' is'} wrong: "
                         f"{wording.cell_set_text(puzzle, [c for c, _ in mistakes])} "
                         f"(no solution agrees with {them}).", tuple(mistakes))
+    if stop is not None and stop.is_set():
+        return _STOPPED
     hint = HintFinder(puzzle, depth).next(grid)
     if hint.kind == "guess" and verdict:
+        if stop is not None and stop.is_set():
+            return _STOPPED
         return stuck_hint(puzzle, grid, engine=engine,
-                          timeout=timeout if timeout is not None else 30.0)
+                          timeout=timeout if timeout is not None else 30.0, stop=stop)
     return hint

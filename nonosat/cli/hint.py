@@ -21,7 +21,7 @@ from typing import Annotated
 import typer
 
 from nonosat.cli.exits import EXIT_FAILED, EXIT_GAVE_UP, EXIT_MULTIPLE, EXIT_NONE, EXIT_OK
-from nonosat.cli.inputs import load_puzzle, read_state
+from nonosat.cli.inputs import load_puzzle, starting_state
 from nonosat.cli.options import (
     EngineOpt,
     FormatOpt,
@@ -52,7 +52,7 @@ def hint_command(
     from nonosat.analysis.wording import mask_cells_text, pair_cells_text
 
     puzzle, name = load_puzzle(puzzle_path, format, index)
-    grid = read_state(state, puzzle) if state is not None else None
+    grid = starting_state(state, puzzle)
     announce_compile(colour=puzzle.is_colour)
     hint = next_hint(puzzle, grid, engine=engine, timeout=timeout)  # resolved by handle_errors
     if json_output:
