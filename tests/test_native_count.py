@@ -93,10 +93,11 @@ def test_native_count_stops_on_the_token():
 @pytest.mark.parametrize("name", ["cross-ambiguous.non", "heart.non", "impossible.non"])
 def test_native_count_equals_ganak_on_the_games(name):
     puzzle = read_puzzle(GAMES / name)
-    ganak = count_solutions(puzzle, timeout=30, counter="ganak")
-    got = count_solutions(puzzle, timeout=30, counter="native")
+    # generous limits: on a cold kernel cache the root node's compilation counts against them
+    ganak = count_solutions(puzzle, timeout=120, counter="ganak")
+    got = count_solutions(puzzle, timeout=120, counter="native")
     assert ganak.exact and got.exact and got.count == ganak.count
-    both = count_solutions(puzzle, timeout=30, crosscheck=True)  # raises on a disagreement
+    both = count_solutions(puzzle, timeout=120, crosscheck=True)  # raises on a disagreement
     assert both.count == ganak.count
 
 
