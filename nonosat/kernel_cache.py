@@ -38,6 +38,7 @@ KERNEL_FILES = (
     "native/swap.py",
     "native/implications.py",
     "native/colour.py",
+    "native/count.py",
     "encodings/cnf_order.py",
     "encodings/phases.py",
     "certificates/proof_text.py",

@@ -22,9 +22,12 @@ def native() -> None:
     from nonosat.analysis.difficulty import analyse
     from nonosat.engines import load_engine
     from nonosat.formats import read_puzzle
+    from nonosat.native.count import count_grid
+    from nonosat.puzzle import Puzzle
 
     load_engine("native", colour=True)
     load_engine("auto", colour=True)
+    count_grid(Puzzle([(1,), (1,)], [(1,), (1,)]))  # the exact counter's kernel
     for name in ("heart.non", "mug.xml"):
         analyse(read_puzzle(GAMES / name))
 
