@@ -29,21 +29,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
-from nonosat.kernel_cache import stamp_module
 from nonosat.native.colour import ColourProblem, colour_propagate, solve_colour_line
-from nonosat.native.propagate import (
-    KIND_DECISION,
-    ST_TLEN,
-    assign,
-    new_state,
-    problem_tuple,
-    propagate,
-    propagate_grid,
-    undo_to,
-)
-from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
+from nonosat.native.stepping import Deductions, Stepper
+from nonosat.puzzle import Cell, Puzzle, unknown_grid
 
 if TYPE_CHECKING:  # networkx loads with these: imported where they are used, not here, so that
     # `nonosat solve` (which classifies through this module) stays light (tests/test_imports.py)
@@ -88,12 +77,12 @@ _IMPLICATION_TECHNIQUE = {"contradiction": "contradiction", "tautology": "tautol
                           "line": "line-conflict"}
 
 
-def _line_steps(deductions: list) -> list[Step]:
+def _line_steps(deductions: Deductions) -> list[Step]:
     """Group consecutive deductions of one line solve into one step."""
     steps: list[Step] = []
     cells: list = []
     current = None
-    for cell, value, line in deductions:
+    for cell, value, line in deductions.by_line():
         if line != current and cells:
             steps.append(Step("line", "line", tuple(cells), line=current))
             cells = []
@@ -123,76 +112,18 @@ def _implication_steps(
     ]
 
 
-@njit(cache=True, nogil=True)
-def probe_pass_kernel(problem, state, cells, status, both):  # pragma: no cover - compiled
-    """Probe both values of each cell of ``cells`` from the same state (at a fixpoint).
-
-    Parameters
-    ----------
-    problem, state : tuples
-        See :mod:`nonosat.native.propagate`; the state is restored after every probe.
-    cells : ndarray of int32, shape (m,)
-        Unknown cells to probe.
-    status : ndarray of int8, shape (m,)
-        Receives bit 1 when ``filled`` fails, bit 2 when ``empty`` fails.
-    both : ndarray of int32, shape (h*w, 3)
-        Receives ``(probed cell, cell, value)`` for every cell both branches of a probe fix to
-        the same value (each cell once; collected only while no failed literal has been seen).
-
-    Returns
-    -------
-    int
-        Rows of ``both`` written, or ``-1`` when both values of a cell fail.
-    """
-    grid, trail, st = state[0], state[1], state[6]
-    n = grid.shape[0]
-    mark = np.zeros(n, np.int8)
-    fcells = np.zeros(n, np.int32)
-    claimed = np.zeros(n, np.bool_)
-    nboth = 0
-    nfail = 0
-    for i in range(cells.shape[0]):
-        cell = cells[i]
-        base = st[ST_TLEN]
-        assign(problem, state, cell, 2, KIND_DECISION, -1, -1)
-        ok_f = propagate(problem, state)
-        end_f = st[ST_TLEN]
-        nf = end_f - base - 1 if ok_f else 0
-        for k in range(nf):
-            fcells[k] = trail[base + 1 + k]
-            mark[fcells[k]] = grid[fcells[k]]
-        undo_to(state, base)
-        assign(problem, state, cell, 1, KIND_DECISION, -1, -1)
-        ok_e = propagate(problem, state)
-        if ok_f and ok_e and nfail == 0:
-            for t in range(base + 1, st[ST_TLEN]):
-                c = trail[t]
-                if mark[c] == grid[c] and not claimed[c]:
-                    claimed[c] = True
-                    both[nboth, 0] = cell
-                    both[nboth, 1] = c
-                    both[nboth, 2] = grid[c]
-                    nboth += 1
-        undo_to(state, base)
-        for k in range(nf):
-            mark[fcells[k]] = 0
-        status[i] = (0 if ok_f else 1) | (0 if ok_e else 2)
-        if status[i] == 3:
-            return -1
-        if status[i] != 0:
-            nfail += 1
-    return nboth
-
-
-def probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
+def probe_pass(puzzle: Puzzle, grid: np.ndarray,
+               stepper: Stepper | None = None) -> list[Step] | None:
     """One failed-literal pass: probe both values of every unknown cell of ``grid`` with full
-    line propagation, all from the same state (:func:`probe_pass_kernel`).
+    line propagation, all from the same state (:meth:`nonosat.native.stepping.Stepper.probe_round`).
 
     Parameters
     ----------
     puzzle : Puzzle
     grid : ndarray of int8, shape (height, width)
         A state (normally at a line-propagation fixpoint).
+    stepper : Stepper, optional
+        The puzzle's stepper to run it on (its line cache carries over); a new one by default.
 
     Returns
     -------
@@ -204,20 +135,18 @@ def probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
     """
     from nonosat.native.implications import Literal
 
-    h, w = puzzle.shape
-    packed = pack_clues(puzzle)
-    problem = problem_tuple(packed)
-    state = new_state(packed, grid)
-    if not propagate(problem, state):
+    w = puzzle.width
+    if stepper is None:
+        stepper = Stepper(puzzle, grid)
+    else:
+        stepper.load(grid)
+    if stepper.propagate() is None:
         return None
-    cells = np.nonzero(state[0] == Cell.UNKNOWN)[0].astype(np.int32)
-    status = np.zeros(cells.shape[0], dtype=np.int8)
-    both = np.zeros((h * w, 3), dtype=np.int32)
-    nboth = probe_pass_kernel(problem, state, cells, status, both)
-    if nboth < 0:
+    found = stepper.probe_round()
+    if found is None:
         return None
     failed = []
-    for cell, code in zip(cells.tolist(), status.tolist(), strict=True):
+    for cell, code in zip(found.cells.tolist(), found.status.tolist(), strict=True):
         if code:
             rc = divmod(cell, w)
             good = Cell.EMPTY if code == 1 else Cell.FILLED
@@ -226,7 +155,7 @@ def probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
     if failed:
         return failed
     steps: list[Step] = []
-    for probed, group in _by_probe(both[:nboth].tolist()):
+    for probed, group in _by_probe(found.both.tolist()):
         fixed = tuple((divmod(c, w), Cell(v)) for _, c, v in group)
         steps.append(Step("probing", "probe-both", fixed, premise=Literal(*divmod(probed, w), True)))
     return steps
@@ -409,6 +338,8 @@ class Logic:
 
     def __init__(self, puzzle: Puzzle) -> None:
         self.puzzle = puzzle
+        #: each line's implications by its contents, kept across calls (black-and-white)
+        self.implication_cache: dict = {}
 
     def start(self, grid: np.ndarray | None = None) -> np.ndarray:
         """A new state: ``grid`` (givens) copied, or nothing known when omitted."""
@@ -427,7 +358,9 @@ class Logic:
                      rules: tuple[str, ...] = ("contradiction", "tautology"),
                      cache: dict | None = None) -> list[Step]:
         """What the single-line implication graph of ``state`` forces (at a line fixpoint),
-        ``depth`` levels deep (unlimited when ``None``; black-and-white only)."""
+        ``depth`` levels deep (unlimited when ``None``; black-and-white only).  ``cache``: the
+        lines' implications by contents (:func:`nonosat.analysis.implied.implication_arrays`),
+        :attr:`implication_cache` when omitted."""
         raise NotImplementedError
 
     def probing(self, state: np.ndarray) -> list[Step] | None:
@@ -441,7 +374,19 @@ class Logic:
 
 
 class TwoValueLogic(Logic):
-    """Black-and-white puzzles: int8 states and the bit-parallel kernels."""
+    """Black-and-white puzzles: int8 states and the bit-parallel kernels, stepped on one
+    :class:`~nonosat.native.stepping.Stepper` (its line cache serves every call)."""
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        super().__init__(puzzle)
+        self._stepper: Stepper | None = None
+
+    @property
+    def stepper(self) -> Stepper:
+        """The puzzle's native stepper (made on first use)."""
+        if self._stepper is None:
+            self._stepper = Stepper(self.puzzle)
+        return self._stepper
 
     def start(self, grid: np.ndarray | None = None) -> np.ndarray:
         return (unknown_grid(self.puzzle) if grid is None
@@ -451,18 +396,21 @@ class TwoValueLogic(Logic):
         return state == Cell.UNKNOWN
 
     def line(self, state: np.ndarray) -> tuple[np.ndarray, list[Step]] | None:
-        result = propagate_grid(self.puzzle, state)
-        if result is None:
+        stepper = self.stepper
+        stepper.load(state)
+        found = stepper.propagate()
+        if found is None:
             return None
-        return result[0], _line_steps(result[1])
+        return stepper.grid(), _line_steps(found)
 
     def implications(self, state: np.ndarray, depth: int | None = None,
                      rules: tuple[str, ...] = ("contradiction", "tautology"),
                      cache: dict | None = None) -> list[Step]:
-        return _implication_steps(self.puzzle, state, depth, rules, cache)
+        return _implication_steps(self.puzzle, state, depth, rules,
+                                  self.implication_cache if cache is None else cache)
 
     def probing(self, state: np.ndarray) -> list[Step] | None:
-        return probe_pass(self.puzzle, state)
+        return probe_pass(self.puzzle, state, self.stepper)
 
     def apply(self, state: np.ndarray, steps: list[Step]) -> bool:
         return _apply(state, steps)
@@ -528,8 +476,9 @@ def closure(puzzle: Puzzle, logic: str = "line") -> Callable[[np.ndarray], np.nd
     """A function from a state (``(h, w)``: int8 for black-and-white, colour masks for colour)
     to its fixpoint (a new array; ``None`` on a contradiction) under ``logic``: ``"line"``,
     line propagation, or ``"probing"``, propagation and failed-literal probing -- the compiled
-    kernels of the puzzle's form (:func:`nonosat.native.propagate.propagate_grid` and
-    :func:`nonosat.native.probe.probe_grid`; :class:`nonosat.native.colour.ColourProblem`).
+    kernels of the puzzle's form (:meth:`nonosat.native.stepping.Stepper.propagate` and
+    :meth:`~nonosat.native.stepping.Stepper.probe` on one stepper reused from call to call;
+    :class:`nonosat.native.colour.ColourProblem`).
 
     Raises
     ------
@@ -539,13 +488,14 @@ def closure(puzzle: Puzzle, logic: str = "line") -> Callable[[np.ndarray], np.nd
     if logic not in ("line", "probing"):
         raise ValueError(f"unknown logic {logic!r}; use 'line' or 'probing'")
     if not puzzle.is_colour:
-        from nonosat.native.probe import probe_grid
-
-        solve = propagate_grid if logic == "line" else probe_grid
+        stepper = Stepper(puzzle)
+        probing = logic == "probing"
 
         def close_two(grid: np.ndarray) -> np.ndarray | None:
-            out = solve(puzzle, grid)
-            return None if out is None else out[0]
+            stepper.load(grid)
+            if stepper.propagate() is None or (probing and stepper.probe() is None):
+                return None
+            return stepper.grid()
 
         return close_two
     problem = ColourProblem.of(puzzle)
@@ -557,6 +507,3 @@ def closure(puzzle: Puzzle, logic: str = "line") -> Callable[[np.ndarray], np.nd
 
     return close
 
-
-# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
-stamp_module(globals())
