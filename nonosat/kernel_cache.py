@@ -46,7 +46,6 @@ KERNEL_FILES = (
     "certificates/lrat_read.py",
     "certificates/lrat_check.py",
     "certificates/lrat_agree.py",
-    "analysis/backdoor.py",
     "analysis/implied.py",
 )
 

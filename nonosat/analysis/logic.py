@@ -148,10 +148,10 @@ def probe_pass(puzzle: Puzzle, grid: np.ndarray,
     failed = []
     for cell, code in zip(found.cells.tolist(), found.status.tolist(), strict=True):
         if code:
-            rc = divmod(cell, w)
+            r, c = divmod(int(cell), w)
             good = Cell.EMPTY if code == 1 else Cell.FILLED
-            failed.append(Step("probing", "failed-literal", ((rc, good),),
-                               premise=Literal(*rc, code == 1)))
+            failed.append(Step("probing", "failed-literal", (((r, c), good),),
+                               premise=Literal(r, c, code == 1)))
     if failed:
         return failed
     steps: list[Step] = []
