@@ -23,14 +23,13 @@ only narrows a cell's colours also records the new masks (:attr:`Step.masks`).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nonosat.native.colour import ColourProblem, colour_propagate, solve_colour_line
+from nonosat.native.colour_stepping import ColourStepper
 from nonosat.native.stepping import Deductions, Stepper
 from nonosat.puzzle import Cell, Puzzle, unknown_grid
 
@@ -195,49 +194,33 @@ def _colour_of(mask: int) -> int:
     return int(mask).bit_length() - 1
 
 
-def _line_fixpoint(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
+def _line_fixpoint(puzzle: Puzzle, grid: np.ndarray,
+                   stepper: ColourStepper | None = None) -> list[Step] | None:
     """Line solving to a fixpoint on ``grid`` (int32 masks, ``(h, w)``, updated in place), one
     line at a time (rows first, then every line a change touched): one ``line`` step per line
-    solve that narrowed a cell.  ``None`` on a contradiction."""
-    h, w = puzzle.shape
-    colours = puzzle.line_colours
-    queue = deque(range(h + w))
-    queued = [True] * (h + w)
+    solve that narrowed a cell (:meth:`nonosat.native.colour_stepping.ColourStepper.propagate`).
+    ``None`` on a contradiction."""
+    stepper = ColourStepper(puzzle) if stepper is None else stepper
+    stepper.load(grid)
+    solves = stepper.propagate()
+    if solves is None:
+        return None
+    grid[...] = stepper.grid()
+    w = puzzle.width
     steps: list[Step] = []
-    while queue:
-        line = queue.popleft()
-        queued[line] = False
-        clue = puzzle.lines[line]
-        if clue is None:
-            continue
-        cells = grid[line, :] if line < h else grid[:, line - h]
-        after = solve_colour_line(clue, colours[line] or (), cells, puzzle.n_colours)
-        if after is None:
-            return None
-        changed = np.flatnonzero(after != cells)
-        if changed.size == 0:
-            continue
-        decided: list[tuple[tuple[int, int], int]] = []
-        masks: list[tuple[tuple[int, int], int]] = []
-        for i in changed.tolist():
-            cell = (line, i) if line < h else (i, line - h)
-            m = int(after[i])
-            grid[cell] = m
-            masks.append((cell, m))
-            other = h + i if line < h else i
-            if not queued[other]:
-                queued[other] = True
-                queue.append(other)
-            if m & (m - 1) == 0:
-                decided.append((cell, _colour_of(m)))
-        steps.append(Step("line", "line", tuple(decided), line=line, masks=tuple(masks)))
+    for solve in solves:
+        masks = tuple((divmod(c, w), m) for c, m in
+                      zip(solve.cells.tolist(), solve.masks.tolist(), strict=True))
+        decided = tuple((cell, _colour_of(m)) for cell, m in masks if m & (m - 1) == 0)
+        steps.append(Step("line", "line", decided, line=solve.line, masks=masks))
     return steps
 
 
-def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
+def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray,
+                      stepper: ColourStepper | None = None) -> list[Step] | None:
     """One probing pass over the open cells of ``grid`` (int32 masks at a line fixpoint), every
     trial from the same state: each colour a cell can still take is set and propagated
-    (:func:`nonosat.native.colour.colour_propagate`).
+    (:meth:`nonosat.native.colour_stepping.ColourStepper.probe_round`).
 
     Returns
     -------
@@ -250,53 +233,27 @@ def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
     """
     from nonosat.analysis.implied import ColourLiteral
 
-    problem = ColourProblem.of(puzzle)
-    h, w = puzzle.shape
-    flat = np.ascontiguousarray(grid, dtype=np.int32).reshape(-1).copy()
-    queued = np.zeros(h + w, np.bool_)
-    st = np.zeros(3, np.int64)
-    failed: list[tuple[int, int, int]] = []
-    new = flat.copy()
-    groups: list[tuple[int, list[int]]] = []
-    for cell in np.flatnonzero(_is_open(flat)).tolist():
-        v = int(flat[cell])
-        union = np.zeros_like(flat)
-        removed = 0
-        for k in range(puzzle.n_colours):
-            if not (v >> k) & 1:
-                continue
-            trial = flat.copy()
-            trial[cell] = 1 << k
-            queued[cell // w] = True
-            queued[h + cell % w] = True
-            if colour_propagate(trial, problem.lens, problem.cols, problem.start, problem.known,
-                                h, w, problem.ncol, queued, st):
-                union |= trial
-            else:
-                removed |= 1 << k
-        if removed == v:
-            return None
-        if removed:
-            failed.append((cell, v & ~removed, _colour_of(removed & -removed)))
-        elif not failed:
-            narrower = (new & union) != new
-            narrower[cell] = False
-            if narrower.any():
-                groups.append((cell, np.flatnonzero(narrower).tolist()))
-                new &= union
+    w = puzzle.width
+    stepper = ColourStepper(puzzle) if stepper is None else stepper
+    stepper.load(grid)
+    found = stepper.probe_round()
+    if found is None:
+        return None
     steps: list[Step] = []
-    if failed:
-        for cell, m, k in failed:
+    if found.failed:
+        for cell, m, k in found.failed:
             rc = divmod(cell, w)
             one = ((rc, _colour_of(m)),) if m & (m - 1) == 0 else ()
             steps.append(Step("probing", "failed-literal", one,
                               premise=ColourLiteral(*rc, k), masks=((rc, m),)))
         return steps
+    flat = np.asarray(grid, dtype=np.int32).reshape(-1)
+    new = found.masks
     seen: set[int] = set()
-    for probed, cells in groups:
+    for probed, cells in found.narrowed:
         fixed: list[tuple[tuple[int, int], int]] = []
         masks: list[tuple[tuple[int, int], int]] = []
-        for i in cells:
+        for i in cells.tolist():
             if i in seen:
                 continue
             seen.add(i)
@@ -417,7 +374,19 @@ class TwoValueLogic(Logic):
 
 
 class PaletteLogic(Logic):
-    """Colour puzzles: int32 colour masks and the generic colour kernels."""
+    """Colour puzzles: int32 colour masks and the generic colour kernels, stepped on one
+    :class:`~nonosat.native.colour_stepping.ColourStepper`."""
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        super().__init__(puzzle)
+        self._stepper: ColourStepper | None = None
+
+    @property
+    def stepper(self) -> ColourStepper:
+        """The puzzle's colour stepper (made on first use)."""
+        if self._stepper is None:
+            self._stepper = ColourStepper(self.puzzle)
+        return self._stepper
 
     def start(self, grid: np.ndarray | None = None) -> np.ndarray:
         return (full_grid(self.puzzle) if grid is None
@@ -430,7 +399,7 @@ class PaletteLogic(Logic):
         if (state == 0).any():
             return None
         trial = state.copy()  # a contradiction leaves the state as it was, as for black-and-white
-        steps = _line_fixpoint(self.puzzle, trial)
+        steps = _line_fixpoint(self.puzzle, trial, self.stepper)
         return None if steps is None else (trial, steps)
 
     def implications(self, state: np.ndarray, depth: int | None = None,
@@ -440,7 +409,7 @@ class PaletteLogic(Logic):
                                         tuple(r for r in rules if r != "line"))
 
     def probing(self, state: np.ndarray) -> list[Step] | None:
-        return colour_probe_pass(self.puzzle, state)
+        return colour_probe_pass(self.puzzle, state, self.stepper)
 
     def apply(self, state: np.ndarray, steps: list[Step]) -> bool:
         for step in steps:
@@ -478,7 +447,7 @@ def closure(puzzle: Puzzle, logic: str = "line") -> Callable[[np.ndarray], np.nd
     line propagation, or ``"probing"``, propagation and failed-literal probing -- the compiled
     kernels of the puzzle's form (:meth:`nonosat.native.stepping.Stepper.propagate` and
     :meth:`~nonosat.native.stepping.Stepper.probe` on one stepper reused from call to call;
-    :class:`nonosat.native.colour.ColourProblem`).
+    :class:`nonosat.native.colour_stepping.ColourStepper`'s compiled propagation and probing).
 
     Raises
     ------
@@ -498,12 +467,12 @@ def closure(puzzle: Puzzle, logic: str = "line") -> Callable[[np.ndarray], np.nd
             return stepper.grid()
 
         return close_two
-    problem = ColourProblem.of(puzzle)
-    step = problem.propagate if logic == "line" else problem.probe
+    colour = ColourStepper(puzzle)
 
     def close(grid: np.ndarray) -> np.ndarray | None:
-        flat = np.asarray(grid, dtype=np.int32).reshape(-1).copy()
-        return flat.reshape(puzzle.shape) if step(flat) else None
+        colour.load(grid)
+        ok = colour.fixpoint() if logic == "line" else colour.probe()
+        return colour.grid() if ok else None
 
     return close
 
