@@ -56,6 +56,7 @@ from nonosat.native.propagate import (
     KIND_NAMES,
     KIND_PROBE_BOTH,
     ST_DEPTH,
+    ST_EVENT,
     ST_EXHAUSTED,
     ST_NSOL,
     ST_QCOUNT,
@@ -384,12 +385,14 @@ class Stepper:
         _assume_all(self.problem, self.state, cells, values, kind, arg)
         return before
 
-    def undo(self, checkpoint: int) -> None:
+    def undo(self, checkpoint: int, forget_probes: bool = True) -> None:
         """Roll back to ``checkpoint`` (a trail length): the cells assigned since are unknown
-        again, the queue is emptied and probing forgets its results (they may rest on what was
-        retracted)."""
+        again and the queue is emptied.  With ``forget_probes`` (default) probing forgets its
+        results, which may rest on what was retracted, so that the next :meth:`probe` tries
+        every cell again."""
         _undo(self.state, checkpoint)
-        self.scratch[1][:] = -1
+        if forget_probes:
+            self.scratch[1][:] = -1
         self._stamped = min(self._stamped, checkpoint)
 
     # -- the stages ----------------------------------------------------------------------------
@@ -409,11 +412,18 @@ class Stepper:
             return None
         return self.deductions(before)
 
-    def probe(self) -> Deductions | None:
+    def probe(self, since: int | None = None) -> Deductions | None:
         """Failed-literal probing to its fixpoint, in place (:func:`nonosat.native.probe.probe`):
         every unknown cell whose row or column changed since it was last probed is tried with
         both values; a failed literal fixes the other value, the cells both values agree on are
         fixed (``"probe-both"``).  The state should be at a propagation fixpoint.
+
+        Parameters
+        ----------
+        since : int, optional
+            The lines of the cells assigned from this checkpoint on count as changed for
+            probing's tracking; by default those assigned since the last :meth:`probe` (or
+            :meth:`undo` below it), which includes a decision and its propagation.
 
         Returns
         -------
@@ -422,8 +432,9 @@ class Stepper:
             with the probed cell or the line); ``None`` when both values of some cell fail.
         """
         before = self.checkpoint
-        if before > self._stamped:  # the lines changed since the last probe, for its tracking
-            mark_changed(self.problem, self.state, self._stamped)
+        stamp_from = self._stamped if since is None else since
+        if before > stamp_from:  # the lines changed since, for probing's tracking
+            mark_changed(self.problem, self.state, stamp_from)
         if probe(self.problem, self.state, self.scratch) < 0:
             self._stamped = self.checkpoint
             return None
@@ -451,6 +462,13 @@ class Stepper:
         if nboth < 0:
             return None
         return ProbeRound(todo, status, both[:nboth])
+
+    def last_probed(self) -> np.ndarray:
+        """Flat indices of the unknown cells probed since the last change probing made
+        (int64, ascending): after :meth:`probe` returned ``None``, the cells among which both
+        values of one failed."""
+        ev = self.state[6][ST_EVENT]
+        return np.flatnonzero((self.scratch[1] == ev) & (self.state[0] == Cell.UNKNOWN))
 
     def best_branch(self, mode: int = 0) -> tuple[int, int]:
         """The unknown cell to branch on from the probing scores of :meth:`probe`, and the
