@@ -13,6 +13,7 @@ offers the native solver's stages as calls that return data:
 * :meth:`Stepper.assume` / :meth:`Stepper.undo` -- assign a cell (a decision, a branch, a
   given) and roll back to a checkpoint (a trail length, :attr:`Stepper.checkpoint`);
   :meth:`Stepper.load` starts again from another grid on the same arrays and line cache;
+  :meth:`Stepper.what_if` -- assume cells, propagate, undo in one call: the cells left open;
 * :meth:`Stepper.best_branch` -- the branching rule of the search;
   :meth:`Stepper.implications` -- the binary implications probing finds;
 * the search: :class:`nonosat.native.search.NativeSearch` *is* a :class:`Stepper` with the
@@ -76,7 +77,7 @@ from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
 
 __all__ = ["KIND_BRANCH", "KIND_DECISION", "KIND_FAILED_LITERAL", "KIND_GIVEN", "KIND_LINE",
            "KIND_NAMES", "KIND_PROBE_BOTH", "TRACK_LINES", "TRACK_TOUCHED", "Deductions",
-           "ProbeRound", "Stepper", "probe_round_kernel"]
+           "ProbeRound", "Stepper", "probe_round_kernel", "what_if_kernel"]
 
 
 @dataclass(frozen=True)
@@ -207,6 +208,29 @@ def _assume_all(problem, state, cells, values, kind, arg):  # pragma: no cover -
     for i in range(cells.shape[0]):
         if grid[cells[i]] == 3:
             assign(problem, state, cells[i], values[i], kind, arg, -1)
+
+
+@njit(cache=True, nogil=True)
+def what_if_kernel(problem, state, cells, values, out):  # pragma: no cover - compiled
+    """Assign ``values`` to the unknown ``cells`` (flat indices; decisions), propagate, write
+    the flat indices of the cells left unknown into ``out`` and undo to the trail length the
+    call began with.  Returns their number, ``-1`` on a contradiction."""
+    grid, st = state[0], state[6]
+    tlen = st[ST_TLEN]
+    for i in range(cells.shape[0]):
+        if grid[cells[i]] == 3:
+            assign(problem, state, cells[i], values[i], KIND_DECISION, 0, -1)
+    count = -1
+    if propagate(problem, state):
+        count = 0
+        for k in range(grid.shape[0]):
+            if grid[k] == 3:
+                out[count] = k
+                count += 1
+    else:
+        clear_queue(state)
+    undo_to(state, tlen)
+    return count
 
 
 @njit(cache=True, nogil=True)
@@ -394,6 +418,16 @@ class Stepper:
         if forget_probes:
             self.scratch[1][:] = -1
         self._stamped = min(self._stamped, checkpoint)
+
+    def what_if(self, cells: np.ndarray, values: np.ndarray) -> np.ndarray | None:
+        """The cells line propagation leaves unknown with the unknown flat ``cells`` (int64,
+        shape (k,)) set to ``values`` (int8, shape (k,)), the state restored afterwards, in one
+        compiled call (:func:`what_if_kernel`; the state at a propagation fixpoint, so that only
+        the lines of ``cells`` need solving): flat indices, ascending (int64), or ``None`` on a
+        contradiction."""
+        out = np.empty(self.state[0].shape[0], dtype=np.int64)
+        n = what_if_kernel(self.problem, self.state, cells, values, out)
+        return None if n < 0 else out[:n]
 
     # -- the stages ----------------------------------------------------------------------------
     def propagate(self) -> Deductions | None:
