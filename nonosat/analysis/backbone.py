@@ -14,6 +14,9 @@ clause's cells, so it implies the previous one and the clauses need never be ret
 typically a handful of SAT calls.  A colour puzzle goes through its colour CNF
 (:func:`nonosat.encodings.cnf_colour.encode_colour`), "differs" meaning "has another colour".
 
+The SAT phases themselves (guided witnesses, the chunking query, per-cell checks) are in
+:mod:`nonosat.analysis.backbone_phases`; this module gives them each encoding's literals.
+
 :func:`backbone` is the older one-solve-per-flip form, through any engine (black-and-white).
 The solutions found while computing the backbone are *witnesses*: together they differ on
 exactly the ambiguous cells, so drawing them as several solutions draws the map.
@@ -23,13 +26,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
+from nonosat.analysis.backbone_phases import _CellRounds, _narrow, _stopped
 from nonosat.engines import Status, solve
 from nonosat.puzzle import Cell, Puzzle, unknown_grid
+from nonosat.stop import StopToken
 
 
 @dataclass
@@ -138,6 +142,7 @@ def sat_backbone(
     known: np.ndarray | None = None,
     *,
     deadline: float | None = None,
+    stop: StopToken | None = None,
 ) -> tuple[np.ndarray, bool, list[np.ndarray]]:
     """The ambiguity map (complement of the backbone) by chunking over one SAT solver (module
     docstring).
@@ -151,6 +156,9 @@ def sat_backbone(
         Cells every solution agrees with (fixed by logic): never candidates, given as units.
     deadline : float, optional
         ``time.perf_counter()`` value after which to stop.
+    stop : StopToken, optional
+        Once set, stop as at the deadline (read between SAT calls, which it keeps short:
+        :class:`nonosat.encodings.satsolver.SatRun`).
 
     Returns
     -------
@@ -164,13 +172,14 @@ def sat_backbone(
     ValueError
         ``solutions`` is empty.
     """
-    ambiguous, open_cells, witnesses = _chunked_backbone(puzzle, solutions, known, deadline)
+    ambiguous, open_cells, witnesses = _chunked_backbone(puzzle, solutions, known, deadline,
+                                                         stop)
     return ambiguous, not open_cells.any(), witnesses
 
 
 def _chunked_backbone(
     puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None,
-    deadline: float | None,
+    deadline: float | None, stop: StopToken | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """:func:`sat_backbone`, returning the candidates left undecided instead of a flag.
 
@@ -211,8 +220,10 @@ def _chunked_backbone(
         candidate &= sol == ref
     undecided = np.zeros(puzzle.shape, dtype=bool)
     if candidate.any() and puzzle.is_colour:
-        undecided = _colour_narrow(puzzle, witnesses, candidate, ref, known, deadline)
-    elif candidate.any():
+        undecided = _colour_narrow(puzzle, witnesses, candidate, ref, known, deadline, stop)
+    elif candidate.any() and not _stopped(stop):
+        # a set token is read between the steps of the set-up too (the encoding, loading the
+        # solver and the phases each take tens of milliseconds on 50x50, with the GIL held)
         enc = encode(puzzle, partial=known)
         cells = np.arange(1, ref.size + 1).reshape(ref.shape)
         agree = np.where(ref, cells, -cells)  # each cell's literal "as in the reference"
@@ -220,11 +231,16 @@ def _chunked_backbone(
         def differs(cand: np.ndarray) -> list[int]:  # some candidate differs from the reference
             return (-agree[cand]).tolist()
 
-        with SatRun(enc.clauses) as run:
-            guided = run.set_phases(order_phases(puzzle, known, enc.nvars))
-            rounds = _CellRounds(agree.ravel(), _line_settle(puzzle, ref, known))
-            undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
-                                differs=differs, guided=guided, cells=rounds)
+        undecided = candidate.copy()
+        if not _stopped(stop):
+            with SatRun(enc.clauses, stop=stop) as run:
+                guided = not _stopped(stop) and run.set_phases(order_phases(puzzle, known,
+                                                                            enc.nvars))
+                rounds = _CellRounds(agree.ravel(), _line_settle(puzzle, ref, known))
+                undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
+                                    differs=differs, guided=guided, cells=rounds, stop=stop)
+    elif candidate.any():
+        undecided = candidate.copy()
     ambiguous = _differing(witnesses, ref)
     return ambiguous, undecided, witnesses
 
@@ -271,7 +287,7 @@ def _colour_open(grid: np.ndarray) -> np.ndarray:
 
 def _colour_narrow(
     puzzle: Puzzle, witnesses: list[np.ndarray], candidate: np.ndarray, ref: np.ndarray,
-    known: np.ndarray | None, deadline: float | None,
+    known: np.ndarray | None, deadline: float | None, stop: StopToken | None = None,
 ) -> np.ndarray:
     """The SAT phases of :func:`_chunked_backbone` for a colour puzzle: the colour CNF
     (:func:`nonosat.encodings.cnf_colour.encode_colour`, restricted to ``known``), the guided
@@ -282,7 +298,9 @@ def _colour_narrow(
     from nonosat.encodings.satsolver import SatRun
 
     enc = encode_colour(puzzle, None if known is None else np.asarray(known, dtype=np.int32))
-    with SatRun(enc.clauses) as run:
+    if _stopped(stop):
+        return candidate.copy()
+    with SatRun(enc.clauses, stop=stop) as run:
         def phase_lits(sol: np.ndarray) -> list[int]:
             # "cell (r, c) has colour sol[r, c]" true, its other colours false
             lits = []
@@ -302,7 +320,7 @@ def _colour_narrow(
         rounds = _CellRounds(agree, _colour_settle(puzzle, ref, known))
         return _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
                        differs=differs, guided=guided, block=enc.blocking_clause,
-                       phase_lits=phase_lits, cells=rounds)
+                       phase_lits=phase_lits, cells=rounds, stop=stop)
 
 
 def _colour_settle(
@@ -338,201 +356,6 @@ def _colour_settle(
     return settle
 
 
-def _narrow(
-    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray, deadline: float | None, *, differs: Callable[[np.ndarray], list[int]],
-    guided: bool, block: Callable[[np.ndarray], list[int]] | None = None,
-    phase_lits: Callable[[np.ndarray], list[int]] | None = None,
-    cells: _CellRounds | None = None,
-) -> np.ndarray:
-    """The phases of :func:`_chunked_backbone` over ``run`` (the puzzle's CNF ``enc``), for any
-    encoding (black-and-white or colour, :func:`_colour_narrow`): the guided witnesses
-    when ``guided`` (the solver takes phases; ``block``/``phase_lits`` as
-    :func:`_guided_witnesses`), then the clause ``differs(candidate)`` ("some candidate differs
-    from the reference") until unsatisfiable or the deadline.  ``witnesses`` grows and
-    ``candidate`` (bool, (h, w)) narrows in place; returns the candidates left undecided.
-
-    With a deadline and ``cells`` (the per-cell checks' literals and state), the
-    "differs" query (:data:`CHUNK_TURN_SHARE` of the time left; a call that takes
-    :data:`CHUNK_SHARE` of its turn ends the turn) and per-cell checks (:func:`_cell_checks`,
-    :data:`CELL_ROUND_SHARE` of the time left) take turns until the deadline, the solver
-    keeping its learnt clauses, so that a puzzle whose whole backbone is out of reach still
-    gets most of its cells decided, and one whose query needs more than one turn still gets
-    the time.
-    """
-    if guided:
-        _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
-                          block=block, phase_lits=phase_lits)
-    if deadline is None or cells is None:
-        _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs)
-        return candidate.copy()
-    phases = cells.agree.tolist() if phase_lits is None else phase_lits(ref)
-    clause_over = [-1]  # candidates in the last "differs" clause added
-    while candidate.any():
-        now = time.perf_counter()
-        if deadline - now < MIN_ROUND_S:
-            break
-        turn = now + CHUNK_TURN_SHARE * (deadline - now)
-        if _differs_query(puzzle, enc, run, witnesses, candidate, ref, turn, differs,
-                          clause_over, share=CHUNK_SHARE):
-            break
-        now = time.perf_counter()
-        stop = now + CELL_ROUND_SHARE * max(deadline - now, 0.0)
-        if _cell_checks(puzzle, enc, run, witnesses, candidate, ref, stop, cells, phases):
-            cells.next_round()  # every candidate tried at this budget
-    return candidate.copy()
-
-
-def _differs_query(
-    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray, stop: float | None, differs: Callable[[np.ndarray], list[int]],
-    clause_over: list[int] | None = None, share: float | None = None,
-) -> bool:
-    """Chunking (module docstring): add "some candidate differs from ``ref``" and solve, each
-    model a witness that narrows ``candidate`` (in place), until unsatisfiable (every candidate
-    left is backbone: ``candidate`` is cleared) or ``stop``; with ``share``, also as soon as one
-    call takes more than that share of the time left before ``stop`` (the query has stalled).
-    Returns whether the candidates are all decided.  ``clause_over`` (one int, kept by the
-    caller across calls): the number of candidates of the last clause added; the clause is not
-    added again for the same ones."""
-    while candidate.any():
-        count = int(candidate.sum())
-        if clause_over is None or clause_over[0] != count:
-            run.add_clause(differs(candidate))
-            if clause_over is not None:
-                clause_over[0] = count
-        call_stop = stop
-        if stop is not None and share is not None:
-            now = time.perf_counter()
-            call_stop = now + share * max(stop - now, 0.0)
-        answer = run.solve(call_stop)
-        if answer is None:
-            return False
-        if not answer:
-            candidate[:] = False
-            return True
-        _take_witness(puzzle, enc, run, witnesses, candidate, ref)
-    return True
-
-
-def _take_witness(
-    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray,
-) -> np.ndarray:
-    """The solution of ``run``'s last model, checked against the clues, appended to
-    ``witnesses``; every candidate on which it differs from ``ref`` is cleared (in place)."""
-    other = enc.solution(run.model())
-    if not puzzle.is_solution(other):  # pragma: no cover - would be an encoding bug
-        raise AssertionError("the backbone SAT model is not a solution")
-    witnesses.append(other)
-    candidate &= other == ref
-    return other
-
-
-#: Share of the time left in its turn that one call of the "some candidate differs" query may
-#: take: a call that takes longer ends the turn (the query has stalled).
-CHUNK_SHARE = 0.5
-#: Share of the time left that the "some candidate differs" query gets per turn (tuned on
-#: Faase at 30 s and 120 s: 0.25-0.6 with CHUNK_SHARE 0.5-1 differ by under 5% of cells).
-CHUNK_TURN_SHARE = 0.6
-#: Share of the time left given to per-cell checks before the query gets its turn again.
-CELL_ROUND_SHARE = 0.5
-#: Seconds left below which the map stops alternating.
-MIN_ROUND_S = 0.05
-#: Conflicts per cell in the first round of :func:`_cell_checks`; each later round multiplies
-#: it by :data:`CELL_BUDGET_GROWTH`.
-CELL_FIRST_BUDGET = 300
-#: A per-cell call that would get fewer conflicts than this before the deadline is not made.
-MIN_CELL_BUDGET = 50
-CELL_BUDGET_GROWTH = 10
-
-
-@dataclass
-class _CellRounds:
-    """What the per-cell checks (:func:`_cell_checks`) of one map need and keep across turns.
-
-    Attributes
-    ----------
-    agree : ndarray of int, shape (h*w,)
-        Each cell's literal "the cell has its value in the reference" (its negation is the
-        assumption, the literal itself the unit of a proved cell).
-    settle : callable
-        Line propagation from the cells proved so far (:func:`_line_settle`): given the cells
-        just proved (bool, (h, w)), returns the further cells that follow (bool, (h, w)).
-    budget : int
-        Conflicts per cell in this round.
-    pace : float or None
-        Seconds per conflict of the last call that used its whole budget.
-    tried : ndarray of bool, shape (h*w,)
-        Cells out of budget in this round.
-    """
-
-    agree: np.ndarray
-    settle: Callable[[np.ndarray], np.ndarray]
-    budget: int = field(init=False)
-    pace: float | None = None
-    tried: np.ndarray = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.budget = CELL_FIRST_BUDGET
-        self.tried = np.zeros(self.agree.size, dtype=bool)
-
-    def next_round(self) -> None:
-        """Every candidate was tried at this budget: the next round, :data:`CELL_BUDGET_GROWTH`
-        times the budget, tries them all again."""
-        self.budget *= CELL_BUDGET_GROWTH
-        self.tried[:] = False
-
-
-def _cell_checks(
-    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray, stop: float, cells: _CellRounds, phases: list[int],
-) -> bool:
-    """One round of per-cell backbone checks (the one-literal-at-a-time algorithm of Janota,
-    Lynce and Marques-Silva 2015, with model filtering and a conflict budget, as in
-    CadiBack, Biere, Froleyks and Wang, FMCAD 2023): for each candidate cell in reading order,
-    solve under the assumption that it differs from ``ref`` within ``cells.budget`` conflicts,
-    the solver's phases on ``ref`` (``phases``) so that a model is a nearby solution.
-
-    * satisfiable: a witness, which clears every candidate it flips;
-    * unsatisfiable: the cell is backbone; its value is added as a unit clause and
-      ``cells.settle`` (line propagation from every cell proven so far) returns the further
-      cells that follow, backbone too, added likewise;
-    * out of budget: left for the next round.
-
-    A call never gets more conflicts than fit in the time left at ``cells.pace`` (updated
-    here), so that a large budget cannot run far past ``stop``.
-
-    ``candidate`` (bool, (h, w)) narrows in place, ``cells.tried`` grows, until every candidate
-    was tried (returns ``True``) or ``stop`` (returns ``False``)."""
-    run.set_phases(phases)
-    while time.perf_counter() < stop:
-        left = np.flatnonzero(candidate.ravel() & ~cells.tried)
-        if left.size == 0:
-            return True
-        i = int(left[0])
-        allowed = cells.budget
-        if cells.pace is not None:
-            allowed = min(allowed, int((stop - time.perf_counter()) / cells.pace))
-            if allowed < MIN_CELL_BUDGET:
-                return False
-        start = time.perf_counter()
-        answer = run.solve_limited([-int(cells.agree[i])], allowed)
-        if answer is None:
-            cells.pace = (time.perf_counter() - start) / allowed
-            cells.tried[i] = True
-        elif answer:
-            _take_witness(puzzle, enc, run, witnesses, candidate, ref)
-        else:
-            proven = np.zeros(ref.size, dtype=bool)
-            proven[i] = True
-            proven |= cells.settle(proven.reshape(ref.shape)).reshape(-1)
-            for j in np.flatnonzero(proven):
-                run.add_clause([int(cells.agree[j])])
-            candidate &= ~proven.reshape(ref.shape)
-    return False
-
-
 def _differing(witnesses: list[np.ndarray], ref: np.ndarray) -> np.ndarray:
     """Cells (bool, (h, w)) on which some witness differs from the reference ``ref``."""
     ambiguous = np.zeros(ref.shape, dtype=bool)
@@ -541,60 +364,13 @@ def _differing(witnesses: list[np.ndarray], ref: np.ndarray) -> np.ndarray:
     return ambiguous
 
 
-#: Share of the time left that :func:`_chunked_backbone` gives its guided-witness phase.
-WITNESS_SHARE = 0.25
-#: Most seconds of the guided-witness phase (also its limit when there is no deadline).
-WITNESS_MAX_S = 10.0
-#: Witnesses in a row that make no new cell ambiguous before the guided phase stops.
-WITNESS_STALE = 8
-
-
-def _guided_witnesses(
-    puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray, deadline: float | None, *,
-    block: Callable[[np.ndarray], list[int]] | None = None,
-    phase_lits: Callable[[np.ndarray], list[int]] | None = None,
-) -> None:
-    """Phase 1 of :func:`_chunked_backbone` (black-and-white and colour): solution-guided
-    witnesses appended to ``witnesses``, ``candidate`` (bool, (h, w)) narrowed in place.
-
-    ``enc.solution(model)`` decodes a model; ``block(solution)`` is the clause excluding one
-    solution and ``phase_lits(solution)`` the literals that steer the solver to it (defaults:
-    black-and-white cell variables ``1 .. h*w``)."""
-    from nonosat.encodings.cnf import blocking_clause
-
-    cells = np.arange(1, ref.size + 1)
-    if block is None:
-        block = blocking_clause
-    if phase_lits is None:
-        def phase_lits(sol: np.ndarray) -> list[int]:
-            return np.where(sol.ravel(), cells, -cells).tolist()
-
-    now = time.perf_counter()
-    share = WITNESS_MAX_S if deadline is None else min(WITNESS_MAX_S,
-                                                       WITNESS_SHARE * (deadline - now))
-    stop = now + share
-    for sol in witnesses:
-        run.add_clause(block(sol))
-    last = witnesses[-1]
-    stale = 0
-    while candidate.any() and stale < WITNESS_STALE and time.perf_counter() < stop:
-        run.set_phases(phase_lits(last))
-        answer = run.solve(stop)
-        if not answer:  # no other solution (the phase-2 clause then proves it) or out of time
-            return
-        before = int(candidate.sum())
-        last = _take_witness(puzzle, enc, run, witnesses, candidate, ref)
-        run.add_clause(block(last))
-        stale = stale + 1 if int(candidate.sum()) == before else 0
-
-
 def ambiguity_map(
     puzzle: Puzzle,
     solutions: list[np.ndarray],
     known: np.ndarray | None = None,
     *,
     timeout: float | None = None,
+    stop: StopToken | None = None,
 ) -> Backbone:
     """The backbone and the whole ambiguity map of a puzzle with at least one solution, by
     chunking over one SAT solver (:func:`sat_backbone`); the one implementation behind
@@ -610,6 +386,8 @@ def ambiguity_map(
         Cells fixed by logic (every solution agrees with them): int8 cells, or colour masks.
     timeout : float, optional
         Seconds; cells neither proven backbone nor ambiguous by then are ``undecided``.
+    stop : StopToken, optional
+        Once set, stop as at the timeout (between two short SAT calls).
 
     Returns
     -------
@@ -618,6 +396,7 @@ def ambiguity_map(
         the SAT calls made.
     """
     deadline = None if timeout is None else time.perf_counter() + timeout
-    ambiguous, undecided, witnesses = _chunked_backbone(puzzle, solutions, known, deadline)
+    ambiguous, undecided, witnesses = _chunked_backbone(puzzle, solutions, known, deadline,
+                                                        stop)
     mask = ~ambiguous & ~undecided
     return Backbone(mask, undecided, witnesses, solves=len(witnesses) - len(solutions) + 1)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # networkx loads with these: imported where they are used, no
     # `nonosat solve` (which classifies through this module) stays light (tests/test_imports.py)
     from nonosat.analysis.implied import ColourLiteral
     from nonosat.native.implications import Literal
+    from nonosat.stop import StopToken
 
 
 @dataclass(frozen=True)
@@ -111,8 +112,8 @@ def _implication_steps(
     ]
 
 
-def probe_pass(puzzle: Puzzle, grid: np.ndarray,
-               stepper: Stepper | None = None) -> list[Step] | None:
+def probe_pass(puzzle: Puzzle, grid: np.ndarray, stepper: Stepper | None = None, *,
+               stop: StopToken | None = None) -> list[Step] | None:
     """One failed-literal pass: probe both values of every unknown cell of ``grid`` with full
     line propagation, all from the same state (:meth:`nonosat.native.stepping.Stepper.probe_round`).
 
@@ -123,6 +124,8 @@ def probe_pass(puzzle: Puzzle, grid: np.ndarray,
         A state (normally at a line-propagation fixpoint).
     stepper : Stepper, optional
         The puzzle's stepper to run it on (its line cache carries over); a new one by default.
+    stop : StopToken, optional
+        For a new stepper: read by the probing kernel between two cells.
 
     Returns
     -------
@@ -130,13 +133,15 @@ def probe_pass(puzzle: Puzzle, grid: np.ndarray,
         Every failed literal as a ``"failed-literal"`` step; if there is none, the cells fixed to
         the same value by both branches of a probe as ``"probe-both"`` steps (each cell once,
         grouped by probed cell); empty when probing finds nothing; ``None`` when both values of
-        some cell fail or the state does not propagate (no solution).
+        some cell fail or the state does not propagate (no solution).  With the stop flag set
+        meanwhile (read by the kernel between two cells), ``[]``: the pass was cut short and
+        proves nothing (the caller looks at the token).
     """
     from nonosat.native.implications import Literal
 
     w = puzzle.width
     if stepper is None:
-        stepper = Stepper(puzzle, grid)
+        stepper = Stepper(puzzle, grid, stop=None if stop is None else stop.flag)
     else:
         stepper.load(grid)
     if stepper.propagate() is None:
@@ -144,6 +149,8 @@ def probe_pass(puzzle: Puzzle, grid: np.ndarray,
     found = stepper.probe_round()
     if found is None:
         return None
+    if found.stopped:
+        return []
     failed = []
     for cell, code in zip(found.cells.tolist(), found.status.tolist(), strict=True):
         if code:
@@ -216,8 +223,8 @@ def _line_fixpoint(puzzle: Puzzle, grid: np.ndarray,
     return steps
 
 
-def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray,
-                      stepper: ColourStepper | None = None) -> list[Step] | None:
+def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray, stepper: ColourStepper | None = None,
+                      *, stop: StopToken | None = None) -> list[Step] | None:
     """One probing pass over the open cells of ``grid`` (int32 masks at a line fixpoint), every
     trial from the same state: each colour a cell can still take is set and propagated
     (:meth:`nonosat.native.colour_stepping.ColourStepper.probe_round`).
@@ -229,16 +236,21 @@ def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray,
         probed cell); if none is, every cell keeps only the colours some trial of a probed cell
         allows (``"probe-all"`` steps, grouped by probed cell, a cell counted for the first
         probe that narrows it).  :attr:`Step.masks` holds the new masks.  Empty when probing
-        finds nothing; ``None`` when every colour of some cell fails.
+        finds nothing; ``None`` when every colour of some cell fails.  ``[]`` as soon as
+        the stop flag is set (``stop``'s for a new stepper; read before each cell): a pass cut
+        short proves nothing (the caller looks at the token).
     """
     from nonosat.analysis.implied import ColourLiteral
 
     w = puzzle.width
-    stepper = ColourStepper(puzzle) if stepper is None else stepper
+    if stepper is None:
+        stepper = ColourStepper(puzzle, stop=None if stop is None else stop.flag)
     stepper.load(grid)
     found = stepper.probe_round()
     if found is None:
         return None
+    if found.stopped:
+        return []
     steps: list[Step] = []
     if found.failed:
         for cell, m, k in found.failed:
@@ -293,8 +305,11 @@ class Logic:
     """The staged logic of one puzzle on its grid states (module docstring); :func:`logic_of`
     picks the form.  Every method leaves its ``state`` argument unchanged unless it says so."""
 
-    def __init__(self, puzzle: Puzzle) -> None:
+    def __init__(self, puzzle: Puzzle, stop: StopToken | None = None) -> None:
         self.puzzle = puzzle
+        #: Read by the probing passes (both forms): once set, a pass ends between two cells,
+        #: its result meaningless (the caller looks at the token).
+        self.stop = stop
         #: each line's implications by its contents, kept across calls (black-and-white)
         self.implication_cache: dict = {}
 
@@ -334,15 +349,15 @@ class TwoValueLogic(Logic):
     """Black-and-white puzzles: int8 states and the bit-parallel kernels, stepped on one
     :class:`~nonosat.native.stepping.Stepper` (its line cache serves every call)."""
 
-    def __init__(self, puzzle: Puzzle) -> None:
-        super().__init__(puzzle)
+    def __init__(self, puzzle: Puzzle, stop: StopToken | None = None) -> None:
+        super().__init__(puzzle, stop)
         self._stepper: Stepper | None = None
 
     @property
     def stepper(self) -> Stepper:
         """The puzzle's native stepper (made on first use)."""
         if self._stepper is None:
-            self._stepper = Stepper(self.puzzle)
+            self._stepper = Stepper(self.puzzle, stop=_flag(self.stop))
         return self._stepper
 
     def start(self, grid: np.ndarray | None = None) -> np.ndarray:
@@ -377,15 +392,15 @@ class PaletteLogic(Logic):
     """Colour puzzles: int32 colour masks and the generic colour kernels, stepped on one
     :class:`~nonosat.native.colour_stepping.ColourStepper`."""
 
-    def __init__(self, puzzle: Puzzle) -> None:
-        super().__init__(puzzle)
+    def __init__(self, puzzle: Puzzle, stop: StopToken | None = None) -> None:
+        super().__init__(puzzle, stop)
         self._stepper: ColourStepper | None = None
 
     @property
     def stepper(self) -> ColourStepper:
         """The puzzle's colour stepper (made on first use)."""
         if self._stepper is None:
-            self._stepper = ColourStepper(self.puzzle)
+            self._stepper = ColourStepper(self.puzzle, stop=_flag(self.stop))
         return self._stepper
 
     def start(self, grid: np.ndarray | None = None) -> np.ndarray:
@@ -418,9 +433,13 @@ class PaletteLogic(Logic):
         return not (state == 0).any()
 
 
-def logic_of(puzzle: Puzzle) -> Logic:
-    """The :class:`Logic` of ``puzzle``'s form."""
-    return PaletteLogic(puzzle) if puzzle.is_colour else TwoValueLogic(puzzle)
+def _flag(stop: StopToken | None) -> np.ndarray | None:
+    return None if stop is None else stop.flag
+
+
+def logic_of(puzzle: Puzzle, stop: StopToken | None = None) -> Logic:
+    """The :class:`Logic` of ``puzzle``'s form (``stop``: :attr:`Logic.stop`)."""
+    return PaletteLogic(puzzle, stop) if puzzle.is_colour else TwoValueLogic(puzzle, stop)
 
 
 def full_grid(puzzle: Puzzle) -> np.ndarray:
@@ -441,7 +460,8 @@ def open_grid(puzzle: Puzzle, state: np.ndarray) -> np.ndarray:
     return np.where(_is_open(state), np.int8(Cell.UNKNOWN), np.int8(Cell.FILLED)).astype(np.int8)
 
 
-def closure(puzzle: Puzzle, logic: str = "line") -> Callable[[np.ndarray], np.ndarray | None]:
+def closure(puzzle: Puzzle, logic: str = "line", stop: StopToken | None = None
+            ) -> Callable[[np.ndarray], np.ndarray | None]:
     """A function from a state (``(h, w)``: int8 for black-and-white, colour masks for colour)
     to its fixpoint (a new array; ``None`` on a contradiction) under ``logic``: ``"line"``,
     line propagation, or ``"probing"``, propagation and failed-literal probing -- the compiled
@@ -457,7 +477,7 @@ def closure(puzzle: Puzzle, logic: str = "line") -> Callable[[np.ndarray], np.nd
     if logic not in ("line", "probing"):
         raise ValueError(f"unknown logic {logic!r}; use 'line' or 'probing'")
     if not puzzle.is_colour:
-        stepper = Stepper(puzzle)
+        stepper = Stepper(puzzle, stop=_flag(stop))
         probing = logic == "probing"
 
         def close_two(grid: np.ndarray) -> np.ndarray | None:
@@ -467,7 +487,7 @@ def closure(puzzle: Puzzle, logic: str = "line") -> Callable[[np.ndarray], np.nd
             return stepper.grid()
 
         return close_two
-    colour = ColourStepper(puzzle)
+    colour = ColourStepper(puzzle, stop=_flag(stop))
 
     def close(grid: np.ndarray) -> np.ndarray | None:
         colour.load(grid)

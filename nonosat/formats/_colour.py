@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Unpack
 
 from nonosat.errors import FormatError, PuzzleError
-from nonosat.formats._text import PuzzleFields
+from nonosat.formats._text import PuzzleFields, clue_too_long
 from nonosat.puzzle import (
     Colour,
     Palette,
@@ -142,13 +142,8 @@ def make_colour_puzzle(
             blocks = tuple(b for b, _ in pairs)
             bcol = tuple(c for _, c in pairs)
             if clue_min_length_colour(blocks, bcol) > length:
-                line = where[i] if where is not None and i < len(where) else None
-                raise FormatError(
-                    path,
-                    line,
-                    f"{kind} {i + 1}: clue {colour_clue_text(blocks, bcol, palette)} needs "
-                    f"{clue_min_length_colour(blocks, bcol)} cells but the {kind} has {length}",
-                )
+                raise clue_too_long(path, where, i, kind, colour_clue_text(blocks, bcol, palette),
+                                    clue_min_length_colour(blocks, bcol), length)
             out_c.append(blocks)
             out_k.append(bcol)
         clean[kind] = (out_c, out_k)
@@ -191,12 +186,13 @@ def writer_names(palette: Palette, fmt: str) -> list[str]:
 
 def writer_chars(palette: Palette, background: str = ".") -> list[str]:
     """One distinct character per colour for writing: the palette's own characters where they
-    are distinct, non-blank and not digits, else spare letters; ``background`` for colour 0."""
+    are distinct, non-blank, not digits and not ``,|#?`` (``?`` is an unknown cell of a givens
+    grid), else spare letters; ``background`` for colour 0."""
     out = [background]
     taken = {background}
     for colour in palette.colours[1:]:
         ch = colour.char
-        if len(ch) != 1 or ch in taken or ch.isspace() or ch.isdigit() or ch in ",|#":
+        if len(ch) != 1 or ch in taken or ch.isspace() or ch.isdigit() or ch in ",|#?":
             spare = next((c for c in SPARE_CHARS if c not in taken), None)
             if spare is None:
                 raise FormatError("<output>", None, f"too many colours ({len(palette.colours)}"

@@ -61,11 +61,14 @@ class ColourProbeRound:
         order; the cells narrowed by a probe include those an earlier probe narrowed too.
     masks : ndarray of int32, shape (h*w,)
         The state with every narrowing of ``narrowed`` applied (the start state when none).
+    stopped : bool
+        The stop flag ended the pass between two cells: it proves nothing.
     """
 
     failed: list[tuple[int, int, int]]
     narrowed: list[tuple[int, np.ndarray]]
     masks: np.ndarray
+    stopped: bool = False
 
 
 def _is_open(flat: np.ndarray) -> np.ndarray:
@@ -81,14 +84,19 @@ class ColourStepper:
         A colour puzzle (a black-and-white one works too: colour 1 is filled).
     grid : ndarray of int32, shape (height, width), optional
         Colour masks; every colour everywhere when omitted.  Copied.
+    stop : ndarray of int64, shape (1,), optional
+        A stop flag (:attr:`nonosat.stop.StopToken.flag`) :meth:`probe_round` reads before
+        each cell.
 
     Notes
     -----
     One stepper serves one thread at a time.
     """
 
-    def __init__(self, puzzle: Puzzle, grid: np.ndarray | None = None) -> None:
+    def __init__(self, puzzle: Puzzle, grid: np.ndarray | None = None, *,
+                 stop: np.ndarray | None = None) -> None:
         self.puzzle = puzzle
+        self.stop = np.zeros(1, dtype=np.int64) if stop is None else stop
         self.shape = puzzle.shape
         self.problem = ColourProblem.of(puzzle)
         self._flat = self.problem.full_grid()
@@ -179,6 +187,8 @@ class ColourStepper:
         new = flat.copy()
         narrowed: list[tuple[int, np.ndarray]] = []
         for cell in self.open_cells().tolist():
+            if self.stop[0] != 0:
+                return ColourProbeRound([], [], flat.copy(), stopped=True)
             v = int(flat[cell])
             union = np.zeros_like(flat)
             removed = 0

@@ -138,6 +138,7 @@ class ProbeRound:
     cells: np.ndarray
     status: np.ndarray
     both: np.ndarray
+    stopped: bool = False
 
 
 @njit(cache=True, nogil=True)
@@ -159,9 +160,10 @@ def probe_round_kernel(problem, state, cells, status, both):  # pragma: no cover
     Returns
     -------
     int
-        Rows of ``both`` written, or ``-1`` when both values of a cell fail.
+        Rows of ``both`` written, ``-1`` when both values of a cell fail, or ``-2`` when the
+        state's stop flag (``state[15]``) was set (read before each cell).
     """
-    grid, trail, st = state[0], state[1], state[6]
+    grid, trail, st, stop = state[0], state[1], state[6], state[15]
     n = grid.shape[0]
     mark = np.zeros(n, np.int8)
     fcells = np.zeros(n, np.int32)
@@ -169,6 +171,8 @@ def probe_round_kernel(problem, state, cells, status, both):  # pragma: no cover
     nboth = 0
     nfail = 0
     for i in range(cells.shape[0]):
+        if stop[0] != 0:
+            return -2
         cell = cells[i]
         base = st[ST_TLEN]
         assign(problem, state, cell, 2, KIND_DECISION, -1, -1)
@@ -487,12 +491,16 @@ class Stepper:
         Returns
         -------
         ProbeRound or None
-            ``None`` when both values of some cell fail (no solution from this state).
+            ``None`` when both values of some cell fail (no solution from this state); a set
+            stop flag (read before each cell) ends it with :attr:`ProbeRound.stopped`.
         """
         todo = (self.open_cells() if cells is None else np.asarray(cells)).astype(np.int32)
         status = np.zeros(todo.shape[0], dtype=np.int8)
         both = np.zeros((self.state[0].shape[0], 3), dtype=np.int32)
         nboth = probe_round_kernel(self.problem, self.state, todo, status, both)
+        if nboth == -2:
+            empty = np.zeros(0, dtype=np.int32)
+            return ProbeRound(empty, np.zeros(0, dtype=np.int8), both[:0], stopped=True)
         if nboth < 0:
             return None
         return ProbeRound(todo, status, both[:nboth])
