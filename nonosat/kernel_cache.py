@@ -35,6 +35,7 @@ KERNEL_FILES = (
     "native/propagate.py",
     "native/probe.py",
     "native/search.py",
+    "native/stepping.py",
     "native/swap.py",
     "native/implications.py",
     "native/colour.py",
@@ -47,9 +48,7 @@ KERNEL_FILES = (
     "certificates/lrat_check.py",
     "certificates/lrat_store.py",
     "certificates/lrat_agree.py",
-    "analysis/backdoor.py",
     "analysis/implied.py",
-    "analysis/logic.py",
 )
 
 _ROOT = Path(__file__).resolve().parent
