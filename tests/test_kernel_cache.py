@@ -61,9 +61,9 @@ print("contradiction" if propagate_grid(puzzle) is None else "solved")
 
 def test_editing_a_callee_file_recompiles_its_caller(tmp_path):
     """A copy of the package and its own cache: propagate (propagate.py) is cached with the
-    multi-word line solver (line.py, lines over 62 cells) compiled in; line.py is then edited so
-    that every long line contradicts, and the next run must see it without propagate.py
-    changing."""
+    multi-word line solver (line_words.py, lines over 62 cells) compiled in; line_words.py is
+    then edited so that every long line contradicts, and the next run must see it without
+    propagate.py changing."""
     copy = tmp_path / "pkg"
     shutil.copytree(PACKAGE, copy / "nonosat", ignore=shutil.ignore_patterns("__pycache__"))
     env = {**os.environ, "PYTHONPATH": str(copy), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
@@ -77,7 +77,7 @@ def test_editing_a_callee_file_recompiles_its_caller(tmp_path):
 
     assert run() == "solved"
     assert list((tmp_path / "cache").rglob("propagate.propagate-*.nbi")), "nothing was cached"
-    line = copy / "nonosat" / "native" / "line.py"
+    line = copy / "nonosat" / "native" / "line_words.py"
     text = line.read_text()
     head = "def line_kernel_words(clue, cells, out, ws):"
     head_end = text.index("\n", text.index(head)) + 1
