@@ -259,9 +259,9 @@ def clear_queue(state):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline='always')
-def assign(problem, state, cell, value, kind, arg, skip_line):  # pragma: no cover - compiled
-    """Set unknown ``cell`` to ``value`` (1 empty / 2 filled), log it on the trail with its reason
-    ``(kind, arg)`` and queue its row and column (except ``skip_line``, the line being solved)."""
+def put(problem, state, cell, value, kind, arg):  # pragma: no cover - compiled
+    """Set unknown ``cell`` to ``value`` (1 empty / 2 filled) and log it on the trail with its
+    reason ``(kind, arg)``, queueing nothing (:func:`assign` queues its lines)."""
     w = problem[3][1]
     h = problem[3][0]
     grid, trail, tkind, targ, st = state[0], state[1], state[2], state[3], state[6]
@@ -273,12 +273,21 @@ def assign(problem, state, cell, value, kind, arg, skip_line):  # pragma: no cov
     st[ST_TLEN] = t + 1
     row = cell // w
     c = cell - row * w
-    col = h + c
     lm = state[11] if value == 2 else state[12]
     if w <= BITS_MAX_LINE:
         lm[row] |= 1 << c
     if h <= BITS_MAX_LINE:
-        lm[col] |= 1 << row
+        lm[h + c] |= 1 << row
+
+
+@njit(cache=True, nogil=True, inline='always')
+def assign(problem, state, cell, value, kind, arg, skip_line):  # pragma: no cover - compiled
+    """Set unknown ``cell`` to ``value`` (1 empty / 2 filled), log it on the trail with its reason
+    ``(kind, arg)`` and queue its row and column (except ``skip_line``, the line being solved)."""
+    put(problem, state, cell, value, kind, arg)
+    w = problem[3][1]
+    row = cell // w
+    col = problem[3][0] + cell - row * w
     if row != skip_line:
         enqueue(state, row)
     if col != skip_line:
