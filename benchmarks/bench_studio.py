@@ -32,11 +32,17 @@ With ``--issue29`` it measures instead what issue 29 asks of the server:
   thread's end (:attr:`nonosat.studio.jobs.JobRunner.stop_latencies`);
 * **keep trying**: Faase through ``POST /api/keep-trying`` (limit 300 s), the time to its verdict.
 
+With ``--stop`` (issue 29 part 4, target: a superseded request stops within 100 ms), in process:
+each phase of the editor's analysis (verdict, grade, map, suggestions) and each other solving job
+(suggestions alone, make-unique, hint, steps) on 30x30 and 50x50 drawings and webpbn 6574 is
+superseded at random moments; the time from the token's set to the worker thread's end.
+
 Usage::
 
     python benchmarks/bench_studio.py                    # both sets, 100 random pictures
     python benchmarks/bench_studio.py --random 30 --no-everyday
     python benchmarks/bench_studio.py --issue29          # the server figures of issue 29
+    python benchmarks/bench_studio.py --stop --repeats 20  # supersede latency by phase and job
 """
 
 from __future__ import annotations
@@ -313,6 +319,242 @@ def supersede_latency(repeats: int = 3) -> list[float]:
     return list(runner.stop_latencies)
 
 
+# -- supersede at random moments, by phase (issue 29 part 4) -------------------------------------
+#: Longest wait (seconds) into a phase before the token is set: a long phase (the suggestions of
+#: a 50x50 drawing) is sampled over its first seconds.
+PHASE_CAP_S = 3.0
+
+
+def _thread_cpu_s(tid: int) -> float:
+    """CPU seconds of thread ``tid`` of this process (Linux ``/proc``; 0.0 elsewhere)."""
+    try:
+        return int(Path(f"/proc/self/task/{tid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+#: Where the slow stops were (``--where``): the worker's stack 50 ms after the token was set.
+SLOW_STACKS: list[str] = []
+
+
+def _cancel_once(work, token, moment: float, phase_of=None, where: bool = False
+                 ) -> tuple[float, float, str, object]:
+    """Run ``work(token)`` in a thread, set ``token`` ``moment`` seconds after it starts (or
+    after ``phase_of()`` says the phase began: see :func:`phase_supersede`), and return
+    (seconds from the set to the thread's end, the thread's CPU seconds meanwhile, the phase
+    when it was set, what work returned or raised); NaN seconds when it ended first."""
+    import threading
+    import traceback
+
+    from nonosat.stop import CANCELLED
+
+    ended: list[float] = []
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(work(token))
+        except Exception as exc:  # noqa: BLE001 - Cancelled, or a failure to report
+            outcome.append(exc)
+        finally:
+            ended.append(time.perf_counter())
+            ended.append(_thread_cpu_s(threading.get_native_id()))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    start = time.perf_counter()
+    if phase_of is not None:
+        start = phase_of(thread)
+    if start is None:  # the phase never came
+        thread.join()
+        return float("nan"), float("nan"), "-", outcome[0]
+    while time.perf_counter() < start + moment and thread.is_alive():
+        time.sleep(0.001)
+    phase = phase_of.current if phase_of is not None else "job"
+    cpu = _thread_cpu_s(thread.native_id or 0)
+    at = time.perf_counter()
+    token.set(CANCELLED)
+    if where:
+        thread.join(0.05)
+        frame = sys._current_frames().get(thread.ident or 0)
+        if frame is not None and thread.is_alive():
+            SLOW_STACKS.append("".join(traceback.format_stack(frame)[-6:]))
+    thread.join()
+    if not ended or ended[0] <= at:  # it had finished before the token was set
+        return float("nan"), float("nan"), "finished", outcome[0]
+    return ended[0] - at, ended[1] - cpu, phase, outcome[0]
+
+
+class _Phases:
+    """The progress callback of :func:`nonosat.studio.quick.quick_analyse`: when ``target``
+    begins (:meth:`__call__` is the ``phase_of`` of :func:`_cancel_once`)."""
+
+    def __init__(self, target: str):
+        import threading
+
+        self.target = target
+        self.current = "start"
+        self.began: float | None = None
+        self.event = threading.Event()
+
+    def progress(self, phase: str, known: dict) -> None:
+        if phase != self.current:
+            self.current = phase
+            if phase == self.target and self.began is None:
+                self.began = time.perf_counter()
+                self.event.set()
+
+    def __call__(self, thread) -> float | None:
+        while not self.event.wait(0.001):
+            if not thread.is_alive():
+                return None
+        return self.began
+
+
+def phase_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int = 4,
+                    where: bool = False) -> list[str]:
+    """For each puzzle and each phase of the editor's analysis (``verdict``, ``grade``,
+    ``map``, ``suggestions``): one run to time the phases, then ``repeats`` runs superseded at a
+    uniformly random moment within the phase (at most :data:`PHASE_CAP_S` into it); the
+    seconds from the token's set to the worker thread's end.  A run that returns an answer
+    after its token was set is counted as a *finding* (the studio answers 409 for it anyway;
+    the analysis should raise ``Cancelled``).  Besides the wall clock, the worker thread's CPU
+    time over the same span (``/proc``): on a loaded machine the wall clock measures the
+    load."""
+    from nonosat.studio.jobs import JobToken
+    from nonosat.studio.quick import Cancelled, quick_analyse
+
+    rng = np.random.default_rng(seed)
+    lines = ["| puzzle | phase | phase ms | supersedes | median ms | max ms | CPU median ms "
+             "| CPU max ms | findings |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, puzzle in puzzles:
+        marks: dict[str, float] = {}
+        quick_analyse(puzzle, timeout=10, suggest=True, stop=JobToken())  # warm
+        t0 = time.perf_counter()
+
+        def mark(phase: str, known: dict, marks=marks, t0=t0) -> None:
+            marks.setdefault(phase, time.perf_counter() - t0)
+
+        quick_analyse(puzzle, timeout=10, suggest=True, stop=JobToken(), progress=mark)
+        marks["end"] = time.perf_counter() - t0
+        order = sorted(marks, key=marks.get)
+        for i, phase in enumerate(order[:-1]):
+            length = marks[order[i + 1]] - marks[phase]
+            lat, cpus, findings = [], [], 0
+            for _ in range(repeats):
+                watch = _Phases(phase)
+                token = JobToken()
+
+                def work(tok, watch=watch, puzzle=puzzle):
+                    try:
+                        return quick_analyse(puzzle, timeout=10, suggest=True, stop=tok,
+                                             should_stop=tok, progress=watch.progress)
+                    except Cancelled:
+                        return None
+
+                moment = float(rng.uniform(0, min(length, PHASE_CAP_S)))
+                took, cpu, _, out = _cancel_once(work, token, moment, watch, where)
+                if took == took:  # not NaN: cancelled while running
+                    lat.append(took * 1000)
+                    cpus.append(cpu * 1000)
+                    findings += out is not None
+            lines.append(f"| {name} | {phase} | {length * 1000:.0f} | {len(lat)} | "
+                         + _figures(lat, cpus) + f" {findings if lat else '-'} |")
+            print(lines[-1], flush=True)
+    return lines
+
+
+def _figures(lat: list[float], cpus: list[float]) -> str:
+    if not lat:
+        return "- | - | - | - |"
+    return (f"{statistics.median(lat):.0f} | {max(lat):.0f} | {statistics.median(cpus):.0f} | "
+            f"{max(cpus):.0f} |")
+
+
+def job_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int = 5,
+                  where: bool = False) -> list[str]:
+    """The other solving jobs of the studio (make-unique, hint, steps, suggestions alone):
+    their work functions (as the API runs them) superseded at a uniformly random moment of an
+    uncancelled run's length (at most :data:`PHASE_CAP_S`); seconds from the set to the
+    thread's end."""
+    from nonosat.studio.jobs import JobToken
+
+    rng = np.random.default_rng(seed)
+    lines = ["| puzzle | job | job ms | supersedes | median ms | max ms | CPU median ms "
+             "| CPU max ms |", "|---|---|---|---|---|---|---|---|"]
+    for name, puzzle in puzzles:
+        for job, work in studio_jobs(puzzle).items():
+            for _ in range(2):  # the second run is timed (the first loads and compiles)
+                t0 = time.perf_counter()
+                try:
+                    work(JobToken())
+                except Exception:  # noqa: BLE001 - timed anyway
+                    pass
+                length = time.perf_counter() - t0
+            lat, cpus = [], []
+            for _ in range(repeats):
+                moment = float(rng.uniform(0, min(length, PHASE_CAP_S)))
+                took, cpu, _, _ = _cancel_once(work, JobToken(), moment, where=where)
+                if took == took:
+                    lat.append(took * 1000)
+                    cpus.append(cpu * 1000)
+            lines.append(f"| {name} | {job} | {length * 1000:.0f} | {len(lat)} | "
+                         + _figures(lat, cpus))
+            print(lines[-1], flush=True)
+    return lines
+
+
+def studio_jobs(puzzle: Puzzle) -> dict:
+    """The work functions of the studio's solving jobs for ``puzzle``, as the API builds them
+    (:mod:`nonosat.studio.api`), by name."""
+    from nonosat.puzzle import unknown_grid
+    from nonosat.studio import api_play, api_solve
+
+    grid = unknown_grid(puzzle)
+    out = {
+        "suggest": api_solve.suggest_work(puzzle, 10.0),
+        "hint": api_play.hint_work(puzzle, grid, 10.0),
+        "steps": api_play.steps_work(puzzle, 2, None, 10.0),
+    }
+    if puzzle.goal is not None:
+        out["make-unique"] = api_solve.make_unique_work(puzzle, True, 10.0)
+    return out
+
+
+def issue29_stop(args: argparse.Namespace) -> None:
+    """``--stop``: :func:`phase_supersede` and :func:`job_supersede` on 30x30 and 50x50
+    drawings and the corpus's webpbn 6574 (when there)."""
+    puzzles = [("30x30 drawing", Puzzle(rows=[line_blocks(r) for r in drawing(30, 30)],
+                                        cols=[line_blocks(c) for c in drawing(30, 30).T],
+                                        goal=drawing(30, 30))),
+               ("50x50 drawing", Puzzle(rows=[line_blocks(r) for r in drawing(50, 50)],
+                                        cols=[line_blocks(c) for c in drawing(50, 50).T],
+                                        goal=drawing(50, 50)))]
+    corpus = Path(os.environ.get("NONOSAT_CORPUS", REPO.parent / "shared" / "corpus"))
+    forever = corpus / "FastNonogramSolver" / "puzzles" / "survey" / "webpbn-06574.nin"
+    if forever.exists():
+        puzzles.append(("webpbn 6574", read_puzzles(forever)[0]))
+    else:
+        print(f"(no {forever}: webpbn 6574 left out)")
+    from nonosat.studio.quick import quick_analyse
+
+    quick_analyse(puzzles[0][1], suggest=False)  # the kernels compiled before timing
+    if args.only:
+        puzzles = [p for p in puzzles if args.only in p[0]]
+    out = phase_supersede(puzzles, args.repeats, where=args.where) if not args.no_phases else []
+    if not args.no_jobs:
+        out += [""] + job_supersede(puzzles, args.repeats, where=args.where)
+    print()
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("\n".join(out))
+    if SLOW_STACKS:
+        from collections import Counter
+
+        print("\nwhere the workers were 50 ms after the token was set (most frequent first):")
+        for stack, n in Counter(SLOW_STACKS).most_common(8):
+            print(f"--- {n}x\n{stack}")
+
+
 def keep_trying(base: str) -> tuple[str, float, dict]:
     name, slow = slow_puzzle()
     with httpx.Client(base_url=base, timeout=60) as client:
@@ -375,7 +617,20 @@ def main() -> None:
                          "abandoned requests, supersede, keep trying)")
     ap.add_argument("--changes", type=int, default=10, help="cell changes per size (--issue29)")
     ap.add_argument("--no-keep-trying", action="store_true", help="skip Faase (--issue29)")
+    ap.add_argument("--stop", action="store_true",
+                    help="supersede latency by phase and by job, in process (issue 29 part 4)")
+    ap.add_argument("--repeats", type=int, default=20,
+                    help="supersedes per phase and per job (--stop)")
+    ap.add_argument("--no-jobs", action="store_true",
+                    help="the analysis's phases only (--stop)")
+    ap.add_argument("--no-phases", action="store_true", help="the other jobs only (--stop)")
+    ap.add_argument("--only", default="", help="puzzles whose name holds this (--stop)")
+    ap.add_argument("--where", action="store_true",
+                    help="print where workers still ran 50 ms after the set (--stop)")
     args = ap.parse_args()
+    if args.stop:
+        issue29_stop(args)
+        return
     if args.issue29:
         issue29(args)
         return

@@ -16,10 +16,11 @@ from typer.testing import CliRunner
 from nonosat.analysis.backdoor import smallest_backdoor
 from nonosat.analysis.classify import solve_classification
 from nonosat.analysis.difficulty import analyse
+from nonosat.analysis.hints import HintFinder, next_hint
 from nonosat.analysis.logic import open_grid
 from nonosat.analysis.staged import staged_solve
 from nonosat.analysis.structure import independent_parts
-from nonosat.analysis.walkthrough import colour_explain, colour_hint
+from nonosat.analysis.walkthrough import explain
 from nonosat.cli.app import app
 from nonosat.engines import Status, solve
 from nonosat.formats import read_puzzle
@@ -31,30 +32,110 @@ from tests.test_analysis import domino
 runner = CliRunner()
 
 
-def test_explain_reaches_the_goal_with_deductions_that_never_exclude_it():
+#: A cell named as black-and-white's ``R3C5``: colour hints name cells in words.
+_RC = re.compile(r"\bR\d+C\d+\b")
+
+
+def _cpsat_unique(puzzle: Puzzle) -> np.ndarray:
+    result = solve(puzzle, "cpsat", limit=2)
+    assert result.status == Status.UNIQUE
+    return result.solutions[0].astype(np.int64)
+
+
+def _check_forced(puzzle: Puzzle, before: np.ndarray, hint) -> None:
+    """Each cell the hint narrows: CP-SAT with the state before it and the cell given the
+    colours the hint removes finds no solution."""
+    for cell, mask in hint.masks:
+        removed = int(before[cell]) & ~mask
+        assert removed, hint.text
+        trial = np.array(before, dtype=np.int32)
+        trial[cell] = removed
+        assert solve(puzzle, "cpsat", partial=trial, limit=1).status == Status.NONE, hint.text
+
+
+def test_explain_reaches_cpsats_solution_with_deductions_that_never_exclude_it():
     for puzzle in (
         read_puzzle(GAMES / "ladybird.non"),
         read_puzzle(corpus_path("number-loom", "examples", "wolter", "webpbn-color-00047.xml")),
     ):
-        result = colour_explain(puzzle)
-        assert result.end == "solved"
-        goal = puzzle.goal.astype(np.int64)
+        truth = _cpsat_unique(puzzle)
+        result = explain(puzzle)
+        assert result.final is not None and result.final.kind == "solved"
         for step in result.steps:
-            for (r, c), mask in step.cells:
-                assert (mask >> goal[r, c]) & 1, step.text
-        assert np.array_equal(result.grid, 1 << goal)
+            assert step.masks and not _RC.search(step.text), step.text
+            for (r, c), mask in step.masks:
+                assert (mask >> truth[r, c]) & 1, step.text
+            for (r, c), k in step.cells:
+                assert k == truth[r, c], step.text
+        assert np.array_equal(result.grid, 1 << truth)
 
 
-def test_hint_is_a_sound_first_step():
-    puzzle = read_puzzle(GAMES / "ladybird.non")
-    kind, step = colour_hint(puzzle)
-    assert kind == "hint" and step is not None and step.cells
-    for (r, c), mask in step.cells:
-        assert (mask >> int(puzzle.goal[r, c])) & 1
+def test_probing_and_implication_hints_are_forced_and_worded_in_words():
+    """colour 4-Dom needs probing: replayed hint by hint, every deduction is forced (CP-SAT with
+    the removed colours is infeasible) and names its cells "row 3, column 5"."""
+    puzzle = colour_domino(4)
+    truth = _cpsat_unique(puzzle)
+    finder = HintFinder(puzzle)
+    state = finder.logic.start()
+    seen = set()
+    while True:
+        hint = finder.next(state)
+        if hint.kind != "deduction":
+            break
+        assert not _RC.search(hint.text), hint.text
+        seen.add(hint.technique)
+        if hint.technique != "line":
+            _check_forced(puzzle, state, hint)
+            (r, c), _ = hint.masks[0]
+            assert f"row {r + 1}, column {c + 1}" in hint.text, hint.text
+        for (r, c), k in hint.cells:
+            assert k == truth[r, c]
+        from nonosat.analysis.hints import apply_hint
+
+        state = apply_hint(state, hint)
+    assert hint.kind == "solved" and np.array_equal(state, 1 << truth)
+    assert seen - {"line"}, seen  # more than line solving was needed
 
 
-def test_impossible_puzzle_is_found_contradictory():
-    assert colour_explain(read_puzzle(GAMES / "ladybird-impossible.non")).end == "no-solution"
+def test_colour_hints_from_a_state_mistakes_and_verdicts():
+    lady = read_puzzle(GAMES / "ladybird.non")
+    truth = _cpsat_unique(lady)
+    first = next_hint(lady)
+    assert first.kind == "deduction" and first.technique == "line" and first.masks
+    assert first.text.startswith(f"{lady.line_name(first.line)}, clue ")
+    # a wrong cell is a mistake, named in words, with CP-SAT's colour
+    state = np.full(lady.shape, (1 << lady.n_colours) - 1, dtype=np.int32)
+    wrong = (truth[1, 5] + 1) % lady.n_colours
+    state[1, 5] = 1 << wrong
+    hint = next_hint(lady, state)
+    assert hint.kind == "mistake" and hint.cells == (((1, 5), int(truth[1, 5])),)
+    assert "row 2, column 6" in hint.text
+    assert next_hint(read_puzzle(GAMES / "ladybird-impossible.non")).kind == "no-solution"
+    for puzzle, verdict in ((read_puzzle(GAMES / "ladybird-ambiguous.xml"), "multiple"),
+                            (colour_domino(5), "unique")):  # unique, but needs a guess
+        stuck = explain(puzzle)
+        assert stuck.final is not None and stuck.final.kind == "guess"
+        hint = next_hint(puzzle, stuck.grid)
+        assert hint.kind == "guess" and hint.verdict == verdict, hint.text
+
+
+def test_colour_names_are_escaped_on_the_terminal(tmp_path):
+    """A colour name is the file's text: the hint prints it escaped, the JSON keeps it."""
+    from nonosat.formats import write_puzzle
+    from nonosat.palette import Colour, Palette
+
+    evil = "r\x1b[2Jed"
+    palette = Palette((Colour("white", (255, 255, 255), "."), Colour(evil, (255, 0, 0), "r"),
+                       Colour("black", (0, 0, 0), "k")))
+    pic = np.array([[1, 1], [2, 0]], dtype=np.int8)
+    puzzle = Puzzle.from_picture(pic, palette=palette)
+    path = tmp_path / "evil.non"
+    write_puzzle(puzzle, path)
+    out = runner.invoke(app, ["hint", str(path)])
+    assert out.exit_code == 0, out.output
+    assert "\x1b" not in out.output and "r\\x1b[2Jed" in out.output
+    data = json.loads(runner.invoke(app, ["hint", str(path), "--json"]).stdout)
+    assert evil in data["text"] and not _RC.search(data["text"])
 
 
 def test_ambiguity_map_marks_the_cells_where_solutions_differ():
@@ -80,6 +161,19 @@ def test_cli_analyse_hint_explain_on_colour():
     assert out.exit_code == 0
     data = json.loads(out.stdout)
     assert data["end"] == "solved" and data["techniques"]["line"] > 10
+    # every step's decided cells have CP-SAT's colours; every narrowed cell keeps CP-SAT's
+    puzzle = read_puzzle(acorn)
+    truth = _cpsat_unique(puzzle)
+    names = [col.name for col in puzzle.palette.colours]
+    decided = 0
+    for step in data["steps"]:
+        assert not _RC.search(step["text"]), step["text"]
+        for cell in step["cells"]:
+            assert cell["colour"] == names[truth[cell["row"] - 1, cell["col"] - 1]]
+            decided += 1
+        for cell in step["masks"]:
+            assert names[truth[cell["row"] - 1, cell["col"] - 1]] in cell["colours"]
+    assert decided == puzzle.width * puzzle.height
     out = runner.invoke(app, ["hint", str(GAMES / "ladybird.non")])
     assert out.exit_code == 0 and out.output.startswith("[line]")
 

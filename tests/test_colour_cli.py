@@ -54,14 +54,15 @@ def test_colour_state_files_for_solve_and_hint(tmp_path):
     result = runner.invoke(app, ["solve", lady, "--state", str(good), "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["status"] == "unique"
     hint = runner.invoke(app, ["hint", lady, "--state", str(good), "--json"])
-    assert hint.exit_code == 0 and json.loads(hint.stdout)["outcome"] == "hint"
+    assert hint.exit_code == 0 and json.loads(hint.stdout)["outcome"] == "deduction"
     wrong = tmp_path / "wrong.txt"
     wrong.write_text("\n".join(["...kk....", "..kkkr..."] + ["?" * 9] * 9) + "\n")
     result = runner.invoke(app, ["solve", lady, "--state", str(wrong)])
     assert result.exit_code == 3  # no solution agrees with the state
     hint = runner.invoke(app, ["hint", lady, "--state", str(wrong), "--json"])
     assert hint.exit_code == 1
-    assert json.loads(hint.stdout)["cells"] == [{"row": 2, "col": 6, "correct": "black"}]
+    assert json.loads(hint.stdout)["cells"] == [{"row": 2, "col": 6, "colour": "black"}]
+    assert "row 2, column 6" in json.loads(hint.stdout)["text"]
     bad = tmp_path / "bad.txt"
     bad.write_text("\n".join(["...kk..x.", "..kkkk..."] + ["?" * 9] * 9) + "\n")
     result = runner.invoke(app, ["solve", lady, "--state", str(bad)])

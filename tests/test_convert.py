@@ -148,3 +148,34 @@ def test_formats_command_lists_every_format():
     assert listed["tournament"]["multi"] and listed["png"]["picture"]
     text = runner.invoke(app, ["formats"]).stdout
     assert "webpbn" in text and ".nin" in text
+
+
+def test_convert_says_when_it_drops_givens(tmp_path):
+    """webpbn XML and JSON keep the givens; another format drops them with a one-line warning
+    on stderr and a "dropped" entry in --json (valid under docs/schema/convert.json); without
+    givens nothing is said."""
+    from nonosat.formats import encode_puzzles, get_format
+    from nonosat.formats.givens import givens_rows, parse_givens, with_givens
+    from nonosat.puzzle import Puzzle
+    from tests.test_cli_contract import validate
+
+    plain = Puzzle(rows=((1,), (1,)), cols=((1,), (1,)))
+    source = tmp_path / "g.json"
+    source.write_bytes(encode_puzzles([with_givens(plain, parse_givens(["#?", "??"], (2, 2)))],
+                                      get_format("json")))
+    result = runner.invoke(app, ["convert", str(source), str(tmp_path / "g.xml")])
+    assert result.exit_code == 0 and "warning" not in result.stderr
+    assert givens_rows(read_puzzle(tmp_path / "g.xml")) == ["#?", "??"]
+    result = runner.invoke(app, ["convert", str(source), str(tmp_path / "g.non")])
+    assert result.exit_code == 0
+    warning = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert warning == ["nonosat: warning: the puzzle's givens (1 given cell) were dropped: "
+                       "non cannot hold them (webpbn and json can)"]
+    result = runner.invoke(app, ["convert", str(source), str(tmp_path / "g2.non"), "--json"])
+    obj = json.loads(result.stdout)
+    validate("convert", obj)
+    assert obj["dropped"] == [{"what": "givens", "puzzles": [1], "cells": 1}]
+    assert obj["warnings"] == [warning[0].removeprefix("nonosat: warning: ")]
+    result = runner.invoke(app, ["convert", str(tmp_path / "g.non"), str(tmp_path / "g3.non"),
+                                 "--json"])
+    assert json.loads(result.stdout)["dropped"] == [] and "warning" not in result.stderr

@@ -6,14 +6,24 @@ it (hand-written here, not produced by our writer) is read back."""
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from nonosat.engines import Status, solve
-from nonosat.errors import FormatError
+from nonosat.errors import FormatError, PuzzleError
 from nonosat.formats import encode_puzzles, formats, get_format
-from nonosat.formats.givens import givens_of, givens_rows, givens_text, with_givens
-from nonosat.puzzle import Cell, Puzzle, grid_from_rows
+from nonosat.formats.givens import (
+    givens_of,
+    givens_rows,
+    givens_text,
+    parse_givens,
+    with_givens,
+)
+from nonosat.puzzle import Cell, Colour, Palette, Puzzle, grid_from_rows
 
 #: A 2x2 puzzle with two solutions (the diagonals); one given makes it unique.
 DIAGONALS = Puzzle(rows=[(1,), (1,)], cols=[(1,), (1,)])
@@ -27,8 +37,10 @@ def _read(name: str, data: bytes) -> Puzzle:
 
 
 @pytest.mark.parametrize("name", ["webpbn", "json"])
-def test_givens_round_trip(name):
-    puzzle = with_givens(DIAGONALS, grid_from_rows(GIVENS, (2, 2)))
+@pytest.mark.parametrize("title", [None, 'a<&"]]>\n?#|\u202eb'])
+def test_givens_round_trip(name, title):
+    puzzle = with_givens(dataclasses.replace(DIAGONALS, title=title),
+                         grid_from_rows(GIVENS, (2, 2)))
     back = _read(name, encode_puzzles([puzzle], get_format(name)))
     assert givens_rows(back) == GIVENS
     assert back == puzzle
@@ -77,3 +89,134 @@ def test_only_webpbn_and_json_store_givens_and_the_state_file_reads_back():
     assert np.array_equal(state, givens_of(puzzle))
     assert givens_text(DIAGONALS) is None
     assert int((state != Cell.UNKNOWN).sum()) == 1
+
+
+def _colour_puzzle(red: str, blue: str, red_char: str = "r", blue_char: str = "b") -> Puzzle:
+    """2x4, red diagonals on the left and blue on the right: four solutions."""
+    palette = Palette((Colour("white", (255, 255, 255), "."), Colour(red, (255, 0, 0), red_char),
+                       Colour(blue, (0, 0, 255), blue_char)))
+    return Puzzle(rows=((1, 1), (1, 1)), cols=((1,), (1,), (1,), (1,)),
+                  row_colours=((1, 2), (1, 2)), col_colours=((1,), (1,), (2,), (2,)),
+                  palette=palette)
+
+
+#: Colour names and characters nonosat must write so that it reads them back: markup, quotes,
+#: line breaks, a bar, '?' (an unknown cell of a givens grid) and a space as characters.
+HOSTILE = [("red", "blue", "r", "b"),
+           ('r<&"ed\n x', "blu|e ]]>", "?", "|"),
+           ("\u202eevil\r", "?", " ", "#")]
+
+
+@pytest.mark.parametrize("name", ["webpbn", "json"])
+@pytest.mark.parametrize("names", HOSTILE)
+def test_colour_givens_round_trip(name, names):
+    puzzle = _colour_puzzle(*names)
+    assert solve(puzzle, "cpsat", limit=5).status == Status.MULTIPLE
+    state = parse_givens(["a???", "???b"], puzzle.shape, ".ab")
+    assert state is not None
+    given = with_givens(puzzle, state)
+    back = _read(name, encode_puzzles([given], get_format(name)))
+    assert back.palette is not None
+    assert [c.name for c in back.palette.colours] == [c.name for c in puzzle.palette.colours]
+    # the same cells given the same colours, whatever characters the file used
+    assert givens_rows(back, ".ab") == ["a???", "???b"]
+    assert np.array_equal(givens_of(back), givens_of(given))
+    # an independent engine, started from the givens read back: one solution, which keeps them
+    result = solve(back, "cpsat", partial=givens_of(back), limit=2)
+    assert result.status == Status.UNIQUE
+    assert result.solutions[0][0, 0] == 1 and result.solutions[0][1, 3] == 2
+    # without givens: written and read back without them
+    assert givens_of(_read(name, encode_puzzles([puzzle], get_format(name)))) is None
+
+
+def test_colour_givens_state_file_and_partial_masks():
+    puzzle = _colour_puzzle("red", "blue")
+    # a cell with two colours left is no given: only the one-colour cells are kept
+    masks = np.full(puzzle.shape, 7, dtype=np.int32)
+    masks[0, 0], masks[1, 3], masks[0, 1] = 2, 4, 3
+    given = with_givens(puzzle, masks)
+    assert givens_rows(given) == ["r???", "???b"]
+    text = givens_text(given)
+    assert text == "r???\n???b\n"
+    from nonosat.cli.inputs import read_state  # what `--state FILE` reads
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "g.txt"
+        path.write_text(text)
+        assert np.array_equal(read_state(path, given), givens_of(given))
+    assert with_givens(puzzle, np.full(puzzle.shape, 7, dtype=np.int32)).meta == {}
+    with pytest.raises(PuzzleError, match="palette"):
+        with_givens(puzzle, np.full(puzzle.shape, 8, dtype=np.int32))
+
+
+def test_webpbn_colour_saved_image_is_read_and_checked():
+    xml = (CORPUS_COLOUR_HEAD + b"""<solution type="saved"><image>
+|*??X|
+|????|
+</image></solution></puzzle></puzzleset>""")
+    puzzle = _read("webpbn", xml)
+    assert puzzle.palette is not None
+    assert givens_rows(puzzle, ".ab") == ["a??b", "????"]
+    with pytest.raises(FormatError, match="saved cell 2"):
+        _read("webpbn", xml.replace(b"|*??X|", b"|*Z?X|"))
+
+
+#: A colour webpbn puzzle as webpbn writes them (the layout of webpbn-color-00047.xml).
+CORPUS_COLOUR_HEAD = b"""<?xml version="1.0"?>
+<puzzleset><puzzle type="grid" defaultcolor="black">
+<color name="white" char=".">FFFFFF</color>
+<color name="red" char="*">FF0000</color>
+<color name="black" char="X">000000</color>
+<clues type="columns">
+<line><count color="red">1</count></line><line><count color="red">1</count></line>
+<line><count>1</count></line><line><count>1</count></line>
+</clues>
+<clues type="rows">
+<line><count color="red">1</count><count>1</count></line>
+<line><count color="red">1</count><count>1</count></line>
+</clues>
+"""
+
+
+@pytest.mark.parametrize("name", ["webpbn", "json"])
+def test_cli_commands_start_from_the_givens_a_file_holds(name, tmp_path):
+    """``solve``, ``hint`` and ``encode`` use the file's givens when no ``--state`` is given: the
+    diagonals puzzle is unique with its one given and has two solutions without it, as CP-SAT
+    says of both (``--state`` still overrides the file's givens)."""
+    import subprocess
+    import sys
+
+    fmt = get_format(name)
+    with_file = tmp_path / f"given{fmt.suffixes[0]}"
+    with_file.write_bytes(encode_puzzles([with_givens(DIAGONALS, grid_from_rows(GIVENS, (2, 2)))],
+                                         fmt))
+    plain_file = tmp_path / f"plain{fmt.suffixes[0]}"
+    plain_file.write_bytes(encode_puzzles([DIAGONALS], fmt))
+    unknown = tmp_path / "unknown.txt"
+    unknown.write_text("??\n??\n")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "nonosat", *args], capture_output=True,
+                              text=True, timeout=120)
+
+    assert solve(DIAGONALS, "cpsat", limit=3).status == Status.MULTIPLE
+    assert solve(DIAGONALS, "cpsat", partial=grid_from_rows(GIVENS, (2, 2)),
+                 limit=3).status == Status.UNIQUE
+    given = run("solve", str(with_file), "--engine", "sat")
+    assert given.returncode == 0, given.stdout + given.stderr
+    assert run("solve", str(plain_file), "--engine", "sat").returncode == 1
+    assert run("solve", str(with_file), "--state", str(unknown)).returncode == 1
+    hint = run("hint", str(with_file), "--json")
+    assert hint.returncode == 0, hint.stderr
+    # from the given top-left cell, logic fills in the rest; without it a guess is needed
+    import json
+
+    report = json.loads(hint.stdout)
+    assert report["outcome"] == "deduction"
+    assert {(c["row"], c["col"], c["value"]) for c in report["cells"]} <= {
+        (1, 2, "empty"), (2, 1, "empty"), (2, 2, "filled")}
+    cnf = run("encode", str(with_file), "--out", "-")
+    plain_cnf = run("encode", str(plain_file), "--out", "-")
+    clauses = [line for line in cnf.stdout.splitlines() if line.startswith("p cnf")]
+    plain_clauses = [line for line in plain_cnf.stdout.splitlines() if line.startswith("p cnf")]
+    assert int(clauses[0].split()[3]) == int(plain_clauses[0].split()[3]) + 1  # one unit clause

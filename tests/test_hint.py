@@ -335,3 +335,27 @@ def test_hint_cli_reports_mistakes(tmp_path):
     bad.write_text("??\n")
     out = runner.invoke(app, ["hint", str(path), "--state", str(bad)])
     assert out.exit_code == 2 and "bad.txt" in out.output
+
+
+def test_a_stopped_hint_ends_soon_and_claims_nothing():
+    """``next_hint(stop=)`` (the studio's superseded hint job): a token set while the mistake
+    check solves Faase (seconds of native search) ends the hint within a generous bound, as
+    "unknown", never as a mistake or a deduction; a token already set finds nothing at all."""
+    import time
+
+    from nonosat.formats import read_puzzle
+    from nonosat.stop import StopToken
+
+    faase = read_puzzle(corpus_path("FastNonogramSolver", "puzzles", "survey", "faase.nin"))
+    if isinstance(faase, list):
+        faase = faase[0]
+    already = StopToken()
+    already.set()
+    hint = next_hint(faase, engine="native", stop=already)
+    assert (hint.kind, hint.verdict, hint.cells) == ("guess", "unknown", ())
+    token = StopToken()
+    token.arm(0.3)
+    started = time.perf_counter()
+    hint = next_hint(faase, engine="native", timeout=60, stop=token)
+    assert time.perf_counter() - started < 10  # Faase's full check takes far longer unstopped
+    assert (hint.kind, hint.verdict) == ("guess", "unknown")

@@ -253,3 +253,24 @@ def test_analyse_prints_the_sections_that_finished(tmp_path: Path) -> None:
     assert "classification: several solutions" in outcome.stdout, what
     assert "interrupted, not run:" in outcome.stdout, what
     assert "ambiguity map" in outcome.stdout.split("interrupted, not run:")[1], what
+
+
+def test_usage_error_raised_in_a_command_stays_a_usage_error_during_an_interrupt() -> None:
+    """typer 0.29 vendors click, so its ``BadParameter`` is not a ``click.ClickException``: the
+    command wrapper must still pass it on to typer (exit 2 with its message) rather than turn it
+    into the interrupt's exit code."""
+    import typer
+
+    from nonosat import interrupts
+    from nonosat.cli.running import handle_errors
+
+    @handle_errors
+    def command() -> None:
+        raise typer.BadParameter("bad value")
+
+    interrupts.request(signal.SIGINT)
+    try:
+        with pytest.raises(typer.BadParameter, match="bad value"):
+            command()
+    finally:
+        interrupts.reset()

@@ -1160,6 +1160,62 @@ def test_givens_prefilled_in_play_saved_and_reopened(driver, server, shot, tmp_p
     shot()
 
 
+def test_colour_givens_saved_in_json_and_beside_a_non_file(driver, server, shot, tmp_path):
+    """A colour puzzle's givens (opened from a file): kept in the JSON download, and beside a
+    .non download (which cannot hold them) as a --state grid in that file's palette characters;
+    CP-SAT, started from what was read back, finds the one solution with the given colours."""
+    from selenium.webdriver.support.ui import Select
+
+    from nonosat.cli.inputs import read_state
+    from nonosat.formats import encode_puzzles, get_format
+    from nonosat.formats.givens import givens_of, parse_givens, with_givens
+    from nonosat.puzzle import Colour, Palette
+
+    # the .non file's characters (r, k) are not the page's (a, b): the grid must use the file's
+    palette = Palette((Colour("white", (255, 255, 255), "."), Colour("red?", (255, 0, 0), "r"),
+                       Colour("blue", (0, 0, 255), "k")))
+    puzzle = Puzzle(rows=((1, 1), (1, 1)), cols=((1,), (1,), (1,), (1,)),
+                    row_colours=((1, 2), (1, 2)), col_colours=((1,), (1,), (2,), (2,)),
+                    palette=palette, title="two")
+    puzzle = with_givens(puzzle, parse_givens(["a???", "???b"], puzzle.shape, ".ab"))
+    source = tmp_path / "two.json"
+    source.write_bytes(encode_puzzles([puzzle], get_format("json")))
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior",
+                           {"behavior": "allow", "downloadPath": str(downloads)})
+    open_page(driver, server, "?mode=edit")
+    open_file(driver, source)
+    wait(driver, lambda d: marked(d, "given") == {(0, 0), (1, 3)}, message="no givens")
+
+    def download(to: str, suffix: str) -> Path:
+        Select(el(driver, "#download-format")).select_by_value(f"to:{to}")
+        el(driver, "#download").click()
+        return wait(driver, lambda d: next((p for p in downloads.iterdir()
+                                            if p.name.endswith(suffix) and p.stat().st_size),
+                                           None), message=f"no {suffix} download")
+
+    def check(saved: Puzzle, partial: np.ndarray) -> None:
+        result = solve(saved, "cpsat", partial=partial, limit=2)
+        assert result.status == Status.UNIQUE
+        assert saved.palette is not None
+        rgb = [c.rgb for c in saved.palette.colours]
+        assert rgb[result.solutions[0][0, 0]] == (255, 0, 0)
+        assert rgb[result.solutions[0][1, 3]] == (0, 0, 255)
+
+    saved = read_puzzle(download("json", ".json"))
+    check(saved, givens_of(saved))
+    non = download("non", ".non")
+    beside = wait(driver, lambda d: next(downloads.glob("*-givens.txt"), None),
+                  message="no givens grid beside the .non file")
+    wait(driver, lambda d: beside.stat().st_size > 0)
+    saved = read_puzzle(non)
+    assert givens_of(saved) is None
+    check(saved, read_state(beside, saved))
+    assert "cannot hold the givens" in el(driver, "#status").text
+    shot()
+
+
 def test_keep_trying_decides_faase(driver, server, shot):
     """Faase (80x95): the live verdict gives up within its 5 s; Keep trying runs on in the
     background, shows the time and what is known, and reaches the verdict: several solutions
@@ -1233,6 +1289,22 @@ def test_player_helps_greys_marks_crosses_and_wins(driver, server, shot):
     wait(driver, lambda d: el(d, "#win").is_displayed(), message="no win banner")
     assert "Solved" in el(driver, "#win").text
     shot()
+    # an all-empty puzzle is not solved the moment it opens: the player crosses its cells
+    empty = {"rows": [[], []], "cols": [[], [], []]}
+    open_page(driver, server, "?mode=play&j=" + quote(json.dumps(empty)))
+    wait(driver, lambda d: len(grid(d)) == 2)
+    el(driver, "#restart").click()
+    status = el(driver, "#play-status")
+    assert status.get_attribute("data-complete") == "false"
+    assert status.get_attribute("data-confirm") == "true" and "cross" in status.text
+    assert not el(driver, "#win").is_displayed()
+    el(driver, '#board .row-clue[data-r="0"]').click()
+    assert status.get_attribute("data-complete") == "false"
+    el(driver, '#board .row-clue[data-r="1"]').click()
+    assert grid(driver) == ["...", "..."]
+    wait(driver, lambda d: el(d, "#win").is_displayed(), message="no win banner")
+    assert status.get_attribute("data-complete") == "true"
+    shot("-empty")
 
 
 def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):

@@ -6,6 +6,7 @@ studio's own code paths) and against the format readers."""
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pytest
@@ -142,6 +143,7 @@ def test_check_hint_and_steps_of_a_colour_puzzle(client):
         if hint["done"]:
             break
         assert hint["kind"] in ("deduction", "guess") and hint["cells"]
+        assert not re.search(r"\bR\d+C\d+\b", hint["text"]), hint["text"]  # cells in words
         for r, c, v in hint["cells"]:
             assert truth[r][c] == v
             state[r][c] = v
@@ -287,3 +289,45 @@ def test_colour_share_code_through_the_api_and_damaged_codes(client):
         assert out.status_code == 400 and "\n" not in out.json()["detail"], bad
     with pytest.raises(PuzzleError):
         decode_colour_code("R" + good[2:])
+
+
+@pytest.mark.parametrize("to", ["json", "webpbn", "non", "olsak"])
+def test_colour_givens_saved_and_reopened(client, tmp_path, to):
+    """Saving a colour puzzle with givens (hostile colour names) keeps them in JSON and webpbn
+    XML, read back by nonosat's readers and reopened by /api/parse; other formats drop them
+    and the --state grid to put beside the file reads back with `--state`'s reader.  CP-SAT,
+    started from what was read back, finds the one solution with those colours."""
+    from urllib.parse import unquote
+
+    from nonosat.cli.inputs import read_state
+    from nonosat.formats.givens import givens_of
+
+    data = {"rows": [[1, 1], [1, 1]], "cols": [[1], [1], [1], [1]],
+            "row_colours": [[1, 2], [1, 2]], "col_colours": [[1], [1], [2], [2]],
+            "palette": [{"name": "white", "rgb": "#ffffff", "char": "."},
+                        {"name": 'r<&"ed ?|', "rgb": "#ff0000", "char": "r"},
+                        {"name": "blue ]]>", "rgb": "#0000ff", "char": "k"}],
+            "givens": ["a???", "???b"], "name": "two\u202e"}
+    response = client.post("/api/convert", json={"puzzle": data, "to": to})
+    assert response.status_code == 200, response.text
+    path = tmp_path / f"saved.{to}"
+    path.write_bytes(response.content)
+    saved = read_puzzle(path)
+    assert saved.palette is not None
+    if to in ("json", "webpbn"):
+        assert response.headers["X-Nonosat-Givens"] == "kept"
+        partial = givens_of(saved)
+        reopened = client.post("/api/parse", files={"file": (path.name, path.read_bytes())})
+        assert reopened.json()["puzzle"]["givens"] == ["a???", "???b"]
+    else:
+        assert response.headers["X-Nonosat-Givens"] == "dropped" and givens_of(saved) is None
+        beside = tmp_path / "saved-givens.txt"
+        beside.write_text(unquote(response.headers["X-Nonosat-Givens-State"]))
+        # in the file's characters (the page's own are a, b)
+        assert beside.read_text() == "r???\n???k\n"
+        partial = read_state(beside, saved)
+    result = solve(saved, "cpsat", partial=partial, limit=2)
+    assert result.status == Status.UNIQUE
+    rgb = [c.rgb for c in saved.palette.colours]
+    sol = result.solutions[0]
+    assert rgb[sol[0, 0]] == (255, 0, 0) and rgb[sol[1, 3]] == (0, 0, 255)

@@ -649,3 +649,107 @@ def test_steps_of_a_deep_search_reach_the_end_with_the_portfolio(client, corpus)
     assert not (grid == Cell.UNKNOWN).any()
     assert puzzle.is_solution(grid == Cell.FILLED)
     assert ["#" if x else "." for x in (grid == Cell.FILLED)[0]] == list(run["solutions"][0][0])
+
+
+# -- stop tokens in the grade and the map (issue 29 part 4) --------------------------------------
+def _random_multiple():
+    """25x25 random picture (seed 4): several solutions, a map of 69 ambiguous cells that takes
+    about 30 short SAT calls."""
+    from nonosat.puzzle import Puzzle, line_blocks
+
+    pic = np.random.default_rng(4).random((25, 25)) < 0.5
+    return Puzzle(rows=[line_blocks(r) for r in pic], cols=[line_blocks(c) for c in pic.T],
+                  goal=pic)
+
+
+@pytest.mark.parametrize("phase", ["grade", "map"])
+def test_a_job_superseded_in_the_grade_or_the_map_stops_with_no_finding(phase, monkeypatch):
+    """The token set as the phase begins: the analysis raises Cancelled (no verdict, grade or
+    map is answered) within 1 s; once the token is set the map makes no SAT call and no
+    probing run of the grade goes to its end."""
+    import nonosat.analysis.staged as staged
+    import nonosat.native.probe as probe
+    from nonosat.encodings import satsolver
+    from nonosat.puzzle import Puzzle
+    from nonosat.stop import CANCELLED
+    from nonosat.studio.quick import Cancelled, quick_analyse
+
+    quick_analyse(Puzzle(rows=[[1], [1]], cols=[[1], [1]]), suggest=False)  # loaded, as served
+    calls: list[bool] = []  # per SAT call: was the token set
+    done_after: list[str] = []  # grade runs that went to their end after the set
+    real, real_probe, real_staged = satsolver.SatRun._call, probe.probe_grid, staged.staged_solve
+    token = JobToken()
+
+    def spy(self, *args, **kwargs):
+        calls.append(token.is_set())
+        return real(self, *args, **kwargs)
+
+    def spy_probe(*args, **kwargs):
+        out = real_probe(*args, **kwargs)
+        if token.is_set() and out is not None:
+            done_after.append("probe_grid")
+        return out
+
+    def spy_staged(*args, **kwargs):
+        out = real_staged(*args, **kwargs)
+        if token.is_set() and not out.stopped:
+            done_after.append("staged_solve")
+        return out
+
+    monkeypatch.setattr(satsolver.SatRun, "_call", spy)
+    monkeypatch.setattr(probe, "probe_grid", spy_probe)
+    monkeypatch.setattr(staged, "staged_solve", spy_staged)
+    set_at: list[float] = []
+
+    def progress(ph: str, known: dict) -> None:
+        if ph == phase and not set_at:
+            token.set(CANCELLED)
+            set_at.append(time.perf_counter())
+
+    with pytest.raises(Cancelled):
+        quick_analyse(_random_multiple(), timeout=10, suggest=False, stop=token,
+                      should_stop=token, progress=progress)
+    assert set_at, f"the {phase} phase never began"
+    assert time.perf_counter() - set_at[0] < 1.0
+    assert not any(calls), "SAT calls made after the token was set"
+    assert not done_after, f"{done_after} ran to its end after the token was set"
+
+
+def test_the_grade_and_the_map_stopped_midway_claim_nothing_false(monkeypatch):
+    """quick_grade with a set token answers 'not graded' with no grid (never 'no solution');
+    the map stopped after its third SAT call is incomplete, and every cell it calls ambiguous
+    differs between two verified solutions (the witnesses) -- checked against CP-SAT's
+    enumeration being several solutions."""
+    from nonosat.analysis.backbone import sat_backbone
+    from nonosat.encodings import satsolver
+    from nonosat.stop import CANCELLED
+    from nonosat.studio.quick import STOPPED_GRADE, quick_grade, verdict
+
+    puzzle = _random_multiple()
+    result = verdict(puzzle, 10.0)
+    assert result.status == Status.MULTIPLE
+    assert solve(puzzle, "cpsat", limit=2, timeout=30).status == Status.MULTIPLE
+    token = JobToken()
+    token.set(CANCELLED)
+    grade, techniques, _, grid = quick_grade(puzzle, result, stop=token)
+    assert grade == STOPPED_GRADE and grid is None and not techniques
+
+    token = JobToken()
+    real = satsolver.SatRun._call
+    count = [0]
+
+    def spy(self, *args, **kwargs):
+        count[0] += 1
+        if count[0] == 3:
+            token.set(CANCELLED)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(satsolver.SatRun, "_call", spy)
+    ambiguous, complete, witnesses = sat_backbone(puzzle, result.solutions, None,
+                                                  deadline=time.perf_counter() + 30, stop=token)
+    assert count[0] == 3 and not complete
+    assert all(puzzle.is_solution(w) for w in witnesses)
+    differ = np.zeros(puzzle.shape, dtype=bool)
+    for w in witnesses[1:]:
+        differ |= w != witnesses[0]
+    assert ambiguous.any() and (ambiguous == differ).all()

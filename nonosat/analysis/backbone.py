@@ -30,6 +30,7 @@ import numpy as np
 
 from nonosat.engines import Status, solve
 from nonosat.puzzle import Cell, Puzzle, unknown_grid
+from nonosat.stop import StopToken
 
 
 @dataclass
@@ -138,6 +139,7 @@ def sat_backbone(
     known: np.ndarray | None = None,
     *,
     deadline: float | None = None,
+    stop: StopToken | None = None,
 ) -> tuple[np.ndarray, bool, list[np.ndarray]]:
     """The ambiguity map (complement of the backbone) by chunking over one SAT solver (module
     docstring).
@@ -151,6 +153,9 @@ def sat_backbone(
         Cells every solution agrees with (fixed by logic): never candidates, given as units.
     deadline : float, optional
         ``time.perf_counter()`` value after which to stop.
+    stop : StopToken, optional
+        Once set, stop as at the deadline (read between SAT calls, which it keeps short:
+        :class:`nonosat.encodings.satsolver.SatRun`).
 
     Returns
     -------
@@ -164,13 +169,14 @@ def sat_backbone(
     ValueError
         ``solutions`` is empty.
     """
-    ambiguous, open_cells, witnesses = _chunked_backbone(puzzle, solutions, known, deadline)
+    ambiguous, open_cells, witnesses = _chunked_backbone(puzzle, solutions, known, deadline,
+                                                         stop)
     return ambiguous, not open_cells.any(), witnesses
 
 
 def _chunked_backbone(
     puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None,
-    deadline: float | None,
+    deadline: float | None, stop: StopToken | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """:func:`sat_backbone`, returning the candidates left undecided instead of a flag.
 
@@ -211,8 +217,10 @@ def _chunked_backbone(
         candidate &= sol == ref
     undecided = np.zeros(puzzle.shape, dtype=bool)
     if candidate.any() and puzzle.is_colour:
-        undecided = _colour_narrow(puzzle, witnesses, candidate, ref, known, deadline)
-    elif candidate.any():
+        undecided = _colour_narrow(puzzle, witnesses, candidate, ref, known, deadline, stop)
+    elif candidate.any() and not _stopped(stop):
+        # a set token is read between the steps of the set-up too (the encoding, loading the
+        # solver and the phases each take tens of milliseconds on 50x50, with the GIL held)
         enc = encode(puzzle, partial=known)
         cells = np.arange(1, ref.size + 1).reshape(ref.shape)
         agree = np.where(ref, cells, -cells)  # each cell's literal "as in the reference"
@@ -220,11 +228,16 @@ def _chunked_backbone(
         def differs(cand: np.ndarray) -> list[int]:  # some candidate differs from the reference
             return (-agree[cand]).tolist()
 
-        with SatRun(enc.clauses) as run:
-            guided = run.set_phases(order_phases(puzzle, known, enc.nvars))
-            rounds = _CellRounds(agree.ravel(), _line_settle(puzzle, ref, known))
-            undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
-                                differs=differs, guided=guided, cells=rounds)
+        undecided = candidate.copy()
+        if not _stopped(stop):
+            with SatRun(enc.clauses, stop=stop) as run:
+                guided = not _stopped(stop) and run.set_phases(order_phases(puzzle, known,
+                                                                            enc.nvars))
+                rounds = _CellRounds(agree.ravel(), _line_settle(puzzle, ref, known))
+                undecided = _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
+                                    differs=differs, guided=guided, cells=rounds, stop=stop)
+    elif candidate.any():
+        undecided = candidate.copy()
     ambiguous = _differing(witnesses, ref)
     return ambiguous, undecided, witnesses
 
@@ -271,7 +284,7 @@ def _colour_open(grid: np.ndarray) -> np.ndarray:
 
 def _colour_narrow(
     puzzle: Puzzle, witnesses: list[np.ndarray], candidate: np.ndarray, ref: np.ndarray,
-    known: np.ndarray | None, deadline: float | None,
+    known: np.ndarray | None, deadline: float | None, stop: StopToken | None = None,
 ) -> np.ndarray:
     """The SAT phases of :func:`_chunked_backbone` for a colour puzzle: the colour CNF
     (:func:`nonosat.encodings.cnf_colour.encode_colour`, restricted to ``known``), the guided
@@ -282,7 +295,9 @@ def _colour_narrow(
     from nonosat.encodings.satsolver import SatRun
 
     enc = encode_colour(puzzle, None if known is None else np.asarray(known, dtype=np.int32))
-    with SatRun(enc.clauses) as run:
+    if _stopped(stop):
+        return candidate.copy()
+    with SatRun(enc.clauses, stop=stop) as run:
         def phase_lits(sol: np.ndarray) -> list[int]:
             # "cell (r, c) has colour sol[r, c]" true, its other colours false
             lits = []
@@ -302,7 +317,7 @@ def _colour_narrow(
         rounds = _CellRounds(agree, _colour_settle(puzzle, ref, known))
         return _narrow(puzzle, enc, run, witnesses, candidate, ref, deadline,
                        differs=differs, guided=guided, block=enc.blocking_clause,
-                       phase_lits=phase_lits, cells=rounds)
+                       phase_lits=phase_lits, cells=rounds, stop=stop)
 
 
 def _colour_settle(
@@ -343,7 +358,7 @@ def _narrow(
     ref: np.ndarray, deadline: float | None, *, differs: Callable[[np.ndarray], list[int]],
     guided: bool, block: Callable[[np.ndarray], list[int]] | None = None,
     phase_lits: Callable[[np.ndarray], list[int]] | None = None,
-    cells: _CellRounds | None = None,
+    cells: _CellRounds | None = None, stop: StopToken | None = None,
 ) -> np.ndarray:
     """The phases of :func:`_chunked_backbone` over ``run`` (the puzzle's CNF ``enc``), for any
     encoding (black-and-white or colour, :func:`_colour_narrow`): the guided witnesses
@@ -358,54 +373,65 @@ def _narrow(
     :data:`CELL_ROUND_SHARE` of the time left) take turns until the deadline, the solver
     keeping its learnt clauses, so that a puzzle whose whole backbone is out of reach still
     gets most of its cells decided, and one whose query needs more than one turn still gets
-    the time.
+    the time.  A set ``stop`` ends every phase between two SAT calls (the candidates left are
+    undecided).
     """
     if guided:
         _guided_witnesses(puzzle, enc, run, witnesses, candidate, ref, deadline,
-                          block=block, phase_lits=phase_lits)
+                          block=block, phase_lits=phase_lits, stop=stop)
     if deadline is None or cells is None:
-        _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs)
+        _differs_query(puzzle, enc, run, witnesses, candidate, ref, deadline, differs,
+                       stop=stop)
         return candidate.copy()
     phases = cells.agree.tolist() if phase_lits is None else phase_lits(ref)
     clause_over = [-1]  # candidates in the last "differs" clause added
-    while candidate.any():
+    while candidate.any() and not _stopped(stop):
         now = time.perf_counter()
         if deadline - now < MIN_ROUND_S:
             break
         turn = now + CHUNK_TURN_SHARE * (deadline - now)
         if _differs_query(puzzle, enc, run, witnesses, candidate, ref, turn, differs,
-                          clause_over, share=CHUNK_SHARE):
+                          clause_over, share=CHUNK_SHARE, stop=stop):
             break
         now = time.perf_counter()
-        stop = now + CELL_ROUND_SHARE * max(deadline - now, 0.0)
-        if _cell_checks(puzzle, enc, run, witnesses, candidate, ref, stop, cells, phases):
+        until = now + CELL_ROUND_SHARE * max(deadline - now, 0.0)
+        if _cell_checks(puzzle, enc, run, witnesses, candidate, ref, until, cells, phases,
+                        stop):  # positional: tests wrap it as (*args)
             cells.next_round()  # every candidate tried at this budget
     return candidate.copy()
 
 
+def _stopped(stop: StopToken | None) -> bool:
+    return stop is not None and stop.is_set()
+
+
 def _differs_query(
     puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray, stop: float | None, differs: Callable[[np.ndarray], list[int]],
+    ref: np.ndarray, until: float | None, differs: Callable[[np.ndarray], list[int]],
     clause_over: list[int] | None = None, share: float | None = None,
+    stop: StopToken | None = None,
 ) -> bool:
     """Chunking (module docstring): add "some candidate differs from ``ref``" and solve, each
     model a witness that narrows ``candidate`` (in place), until unsatisfiable (every candidate
-    left is backbone: ``candidate`` is cleared) or ``stop``; with ``share``, also as soon as one
-    call takes more than that share of the time left before ``stop`` (the query has stalled).
+    left is backbone: ``candidate`` is cleared) or ``until`` (or a set ``stop``); with ``share``,
+    also as soon as one call takes more than that share of the time left before ``until`` (the
+    query has stalled).
     Returns whether the candidates are all decided.  ``clause_over`` (one int, kept by the
     caller across calls): the number of candidates of the last clause added; the clause is not
     added again for the same ones."""
     while candidate.any():
+        if _stopped(stop):
+            return False
         count = int(candidate.sum())
         if clause_over is None or clause_over[0] != count:
             run.add_clause(differs(candidate))
             if clause_over is not None:
                 clause_over[0] = count
-        call_stop = stop
-        if stop is not None and share is not None:
+        call_until = until
+        if until is not None and share is not None:
             now = time.perf_counter()
-            call_stop = now + share * max(stop - now, 0.0)
-        answer = run.solve(call_stop)
+            call_until = now + share * max(until - now, 0.0)
+        answer = run.solve(call_until, stop)
         if answer is None:
             return False
         if not answer:
@@ -486,7 +512,8 @@ class _CellRounds:
 
 def _cell_checks(
     puzzle: Puzzle, enc: Any, run: Any, witnesses: list[np.ndarray], candidate: np.ndarray,
-    ref: np.ndarray, stop: float, cells: _CellRounds, phases: list[int],
+    ref: np.ndarray, until: float, cells: _CellRounds, phases: list[int],
+    stop: StopToken | None = None,
 ) -> bool:
     """One round of per-cell backbone checks (the one-literal-at-a-time algorithm of Janota,
     Lynce and Marques-Silva 2015, with model filtering and a conflict budget, as in
@@ -501,23 +528,27 @@ def _cell_checks(
     * out of budget: left for the next round.
 
     A call never gets more conflicts than fit in the time left at ``cells.pace`` (updated
-    here), so that a large budget cannot run far past ``stop``.
+    here), so that a large budget cannot run far past ``until``.
 
     ``candidate`` (bool, (h, w)) narrows in place, ``cells.tried`` grows, until every candidate
-    was tried (returns ``True``) or ``stop`` (returns ``False``)."""
+    was tried (returns ``True``) or ``until`` or a set ``stop`` (returns ``False``)."""
     run.set_phases(phases)
-    while time.perf_counter() < stop:
+    while time.perf_counter() < until:
+        if _stopped(stop):
+            return False
         left = np.flatnonzero(candidate.ravel() & ~cells.tried)
         if left.size == 0:
             return True
         i = int(left[0])
         allowed = cells.budget
         if cells.pace is not None:
-            allowed = min(allowed, int((stop - time.perf_counter()) / cells.pace))
+            allowed = min(allowed, int((until - time.perf_counter()) / cells.pace))
             if allowed < MIN_CELL_BUDGET:
                 return False
         start = time.perf_counter()
         answer = run.solve_limited([-int(cells.agree[i])], allowed)
+        if answer is None and _stopped(stop):
+            return False
         if answer is None:
             cells.pace = (time.perf_counter() - start) / allowed
             cells.tried[i] = True
@@ -554,6 +585,7 @@ def _guided_witnesses(
     ref: np.ndarray, deadline: float | None, *,
     block: Callable[[np.ndarray], list[int]] | None = None,
     phase_lits: Callable[[np.ndarray], list[int]] | None = None,
+    stop: StopToken | None = None,
 ) -> None:
     """Phase 1 of :func:`_chunked_backbone` (black-and-white and colour): solution-guided
     witnesses appended to ``witnesses``, ``candidate`` (bool, (h, w)) narrowed in place.
@@ -573,14 +605,15 @@ def _guided_witnesses(
     now = time.perf_counter()
     share = WITNESS_MAX_S if deadline is None else min(WITNESS_MAX_S,
                                                        WITNESS_SHARE * (deadline - now))
-    stop = now + share
+    until = now + share
     for sol in witnesses:
         run.add_clause(block(sol))
     last = witnesses[-1]
     stale = 0
-    while candidate.any() and stale < WITNESS_STALE and time.perf_counter() < stop:
+    while (candidate.any() and stale < WITNESS_STALE and time.perf_counter() < until
+           and not _stopped(stop)):
         run.set_phases(phase_lits(last))
-        answer = run.solve(stop)
+        answer = run.solve(until, stop)
         if not answer:  # no other solution (the phase-2 clause then proves it) or out of time
             return
         before = int(candidate.sum())
@@ -595,6 +628,7 @@ def ambiguity_map(
     known: np.ndarray | None = None,
     *,
     timeout: float | None = None,
+    stop: StopToken | None = None,
 ) -> Backbone:
     """The backbone and the whole ambiguity map of a puzzle with at least one solution, by
     chunking over one SAT solver (:func:`sat_backbone`); the one implementation behind
@@ -610,6 +644,8 @@ def ambiguity_map(
         Cells fixed by logic (every solution agrees with them): int8 cells, or colour masks.
     timeout : float, optional
         Seconds; cells neither proven backbone nor ambiguous by then are ``undecided``.
+    stop : StopToken, optional
+        Once set, stop as at the timeout (between two short SAT calls).
 
     Returns
     -------
@@ -618,6 +654,7 @@ def ambiguity_map(
         the SAT calls made.
     """
     deadline = None if timeout is None else time.perf_counter() + timeout
-    ambiguous, undecided, witnesses = _chunked_backbone(puzzle, solutions, known, deadline)
+    ambiguous, undecided, witnesses = _chunked_backbone(puzzle, solutions, known, deadline,
+                                                        stop)
     mask = ~ambiguous & ~undecided
     return Backbone(mask, undecided, witnesses, solves=len(witnesses) - len(solutions) + 1)

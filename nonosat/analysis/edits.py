@@ -16,6 +16,7 @@ import numpy as np
 
 from nonosat.engines import Status, solve
 from nonosat.puzzle import Puzzle, line_blocks
+from nonosat.stop import StopToken
 
 #: Seconds the native engine gets per edited picture in :func:`edit_suggestions`.
 EDIT_NATIVE_BUDGET_S = 0.25
@@ -39,6 +40,7 @@ def edit_suggestions(
     deadline: float,
     should_stop: Callable[[], bool] = lambda: False,
     max_edits: int = MAX_EDITS,
+    stop: StopToken | None = None,
     progress: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """One-cell edits of the picture (``puzzle.goal``) whose re-derived clues have a unique
@@ -63,6 +65,8 @@ def edit_suggestions(
         ``"undecided"`` (tried but not decided in their budget) and ``"end"``: ``"all tried"``,
         ``"max edits"`` (``max_edits`` found), ``"time limit"``, ``"stopped"``
         (``should_stop``) or ``"no picture"``.
+    stop : StopToken, optional
+        Handed to each edit's solve and read between edits, as ``should_stop`` is.
     """
     info: dict[str, Any] = progress if progress is not None else {}
     info.update(candidates=0, tried=0, undecided=0, end="no picture")
@@ -89,7 +93,8 @@ def edit_suggestions(
     info.update(candidates=len(edits), end="all tried")
     for r, c, v in edits:
         left = deadline - time.perf_counter()
-        if left <= 0 or len(out) >= max_edits or should_stop():
+        if left <= 0 or len(out) >= max_edits or should_stop() or (stop is not None
+                                                                     and stop.is_set()):
             info["end"] = ("max edits" if len(out) >= max_edits else
                            "time limit" if left <= 0 else "stopped")
             break
@@ -100,7 +105,8 @@ def edit_suggestions(
             edited = picture_puzzle(puzzle, picture)
         except Exception:  # noqa: BLE001 - an edit that breaks the model is not a suggestion
             continue
-        res = solve(edited, "native", limit=2, timeout=min(left, EDIT_NATIVE_BUDGET_S))
+        res = solve(edited, "native", limit=2, timeout=min(left, EDIT_NATIVE_BUDGET_S),
+                    stop=stop)
         if res.status == Status.UNKNOWN:
             info["undecided"] += 1
         if res.status != Status.UNIQUE:

@@ -18,6 +18,7 @@ from nonosat import interrupts
 from nonosat.engines import Status, solve
 from nonosat.native.probe import probe_grid
 from nonosat.puzzle import Cell, Puzzle, solution_to_grid, unknown_grid
+from nonosat.stop import StopToken
 
 
 @dataclass
@@ -47,8 +48,8 @@ class UniquenessGivens:
     solves: int = 0
 
 
-def _open_after_logic(puzzle: Puzzle, grid: np.ndarray) -> int:
-    result = probe_grid(puzzle, grid)
+def _open_after_logic(puzzle: Puzzle, grid: np.ndarray, stop: StopToken | None = None) -> int:
+    result = probe_grid(puzzle, grid, stop=stop)
     return int(puzzle.height * puzzle.width) if result is None else int((result[0] == 3).sum())
 
 
@@ -60,6 +61,7 @@ def uniqueness_givens(
     engine: str = "native",
     timeout: float | None = None,
     max_candidates: int = 64,
+    stop: StopToken | None = None,
 ) -> UniquenessGivens:
     """A greedy, irredundant set of extra givens that makes the solution unique.
 
@@ -77,6 +79,9 @@ def uniqueness_givens(
         Seconds for the whole computation.
     max_candidates : int
         At most this many candidate cells are scored per round (those first in reading order).
+    stop : StopToken, optional
+        Handed to the solves and the probing kernels, and read between candidates: once set,
+        the search ends as at its time limit (``unique`` false unless already proved).
 
     Returns
     -------
@@ -88,7 +93,7 @@ def uniqueness_givens(
             and puzzle.is_solution(puzzle.goal)):
         target = puzzle.goal
     if puzzle.is_colour:
-        return _colour_givens(puzzle, np.asarray(target, dtype=np.int8), known, deadline)
+        return _colour_givens(puzzle, np.asarray(target, dtype=np.int8), known, deadline, stop)
     target = np.asarray(target, dtype=bool)
     base = unknown_grid(puzzle) if known is None else np.asarray(known, dtype=np.int8).copy()
     target_grid = solution_to_grid(target)
@@ -96,6 +101,10 @@ def uniqueness_givens(
 
     def left() -> float | None:
         return None if deadline is None else max(deadline - time.perf_counter(), 0.0)
+
+    def over() -> bool:
+        return (stop is not None and stop.is_set()) or (
+            deadline is not None and time.perf_counter() >= deadline)
 
     def with_givens(cells: list[tuple[int, int]]) -> np.ndarray:
         grid = base.copy()
@@ -107,7 +116,8 @@ def uniqueness_givens(
     others = [np.asarray(s, dtype=bool) for s in solutions if not np.array_equal(s, target)]
     while True:
         if not others:
-            result = solve(puzzle, engine, partial=with_givens(chosen), limit=2, timeout=left())
+            result = solve(puzzle, engine, partial=with_givens(chosen), limit=2, timeout=left(),
+                           stop=stop)
             out.solves += 1
             if result.status != Status.MULTIPLE:
                 out.unique = result.status == Status.UNIQUE
@@ -119,21 +129,22 @@ def uniqueness_givens(
         # score candidates (at least one) until the deadline
         best, best_open = cells[0], None
         for cell in cells[:max_candidates]:
-            if best_open is not None and deadline is not None and time.perf_counter() >= deadline:
+            if best_open is not None and over():
                 break
-            n_open = _open_after_logic(puzzle, with_givens([*chosen, cell]))
+            n_open = _open_after_logic(puzzle, with_givens([*chosen, cell]), stop)
             if best_open is None or n_open < best_open:
                 best, best_open = cell, n_open
         chosen.append(best)
         others = [s for s in others if s[best] == target[best]]
-        if deadline is not None and time.perf_counter() >= deadline:
+        if over():
             break
     if out.unique:
         for cell in list(reversed(chosen)):
-            if deadline is not None and time.perf_counter() >= deadline:
+            if over():
                 break
             rest = [c for c in chosen if c != cell]
-            result = solve(puzzle, engine, partial=with_givens(rest), limit=2, timeout=left())
+            result = solve(puzzle, engine, partial=with_givens(rest), limit=2, timeout=left(),
+                           stop=stop)
             out.solves += 1
             if result.status == Status.UNIQUE:
                 chosen = rest
@@ -143,6 +154,7 @@ def uniqueness_givens(
 
 def _colour_givens(
     puzzle: Puzzle, target: np.ndarray, known: np.ndarray | None, deadline: float | None,
+    stop: StopToken | None = None,
 ) -> UniquenessGivens:
     """:func:`uniqueness_givens` of a colour puzzle: give a cell on which the target and another
     solution differ (its target colour) until no other solution is left, then drop every given
@@ -177,11 +189,12 @@ def _colour_givens(
             """Another solution with ``givens``; ``False`` if none; ``None`` at the deadline."""
             assumptions = [lit(r, c) for r, c, _ in givens]
             while True:
-                if deadline is not None and time.perf_counter() >= deadline:
+                if ((deadline is not None and time.perf_counter() >= deadline)
+                        or (stop is not None and stop.is_set())):
                     return None
                 # budgeted calls, also without a deadline: CaDiCaL cannot be interrupted
                 # otherwise (nonosat.encodings.satsolver), and an interrupt is checked between
-                sat.conf_budget(5_000)
+                sat.conf_budget(5_000 if stop is None else 500)
                 answer = sat.solve_limited(assumptions=assumptions)
                 interrupts.check()
                 if answer is None:

@@ -13,7 +13,13 @@ the simplest to the hardest and stopping at the first that fixes something:
    cannot hold its clue) or the cells both values of a probe agree on.
 
 Within a technique it prefers the deduction fixing the most cells (overlap, line), or the one with
-the shortest argument (implications, probing).  :func:`next_hint` first checks the given state
+the shortest argument (implications, probing).
+
+The finder works on the puzzle's :class:`~nonosat.analysis.logic.Logic`, so colour puzzles get
+the same techniques (but overlap) and the same sentences, with colours: "row 3, clue 2 red, 1
+black: every placement of the blocks that fits the known cells leaves columns 4–6 red"; "If row
+3, column 5 were red, ... So row 3, column 5 is black."  Colour probing is *probe-all*: every
+colour a cell can take is tried, and what all the trials agree on is kept.  :func:`next_hint` first checks the given state
 against the solution and reports wrong cells as a *mistake* instead of reasoning around them;
 :mod:`nonosat.analysis.walkthrough` replays hints from the empty grid until the puzzle is solved
 or a guess is needed.
@@ -23,16 +29,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
 
 from nonosat.analysis import wording
-from nonosat.analysis.logic import probe_pass
+from nonosat.analysis.logic import logic_of
 from nonosat.analysis.overlap import overlap
 from nonosat.engines import Status
 from nonosat.errors import UndecidedError
+from nonosat.native.colour import solve_colour_line
 from nonosat.native.implications import (
     ForcedLiteral,
     Literal,
@@ -41,7 +48,10 @@ from nonosat.native.implications import (
     implication_graph,
 )
 from nonosat.native.line import solve_line
-from nonosat.puzzle import Cell, Puzzle, clue_text, unknown_grid
+from nonosat.puzzle import Cell, Puzzle, clue_text
+
+if TYPE_CHECKING:
+    from nonosat.stop import StopToken
 
 #: Techniques from the simplest to the hardest, with the solver stage each belongs to.
 TECHNIQUE_STAGE = {
@@ -51,6 +61,7 @@ TECHNIQUE_STAGE = {
     "tautology": "implications",
     "failed-literal": "probing",
     "probe-both": "probing",
+    "probe-all": "probing",
 }
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
@@ -69,8 +80,9 @@ class Hint:
         guessing) or ``"no-solution"``.
     text : str
         The explaining sentence.
-    cells : tuple of ((row, col), Cell)
-        Cells fixed (0-based), or the correct values of mistaken cells.
+    cells : tuple of ((row, col), Cell or int)
+        Cells fixed (0-based), or the correct values of mistaken cells; for a colour puzzle the
+        value is a colour index (into the palette).
     technique : str or None
         See :data:`TECHNIQUE_STAGE`.
     line : int or None
@@ -80,14 +92,18 @@ class Hint:
         of the solutions that agree with the state -- ``"multiple"`` (the puzzle has several
         solutions), ``"unique"`` (one solution, but reaching it needs a guess), ``"unknown"``
         (not decided within the time limit); ``None`` when not asked.
+    masks : tuple of ((row, col), int)
+        Colour deductions: every cell narrowed with its new colour bit mask (``cells`` holds
+        those left with one colour); empty for black-and-white.
     """
 
     kind: str
     text: str
-    cells: tuple[tuple[tuple[int, int], Cell], ...] = ()
+    cells: tuple[tuple[tuple[int, int], Cell | int], ...] = ()
     technique: str | None = None
     line: int | None = None
     verdict: str | None = None
+    masks: tuple[tuple[tuple[int, int], int], ...] = ()
 
     @property
     def stage(self) -> str | None:
@@ -95,19 +111,28 @@ class Hint:
         return TECHNIQUE_STAGE.get(self.technique) if self.technique else None
 
     def to_json(self, puzzle: Puzzle) -> dict[str, Any]:
-        """JSON-serialisable dict; cells 1-based; ``verdict`` as the attribute."""
-        return {
+        """JSON-serialisable dict; cells 1-based; ``verdict`` as the attribute.  A colour
+        hint's cell values are colour names, and ``masks`` lists the narrowed cells with the
+        colours each may still take."""
+        names = [col.name for col in puzzle.palette.colours] if puzzle.palette else []
+        out: dict[str, Any] = {
             "status": self.kind,
             "technique": self.technique,
             "stage": self.stage,
             "line": puzzle.line_name(self.line) if self.line is not None else None,
             "text": self.text,
             "cells": [
+                {"row": r + 1, "col": c + 1, "colour": names[int(v)]} if names else
                 {"row": r + 1, "col": c + 1, "value": "filled" if v == Cell.FILLED else "empty"}
                 for (r, c), v in self.cells
             ],
-            "verdict": self.verdict,
         }
+        if names:
+            out["masks"] = [{"row": r + 1, "col": c + 1,
+                             "colours": [n for k, n in enumerate(names) if (m >> k) & 1]}
+                            for (r, c), m in self.masks]
+        out["verdict"] = self.verdict
+        return out
 
 
 # -- wording ----------------------------------------------------------------------------------
@@ -143,19 +168,32 @@ def _bw_cells(cells: tuple[tuple[tuple[int, int], Cell | int], ...]
     return tuple((rc, Cell(value)) for rc, value in cells)
 
 
+def _single(mask: int) -> bool:
+    return mask != 0 and mask & (mask - 1) == 0
+
+
 class HintFinder:
-    """Finds hints for one puzzle; caches per-line results between calls.
+    """Finds hints for one puzzle, black-and-white or colour; caches per-line results between
+    calls.
+
+    States are the puzzle's :class:`~nonosat.analysis.logic.Logic` form
+    (:func:`~nonosat.analysis.logic.logic_of`): int8 :class:`~nonosat.puzzle.Cell` values for
+    black-and-white, int32 colour bit masks for colour.  The techniques are the same for both
+    (the overlap rule is black-and-white only); a colour hint's ``cells`` are the cells left
+    with one colour (their colour index) and its ``masks`` every cell it narrowed.
 
     Parameters
     ----------
     puzzle : Puzzle
     depth : int, optional
-        Implication graph traversal depth (unlimited when omitted).
+        Implication graph traversal depth (unlimited when omitted; black-and-white only).
     """
 
     def __init__(self, puzzle: Puzzle, depth: int | None = None):
         self.puzzle = puzzle
         self.depth = depth
+        self.logic = logic_of(puzzle)
+        self.colour = puzzle.is_colour
         self._overlap: dict[tuple[int, bytes], Any] = {}
         self._line: dict[tuple[int, bytes], Any] = {}
 
@@ -168,11 +206,28 @@ class HintFinder:
         h = self.puzzle.height
         return np.ascontiguousarray(state[line] if line < h else state[:, line - h])
 
+    def _solve(self, line: int, values: np.ndarray) -> np.ndarray | None:
+        """The complete line solver of the puzzle's form on one line's values."""
+        clue = self.puzzle.lines[line]
+        assert clue is not None  # _best_line and _propagate_from skip unknown clues
+        if self.colour:
+            return solve_colour_line(clue, self.puzzle.line_colours[line] or (), values,
+                                     self.puzzle.n_colours)
+        return solve_line(clue, values)
+
     def _noun(self, line: int) -> str:
         return "column" if line < self.puzzle.height else "row"
 
     def _prefix(self, line: int) -> str:
+        if self.colour:
+            return f"{self.puzzle.line_name(line)}, clue {wording.colour_clue_words(self.puzzle, line)}"
         return f"{self.puzzle.line_name(line)}, clue {clue_text(self.puzzle.lines[line])}"
+
+    def _cell(self, cell: tuple[int, int]) -> str:
+        return wording.cell_label(self.puzzle, *cell)
+
+    def _colours(self, mask: int) -> str:
+        return wording.colour_names(self.puzzle, mask)
 
     def _contradiction(self, line: int) -> Hint:
         return Hint("no-solution",
@@ -180,10 +235,10 @@ class HintFinder:
                     "state has no solution.", line=line)
 
     def _best_line(
-        self, state: np.ndarray, memo: dict, deduce: Callable[[Any, np.ndarray], Any],
+        self, state: np.ndarray, memo: dict, deduce: Callable[[int, np.ndarray], Any],
         gain: Callable[[np.ndarray, Any], int],
     ) -> tuple | None:
-        """Run ``deduce(clue, values)`` (memoised in ``memo``) on every line with unknown cells.
+        """Run ``deduce(line, values)`` (memoised in ``memo``) on every line with open cells.
 
         Returns ``(line, values, result)`` for the first line whose result is ``None`` (a
         contradiction), else for the line of largest ``gain(values, result)`` (the first on
@@ -193,11 +248,11 @@ class HintFinder:
             if clue is None:
                 continue
             values = self._values(state, line)
-            if not (values == Cell.UNKNOWN).any():
+            if not self.logic.open(values).any():
                 continue
             key = (line, values.tobytes())
             if key not in memo:
-                memo[key] = deduce(clue, values)
+                memo[key] = deduce(line, values)
             result = memo[key]
             if result is None:
                 return line, values, None
@@ -206,10 +261,19 @@ class HintFinder:
                 best = (g, line, values, result)
         return None if best is None else best[1:]
 
+    def _masks_hint(self, text: str, technique: str, masks: list[tuple[tuple[int, int], int]],
+                    line: int | None = None) -> Hint:
+        """A colour deduction narrowing ``masks`` (``((row, col), new mask)``)."""
+        cells = tuple(sorted((rc, int(m).bit_length() - 1) for rc, m in masks if _single(m)))
+        return Hint("deduction", text, cells, technique, line, masks=tuple(sorted(masks)))
+
     def overlap_hint(self, state: np.ndarray) -> Hint | None:
-        """The overlap deduction fixing the most cells, or ``None``."""
+        """The overlap deduction fixing the most cells, or ``None`` (always for colour)."""
+        if self.colour:
+            return None
         found = self._best_line(
-            state, self._overlap, lambda clue, values: overlap(clue, values.tolist()),
+            state, self._overlap,
+            lambda line, values: overlap(self.puzzle.lines[line] or (), values.tolist()),
             lambda values, result: len(result.filled) + len(result.empty),
         )
         if found is None:
@@ -240,10 +304,17 @@ class HintFinder:
         fixed.sort()
         return Hint("deduction", text, tuple(fixed), "overlap", line)
 
+    def _line_gain(self, values: np.ndarray, out: np.ndarray) -> int:
+        """Cells a line solve changes; for colour, cells it decides first (then narrows)."""
+        changed = out != values
+        if not self.colour:
+            return int(changed.sum())
+        decided = changed & ((out & (out - 1)) == 0)
+        return int(decided.sum()) * (len(values) + 1) + int(changed.sum())
+
     def line_hint(self, state: np.ndarray) -> Hint | None:
         """The complete-line-solver deduction fixing the most cells, or ``None``."""
-        found = self._best_line(state, self._line, solve_line,
-                                lambda values, out: int((out != values).sum()))
+        found = self._best_line(state, self._line, self._solve, self._line_gain)
         if found is None:
             return None
         line, values, out = found
@@ -251,6 +322,11 @@ class HintFinder:
             return self._contradiction(line)
         noun = self._noun(line)
         cells = self._line_cells(line)
+        if self.colour:
+            masks = [(cells[i], int(out[i])) for i in range(len(values)) if out[i] != values[i]]
+            text = (f"{self._prefix(line)}: every placement of the blocks that fits the known "
+                    f"cells leaves {wording.line_masks_text(self.puzzle, line, masks)}.")
+            return self._masks_hint(text, "line", masks, line)
         filled = [i for i in range(len(values)) if out[i] != values[i] and out[i] == Cell.FILLED]
         empty = [i for i in range(len(values)) if out[i] != values[i] and out[i] == Cell.EMPTY]
         what = []
@@ -271,8 +347,68 @@ class HintFinder:
                          f"{literal_text(b)}")
         return ", then ".join(steps)
 
+    def _outcome(self, state: np.ndarray, cell: tuple[int, int], mask: int) -> str:
+        """What a colour cell is after a deduction: ``"is red"``, ``"is not red"`` (one colour
+        of several removed) or ``"is red or black"``."""
+        old = int(state[cell])
+        removed = old & ~mask
+        if not _single(mask) and _single(removed):
+            return f"is not {self._colours(removed)}"
+        return f"is {self._colours(mask)}"
+
+    def _colour_chain(self, graph: nx.DiGraph, path: list) -> str:
+        """A path of colour literals in words: ``"row 3 gives row 3, column 6 red, then ..."``."""
+        return ", then ".join(
+            f"{self.puzzle.line_name(graph.edges[a, b]['line'])} gives {self._cell(b.cell)} "
+            f"{self._colours(1 << int(b[2]))}" for a, b in zip(path, path[1:], strict=False))
+
+    def _colour_implication_hint(self, state: np.ndarray) -> Hint | None:
+        from nonosat.analysis.implied import ColourLiteral, palette_arrays
+        from nonosat.analysis.structure import colour_graph
+
+        steps = self.logic.implications(state)
+        if not steps:
+            return None
+        step = steps[0]
+        premise = step.premise
+        assert premise is not None and len(step.masks) == 1
+        (cell, mask), = step.masks
+        name = self._cell(cell)
+        what = self._outcome(state, cell, mask)
+        graph = colour_graph(palette_arrays(self.puzzle, state))
+        p_cell = self._cell(premise.cell)
+        if step.technique == "tautology":  # every colour of the premise's cell reaches the cell
+            target = ColourLiteral(*cell, int(mask).bit_length() - 1)
+            ways = []
+            for k in range(self.puzzle.n_colours):
+                start = ColourLiteral(*premise.cell, k)
+                if (int(state[premise.cell]) >> k) & 1 and start in graph:
+                    path = nx.shortest_path(graph, start, target)
+                    ways.append(f"if {p_cell} is {self._colours(1 << k)}, "
+                                f"{self._colour_chain(graph, path)}")
+            text = (f"{name[0].upper()}{name[1:]} {what} whatever colour {p_cell} takes: "
+                    + "; ".join(ways) + ".")
+            return self._masks_hint(text, step.technique, [(cell, mask)])
+        # a contradiction: the premise reaches two colours of one cell (shortest pair)
+        paths = nx.single_source_shortest_path(graph, premise)
+        by_cell: dict[tuple[int, int], list[list]] = {}
+        for lit, path in paths.items():
+            by_cell.setdefault(lit.cell, []).append(path)
+        witness = min((sorted(ps, key=len)[:2] for ps in by_cell.values() if len(ps) > 1),
+                      key=lambda two: len(two[0]) + len(two[1]))
+        chains = [self._colour_chain(graph, p) for p in witness if len(p) > 1]
+        both = " and ".join(self._colours(1 << int(p[-1][2])) for p in witness)
+        text = (f"If {p_cell} were {self._colours(1 << int(premise[2]))}: "
+                + "; and ".join(chains)
+                + f" — {self._cell(witness[0][-1].cell)} would have to be both {both}. "
+                f"So {name} {what}.")
+        return self._masks_hint(text, step.technique, [(cell, mask)])
+
     def implication_hint(self, state: np.ndarray, max_candidates: int = 200) -> Hint | None:
-        """The implication-graph deduction with the shortest chains, or ``None``."""
+        """The implication-graph deduction with the shortest chains, or ``None`` (for colour,
+        the first the colour implication graph gives)."""
+        if self.colour:
+            return self._colour_implication_hint(state)
         graph = implication_graph(self.puzzle, state)
         forced = forced_literals(graph, self.depth)
         if not forced:
@@ -306,9 +442,9 @@ class HintFinder:
             technique = "contradiction"
         return Hint("deduction", text, ((lit.cell, lit.value),), technique)
 
-    def _propagate_from(self, state: np.ndarray, cell: tuple[int, int], value: Cell):
-        """Line-by-line propagation after assuming ``cell = value``: ``(conflict line or None,
-        cells fixed on the way)``."""
+    def _propagate_from(self, state: np.ndarray, cell: tuple[int, int], value: int):
+        """Line-by-line propagation after assuming ``cell = value`` (a :class:`Cell`, or a
+        colour mask): ``(conflict line or None, cells fixed or narrowed on the way)``."""
         h = self.puzzle.height
         grid = state.copy()
         grid[cell] = value
@@ -322,7 +458,7 @@ class HintFinder:
             if clue is None:
                 continue
             values = self._values(grid, line)
-            out = solve_line(clue, values)
+            out = self._solve(line, values)
             if out is None:
                 return line, fixed
             cells = self._line_cells(line)
@@ -336,22 +472,63 @@ class HintFinder:
                     queue.append(other)
         return None, fixed
 
+    def _refutation(self, state: np.ndarray, steps: list) -> tuple | None:
+        """Among failed-literal ``steps``: ``(cells fixed on the way, step, line)`` for the one
+        whose line-by-line propagation reaches a line with no room soonest, or ``None``."""
+        best = None
+        for step in steps:
+            premise = step.premise
+            assert premise is not None
+            value = 1 << int(premise[2]) if self.colour else premise.value
+            line, fixed = self._propagate_from(state, premise.cell, value)
+            if line is not None and (best is None or fixed < best[0]):
+                best = (fixed, step, line)
+        return best
+
+    def _colour_probing_hint(self, state: np.ndarray, steps: list, best: tuple | None) -> Hint:
+        if steps[0].technique == "failed-literal":
+            fixed, step, line = best if best is not None else (0, steps[0], None)
+            premise = step.premise
+            (cell, mask), = step.masks
+            name = self._cell(cell)
+            removed = int(state[cell]) & ~mask
+            tried = 1 << int(premise[2])
+            if line is not None:
+                why = (f"solving the lines one after another would narrow {fixed} more "
+                       f"cell{'s' if fixed != 1 else ''} and then leave {self._prefix(line)} "
+                       "no room")
+            else:
+                why = "solving every line would reach a contradiction"
+            also = (f" (and likewise if it were {self._colours(removed & ~tried)})"
+                    if removed & ~tried else "")
+            text = (f"If {name} were {self._colours(tried)}, {why}{also}. So {name} "
+                    f"{self._outcome(state, cell, mask)}.")
+            return self._masks_hint(text, "failed-literal", list(step.masks))
+        step = max(steps, key=lambda s: len(s.masks))
+        assert step.premise is not None
+        y = self._cell(step.premise.cell)
+        n = len(step.masks)
+        text = (f"Whatever colour {y} takes ({self._colours(int(state[step.premise.cell]))}), "
+                f"solving the lines one after another leaves "
+                f"{wording.mask_cells_text(self.puzzle, step.masks)} every time — so "
+                f"{'it is' if n == 1 else 'they are'}.")
+        return self._masks_hint(text, "probe-all", list(step.masks))
+
     def probing_hint(self, state: np.ndarray, max_candidates: int = 30) -> Hint | None:
-        """A failed literal with the shortest refutation, else a probe-both deduction."""
-        steps = probe_pass(self.puzzle, state)
+        """A failed literal with the shortest refutation, else a probe-both (for colour,
+        probe-all) deduction."""
+        steps = self.logic.probing(state)
         if steps is None:
-            return Hint("no-solution", "Both values of some cell lead to a contradiction, so "
-                        "this state has no solution.")
+            return Hint("no-solution", ("Every colour of some cell leads" if self.colour else
+                                        "Both values of some cell lead") + " to a contradiction, "
+                        "so this state has no solution.")
         if not steps:
             return None
-        if steps[0].technique == "failed-literal":
-            best = None
-            for step in steps[:max_candidates]:
-                premise = step.premise
-                assert isinstance(premise, Literal)  # black-and-white probing's literals
-                line, fixed = self._propagate_from(state, premise.cell, premise.value)
-                if line is not None and (best is None or fixed < best[0]):
-                    best = (fixed, step, line)
+        failed = steps[0].technique == "failed-literal"
+        best = self._refutation(state, steps[:max_candidates]) if failed else None
+        if self.colour:
+            return self._colour_probing_hint(state, steps, best)
+        if failed:
             if best is not None:
                 fixed, step, line = best
                 premise = step.premise
@@ -380,7 +557,11 @@ class HintFinder:
     def next(self, state: np.ndarray) -> Hint:
         """The next deduction from ``state`` (no mistake check), or a ``"solved"`` /
         ``"guess"`` / ``"no-solution"`` hint."""
-        open_cells = int((state == Cell.UNKNOWN).sum())
+        if self.colour and (np.asarray(state) == 0).any():
+            r, c = (int(v) for v in np.argwhere(np.asarray(state) == 0)[0])
+            return Hint("no-solution", f"{self._cell((r, c))} has no colour left, so this state "
+                        "has no solution.")
+        open_cells = int(self.logic.open(state).sum())
         if open_cells == 0:
             return Hint("solved", "Every cell is known: the puzzle is solved.")
         for finder in (self.overlap_hint, self.line_hint, self.implication_hint,
@@ -393,21 +574,35 @@ class HintFinder:
 
 
 def apply_hint(state: np.ndarray, hint: Hint) -> np.ndarray:
-    """A copy of ``state`` with the hint's cells set (int8, shape (height, width))."""
+    """A copy of ``state`` with the hint applied: its cells set (black-and-white, int8), or
+    its colour masks intersected (colour, int32); shape (height, width)."""
+    if hint.masks:
+        out = np.array(state, dtype=np.int32, copy=True)
+        for cell, mask in hint.masks:
+            out[cell] &= mask
+        return out
     out = np.array(state, dtype=np.int8, copy=True)
     for cell, value in hint.cells:
         out[cell] = value
     return out
 
 
+#: The hint of a stopped :func:`next_hint` (its token was set before it finished).
+_STOPPED = Hint("guess", "Stopped before a hint was found.", verdict="unknown")
+
+
 def find_mistakes(
-    puzzle: Puzzle, state: np.ndarray, *, engine: str = "native", timeout: float | None = None
-) -> list[tuple[tuple[int, int], Cell]] | None:
-    """Known cells of ``state`` that no solution shares, with the correct values.
+    puzzle: Puzzle, state: np.ndarray, *, engine: str = "native", timeout: float | None = None,
+    stop: StopToken | None = None,
+) -> list[tuple[tuple[int, int], Cell | int]] | None:
+    """Known cells of ``state`` that no solution shares, with the correct values (a
+    :class:`Cell`, or for a colour puzzle -- whose ``state`` holds colour masks, a cell known
+    when one colour is left -- a colour index).
 
     The state is fine when some solution agrees with all its known cells.  Otherwise the wrong
     cells are those that disagree with the solution closest to the state (fewest differences
-    among the solutions found, up to 2).
+    among the solutions found, up to 2).  ``stop``: a cancel token, handed to each solve (a
+    stopped solve gives up, which raises :class:`UndecidedError`).
 
     Returns
     -------
@@ -422,25 +617,30 @@ def find_mistakes(
     """
     from nonosat.engines import solve
 
-    given = solve(puzzle, engine, partial=state, limit=1, timeout=timeout)
+    given = solve(puzzle, engine, partial=state, limit=1, timeout=timeout, stop=stop)
     if given.solutions:
         return []
     if given.status == Status.UNKNOWN:
         raise UndecidedError("the solver gave up before deciding whether the known cells agree "
                              "with a solution")
-    result = solve(puzzle, engine, limit=2, timeout=timeout)
+    result = solve(puzzle, engine, limit=2, timeout=timeout, stop=stop)
     if result.status == Status.UNKNOWN and not result.solutions:
         raise UndecidedError("the solver gave up before deciding whether the puzzle has a "
                              "solution")
     if not result.solutions:
         return None
-    known = state != Cell.UNKNOWN
+    known = ~logic_of(puzzle).open(state)
 
     def wrong(sol: np.ndarray) -> np.ndarray:
+        if puzzle.is_colour:
+            return known & (((np.asarray(state, np.int64) >> sol.astype(np.int64)) & 1) == 0)
         return known & (state != np.where(sol, Cell.FILLED, Cell.EMPTY))
 
     closest = min(result.solutions, key=lambda s: int(wrong(s).sum()))
     bad = wrong(closest)
+    if puzzle.is_colour:
+        return [((int(r), int(c)), int(closest[r, c]))
+                for r, c in zip(*np.nonzero(bad), strict=True)]
     return [((int(r), int(c)), Cell.FILLED if closest[r, c] else Cell.EMPTY)
             for r, c in zip(*np.nonzero(bad), strict=True)]
 
@@ -452,6 +652,7 @@ def stuck_hint(
     engine: str = "auto",
     timeout: float | None = None,
     forced: bool = False,
+    stop: StopToken | None = None,
 ) -> Hint:
     """The hint for a state where no deduction applies: asks ``engine`` (the portfolio by
     default) whether the solutions that agree with ``state`` are one or several, so that a
@@ -459,6 +660,7 @@ def stuck_hint(
 
     ``forced`` says every known cell of ``state`` follows from the clues (e.g. the grid
     :func:`explain` reached), so the solutions that agree with it are all the puzzle's.
+    ``stop``: a cancel token for the solves (a stopped solve answers "unknown").
 
     Returns
     -------
@@ -468,10 +670,12 @@ def stuck_hint(
     """
     from nonosat.engines import solve
 
-    grid = np.asarray(state, dtype=np.int8)
-    open_cells = int((grid == Cell.UNKNOWN).sum())
-    given = bool((grid != Cell.UNKNOWN).any()) and not forced  # forced cells change nothing
-    result = solve(puzzle, engine, partial=grid if given else None, limit=2, timeout=timeout)
+    logic = logic_of(puzzle)
+    grid = logic.start(state)
+    open_cells = int(logic.open(grid).sum())
+    given = bool((grid != logic.start()).any()) and not forced  # forced cells change nothing
+    result = solve(puzzle, engine, partial=grid if given else None, limit=2, timeout=timeout,
+                   stop=stop)
     status = result.status
     where = f"({open_cells} cell{'s' if open_cells != 1 else ''} open)"
     if status == Status.NONE:
@@ -483,7 +687,8 @@ def stuck_hint(
                     f"implication chain or probe can choose between them here {where}.",
                     verdict="multiple")
     if status == Status.UNIQUE:
-        whole = solve(puzzle, engine, limit=2, timeout=timeout).status if given else status
+        whole = (solve(puzzle, engine, limit=2, timeout=timeout, stop=stop).status if given
+                 else status)
         if whole == Status.MULTIPLE:
             return Hint("guess", f"A guess is needed: the puzzle has several solutions; only one "
                         f"agrees with the cells known so far, but no line, implication chain or "
@@ -505,13 +710,15 @@ def next_hint(
     depth: int | None = None,
     timeout: float | None = None,
     verdict: bool = True,
+    stop: StopToken | None = None,
 ) -> Hint:
     """The next hint from ``state`` (all unknown when omitted).
 
     Parameters
     ----------
     puzzle : Puzzle
-    state : ndarray of int8, shape (height, width), optional
+    state : ndarray, shape (height, width), optional
+        int8 :class:`Cell` values (black-and-white) or int32 colour bit masks (colour).
     check : bool
         First look for mistakes in ``state`` (solves the puzzle with ``engine``).
     engine : str
@@ -523,15 +730,18 @@ def next_hint(
     verdict : bool
         When no deduction applies, ask ``engine`` whether the puzzle has several solutions or
         one that needs a guess (:func:`stuck_hint`).
+    stop : StopToken, optional
+        Cancel token (:mod:`nonosat.stop`), read by every engine call and between the stages;
+        a stopped hint is a ``"guess"`` with verdict ``"unknown"``.
 
     Returns
     -------
     Hint
     """
-    grid = unknown_grid(puzzle) if state is None else np.asarray(state, dtype=np.int8)
+    grid = logic_of(puzzle).start(state)
     if check:
         try:
-            mistakes = find_mistakes(puzzle, grid, engine=engine, timeout=timeout)
+            mistakes = find_mistakes(puzzle, grid, engine=engine, timeout=timeout, stop=stop)
         except UndecidedError:
             return Hint("guess", "The solver could not decide within the time limit whether the "
                                  "cells known so far are right; no hint.", verdict="unknown")
@@ -544,8 +754,12 @@ def next_hint(
                         f"{n} cell{'s are' if n != 1 else ' is'} wrong: "
                         f"{wording.cell_set_text(puzzle, [c for c, _ in mistakes])} "
                         f"(no solution agrees with {them}).", tuple(mistakes))
+    if stop is not None and stop.is_set():
+        return _STOPPED
     hint = HintFinder(puzzle, depth).next(grid)
     if hint.kind == "guess" and verdict:
+        if stop is not None and stop.is_set():
+            return _STOPPED
         return stuck_hint(puzzle, grid, engine=engine,
-                          timeout=timeout if timeout is not None else 30.0)
+                          timeout=timeout if timeout is not None else 30.0, stop=stop)
     return hint

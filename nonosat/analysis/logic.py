@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # networkx loads with these: imported where they are used, no
     # `nonosat solve` (which classifies through this module) stays light (tests/test_imports.py)
     from nonosat.analysis.implied import ColourLiteral
     from nonosat.native.implications import Literal
+    from nonosat.stop import StopToken
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,8 @@ def probe_pass_kernel(problem, state, cells, status, both):  # pragma: no cover 
     Returns
     -------
     int
-        Rows of ``both`` written, or ``-1`` when both values of a cell fail.
+        Rows of ``both`` written, ``-1`` when both values of a cell fail, or ``-2`` when the
+        state's stop flag (``state[15]``) was set (read before each cell).
     """
     grid, trail, st = state[0], state[1], state[6]
     n = grid.shape[0]
@@ -151,7 +153,10 @@ def probe_pass_kernel(problem, state, cells, status, both):  # pragma: no cover 
     claimed = np.zeros(n, np.bool_)
     nboth = 0
     nfail = 0
+    stop = state[15]
     for i in range(cells.shape[0]):
+        if stop[0] != 0:
+            return -2
         cell = cells[i]
         base = st[ST_TLEN]
         assign(problem, state, cell, 2, KIND_DECISION, -1, -1)
@@ -184,7 +189,8 @@ def probe_pass_kernel(problem, state, cells, status, both):  # pragma: no cover 
     return nboth
 
 
-def probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
+def probe_pass(puzzle: Puzzle, grid: np.ndarray, *, stop: StopToken | None = None
+               ) -> list[Step] | None:
     """One failed-literal pass: probe both values of every unknown cell of ``grid`` with full
     line propagation, all from the same state (:func:`probe_pass_kernel`).
 
@@ -200,20 +206,24 @@ def probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
         Every failed literal as a ``"failed-literal"`` step; if there is none, the cells fixed to
         the same value by both branches of a probe as ``"probe-both"`` steps (each cell once,
         grouped by probed cell); empty when probing finds nothing; ``None`` when both values of
-        some cell fail or the state does not propagate (no solution).
+        some cell fail or the state does not propagate (no solution).  With ``stop`` set
+        meanwhile (read by the kernel between two cells), ``[]``: the pass was cut short and
+        proves nothing (the caller looks at the token).
     """
     from nonosat.native.implications import Literal
 
     h, w = puzzle.shape
     packed = pack_clues(puzzle)
     problem = problem_tuple(packed)
-    state = new_state(packed, grid)
+    state = new_state(packed, grid, stop=None if stop is None else stop.flag)
     if not propagate(problem, state):
         return None
     cells = np.nonzero(state[0] == Cell.UNKNOWN)[0].astype(np.int32)
     status = np.zeros(cells.shape[0], dtype=np.int8)
     both = np.zeros((h * w, 3), dtype=np.int32)
     nboth = probe_pass_kernel(problem, state, cells, status, both)
+    if nboth == -2:
+        return []
     if nboth < 0:
         return None
     failed = []
@@ -305,7 +315,8 @@ def _line_fixpoint(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
     return steps
 
 
-def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
+def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray, *, stop: StopToken | None = None
+                      ) -> list[Step] | None:
     """One probing pass over the open cells of ``grid`` (int32 masks at a line fixpoint), every
     trial from the same state: each colour a cell can still take is set and propagated
     (:func:`nonosat.native.colour.colour_propagate`).
@@ -317,7 +328,9 @@ def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
         probed cell); if none is, every cell keeps only the colours some trial of a probed cell
         allows (``"probe-all"`` steps, grouped by probed cell, a cell counted for the first
         probe that narrows it).  :attr:`Step.masks` holds the new masks.  Empty when probing
-        finds nothing; ``None`` when every colour of some cell fails.
+        finds nothing; ``None`` when every colour of some cell fails.  ``[]`` as soon as
+        ``stop`` is set (read before each cell): a pass cut short proves nothing (the caller
+        looks at the token).
     """
     from nonosat.analysis.implied import ColourLiteral
 
@@ -330,6 +343,8 @@ def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
     new = flat.copy()
     groups: list[tuple[int, list[int]]] = []
     for cell in np.flatnonzero(_is_open(flat)).tolist():
+        if stop is not None and stop.is_set():
+            return []
         v = int(flat[cell])
         union = np.zeros_like(flat)
         removed = 0
@@ -407,8 +422,11 @@ class Logic:
     """The staged logic of one puzzle on its grid states (module docstring); :func:`logic_of`
     picks the form.  Every method leaves its ``state`` argument unchanged unless it says so."""
 
-    def __init__(self, puzzle: Puzzle) -> None:
+    def __init__(self, puzzle: Puzzle, stop: StopToken | None = None) -> None:
         self.puzzle = puzzle
+        #: Read by the probing passes (both forms): once set, a pass ends between two cells,
+        #: its result meaningless (the caller looks at the token).
+        self.stop = stop
 
     def start(self, grid: np.ndarray | None = None) -> np.ndarray:
         """A new state: ``grid`` (givens) copied, or nothing known when omitted."""
@@ -462,7 +480,7 @@ class TwoValueLogic(Logic):
         return _implication_steps(self.puzzle, state, depth, rules, cache)
 
     def probing(self, state: np.ndarray) -> list[Step] | None:
-        return probe_pass(self.puzzle, state)
+        return probe_pass(self.puzzle, state, stop=self.stop)
 
     def apply(self, state: np.ndarray, steps: list[Step]) -> bool:
         return _apply(state, steps)
@@ -492,7 +510,7 @@ class PaletteLogic(Logic):
                                         tuple(r for r in rules if r != "line"))
 
     def probing(self, state: np.ndarray) -> list[Step] | None:
-        return colour_probe_pass(self.puzzle, state)
+        return colour_probe_pass(self.puzzle, state, stop=self.stop)
 
     def apply(self, state: np.ndarray, steps: list[Step]) -> bool:
         for step in steps:
@@ -501,9 +519,9 @@ class PaletteLogic(Logic):
         return not (state == 0).any()
 
 
-def logic_of(puzzle: Puzzle) -> Logic:
-    """The :class:`Logic` of ``puzzle``'s form."""
-    return PaletteLogic(puzzle) if puzzle.is_colour else TwoValueLogic(puzzle)
+def logic_of(puzzle: Puzzle, stop: StopToken | None = None) -> Logic:
+    """The :class:`Logic` of ``puzzle``'s form (``stop``: :attr:`Logic.stop`)."""
+    return PaletteLogic(puzzle, stop) if puzzle.is_colour else TwoValueLogic(puzzle, stop)
 
 
 def full_grid(puzzle: Puzzle) -> np.ndarray:

@@ -33,6 +33,7 @@ from nonosat.analysis.fork import ForkResult, fork_search
 from nonosat.analysis.logic import Step, logic_of, probe_pass, probe_pass_kernel
 from nonosat.native.implications import RULES
 from nonosat.puzzle import Puzzle
+from nonosat.stop import StopToken
 
 __all__ = ["STAGES", "ForkResult", "StagedRun", "Step", "fork_search", "probe_pass",
            "probe_pass_kernel", "staged_solve"]
@@ -63,7 +64,7 @@ class StagedRun:
     time_s : dict of str to float
         Seconds spent per stage.
     stopped : bool
-        The deadline of :func:`staged_solve` stopped it between two rounds (``status`` is then
+        The deadline or the stop token of :func:`staged_solve` stopped it (``status`` is then
         ``"stuck"`` and the figures are those of the rounds done: what logic would achieve is
         not known).
     """
@@ -128,6 +129,7 @@ def staged_solve(
     stages: tuple[str, ...] = ("line", "implications", "probing"),
     rules: tuple[str, ...] = RULES,
     deadline: float | None = None,
+    stop: StopToken | None = None,
 ) -> StagedRun:
     """Solve by logic, always with the simplest stage that makes progress.
 
@@ -149,12 +151,19 @@ def staged_solve(
     deadline : float, optional
         A ``time.perf_counter()`` value: past it, no further implication or probing round
         starts (one compiled round is not interrupted) and the run is ``stopped``.
+    stop : StopToken, optional
+        Read between rounds and by the probing passes (between two probed cells): once set,
+        the run ends ``stopped`` at once (a round cut short is not counted).
 
     Returns
     -------
     StagedRun
     """
-    logic = logic_of(puzzle)
+    logic = logic_of(puzzle, stop)
+
+    def halted() -> bool:
+        return stop is not None and stop.is_set()
+
     state = logic.start(grid)
     steps: list[Step] = []
     open_after = {"start": int(logic.open(state).sum())}
@@ -178,7 +187,7 @@ def staged_solve(
             status = "solved"
             break
         open_after.setdefault("line", int(logic.open(state).sum()))
-        if deadline is not None and time.perf_counter() >= deadline:
+        if halted() or (deadline is not None and time.perf_counter() >= deadline):
             stopped = True
             break
         new: list[Step] | None = []
@@ -186,6 +195,9 @@ def staged_solve(
             t0 = time.perf_counter()
             new = logic.implications(state, depth, rules, line_cache)
             spent["implications"] += time.perf_counter() - t0
+            if halted():
+                stopped = True
+                break
             if new:
                 invocations["implications"] += 1
         if not new:
@@ -194,6 +206,9 @@ def staged_solve(
                 t0 = time.perf_counter()
                 new = logic.probing(state)
                 spent["probing"] += time.perf_counter() - t0
+                if halted():
+                    stopped = True
+                    break
                 if new is None:
                     status = "contradiction"
                     break

@@ -67,6 +67,7 @@ from nonosat.native.propagate import (
     undo_to,
 )
 from nonosat.puzzle import Cell, Puzzle, clue_text, grid_rows, pack_clues, unknown_grid
+from nonosat.stop import StopToken
 
 #: Step kinds, in the order a reader meets them.
 STEP_KINDS = ("line", "probe", "guess", "contradiction", "rewind", "solution")
@@ -341,15 +342,16 @@ class _Stepper:
         self._add(SolveStep("rewind", text, None, cells, depth))
 
     # -- the search loop (mirrors search_kernel) -------------------------------------------------
-    def run(self, max_steps: int, deadline: float | None) -> tuple[bool, bool]:
-        """Returns ``(complete, exhausted)``."""
+    def run(self, max_steps: int, deadline: float | None, stop: StopToken | None = None
+            ) -> tuple[bool, bool]:
+        """Returns ``(complete, exhausted)``; a set ``stop`` ends it as the deadline does."""
         problem, state, scratch = self.problem, self.state, self.scratch
         st, grid = state[6], state[0]
         h, w = self.puzzle.shape
         while True:
             if len(self.steps) >= max_steps or (
                 deadline is not None and time.perf_counter() >= deadline
-            ):
+            ) or (stop is not None and stop.is_set()):
                 return False, False
             node_start = int(st[ST_TLEN])
             ok = propagate(problem, state)
@@ -403,6 +405,7 @@ def solve_steps(
     max_steps: int = 100_000,
     timeout: float | None = None,
     start: np.ndarray | None = None,
+    stop: StopToken | None = None,
 ) -> StepRun:
     """Solve ``puzzle`` step by step with the native solver's techniques, guesses included.
 
@@ -420,6 +423,8 @@ def solve_steps(
         The grid to start from (all unknown when omitted), e.g. the point where a person's
         deductions stop; its known cells are never rewound, and the steps set only the others
         (replay them with ``replay(puzzle, steps, start=start)``).
+    stop : StopToken, optional
+        Read between search nodes: once set, the run ends as at its timeout (incomplete).
 
     Returns
     -------
@@ -448,7 +453,7 @@ def solve_steps(
         if start.shape != puzzle.shape:
             raise ValueError(f"start grid is {start.shape}, the puzzle {puzzle.shape}")
     stepper = _Stepper(puzzle, max_solutions, start=start)
-    complete, _ = stepper.run(max_steps, deadline)
+    complete, _ = stepper.run(max_steps, deadline, stop)
     steps = stepper.steps
     if len(steps) > max_steps:  # one compiled call can add many steps: cut at the limit
         steps = steps[:max_steps]

@@ -5,7 +5,8 @@ the output suffix, or --to).  A multi-puzzle file (tournament set, CSV list, pic
 converts whole into another multi-puzzle format, or one puzzle of it with --index N.  Picture
 formats (text grid, PBM, PNG) need the puzzle's picture: a puzzle without a goal is solved first
 (the default engine, auto) and its solution is used when it is unique.  OUT is never overwritten without
---force; '-' writes to standard output.
+--force; '-' writes to standard output.  Givens (cells known from the start) are kept by webpbn XML
+and JSON; other formats drop them, with a warning on stderr (and "dropped" in --json).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import typer
 
 from nonosat.cli.inputs import split_puzzle_ref
 from nonosat.cli.options import ForceOpt, FormatOpt, IndexOpt, JsonOpt, PuzzleArg
-from nonosat.cli.output import echo
+from nonosat.cli.output import echo, emit, warn
 from nonosat.cli.running import handle_errors
 from nonosat.text import printable
 
@@ -50,6 +51,7 @@ def convert_command(
     force: ForceOpt = False,
     format: FormatOpt = None,
     index: IndexOpt = None,
+    json_output: JsonOpt = False,
 ) -> None:
     """Convert a puzzle file to another format."""
     from nonosat.errors import FormatError
@@ -74,15 +76,48 @@ def convert_command(
         puzzles = [read_puzzle(puzzle_path, format, index)]
     else:
         puzzles = read_puzzles(puzzle_path, format)
+    if stdout and json_output:
+        raise FormatError("-", None, "--json needs an OUT file (standard output holds the "
+                                     "converted puzzle)")
     if target.stores_picture:
         puzzles = [_with_picture(p, str(out)) for p in puzzles]
     if stdout:
         sys.stdout.buffer.write(encode_puzzles(puzzles, target, "-"))
         sys.stdout.flush()
+        _dropped_givens(puzzles, target)
         return
     write_puzzles(puzzles, out, target.name, force)
+    dropped = _dropped_givens(puzzles, target)
+    if json_output:
+        emit("convert", {"out": str(out), "format": target.name, "puzzles": len(puzzles),
+                         "dropped": dropped})
+        return
     count = f"{len(puzzles)} puzzles" if len(puzzles) > 1 else puzzles[0].describe()
     echo(printable(f"wrote {out} ({target.name}: {count})"), err=True)
+
+
+def _dropped_givens(puzzles: list[Puzzle], target: Format) -> list[dict[str, object]]:
+    """Warn (one line) when ``target`` cannot hold the givens some of ``puzzles`` have; the
+    ``"dropped"`` list of ``--json``: ``{"what": "givens", "puzzles": [1-based numbers],
+    "cells": given cells in all}``, empty when nothing was dropped."""
+    from nonosat.formats.givens import givens_of
+
+    if target.stores_givens:
+        return []
+    numbers, cells = [], 0
+    for k, puzzle in enumerate(puzzles, start=1):
+        state = givens_of(puzzle)
+        if state is not None:
+            numbers.append(k)
+            masks = state.astype("int64")  # Cell values and colour masks: one bit = known
+            cells += int(((masks & (masks - 1)) == 0).sum())
+    if not numbers:
+        return []
+    which = ("the puzzle's" if len(puzzles) == 1 else
+             f"{len(numbers)} puzzle{'s' if len(numbers) > 1 else ''}'")
+    warn(f"{which} givens ({cells} given cell{'s' if cells != 1 else ''}) were dropped: "
+         f"{target.name} cannot hold them (webpbn and json can)")
+    return [{"what": "givens", "puzzles": numbers, "cells": cells}]
 
 
 def _with_picture(puzzle: Puzzle, out: str) -> Puzzle:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-from nonosat.cli.inputs import load_puzzle, read_state
+from nonosat.cli.inputs import load_puzzle, starting_state
 from nonosat.cli.options import (
     EncodingOpt,
     ForceOpt,
@@ -61,7 +61,7 @@ def encode_command(
         text += "".join(" ".join(map(str, cl)) + " 0\n" for cl in colour.clauses)
         enc = None
     else:
-        partial = read_state(state, puzzle) if state is not None else None
+        partial = starting_state(state, puzzle)
         enc = encode(puzzle, encoding or DEFAULT_ENCODING, partial)
         text = enc.dimacs()
     if str(out) == "-":

@@ -22,7 +22,7 @@ from typing import Annotated
 
 import typer
 
-from nonosat.cli.exits import EXIT_GAVE_UP, EXIT_NONE, EXIT_OK, STATUS_EXIT
+from nonosat.cli.exits import EXIT_GAVE_UP, EXIT_MULTIPLE, EXIT_NONE, EXIT_OK, STATUS_EXIT
 from nonosat.cli.inputs import load_puzzle
 from nonosat.cli.options import (
     DepthOpt,
@@ -109,7 +109,7 @@ def explain_command(
     puzzle, name = load_puzzle(puzzle_path, format, index)
     announce_compile(puzzle.is_colour)
     if puzzle.is_colour:
-        _explain_colour(puzzle, name, max_steps, grid, json_output)
+        _explain_colour(puzzle, name, max_steps, grid, json_output, engine, timeout)
     limit = timeout  # resolved by handle_errors
     walk = walkthrough(puzzle, engine=engine, timeout=limit, depth=depth, max_steps=max_steps)
     stage_ends = {end for _, first, end in walk.stages if end > first}
@@ -207,39 +207,58 @@ def explain_command(
     raise typer.Exit(STATUS_EXIT.get(walk.status, EXIT_OK))
 
 
-def _explain_colour(puzzle, name, max_steps, grid, json_output) -> None:
-    """``explain`` of a colour puzzle (:func:`nonosat.analysis.walkthrough.colour_explain`);
-    always exits."""
+def _explain_colour(puzzle, name, max_steps, grid, json_output, engine, timeout) -> None:
+    """``explain`` of a colour puzzle: the hints of :func:`nonosat.analysis.walkthrough.explain`
+    (the one finder of black-and-white), then, when logic is stuck, the engine's verdict
+    (:func:`nonosat.analysis.hints.stuck_hint`); always exits."""
     import numpy as np  # here, not at module level: `nonosat --help` must not import numpy
 
-    from nonosat.analysis.walkthrough import colour_explain
+    from nonosat.analysis.hints import stuck_hint
+    from nonosat.analysis.walkthrough import explain
     from nonosat.puzzle import colour_rows
 
-    result = colour_explain(puzzle, max_steps=max_steps)
+    result = explain(puzzle, max_steps=max_steps)
+    final = result.final
+    g = result.grid
+    assert g is not None
+    end = "stopped" if final is None else final.kind
+    stuck = None
+    if end == "guess":
+        stuck = stuck_hint(puzzle, g, engine=engine, timeout=timeout, forced=True)
+        end = stuck.kind  # "guess", or "no-solution"
+    status = {"solved": "unique", "no-solution": "none"}.get(end, "unknown")
+    if stuck is not None and stuck.kind == "guess":
+        status = {"multiple": "multiple", "unique": "unique"}.get(stuck.verdict or "", status)
     if json_output:
-        g = result.grid
         single = ((g & (g - 1)) == 0) & (g > 0)
         solution = colour_rows(np.log2(np.maximum(g, 1)).astype(int), puzzle.palette) \
             if single.all() else None
         emit("explain", {
             "puzzle": name,
-            "status": {"solved": "unique", "no-solution": "none"}.get(result.end, "unknown"),
+            "status": status,
             "steps": [s.to_json(puzzle) for s in result.steps],
-            "end": result.end,
+            "end": end,
             "techniques": result.technique_counts(),
+            "stuck": stuck.to_json(puzzle) if stuck is not None else None,
             "grid": solution,
         })
     else:
         width = len(str(len(result.steps)))
         for k, step in enumerate(result.steps, start=1):
-            typer.echo(wrap(printable(step.text), printable(f"{k:>{width}}. [{step.technique}] "),
+            typer.echo(wrap(printable(step.text), f"{k:>{width}}. [{step.technique}] ",
                             indent=width + 2))
-        ends = {"solved": "solved.", "no-solution": "contradiction: the puzzle has no solution.",
-                "guess": "no deduction left: the rest needs a guess.",
-                "stopped": f"stopped after {len(result.steps)} steps (--max-steps)"}
-        typer.echo(ends[result.end])
+        if final is not None and final.kind == "no-solution":
+            typer.echo(wrap(printable(final.text)))
+        typer.echo(wrap(printable(stuck.text)) if stuck is not None else
+                   {"solved": "Unique solution: logic alone solves the puzzle, no guess needed.",
+                    "no-solution": "No solution: the deductions reach a contradiction.",
+                    "stopped": f"Stopped after {len(result.steps)} steps (--max-steps)."}[end])
         counts = ", ".join(f"{k} {v}" for k, v in sorted(result.technique_counts().items()))
         typer.echo(wrap(f"{len(result.steps)} steps: {counts}"))
         if grid:
-            echo_colour_grid(puzzle, result.grid, masks=True)
-    raise typer.Exit({"solved": EXIT_OK, "no-solution": EXIT_NONE}.get(result.end, EXIT_GAVE_UP))
+            echo_colour_grid(puzzle, g, masks=True)
+    # 0 only when explained to the solution: colour has no step-through search, so a unique
+    # puzzle that needs a guess ends as a stopped walk-through (4)
+    code = EXIT_OK if end == "solved" else {"multiple": EXIT_MULTIPLE,
+                                            "none": EXIT_NONE}.get(status, EXIT_GAVE_UP)
+    raise typer.Exit(code)

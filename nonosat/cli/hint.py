@@ -7,6 +7,8 @@ and the cells it fixes, named by ranges ("columns 1–13 of row 2 filled").  Whe
 applies, the engine (the portfolio by default) tells which case it is: "a guess is needed: the
 puzzle has several solutions", or "no simple deduction: the puzzle is unique, but it needs a
 guess here", or no solution.  A wrong cell in the state is reported as a mistake (exit 1).
+Colour puzzles get the same hints (a state of palette characters, '?' unknown), with the colours
+named ("row 3, column 5 is red"); colour names are escaped on the terminal.
 Exit 0 for a hint, a solved grid, or a unique puzzle that needs a guess; 1 for a mistake or a
 puzzle with several solutions; 3 when the puzzle has no solution; 4 when the engine did not
 decide within --timeout.
@@ -19,7 +21,7 @@ from typing import Annotated
 import typer
 
 from nonosat.cli.exits import EXIT_FAILED, EXIT_GAVE_UP, EXIT_MULTIPLE, EXIT_NONE, EXIT_OK
-from nonosat.cli.inputs import load_puzzle, read_state
+from nonosat.cli.inputs import load_puzzle, starting_state
 from nonosat.cli.options import (
     EngineOpt,
     FormatOpt,
@@ -29,9 +31,9 @@ from nonosat.cli.options import (
     StateOpt,
     timeout_param,
 )
-from nonosat.cli.output import echo, emit, wrap
+from nonosat.cli.output import emit, wrap
 from nonosat.cli.running import announce_compile, handle_errors
-from nonosat.text import printable, printable_lines
+from nonosat.text import printable
 
 TimeoutOpt = Annotated[float | None, timeout_param("hint")]
 
@@ -47,62 +49,27 @@ def hint_command(
 ) -> None:
     """Show the next deduction from a partial grid, with an explanation."""
     from nonosat.analysis.hints import next_hint
-    from nonosat.analysis.wording import pair_cells_text
+    from nonosat.analysis.wording import mask_cells_text, pair_cells_text
 
     puzzle, name = load_puzzle(puzzle_path, format, index)
-    grid = read_state(state, puzzle) if state is not None else None
-    if puzzle.is_colour:
-        _colour_hint(puzzle, grid, json_output, name)
-    announce_compile()
+    grid = starting_state(state, puzzle)
+    announce_compile(colour=puzzle.is_colour)
     hint = next_hint(puzzle, grid, engine=engine, timeout=timeout)  # resolved by handle_errors
     if json_output:
         emit("hint", {"puzzle": name, **hint.to_json(puzzle)})
     else:
         label = f"[{hint.technique}] " if hint.technique else ""
-        typer.echo(wrap(printable_lines(hint.text), label, indent=2))
-        if hint.cells:
+        # colour names are the file's text: printable() escapes them (and any line break)
+        typer.echo(wrap(printable(hint.text), label, indent=2))
+        if hint.masks:  # colour: the colours each narrowed cell may still take
+            typer.echo(wrap(printable(mask_cells_text(puzzle, hint.masks, limit=12)),
+                            "leaves: ", indent=2))
+        elif hint.cells:
             verb = "correct values" if hint.kind == "mistake" else "fixes"
-            typer.echo(wrap(printable_lines(pair_cells_text(puzzle, hint.cells, limit=12)),
+            typer.echo(wrap(printable(pair_cells_text(puzzle, hint.cells, limit=12)),
                             f"{verb}: ", indent=2))
     if hint.kind == "guess":
         code = {"multiple": EXIT_MULTIPLE, "unknown": EXIT_GAVE_UP}.get(hint.verdict or "", EXIT_OK)
     else:
         code = {"mistake": EXIT_FAILED, "no-solution": EXIT_NONE}.get(hint.kind, EXIT_OK)
     raise typer.Exit(code)
-
-
-def _colour_hint(puzzle, grid, json_output, name) -> None:
-    """``hint`` of a colour puzzle from ``grid`` (colour masks; the empty grid when ``None``)
-    (:func:`nonosat.analysis.walkthrough.colour_hint`); always exits."""
-    import numpy as np
-
-    from nonosat.analysis.walkthrough import colour_hint
-
-    announce_compile(colour=True)
-    kind, step = colour_hint(puzzle, grid)
-    if kind == "no-solution" and grid is not None:
-        from nonosat.engines import solve
-
-        found = solve(puzzle, "native", limit=1).solutions
-        if found:  # the puzzle is fine: the state holds a mistake
-            sol = found[0].astype(np.int64)
-            wrong = np.argwhere(((np.asarray(grid, dtype=np.int64) >> sol) & 1) == 0)
-            names = [c.name for c in puzzle.palette.colours]
-            cells = [(int(r), int(c), names[int(sol[r, c])]) for r, c in wrong]
-            if json_output:
-                emit("hint", {"puzzle": name, "kind": "mistake", "cells": [
-                    {"row": r + 1, "col": c + 1, "correct": n} for r, c, n in cells]})
-            else:
-                echo(f"mistake: {len(cells)} cell(s) of the state exclude the solution")
-                echo(printable("correct values: " + ", ".join(
-                    f"R{r + 1}C{c + 1} {n}" for r, c, n in cells[:20])))
-            raise typer.Exit(EXIT_FAILED)
-    if json_output:
-        emit("hint", {"puzzle": name, "kind": kind,
-                      "step": step.to_json(puzzle) if step is not None else None})
-    elif step is not None:
-        typer.echo(wrap(printable(step.text), printable(f"[{step.technique}] "), indent=2))
-    else:
-        typer.echo({"solved": "the grid is solved", "no-solution": "the puzzle has no solution",
-                    "guess": "no deduction left: only a guess"}[kind])
-    raise typer.Exit(EXIT_NONE if kind == "no-solution" else EXIT_OK)

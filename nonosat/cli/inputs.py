@@ -34,6 +34,24 @@ def split_puzzle_ref(path: Path, index: int | None = None) -> tuple[Path, int | 
     return Path(head), int(tail)
 
 
+def starting_state(path: Path | None, puzzle: Puzzle) -> np.ndarray | None:
+    """The grid a command starts from: the ``--state`` file when one is given (see
+    :func:`read_state`), else the givens the puzzle's file holds
+    (:func:`nonosat.formats.givens.givens_of`), else ``None``.
+
+    Raises
+    ------
+    FormatError
+        As :func:`read_state`.
+    """
+    if path is not None:
+        return read_state(path, puzzle)
+    from nonosat.formats.givens import givens_of
+
+    givens = givens_of(puzzle)
+    return None if givens is None else givens.copy()
+
+
 def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
     """Grid state from a text picture with ``?`` for unknown cells; for a colour puzzle, rows of
     the palette's characters (int32 colour bit masks).

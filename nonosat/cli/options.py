@@ -199,7 +199,8 @@ StateOpt = Annotated[
     typer.Option(
         "--state", metavar="FILE",
         help="Partial grid: a text file, one row per line, '#' filled, '.' empty, '?' unknown "
-        "(colour puzzles: the palette's characters, '.' background, '?' unknown).",
+        "(colour puzzles: the palette's characters, '.' background, '?' unknown). "
+        "Default: the givens the puzzle file holds (webpbn XML, JSON), if any.",
     ),
 ]
 ForceOpt = Annotated[

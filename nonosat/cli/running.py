@@ -17,11 +17,14 @@ import typer
 
 from nonosat import interrupts
 from nonosat.cli import signals
+from nonosat.cli.click_style import _click_exceptions
 from nonosat.cli.exits import EXIT_GAVE_UP, EXIT_INTERRUPTED, fail
 from nonosat.cli.options import command_timeout
 from nonosat.cli.output import WARNINGS, start_clock
 from nonosat.errors import NonosatError
 from nonosat.limits import command_workload, workload
+
+_TYPER_CLICK = _click_exceptions()  # typer 0.29 vendors click: its exceptions are not click's
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -177,8 +180,9 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
                     timer = _watchdog(stages * limit)
             with workload(command_workload(func.__name__, kwargs)):
                 return func(*args, **kwargs)
-        except (typer.Exit, click.exceptions.ClickException, click.exceptions.Abort):
-            raise
+        except (typer.Exit, click.exceptions.ClickException, click.exceptions.Abort,
+                typer.Abort, _TYPER_CLICK.ClickException):
+            raise  # typer's own exits and usage errors, whichever click raised them
         except KeyboardInterrupt as exc:  # also nonosat.interrupts.Interrupted
             signals.announce()
             raise typer.Exit(getattr(exc, "exit_code", EXIT_INTERRUPTED)) from None

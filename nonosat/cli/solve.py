@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from nonosat.cli.exits import STATUS_EXIT
-from nonosat.cli.inputs import load_puzzle, read_state
+from nonosat.cli.inputs import load_puzzle, starting_state
 from nonosat.cli.options import (
     BriefOpt,
     EngineOpt,
@@ -103,7 +103,7 @@ def solve_command(
     from nonosat.errors import EngineError
 
     puzzle, name = load_puzzle(puzzle_path, format, index)
-    partial = read_state(state, puzzle) if state is not None else None
+    partial = starting_state(state, puzzle)
     if engine in ("native", "auto"):
         announce_compile(puzzle.is_colour)
     options: dict[str, Any] = {}  # engine options (solve() takes them as **options)

@@ -99,6 +99,10 @@ CALL_S = 0.4
 CALL_GROWTH = 0.5
 #: The longest a budgeted call aims at (seconds).
 MAX_CALL_S = 4.0
+#: Seconds every call aims at when the run has a stop token (``SatRun(stop=...)``): CaDiCaL
+#: cannot be interrupted through PySAT (and holds the GIL), so the token is read between calls
+#: and a call this short bounds the wait (the studio's 100 ms target for a superseded request).
+STOP_CALL_S = 0.04
 
 #: The conflict budget the last solver of this process ended with (0: none yet).
 _last_budget = [0]
@@ -199,6 +203,10 @@ class SatRun:
         More clauses, after ``clauses``, as flat arrays ``(lits, ends)`` (see
         :meth:`add_flat`): the SAT engine's formula, passed without a Python list per clause
         being kept.
+    stop : StopToken, optional
+        Read between the solver's budgeted calls by :meth:`solve` and :meth:`solve_limited`,
+        which give up (``None``) once it is set; the calls then aim at :data:`STOP_CALL_S`
+        seconds each, so a set token is seen within about that.
 
     Raises
     ------
@@ -215,8 +223,10 @@ class SatRun:
 
     def __init__(self, clauses: Sequence[Sequence[int]], name: str = DEFAULT_SOLVER,
                  with_proof: bool = False, options: dict[str, int] | None = None,
-                 flat: tuple[np.ndarray, np.ndarray] | None = None, lrat: bool = False):
+                 flat: tuple[np.ndarray, np.ndarray] | None = None, lrat: bool = False,
+                 *, stop: StopToken | None = None):
         with_proof = with_proof or lrat
+        self._stop = stop
         self.name = proof_solver_name(name) if with_proof else solver_name(name)
         self.with_proof = with_proof
         if lrat and self.name not in LRAT_SOLVERS:
@@ -245,6 +255,8 @@ class SatRun:
         # the first budget: the default, or less when the last solver of this process needed
         # less for a call of CALL_S seconds (Knotty's ambiguity queries: about 300 conflicts)
         self._budget = min(FIRST_CONFLICT_BUDGET, _last_budget[0] or FIRST_CONFLICT_BUDGET)
+        if stop is not None:  # short calls from the first: a first guess at the rate
+            self._budget = min(self._budget, int(FIRST_CONFLICT_RATE * STOP_CALL_S))
         if options:
             self._solver.configure(dict(options))
 
@@ -266,7 +278,7 @@ class SatRun:
 
     def close(self) -> None:
         """Free the solver (also done on leaving the ``with`` block)."""
-        if self._budget:
+        if self._budget and self._stop is None:  # a stop run's short calls are not the rate
             _last_budget[0] = self._budget
         self._solver.delete()  # first: CaDiCaL may still write to its tracers' files
         for traced, _ in self._traces:
@@ -342,7 +354,8 @@ class SatRun:
         deadline : float, optional
             ``time.perf_counter()`` value after which to give up.
         stop : StopToken, optional
-            Polled between calls (:mod:`nonosat.stop`): once set, give up as at the deadline.
+            Polled between calls (:mod:`nonosat.stop`): once set, give up as at the deadline
+            (default: the run's own token, if any).
 
         Returns
         -------
@@ -360,7 +373,7 @@ class SatRun:
         start = time.perf_counter()
         try:
             interrupts.check()
-            return self._solve_bounded(deadline, stop)
+            return self._solve_bounded(deadline, stop if stop is not None else self._stop)
         finally:
             self.solve_time_s += time.perf_counter() - start
 
@@ -372,7 +385,7 @@ class SatRun:
         -------
         bool or None
             ``True`` satisfiable (:meth:`model`), ``False`` unsatisfiable under the assumptions,
-            ``None`` the conflict budget ran out first.
+            ``None`` the conflict budget ran out first (or the run's stop token was set).
 
         Raises
         ------
@@ -386,8 +399,11 @@ class SatRun:
         try:
             while True:
                 interrupts.check()
+                if self._stop is not None and self._stop.is_set():
+                    return None
                 budget = min(left, self._budget or FIRST_CONFLICT_BUDGET)
-                result, used = self._call(budget, CALL_S, list(assumptions))
+                result, used = self._call(budget, self._call_target(CALL_S),
+                                          list(assumptions))
                 if result is not None:
                     return result
                 left -= max(used, budget)
@@ -430,6 +446,10 @@ class SatRun:
                                min(scaled, 4 * max(budget, used), MAX_CONFLICT_BUDGET))
         return result, used
 
+    def _call_target(self, seconds: float) -> float:
+        """Seconds a call aims at: ``seconds``, at most :data:`STOP_CALL_S` with a stop token."""
+        return seconds if self._stop is None else min(seconds, STOP_CALL_S)
+
     def _conflicts(self) -> int | None:
         """Conflicts made so far (None when the solver does not say)."""
         try:
@@ -450,7 +470,8 @@ class SatRun:
                     FIRST_CONFLICT_BUDGET, int(max(remaining, CALL_S) * FIRST_CONFLICT_RATE)))
             # aim at CALL_S seconds, then at a share of the solve so far, or less when the
             # deadline is nearer
-            target = min(MAX_CALL_S, max(CALL_S, CALL_GROWTH * (now - began)))
+            target = self._call_target(min(MAX_CALL_S,
+                                           max(CALL_S, CALL_GROWTH * (now - began))))
             left = target if deadline is None else max(deadline - now, 0.0)
             try:
                 result, _ = self._call(self._budget, min(left, target))

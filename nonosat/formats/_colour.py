@@ -191,12 +191,13 @@ def writer_names(palette: Palette, fmt: str) -> list[str]:
 
 def writer_chars(palette: Palette, background: str = ".") -> list[str]:
     """One distinct character per colour for writing: the palette's own characters where they
-    are distinct, non-blank and not digits, else spare letters; ``background`` for colour 0."""
+    are distinct, non-blank, not digits and not ``,|#?`` (``?`` is an unknown cell of a givens
+    grid), else spare letters; ``background`` for colour 0."""
     out = [background]
     taken = {background}
     for colour in palette.colours[1:]:
         ch = colour.char
-        if len(ch) != 1 or ch in taken or ch.isspace() or ch.isdigit() or ch in ",|#":
+        if len(ch) != 1 or ch in taken or ch.isspace() or ch.isdigit() or ch in ",|#?":
             spare = next((c for c in SPARE_CHARS if c not in taken), None)
             if spare is None:
                 raise FormatError("<output>", None, f"too many colours ({len(palette.colours)}"

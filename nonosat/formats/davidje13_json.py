@@ -9,7 +9,7 @@ and ``?`` (unknown).
 
 Colour puzzles (nonosat's extension): a ``"palette"`` list of ``{"name", "rgb": "#rrggbb",
 "char"}`` objects, the background first, and every block as ``[length, "colour name"]``; the goal's
-row strings then use the palette's characters::
+row strings (and the givens', with ``?`` for unknown) then use the palette's characters::
 
     {"palette": [{"name": "white", "rgb": "#ffffff", "char": "."},
                  {"name": "red", "rgb": "#ff0000", "char": "r"}, ...],
@@ -195,7 +195,7 @@ def _read_colour(obj: dict[str, Any], text: str, path: str) -> Puzzle:
                 path, None, f'"goal" must be {height} row strings of {width} palette characters'
             )
         goal = np.array([[chars[ch] for ch in r] for r in g], dtype=np.int8)
-    return make_colour_puzzle(
+    puzzle = make_colour_puzzle(
         path,
         parts["rows"][0],
         parts["rows"][1],
@@ -207,6 +207,16 @@ def _read_colour(obj: dict[str, Any], text: str, path: str) -> Puzzle:
         goal=goal,
         **fields,
     )
+    if GIVENS_KEY in obj:
+        g = obj[GIVENS_KEY]
+        if not (isinstance(g, list) and all(isinstance(r, str) for r in g)):
+            raise FormatError(path, None, '"givens" must be a list of row strings of the '
+                                          'palette\'s characters and "?"')
+        try:
+            puzzle = with_givens(puzzle, parse_givens(g, puzzle.shape, [c for _, _, c in entries]))
+        except PuzzleError as exc:
+            raise FormatError(path, None, str(exc)) from None
+    return puzzle
 
 
 def _write_colour(puzzle: Puzzle) -> bytes:
@@ -246,7 +256,7 @@ def _write_colour(puzzle: Puzzle) -> bytes:
             "    " + json.dumps("".join(chars[int(v)] for v in r)) for r in puzzle.goal
         )
         parts.append(f'  "goal": [\n{rows}\n  ]')
-    givens = givens_rows(puzzle)
+    givens = givens_rows(puzzle, chars)
     if givens is not None:
         rows = ",\n".join("    " + json.dumps(r) for r in givens)
         parts.append(f'  "givens": [\n{rows}\n  ]')

@@ -14,7 +14,8 @@ Layout::
     </puzzleset>
 
 ``<line></line>`` is an empty line.  A partial ``<solution type="saved">`` (``?`` for unknown
-cells) holds the puzzle's givens (:mod:`nonosat.formats.givens`; black and white).  A ``<count>`` may name a colour (``color="red"``); a puzzle
+cells) holds the puzzle's givens (:mod:`nonosat.formats.givens`; a colour puzzle's in its
+colours' characters).  A ``<count>`` may name a colour (``color="red"``); a puzzle
 whose clues use more than one colour besides the background is a colour puzzle (palette from its
 ``<color>`` elements, goal image in their characters).  Non-grid puzzles (triddlers) are
 refused.  Parsed with :mod:`defusedxml` (entity expansion and external
@@ -41,7 +42,7 @@ from nonosat.formats._colour import (
     writer_chars,
 )
 from nonosat.formats._text import decode_text, make_puzzle, require_known, text_fields
-from nonosat.formats.givens import givens_rows, with_givens
+from nonosat.formats.givens import givens_rows, parse_givens, with_givens
 from nonosat.limits import size_limits
 from nonosat.puzzle import Cell, Clue, Puzzle
 
@@ -295,7 +296,7 @@ def _colour_puzzle(node, path, clues, block_names, used, background, chars, valu
         if solution.attrib.get("type", "goal") == "goal" and image is not None:
             goal = _colour_image(image, height, width, char_index, path)
             break
-    return make_colour_puzzle(
+    puzzle = make_colour_puzzle(
         path,
         parts["rows"][0],
         parts["rows"][1],
@@ -308,6 +309,28 @@ def _colour_puzzle(node, path, clues, block_names, used, background, chars, valu
         meta=meta,
         **fields,
     )
+    for solution in node.findall("solution"):
+        image = solution.find("image")
+        if solution.attrib.get("type") == "saved" and image is not None:
+            return with_givens(puzzle, _colour_saved(image, puzzle, char_index, path))
+    return puzzle
+
+
+def _colour_saved(node: _Node, puzzle: Puzzle, index: dict[str, int], path: str
+                  ) -> np.ndarray | None:
+    """The colour masks of a partial ``<solution type="saved">`` image (``?`` = unknown, any
+    other cell a ``<color>``'s char), ``None`` when no cell is known."""
+    chars = [""] * puzzle.n_colours
+    for ch, k in index.items():
+        chars[k] = ch
+    rows = []
+    for line, cells in _image_rows(node, puzzle.shape, path, "saved", "|..X?.|"):
+        for j, ch in enumerate(cells):
+            if ch != "?" and ch not in index:
+                raise FormatError(path, line, f"saved cell {j + 1} is {ch!r}, which no "
+                                  "<color> has as its char")
+        rows.append(cells)
+    return parse_givens(rows, puzzle.shape, chars)
 
 
 def _image_rows(node: _Node, shape: tuple[int, int], path: str, what: str = "goal",
@@ -485,6 +508,11 @@ def _add_colour_puzzle(root: ET.Element, puzzle: Puzzle) -> None:
         image.text = "\n" + "".join(
             "|" + "".join(chars[int(v)] for v in row) + "|\n" for row in puzzle.goal
         )
+    givens = givens_rows(puzzle, chars)
+    if givens is not None:
+        solution = ET.SubElement(node, "solution", type="saved")
+        image = ET.SubElement(solution, "image")
+        image.text = "\n" + "".join("|" + row + "|\n" for row in givens)
 
 
 def _sniff(head: bytes) -> bool:

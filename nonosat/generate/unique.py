@@ -45,6 +45,7 @@ import numpy as np
 
 from nonosat.engines import Status, solve
 from nonosat.puzzle import Cell, Palette, Puzzle
+from nonosat.stop import StopToken
 
 #: Candidate cells scored per step (the ambiguous ones first, then open ones, sampled); a
 #: third of them for colour pictures, each with at most two colours.
@@ -189,7 +190,9 @@ def open_cells(puzzle: Puzzle, logic: str = "line") -> tuple[np.ndarray, np.ndar
 class _Checker:
     """The target check and the deadline shared by a search."""
 
-    def __init__(self, logic: str | None, engine: str, deadline: float | None):
+    def __init__(self, logic: str | None, engine: str, deadline: float | None,
+                 stop: StopToken | None = None):
+        self.stop = stop
         self.logic = logic
         self.engine = engine
         self.deadline = deadline
@@ -203,7 +206,9 @@ class _Checker:
         return None if self.deadline is None else max(self.deadline - time.perf_counter(), 0.0)
 
     def expired(self) -> bool:
-        return self.deadline is not None and time.perf_counter() >= self.deadline
+        """The deadline passed, or the stop token was set."""
+        return (self.stop is not None and self.stop.is_set()) or (
+            self.deadline is not None and time.perf_counter() >= self.deadline)
 
     def check(self, puzzle: Puzzle, *, may_skip: bool = False
               ) -> tuple[bool, np.ndarray, np.ndarray | None, Status]:
@@ -232,7 +237,7 @@ class _Checker:
         # colour: the portfolio's hand-off to SAT builds the colour CNF in Python (about half a
         # second on 30x30, not bounded by the time limit), so the native search checks alone
         engine = "native" if puzzle.is_colour and self.engine == "auto" else self.engine
-        result = solve(puzzle, engine, limit=2, timeout=max(timeout, 0.01))
+        result = solve(puzzle, engine, limit=2, timeout=max(timeout, 0.01), stop=self.stop)
         # a check that gives up halves the next one's budget (a picture that hard is changed
         # further anyway); a decided one restores it
         self.budget = (max(self.budget / 2, MIN_CHECK_TIMEOUT) if result.status is Status.UNKNOWN
@@ -320,6 +325,7 @@ def make_unique(
     title: str | None = None,
     progress: Progress | None = None,
     should_stop: Callable[[], bool] = lambda: False,
+    stop: StopToken | None = None,
 ) -> Generated:
     """Change the fewest cells (greedily, then pruned) that make ``picture``'s puzzle unique
     and no harder than ``grade`` (module docstring).
@@ -349,6 +355,9 @@ def make_unique(
         Called after each step with ``{"step", "changes", "open"}``.
     should_stop : callable
         Polled between steps; ``True`` stops the search as a time limit does.
+    stop : StopToken, optional
+        Handed to the uniqueness checks' engines and read between candidates: once set, the
+        search stops as at its time limit (no grade is computed).
 
     Returns
     -------
@@ -367,7 +376,7 @@ def make_unique(
     pic = original.copy()
     logic = logic_for(grade)
     deadline = None if timeout is None else start + timeout
-    checker = _Checker(logic, engine, deadline)
+    checker = _Checker(logic, engine, deadline, stop)
     rng = np.random.default_rng(seed)
     steps = 0
     reason = ""
@@ -432,11 +441,13 @@ def make_unique(
     if reached:
         if logic == "line":  # line solving alone: grade 1 by definition
             out.grade, out.grade_name = 1, "easy"
+        elif stop is not None and stop.is_set():
+            out.reason = out.reason or "stopped before the grade was known"
         else:
             left = checker.left()
             g = grade_of(puzzle, None if left is None else max(left, 2.0))
             out.grade, out.grade_name = g.grade, g.name
-        out.reached = grade is None or out.grade <= grade
+        out.reached = grade is None or (out.grade is not None and out.grade <= grade)
         if not out.reached and not out.reason:
             out.reason = f"grade {out.grade} reached, harder than {grade}"
     out.info["checks"] = checker.checks

@@ -459,7 +459,7 @@ def best_branch(problem, state, scratch, mode):  # pragma: no cover - compiled
     return best, (3 - more if mode & 2 else more)
 
 
-def probe_grid(puzzle, grid: np.ndarray | None = None):
+def probe_grid(puzzle, grid: np.ndarray | None = None, *, stop=None):
     """Propagation then failed-literal probing to a fixpoint from ``grid`` (Python face of
     :func:`probe`).
 
@@ -468,6 +468,9 @@ def probe_grid(puzzle, grid: np.ndarray | None = None):
     puzzle : Puzzle
     grid : ndarray of int8, shape (height, width), optional
         Starting grid state (all unknown when omitted).  Not modified.
+    stop : StopToken, optional
+        Its flag is read before each probe (:func:`probe`): once set, probing ends and the
+        result is meaningless (the caller looks at the token).
 
     Returns
     -------
@@ -482,7 +485,7 @@ def probe_grid(puzzle, grid: np.ndarray | None = None):
     packed = pack_clues(puzzle)
     start = unknown_grid(puzzle) if grid is None else np.asarray(grid, dtype=np.int8)
     problem = problem_tuple(packed)
-    state = new_state(packed, start)
+    state = new_state(packed, start, stop=None if stop is None else stop.flag)
     if not propagate(problem, state) or probe(problem, state, new_probe_scratch(start.size)) < 0:
         return None
     trail, tkind, targ, st = state[1], state[2], state[3], state[6]

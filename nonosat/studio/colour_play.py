@@ -4,8 +4,9 @@ and ``/api/steps``, with the answers black-and-white gets (``docs/studio.md``).
 A grid state is a grid of colour bit masks (int32; a player's cell is one colour or every
 colour); cells are written ``[r, c, ch]`` over :data:`nonosat.studio.schemas.INDEX_CHARS`
 (``.`` background, ``a`` colour 1, ...; ``?`` still open).  Deductions are
-:func:`nonosat.analysis.walkthrough.colour_explain`'s (line solving, then probing); the search that
-finishes a puzzle logic cannot is the engines' (:func:`nonosat.engines.solve`).
+:class:`nonosat.analysis.hints.HintFinder`'s, the finder ``nonosat hint`` and black-and-white use
+(line solving, implications, then probing); the search that finishes a puzzle logic cannot is the
+engines' (:func:`nonosat.engines.solve`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from nonosat.engines import SolveResult, Status, solve
+from nonosat.engines import Status, solve
 from nonosat.puzzle import Puzzle
 from nonosat.studio.schemas import INDEX_CHARS, colour_cell_json, colour_grid_rows
 
@@ -41,42 +42,33 @@ def _line_json(puzzle: Puzzle, line: int | None) -> dict[str, Any] | None:
     return {"axis": "row", "index": line} if line < h else {"axis": "col", "index": line - h}
 
 
-def _mistakes(puzzle: Puzzle, grid: np.ndarray, timeout: float
-              ) -> tuple[list[list[Any]] | None, SolveResult | None]:
-    """``(mistakes, solved)``: the known cells no solution shares, with their right colours
-    (``[r, c, ch]``), empty when some solution agrees; ``None`` when the puzzle has no solution.
-    ``solved`` is a solve agreeing with the state (when one was found).
+def _mistakes(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> list[list[Any]] | None:
+    """The known cells no solution shares, with their right colours (``[r, c, ch]``), by
+    :func:`nonosat.analysis.hints.find_mistakes` (black-and-white's; ``timeout`` seconds a
+    solve): empty when some solution agrees, ``None`` when the puzzle has no solution.
 
     Raises
     ------
     TimeoutError
         A solve gave up (neither answer is known).
     """
-    given = solve(puzzle, "auto", partial=grid, limit=1, timeout=timeout)
-    if given.solutions:
-        return [], given
-    if given.status == Status.UNKNOWN:
-        raise TimeoutError
-    result = solve(puzzle, "auto", limit=2, timeout=timeout)
-    if not result.solutions:
-        if result.status == Status.UNKNOWN:
-            raise TimeoutError
-        return None, None
-    known = _single(grid)
+    from nonosat.analysis.hints import find_mistakes
+    from nonosat.errors import UndecidedError
 
-    def wrong(sol: np.ndarray) -> np.ndarray:
-        return known & ((np.asarray(grid, dtype=np.int64) >> sol.astype(np.int64)) & 1 == 0)
-
-    closest = min(result.solutions, key=lambda s: int(wrong(s).sum()))
-    return ([[int(r), int(c), INDEX_CHARS[int(closest[r, c])]]
-             for r, c in zip(*np.nonzero(wrong(closest)), strict=True)], None)
+    try:
+        found = find_mistakes(puzzle, grid, engine="auto", timeout=timeout)
+    except UndecidedError:
+        raise TimeoutError from None
+    if found is None:
+        return None
+    return [[r, c, INDEX_CHARS[int(k)]] for (r, c), k in found]
 
 
 def colour_check_json(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> dict[str, Any]:
     """The ``/api/check`` answer for a colour grid state: ``{"mistakes": [[r, c]],
     "complete", "solvable"}``."""
     try:
-        found, _ = _mistakes(puzzle, grid, timeout)
+        found = _mistakes(puzzle, grid, timeout)
     except TimeoutError:
         return {"mistakes": [], "complete": False, "solvable": None}
     mistakes = [[r, c] for r, c, _ in found or []]
@@ -91,7 +83,8 @@ def colour_hint_json(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> dict[s
     else the next line or probing deduction that decides a cell (steps that only narrow a
     cell's colours are taken silently: a player's cell is one colour or unknown), else, when
     logic is stuck, one cell of the solution (``"guess"``)."""
-    from nonosat.analysis.walkthrough import colour_explain
+    from nonosat.analysis.hints import HintFinder, apply_hint
+    from nonosat.analysis.wording import cell_words, colour_names
 
     def answer(kind: str, text: str, cells: list[list[Any]], line: int | None = None,
                technique: str | None = None) -> dict[str, Any]:
@@ -101,7 +94,7 @@ def colour_hint_json(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> dict[s
                 "cells": cells, "done": kind == "solved"}
 
     try:
-        mistakes, _ = _mistakes(puzzle, grid, timeout)
+        mistakes = _mistakes(puzzle, grid, timeout)
     except TimeoutError:
         return answer("unknown", f"The solver could not decide within {timeout:g} s whether "
                                  f"the cells known so far are right; no hint.", [])
@@ -114,62 +107,63 @@ def colour_hint_json(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> dict[s
     g = np.asarray(grid, dtype=np.int32).copy()
     if _single(g).all():
         return answer("solved", "The puzzle is solved.", [])
+    finder = HintFinder(puzzle)
     for _ in range(MAX_NARROWING):
-        run = colour_explain(puzzle, g, max_steps=1)
-        if not run.steps:
+        hint = finder.next(g)
+        if hint.kind != "deduction":
             break
-        step = run.steps[0]
-        decided = [colour_cell_json(r, c, m) for (r, c), m in step.cells
-                   if m and not m & (m - 1) and not _single(g)[r, c]]
-        for (r, c), m in step.cells:
-            g[r, c] = m
+        known = _single(g)
+        decided = [colour_cell_json(r, c, 1 << int(k)) for (r, c), k in hint.cells
+                   if not known[r, c]]
+        g = apply_hint(g, hint)
         if decided:
-            kind = "line" if step.technique == "line" else "probing"
-            return answer("deduction", step.text, decided, step.line, kind)
+            return answer("deduction", hint.text, decided, hint.line, hint.stage)
     result = solve(puzzle, "auto", partial=grid, limit=1, timeout=timeout)
     if not result.solutions:
         return answer("unknown", "No deduction found and the solver could not finish in "
                                  f"{timeout:g} s.", [])
     sol = result.solutions[0]
     r, c = (int(v) for v in np.argwhere(~_single(grid))[0])
-    assert puzzle.palette is not None
-    name = puzzle.palette.colours[int(sol[r, c])].name
-    return answer("guess", f"Logic alone gets no further here: try R{r + 1}C{c + 1} as "
-                           f"{name} (it is so in a solution).",
+    return answer("guess", f"Logic alone gets no further here: try {cell_words(r, c)} as "
+                           f"{colour_names(puzzle, 1 << int(sol[r, c]))} (it is so in a "
+                           "solution).",
                   [[r, c, INDEX_CHARS[int(sol[r, c])]]])
 
 
 def colour_steps_json(puzzle: Puzzle, *, max_solutions: int = 2, max_steps: int = 100_000,
                       timeout: float = 5.0, start: np.ndarray | None = None) -> dict[str, Any]:
-    """The ``/api/steps`` answer for a colour puzzle: the line and probing steps of
-    :func:`~nonosat.analysis.walkthrough.colour_explain` (``kind`` ``line`` / ``probe``, cells that
-    one colour is left to), then, when logic gets stuck, the search's part: a ``guess`` step
+    """The ``/api/steps`` answer for a colour puzzle: the hints of
+    :func:`~nonosat.analysis.walkthrough.explain` (``kind`` ``line`` / ``implication`` /
+    ``probe`` as black-and-white's, cells that one colour is left to), then, when logic gets stuck, the search's part: a ``guess`` step
     filling the rest of the first solution and a ``solution``; for a second solution, a
     ``rewind`` of the cells where it differs, a ``guess`` step setting them and another
     ``solution``.  ``{"steps", "status", "solutions", "complete"}`` as black-and-white.
     ``start`` (int32 colour masks, the givens) is where the steps start; its decided cells are
     never set by a step."""
-    from nonosat.analysis.walkthrough import colour_explain
+    from nonosat.analysis.walkthrough import TECHNIQUE_KIND, explain
 
-    run = colour_explain(puzzle, start, max_steps=max_steps)
+    run = explain(puzzle, start, max_steps=max_steps)
+    assert run.grid is not None
+    end = "stopped" if run.final is None else run.final.kind
     steps: list[dict[str, Any]] = []
     known = np.zeros(puzzle.shape, dtype=bool) if start is None else _single(start)
     for step in run.steps:
+        assert step.technique is not None
         cells = []
-        for (r, c), m in step.cells:
-            if m and not m & (m - 1) and not known[r, c]:
+        for (r, c), k in step.cells:
+            if not known[r, c]:
                 known[r, c] = True
-                cells.append(colour_cell_json(r, c, m))
-        steps.append({"kind": "line" if step.technique == "line" else "probe",
+                cells.append(colour_cell_json(r, c, 1 << int(k)))
+        steps.append({"kind": TECHNIQUE_KIND[step.technique],
                       "text": step.text, "line": _line_json(puzzle, step.line),
                       "cells": cells, "depth": 0, "technique": step.technique})
     solutions: list[np.ndarray] = []
-    complete = run.end != "stopped"
-    if run.end == "no-solution":
+    complete = end != "stopped"
+    if end == "no-solution":
         steps.append({"kind": "contradiction", "text": "a line cannot be completed: no "
                       "solution", "line": None, "cells": [], "depth": 0})
         status = Status.NONE
-    elif run.end == "solved":
+    elif end == "solved":
         solutions = [np.vectorize(_index)(run.grid).astype(np.int8)]
         steps.append({"kind": "solution", "text": "solved by logic alone", "line": None,
                       "cells": [], "depth": 0})

@@ -49,6 +49,7 @@ import numpy as np
 
 from nonosat.analysis.ambiguity import MAX_EDITS, edit_suggestions, sat_backbone
 from nonosat.engines import SolveResult, Status, solve
+from nonosat.formats.givens import givens_of
 from nonosat.puzzle import Cell, Puzzle, grid_rows
 from nonosat.stop import TIME_LIMIT, StopToken
 from nonosat.studio.jobs import stop_kwargs
@@ -116,20 +117,9 @@ def _rows(puzzle: Puzzle, solution: np.ndarray) -> list[str]:
     return grid_rows(solution)
 
 
-#: The ``Puzzle.meta`` key of a colour puzzle's givens (int32 colour masks; the formats'
-#: givens, :mod:`nonosat.formats.givens`, are black and white).
-COLOUR_GIVENS_KEY = "colour_givens"
-
-
 def start_grid(puzzle: Puzzle) -> np.ndarray | None:
-    """The givens a solve starts from: :func:`nonosat.formats.givens.givens_of` (int8) for
-    black-and-white, the colour masks (int32) under :data:`COLOUR_GIVENS_KEY` for colour;
-    ``None`` without givens."""
-    if puzzle.is_colour:
-        state = puzzle.meta.get(COLOUR_GIVENS_KEY)
-        return state if isinstance(state, np.ndarray) and state.shape == puzzle.shape else None
-    from nonosat.formats.givens import givens_of
-
+    """The givens a solve starts from (:func:`nonosat.formats.givens.givens_of`): an int8 grid
+    state for black-and-white, colour masks (int32) for colour; ``None`` without givens."""
     return givens_of(puzzle)
 
 
@@ -142,15 +132,17 @@ def given_count(puzzle: Puzzle, givens: np.ndarray) -> int:
 
 
 def backbone(puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | None, *,
-             deadline: float) -> tuple[np.ndarray, bool, list[np.ndarray]]:
+             deadline: float, stop: StopToken | None = None
+             ) -> tuple[np.ndarray, bool, list[np.ndarray]]:
     """``(ambiguous, complete, witnesses)`` of several solutions, black-and-white
-    (:func:`sat_backbone`) or colour (:func:`nonosat.analysis.backbone.ambiguity_map`)."""
+    (:func:`sat_backbone`) or colour (:func:`nonosat.analysis.backbone.ambiguity_map`); a set
+    ``stop`` ends it as the deadline does (the map then incomplete)."""
     if not puzzle.is_colour:
-        return sat_backbone(puzzle, solutions, known, deadline=deadline)
+        return sat_backbone(puzzle, solutions, known, deadline=deadline, stop=stop)
     from nonosat.analysis.backbone import ambiguity_map
 
     bb = ambiguity_map(puzzle, solutions, known,
-                       timeout=max(deadline - time.perf_counter(), 0.0))
+                       timeout=max(deadline - time.perf_counter(), 0.0), stop=stop)
     return bb.ambiguous, not bool(bb.undecided.any()), list(bb.witnesses)
 
 
@@ -174,7 +166,13 @@ def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None,
     return auto
 
 
-def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
+#: The grade of a run stopped by its token before the grade was known.
+STOPPED_GRADE: dict[str, Any] = {"level": None, "name": "not graded", "score": None,
+                                 "exact": False, "reason": "stopped before the grade was known"}
+
+
+def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None, *,
+                stop: StopToken | None = None
                 ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
     """Grade, techniques (steps per technique), guesses and the logic fixpoint grid.
 
@@ -182,7 +180,9 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
 
     The rule is :func:`nonosat.analysis.difficulty.difficulty_grade`'s; see the module docstring
     for when the implication stage is left out (``"exact": false``).  The fixpoint grid is
-    ``None`` when logic proves there is no solution.
+    ``None`` when logic proves there is no solution, or when ``stop`` was set before the grade
+    was known (read by the probing kernels and between stages: the answer is then
+    :data:`STOPPED_GRADE`, no technique, no grid).
     """
     from nonosat.analysis.difficulty import difficulty_grade
     from nonosat.analysis.staged import ForkResult, StagedRun, staged_solve
@@ -195,14 +195,22 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
         return ({"level": 5, "name": "extreme", "score": 5.0, "exact": False,
                  "reason": "not decided within the time limit"}, {}, 0, None)
     if puzzle.is_colour:
-        return _colour_grade(puzzle, result, start)
+        return _colour_grade(puzzle, result, start, stop)
+
+    def stopped() -> bool:
+        return stop is not None and stop.is_set()
+
+    halted: tuple[dict[str, Any], dict[str, int], int, np.ndarray | None] = (
+        dict(STOPPED_GRADE), {}, 0, None)
     native = result.stats if result.engine == "native" else result.stats.get("native", {})
     guesses = int(native.get("guesses", 0))
     finished = result.engine == "native" and result.status != Status.UNKNOWN
     line = propagate_grid(puzzle, start)
     root = None
-    if line is not None and bool((line[0] == Cell.UNKNOWN).any()):
-        root = probe_grid(puzzle, line[0])
+    if line is not None and bool((line[0] == Cell.UNKNOWN).any()) and not stopped():
+        root = probe_grid(puzzle, line[0], stop=stop)
+    if stopped():
+        return halted
     if root is not None and bool((root[0] == Cell.UNKNOWN).any()):
         # logic (propagation and probing, the native root node) gets stuck: the grade rests on
         # the guesses alone (grades 4-5), so the staged run is not needed
@@ -220,7 +228,9 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
     if line is not None and int((line[0] == Cell.UNKNOWN).sum()) > IMPLICATION_OPEN_MAX:
         stages = ("line", "probing")
         exact = False
-    staged = staged_solve(puzzle, start, stages=stages)
+    staged = staged_solve(puzzle, start, stages=stages, stop=stop)
+    if staged.stopped:
+        return halted
     fork = None
     if staged.status == "stuck":  # pragma: no cover - probing decided it above
         guesses = int(native.get("guesses", 0))
@@ -234,7 +244,8 @@ def quick_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = 
     return out, staged.techniques(), guesses, grid
 
 
-def _colour_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None
+def _colour_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None = None,
+                  stop: StopToken | None = None
                   ) -> tuple[dict[str, Any], dict[str, int], int, np.ndarray | None]:
     """:func:`quick_grade` of a colour puzzle: the staged solve (line solving, implications,
     probing) and, when it gets stuck, the engine's search figures, graded by the same rule; the
@@ -243,7 +254,9 @@ def _colour_grade(puzzle: Puzzle, result: SolveResult, start: np.ndarray | None 
     from nonosat.analysis.difficulty import difficulty_grade
     from nonosat.analysis.staged import staged_solve
 
-    staged = staged_solve(puzzle, start)
+    staged = staged_solve(puzzle, start, stop=stop)
+    if staged.stopped:
+        return dict(STOPPED_GRADE), {}, 0, None
     stuck = staged.status == "stuck"
     grade = difficulty_grade(staged, search_effort(result) if stuck else None,
                              contradiction=staged.status == "contradiction")
@@ -339,7 +352,7 @@ def quick_analyse(
     tell("grade", status=result.status.value,
          **({"proved": cells, "ambiguous": 0, "undecided": 0}
             if result.status == Status.UNIQUE else {}))
-    grade, techniques, guesses, root = quick_grade(puzzle, result, givens)
+    grade, techniques, guesses, root = quick_grade(puzzle, result, givens, stop=stop)
     if root is None:
         root = givens
     if result.status in (Status.NONE, Status.MULTIPLE):  # no grade, as nonosat analyse
@@ -355,7 +368,7 @@ def quick_analyse(
         tell("map", status=result.status.value, proved=proved, ambiguous=0,
              undecided=cells - proved)
         ambiguous, complete, witnesses = backbone(
-            puzzle, result.solutions, root, deadline=time.perf_counter() + budget())
+            puzzle, result.solutions, root, deadline=time.perf_counter() + budget(), stop=stop)
         n = int(ambiguous.sum())
         tell("map", status=result.status.value, ambiguous=n,
              proved=cells - n if complete else proved, undecided=0 if complete else
@@ -369,7 +382,8 @@ def quick_analyse(
     if suggest and result.status == Status.MULTIPLE and not timed_out():
         tell("suggestions", status=result.status.value)
         out.suggestions = suggestions(puzzle, witnesses, root, ambiguous,
-                                      timeout=suggest_timeout, should_stop=should_stop)
+                                      timeout=suggest_timeout, should_stop=should_stop,
+                                      stop=stop)
     check()
     out.time_s = time.perf_counter() - start
     return out
@@ -396,6 +410,7 @@ def suggestions(
     *,
     timeout: float | None = None,
     should_stop: Callable[[], bool] = lambda: False,
+    stop: StopToken | None = None,
 ) -> list[dict[str, Any]]:
     """Make-unique suggestions: one ``give`` (extra givens) and up to :data:`MAX_EDITS` ``edit``
     entries (when the puzzle has a ``goal``).
@@ -405,7 +420,8 @@ def suggestions(
     the time-dependent witnesses of the backbone); every further solution comes from the native
     engine, which is deterministic.  ``timeout`` (default :func:`suggestion_budget`) is a cap:
     reached, the suggestions found so far are returned (the givens only when they make the
-    puzzle unique).
+    puzzle unique).  ``stop`` is handed to the searches' solves and kernels (and read between
+    their steps); ``should_stop`` is polled between the two searches (:class:`Cancelled`).
     """
     if timeout is None:
         timeout = suggestion_budget(puzzle)
@@ -421,8 +437,9 @@ def suggestions(
     share = timeout / 2 if puzzle.goal is not None else timeout
     if puzzle.is_colour:
         return _colour_suggestions(puzzle, solutions, known, ambiguous, deadline=deadline,
-                                   share=share, should_stop=should_stop)
-    givens = uniqueness_givens(puzzle, solutions, known, engine="native", timeout=share)
+                                   share=share, should_stop=should_stop, stop=stop)
+    givens = uniqueness_givens(puzzle, solutions, known, engine="native", timeout=share,
+                               stop=stop)
     if givens.unique and givens.cells:
         cells: list[list[Any]] = [[r, c, "#" if v else "."] for (r, c), v in givens.cells]
         n = len(cells)
@@ -436,7 +453,8 @@ def suggestions(
     if should_stop():
         raise Cancelled
     if puzzle.goal is not None and np.asarray(puzzle.goal).shape == puzzle.shape:
-        out += edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop)
+        out += edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop,
+                                stop=stop)
     return out
 
 
@@ -449,6 +467,7 @@ def _colour_suggestions(
     deadline: float,
     share: float,
     should_stop: Callable[[], bool],
+    stop: StopToken | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`suggestions` of a colour puzzle: givens of the goal picture (when it is a solution,
     else of the first solution) by :func:`nonosat.analysis.givens.uniqueness_givens`, then
@@ -462,7 +481,7 @@ def _colour_suggestions(
     target = (np.asarray(goal, dtype=np.int8) if goal is not None and goal.shape == puzzle.shape
               and puzzle.is_solution(goal) else solutions[0])
     out: list[dict[str, Any]] = []
-    found = uniqueness_givens(puzzle, [target], known, timeout=share)
+    found = uniqueness_givens(puzzle, [target], known, timeout=share, stop=stop)
     cells = [(r, c, int(k)) for (r, c), k in found.cells] if found.unique else None
     if cells:
         n = len(cells)
@@ -475,7 +494,8 @@ def _colour_suggestions(
     if should_stop():
         raise Cancelled
     if goal is not None and np.asarray(goal).shape == puzzle.shape:
-        for e in edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop):
+        for e in edit_suggestions(puzzle, ambiguous, deadline=deadline, should_stop=should_stop,
+                                  stop=stop):
             e["value"] = INDEX_CHARS[int(e["value"])]
             out.append(e)
     return out

@@ -226,7 +226,7 @@ def puzzle_from_json(data: PuzzleIn) -> Puzzle:
         cgoal = _colour_goal(data.goal, n, h, w) if data.goal is not None and h else None
         meta = {}
         if data.givens is not None:
-            from nonosat.studio.quick import COLOUR_GIVENS_KEY
+            from nonosat.formats.givens import COLOUR_GIVENS_KEY
 
             if len(data.givens) != h or any(len(row) != w for row in data.givens):
                 raise PuzzleError(f"givens: expected {h} rows of {w} cells")

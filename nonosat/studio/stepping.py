@@ -45,7 +45,7 @@ def portfolio_steps(puzzle: Puzzle, *, max_solutions: int = 2, max_steps: int | 
         Seconds for the whole: :data:`STEPS_SHARE` of it (at most :data:`STEPS_MAX_S`) for the
         steps, the rest for the portfolio.
     stop : StopToken, optional
-        Passed to the portfolio's engines (where they take it).
+        Read by the step-through between nodes and passed to the portfolio's engines.
     start : ndarray of int8, shape (height, width), optional
         The givens: the steps and the portfolio start from them (the steps never set them).
 
@@ -62,7 +62,7 @@ def portfolio_steps(puzzle: Puzzle, *, max_solutions: int = 2, max_steps: int | 
                               "timeout": min(timeout * STEPS_SHARE, STEPS_MAX_S), "start": start}
     if max_steps is not None:
         kwargs["max_steps"] = max_steps
-    run = solve_steps(puzzle, **kwargs)
+    run = solve_steps(puzzle, stop=stop, **kwargs)
     if run.status != Status.UNKNOWN or (stop is not None and stop.is_set()):
         return run
     left = timeout - (time.perf_counter() - began)

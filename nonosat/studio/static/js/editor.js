@@ -5,7 +5,7 @@
 // Every operation is undoable (history.js): Ctrl-Z, Ctrl-Y / Ctrl-Shift-Z and the buttons.
 
 import { post, say, shown } from "./api.js";
-import { cluesOf, gridRows, INDEX, longestClue, makeGrid } from "./grid.js";
+import { blocks, cluesOf, colourBlocks, gridRows, INDEX, longestClue, makeGrid } from "./grid.js";
 import { History } from "./history.js";
 import { colourClueLine, copyPalette, PaletteEditor, parseColourClues, remapPicture } from "./palette.js";
 import { engine, techniqueList } from "./words.js";
@@ -349,11 +349,18 @@ export class Editor {
     if (proposal && proposal.version === this.version) grid.mark("proposed", proposal.changed);
   }
 
-  /** Painting (GridView callback). */
+  /**
+   * Painting (GridView callback). A painted cell is drawn at once; its clues, the verdict's
+   * schedule and the address follow once a frame (requestAnimationFrame), not once a cell: on
+   * 100x100, recomputing 200 clues and re-measuring the board for every pointer event made
+   * tasks over 50 ms.
+   */
   paint({ r, c, phase, button }) {
     if (this.kind !== "picture") return;
     if (phase === "end") { // the clues may have grown: the board must still fit
-      this.app.grid.fit(longestClue(cluesOf(this.picture, !!this.palette)));
+      this.flushPaint();
+      this.app.grid.fit(longestClue(this.live || cluesOf(this.picture, !!this.palette)));
+      this.live = null;
       if (this.stroke && this.stroke.changed) this.history.record(this.stroke.before);
       this.stroke = null;
       return;
@@ -362,13 +369,47 @@ export class Editor {
       const pen = this.palettePanel.pen();
       this.value = button === 2 || this.picture[r][c] === pen ? "." : pen;
       this.stroke = { before: this.snapshot(), changed: false }; // one stroke = one step
+      // the clues during the stroke, kept up to date line by line (incremental: the painted
+      // cells' rows and columns only)
+      this.live = cluesOf(this.picture, !!this.palette);
+      this.dirty = { rows: new Set(), cols: new Set() };
     }
     if (this.picture[r][c] === this.value) return;
     if (this.stroke) this.stroke.changed = true;
     this.picture[r][c] = this.value;
     if (this.givens.has(`${r},${c}`)) this.givens.set(`${r},${c}`, this.value);
     this.app.grid.set(r, c, this.value);
-    const clues = cluesOf(this.picture, !!this.palette);
+    if (this.dirty) { this.dirty.rows.add(r); this.dirty.cols.add(c); }
+    this.version += 1; // a verdict on its way is of an older picture from now on
+    if (!this.paintFrame) this.paintFrame = requestAnimationFrame(() => this.flushPaint());
+  }
+
+  /** The clues and the rest of a change for the cells painted since the last frame. */
+  flushPaint() {
+    if (!this.paintFrame) return;
+    cancelAnimationFrame(this.paintFrame);
+    this.paintFrame = 0;
+    const colour = !!this.palette;
+    const live = this.live;
+    if (live && this.dirty) {
+      for (const r of this.dirty.rows) {
+        if (colour) {
+          const b = colourBlocks(this.picture[r]);
+          live.rows[r] = b.lengths;
+          live.row_colours[r] = b.colours;
+        } else live.rows[r] = blocks(this.picture[r]);
+      }
+      for (const c of this.dirty.cols) {
+        const line = this.picture.map((row) => row[c]);
+        if (colour) {
+          const b = colourBlocks(line);
+          live.cols[c] = b.lengths;
+          live.col_colours[c] = b.colours;
+        } else live.cols[c] = blocks(line);
+      }
+      this.dirty = { rows: new Set(), cols: new Set() };
+    }
+    const clues = live || cluesOf(this.picture, colour);
     this.app.grid.setClues(clues.rows, clues.cols, clues.row_colours, clues.col_colours);
     this.changed(true);
   }

@@ -158,7 +158,10 @@ export class Files {
     }
     this.save(blob, name);
     if (beside) {
-      this.save(new Blob([puzzle.givens.map((row) => row + "\n").join("")], { type: "text/plain" }), beside);
+      // a colour puzzle's grid is in the characters of the file's palette (the server's)
+      const state = response.headers.get("X-Nonosat-Givens-State");
+      const text = state !== null ? decodeURIComponent(state) : puzzle.givens.map((row) => row + "\n").join("");
+      this.save(new Blob([text], { type: "text/plain" }), beside);
     }
   }
 

@@ -349,6 +349,12 @@ export class GridView {
     this.box = null;
     this.rowClues = this.el.querySelector(".row-clues");
     this.clueKeys = { rows: [], cols: [] };
+    // the cells move only when a clue area changes size: measure them again then (not after
+    // every clue update, which forced a layout of the board on the next pointer move)
+    if (this.clueSizes) this.clueSizes.disconnect();
+    this.clueSizes = new ResizeObserver(() => { this.box = null; });
+    this.clueSizes.observe(this.colClues);
+    this.clueSizes.observe(this.rowClues);
   }
 
   /**
@@ -424,7 +430,6 @@ export class GridView {
       keys.length = clues.length;
     };
     if (!this.colClues) return;
-    this.box = null; // the clues may have grown: the cells may have moved
     update("col", this.colClues, cols, colColours, this.clueKeys.cols);
     update("row", this.rowClues, rows, rowColours, this.clueKeys.rows);
     this.lineClue = this.el.querySelector(".clue.line");

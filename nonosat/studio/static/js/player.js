@@ -90,6 +90,26 @@ export class Player {
     });
   }
 
+  /**
+   * Solved: every clue is satisfied (unknown cells count as empty) by something the player
+   * did: a cell of their own filled, or, when the picture leaves them none to fill (an
+   * all-empty puzzle, or every filled cell a given), every cell crossed. So an all-empty
+   * puzzle is not "Solved" the moment it opens: the player confirms it by crossing (a click
+   * on a clue crosses its line).
+   */
+  won() {
+    if (!this.puzzle || !satisfies(this.puzzle, this.state)) return false;
+    let unknown = false;
+    for (let r = 0; r < this.state.length; r++) {
+      for (let c = 0; c < this.state[r].length; c++) {
+        const v = this.state[r][c];
+        if (v === "?") unknown = true;
+        else if (v !== "." && !this.locked(r, c)) return true;
+      }
+    }
+    return !unknown;
+  }
+
   /** Is the cell a given (locked)? */
   locked(r, c) {
     return this.givens.has(`${r},${c}`);
@@ -163,7 +183,7 @@ export class Player {
       const [r, c] = key.split(",").map(Number);
       if (this.state[r]) this.state[r][c] = v;
     }
-    this.done = satisfies(puzzle, this.state);
+    this.done = this.won();
   }
 
   save() {
@@ -242,7 +262,7 @@ export class Player {
   afterChange() {
     this.app.grid.unmark("wrong");
     this.clearHint();
-    this.done = satisfies(this.puzzle, this.state);
+    this.done = this.won();
     if (this.done) this.stopClock(); else this.startClock();
     this.showDone();
     this.showClues();
@@ -253,7 +273,11 @@ export class Player {
     const status = $("play-status");
     status.classList.toggle("done", this.done);
     status.dataset.complete = String(this.done);
-    status.textContent = this.done ? `Solved in ${clock(this.time())}!` : "";
+    // nothing of the player's to fill, clues already met: say how to finish
+    const confirm = !this.done && this.puzzle && satisfies(this.puzzle, this.state);
+    status.dataset.confirm = String(!!confirm);
+    status.textContent = this.done ? `Solved in ${clock(this.time())}!`
+      : confirm ? "Every clue is met: cross the cells left to finish (a click on a clue crosses its line)" : "";
     this.app.grid.el.classList.toggle("done", this.done);
     const win = $("win");
     win.hidden = !(this.done && this.app.mode === "play");
