@@ -97,3 +97,25 @@ def test_the_proof_kernels_are_compiled():
                lrat_agree._materialised, rup._run_steps, rup._load, proof_text._renumber]
     plain = [k.__name__ for k in kernels if not hasattr(k, "py_func")]
     assert not plain, plain
+
+
+def test_numba_imported_without_scipy_still_runs_kernels_and_scipy(tmp_path):
+    """The CLI's numba import hides SciPy (kernel_cache.import_numba_without_scipy): numba and a
+    kernel load without importing scipy.linalg, and SciPy imports normally afterwards."""
+    code = (
+        "import sys\n"
+        "from nonosat.kernel_cache import import_numba_without_scipy\n"
+        "assert import_numba_without_scipy()\n"
+        "from nonosat.native.search import NativeSearch\n"
+        "from nonosat.puzzle import Puzzle\n"
+        "out = NativeSearch(Puzzle([(1,), (1,)], [(1,), (1,)]), limit=3).run()\n"
+        "assert len(out.solutions) == 2 and out.finished\n"
+        "assert 'scipy.linalg' not in sys.modules, 'numba imported scipy.linalg'\n"
+        "import scipy.linalg\n"
+        "assert scipy.linalg.det([[2.0]]) == 2.0\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(PACKAGE.parent)})
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
