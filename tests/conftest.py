@@ -17,6 +17,32 @@ GAMES = REPO / "games"
 CORPUS = Path(os.environ.get("NONOSAT_CORPUS", REPO.parent / "shared" / "corpus"))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``make test``: ``-n 2``), compile the numba kernels once, in two
+    processes side by side, before the workers start (``tests/warm_kernels.py``): on an empty
+    cache both workers, and the CLI subprocesses their first tests start, would otherwise each
+    compile the same kernels at once.  A plain run compiles what it uses, as before, and so
+    does any run with ``NONOSAT_WARM_KERNELS=0`` (to compare the two)."""
+    import subprocess
+    import sys
+
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    if os.environ.get("NONOSAT_WARM_KERNELS") == "0":
+        return
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
+    halves = [subprocess.Popen([sys.executable, "-m", "tests.warm_kernels", half], cwd=REPO,
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+              for half in ("native", "sat")]
+    for proc in halves:
+        try:
+            proc.wait(timeout=300)
+        except subprocess.TimeoutExpired:  # the tests compile what is left themselves
+            proc.kill()
+            proc.wait()
+
+
 def corpus_path(*parts: str) -> Path:
     """Path under the shared corpus; skips (or fails under CI) when it is absent."""
     path = CORPUS.joinpath(*parts)
@@ -116,11 +142,25 @@ def random_implication_pairs(rng, h: int, w: int, n: int) -> list:
     return [(literal(), literal()) for _ in range(n)]
 
 
+def pictures(low: int, high: int, widths: tuple[int, int] | None = None):
+    """A hypothesis strategy of random black-and-white pictures: ``h`` lists of ``w`` bools,
+    ``h`` in ``low..high`` and ``w`` in ``widths`` (default the same range)."""
+    from hypothesis import strategies as st
+
+    wlow, whigh = (low, high) if widths is None else widths
+    return st.integers(low, high).flatmap(
+        lambda h: st.integers(wlow, whigh).flatmap(
+            lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w),
+                               min_size=h, max_size=h)
+        )
+    )
+
+
 def force_per_cell_checks(monkeypatch: pytest.MonkeyPatch) -> list:
     """Switch off the ambiguity map's guided witnesses and its "some candidate differs" query,
     leaving the per-cell checks alone; returns a list that grows by one per round of them
-    (:func:`nonosat.analysis.backbone._cell_checks` call)."""
-    import nonosat.analysis.backbone as amb
+    (:func:`nonosat.analysis.backbone_phases._cell_checks` call)."""
+    import nonosat.analysis.backbone_phases as amb
 
     calls: list = []
     real = amb._cell_checks

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from nonosat.analysis.ambiguity import (
     ambiguity_map,
@@ -26,7 +25,7 @@ from nonosat.formats import read_puzzle
 from nonosat.native.probe import probe_grid
 from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Cell, Puzzle, unknown_grid
-from tests.conftest import corpus_path, force_per_cell_checks
+from tests.conftest import corpus_path, force_per_cell_checks, pictures
 
 LINE_ONLY = ["..##..", ".####.", "######", ".#..#.", ".####."]
 #: Stuck for line solving; one round of implication contradictions solves it.
@@ -143,16 +142,11 @@ def test_no_solution_is_reported():
 
 
 # -- soundness on random pictures ------------------------------------------------------------
-pictures = st.integers(3, 7).flatmap(
-    lambda h: st.integers(3, 7).flatmap(
-        lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w),
-                           min_size=h, max_size=h)
-    )
-)
+PICTURES = pictures(3, 7)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pictures)
+@given(PICTURES)
 def test_every_staged_deduction_agrees_with_every_solution(rows):
     puzzle = Puzzle.from_picture(np.array(rows, dtype=bool))
     solutions = sat_solutions(puzzle)
@@ -170,7 +164,7 @@ def test_every_staged_deduction_agrees_with_every_solution(rows):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pictures)
+@given(PICTURES)
 def test_backbone_and_givens_against_enumeration(rows):
     puzzle = Puzzle.from_picture(np.array(rows, dtype=bool))
     solutions = sat_solutions(puzzle)
@@ -263,7 +257,7 @@ def _assert_map(puzzle, bb, expected):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pictures)
+@given(PICTURES)
 def test_ambiguity_map_against_cpsat_enumeration(rows):
     """The chunked map (guided witnesses, then the "some candidate differs" clause) is exactly
     the set of cells that differ across every solution CP-SAT enumerates."""
@@ -274,7 +268,7 @@ def test_ambiguity_map_against_cpsat_enumeration(rows):
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pictures)
+@given(PICTURES)
 def test_per_cell_checks_alone_give_the_cpsat_map(rows):
     """The per-cell phase of the map (each candidate under an assumption, line propagation
     after each proof) alone, with the guided witnesses and the "some candidate differs" query

@@ -26,6 +26,7 @@ from nonosat.encodings.cnf import (
 )
 from nonosat.errors import PuzzleError
 from nonosat.puzzle import Cell, Puzzle, line_blocks
+from tests.conftest import pictures
 
 ENCODINGS = sorted(ENCODING_VERSIONS)
 
@@ -193,12 +194,7 @@ def brute_force_solutions(puzzle: Puzzle) -> list[np.ndarray]:
 @pytest.mark.parametrize("encoding", ENCODINGS)
 @settings(max_examples=25, deadline=None)
 @given(
-    st.integers(1, 4).flatmap(
-        lambda h: st.integers(1, 4).flatmap(
-            lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w),
-                               min_size=h, max_size=h)
-        )
-    )
+    pictures(1, 4)
 )
 def test_puzzle_models_are_the_brute_force_solutions(encoding, picture):
     puzzle = Puzzle.from_picture(picture)

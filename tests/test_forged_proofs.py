@@ -209,11 +209,11 @@ def test_lemmas_agree_takes_trimmed_and_materialised_lrat():
 
 @pytest.mark.parametrize("chunk", [3, 1 << 20])
 def test_cnf_files_are_read_strictly(tmp_path, monkeypatch, chunk):
-    from nonosat.certificates import lrat_check, lrat_read
+    from nonosat.certificates import lrat_read, lrat_store
 
     monkeypatch.setattr(lrat_read, "CHUNK_BYTES", chunk)
-    monkeypatch.setattr(lrat_check, "_INITIAL_CLAUSES", 1)
-    monkeypatch.setattr(lrat_check, "_INITIAL_LITERALS", 1)
+    monkeypatch.setattr(lrat_store, "_INITIAL_CLAUSES", 1)
+    monkeypatch.setattr(lrat_store, "_INITIAL_LITERALS", 1)
     proof = tmp_path / "p.lrat"
     proof.write_text(FULL2_LRAT)
     cases = {
@@ -278,7 +278,7 @@ def test_deadline_gives_up_without_a_verdict(tmp_path):
 def test_lines_longer_than_a_chunk_and_many_deletions(monkeypatch):
     """A clause store that grows, compacts and a line split across chunks: the verdict is the
     same as in one piece."""
-    from nonosat.certificates import lrat_check, lrat_read
+    from nonosat.certificates import lrat_read, lrat_store
 
     n = 300
     # x_1 and x_i -> x_{i+1}: the units x_2 ... x_n as lemmas, each deleted after use with the
@@ -296,14 +296,14 @@ def test_lines_longer_than_a_chunk_and_many_deletions(monkeypatch):
     whole = check_lrat(cnf, text, nvars=n)
     assert whole.ok and whole.lemmas == n and whole.deletions == 2 * n - 3, whole
     monkeypatch.setattr(lrat_read, "CHUNK_BYTES", 7)
-    monkeypatch.setattr(lrat_check, "_INITIAL_CLAUSES", 2)
-    monkeypatch.setattr(lrat_check, "_INITIAL_LITERALS", 2)
-    monkeypatch.setattr(lrat_check, "_COMPACT_SLACK", 0)
+    monkeypatch.setattr(lrat_store, "_INITIAL_CLAUSES", 2)
+    monkeypatch.setattr(lrat_store, "_INITIAL_LITERALS", 2)
+    monkeypatch.setattr(lrat_store, "_COMPACT_SLACK", 0)
     small = check_lrat(cnf, text, nvars=n)
     assert (small.ok, small.lemmas, small.deletions) == (True, n, 2 * n - 3)
     compactions = []
-    real = lrat_check._compact
-    monkeypatch.setattr(lrat_check, "_compact", lambda *a: compactions.append(1) or real(*a))
+    real = lrat_store._compact
+    monkeypatch.setattr(lrat_store, "_compact", lambda *a: compactions.append(1) or real(*a))
     small = check_lrat(cnf, text, nvars=n)
     assert small.ok and compactions
     bad = text.replace(f" {n + 1} 0\n".encode(), f" {n} 0\n".encode())

@@ -28,7 +28,7 @@ from nonosat.engines import solve
 from nonosat.native.line import solve_line
 from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
-from tests.conftest import corpus_path
+from tests.conftest import corpus_path, pictures
 
 
 def arrangements(clue: tuple[int, ...], cells: list[int]) -> list[tuple[bool, ...]]:
@@ -46,21 +46,21 @@ def starts(bits: tuple[bool, ...]) -> list[int]:
     return [i for i, b in enumerate(bits) if b and (i == 0 or not bits[i - 1])]
 
 
+#: ``(clue, cells)``: the clue of a random line and a random partial state of that line (each
+#: cell unknown, empty or filled, whatever the line holds).
 lines = st.integers(1, 10).flatmap(
     lambda n: st.tuples(
         st.lists(st.booleans(), min_size=n, max_size=n),
         st.lists(st.sampled_from([Cell.UNKNOWN, Cell.UNKNOWN, Cell.EMPTY, Cell.FILLED]),
                  min_size=n, max_size=n),
     )
-)
+).map(lambda line: (line_blocks(line[0]), [int(m) for m in line[1]]))
 
 
 @settings(max_examples=300, deadline=None)
 @given(lines)
 def test_block_ranges_match_brute_force(line):
-    truth, mask = line
-    clue = line_blocks(truth)
-    cells = [int(m) for m in mask]
+    clue, cells = line
     fits = arrangements(clue, cells)
     ranges = block_ranges(clue, cells)
     if not fits:
@@ -74,9 +74,7 @@ def test_block_ranges_match_brute_force(line):
 @settings(max_examples=300, deadline=None)
 @given(lines)
 def test_overlap_is_sound_and_weaker_than_the_line_solver(line):
-    truth, mask = line
-    clue = line_blocks(truth)
-    cells = [int(m) for m in mask]
+    clue, cells = line
     result = overlap(clue, cells)
     full = solve_line(clue, np.array(cells, dtype=np.int8))
     if full is None:
@@ -217,16 +215,11 @@ def test_solved_and_no_solution():
     assert next_hint(Puzzle([(2,), ()], [(2,), ()])).kind == "no-solution"
 
 
-pictures = st.integers(2, 7).flatmap(
-    lambda h: st.integers(2, 7).flatmap(
-        lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w),
-                           min_size=h, max_size=h)
-    )
-)
+PICTURES = pictures(2, 7)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pictures)
+@given(PICTURES)
 def test_replayed_hints_never_set_a_wrong_cell(rows):
     puzzle = Puzzle.from_picture(np.array(rows, dtype=bool))
     solutions = solve(puzzle, "sat", limit=100).solutions

@@ -235,12 +235,19 @@ def test_item03_read_bounded_caps_the_bytes_read(tmp_path):
         read_bounded(path, 999)
 
 
-def test_item03_the_file_size_cap_is_documented_and_raisable(tmp_path):
+def heart_refused_under(tmp_path, variable: str, value: str):
+    """``solve`` on a copy of heart.non with the limit ``variable`` set to ``value``: one line
+    that names the file and the variable, exit 2.  Returns the copy's path."""
     path = tmp_path / "heart.non"
     shutil.copy(GAMES / "heart.non", path)
-    code, _, err, _ = run("solve", path, env={"NONOSAT_MAX_FILE_BYTES": "100"})
+    code, _, err, _ = run("solve", path, env={variable: value})
     assert_one_line_error(code, err, "heart.non")
-    assert "NONOSAT_MAX_FILE_BYTES" in err
+    assert variable in err
+    return path
+
+
+def test_item03_the_file_size_cap_is_documented_and_raisable(tmp_path):
+    heart_refused_under(tmp_path, "NONOSAT_MAX_FILE_BYTES", "100")
 
 
 # -- item 4: tracebacks ------------------------------------------------------------------------
@@ -364,11 +371,7 @@ def test_item05_a_200kb_tournament_file_of_50000_squared_is_refused_small(tmp_pa
 
 
 def test_item05_the_one_size_limit_is_checked_and_raisable(tmp_path):
-    path = tmp_path / "heart.non"
-    shutil.copy(GAMES / "heart.non", path)
-    code, _, err, _ = run("solve", path, env={"NONOSAT_MAX_CELLS": "100"})
-    assert_one_line_error(code, err, "heart.non")
-    assert "NONOSAT_MAX_CELLS" in err
+    path = heart_refused_under(tmp_path, "NONOSAT_MAX_CELLS", "100")
     code, _, err, _ = run("solve", path, env={"NONOSAT_MAX_CELLS": "143"})
     assert code == 0, err
 

@@ -27,6 +27,7 @@ from nonosat.native.implications import (
 from nonosat.native.line import solve_line
 from nonosat.native.propagate import propagate_grid
 from nonosat.puzzle import Cell, Puzzle
+from tests.conftest import pictures
 
 #: Line solving gets stuck; one implication round (contradictions) finishes it.
 README_LIKE = [".#..", "#.#.", "#.#.", ".#.#"]
@@ -61,12 +62,7 @@ def all_solutions(puzzle: Puzzle, cap: int = 200) -> list[np.ndarray]:
     return result.solutions
 
 
-pictures = st.integers(3, 6).flatmap(
-    lambda h: st.integers(3, 6).flatmap(
-        lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w),
-                           min_size=h, max_size=h)
-    )
-)
+PICTURES = pictures(3, 6)
 
 
 # -- the davidje13 README examples, as graphs -------------------------------------------------
@@ -134,7 +130,7 @@ def test_edges_record_the_line_that_implies_them():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pictures)
+@given(PICTURES)
 def test_edges_match_the_line_solver_run_line_by_line(rows):
     puzzle = Puzzle.from_picture(np.array(rows, dtype=bool))
     grid, _ = propagate_grid(puzzle)
@@ -144,7 +140,7 @@ def test_edges_match_the_line_solver_run_line_by_line(rows):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pictures, st.sampled_from([None, 1, 2, 3]))
+@given(PICTURES, st.sampled_from([None, 1, 2, 3]))
 def test_forced_literals_and_linked_cells_hold_in_every_solution(rows, depth):
     puzzle = Puzzle.from_picture(np.array(rows, dtype=bool))
     grid, _ = propagate_grid(puzzle)
@@ -161,7 +157,7 @@ def test_forced_literals_and_linked_cells_hold_in_every_solution(rows, depth):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pictures, st.sampled_from([None, 1, 2]))
+@given(PICTURES, st.sampled_from([None, 1, 2]))
 def test_contradictions_and_tautologies_force_the_same_literals_at_a_fixpoint(rows, depth):
     puzzle = Puzzle.from_picture(np.array(rows, dtype=bool))
     grid, _ = propagate_grid(puzzle)

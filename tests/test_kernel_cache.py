@@ -90,10 +90,10 @@ def test_editing_a_callee_file_recompiles_its_caller(tmp_path):
 def test_the_proof_kernels_are_compiled():
     """The loops over every byte of a proof are numba kernels (a decorator lost in a move
     leaves a correct but ~25x slower Python loop that no other test notices)."""
-    from nonosat.certificates import lrat_agree, lrat_check, lrat_read, proof_text, rup
+    from nonosat.certificates import lrat_agree, lrat_check, lrat_read, lrat_store, proof_text, rup
 
     kernels = [lrat_read._cnf_lines, lrat_read._number, lrat_check._lrat_lines,
-               lrat_check._compact, lrat_agree._added_lines, lrat_agree._trimmed,
+               lrat_store._compact, lrat_agree._added_lines, lrat_agree._trimmed,
                lrat_agree._materialised, rup._run_steps, rup._load, proof_text._renumber]
     plain = [k.__name__ for k in kernels if not hasattr(k, "py_func")]
     assert not plain, plain

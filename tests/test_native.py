@@ -20,7 +20,7 @@ from nonosat.formats import read_puzzle, read_puzzles
 from nonosat.formats.tournament import read_solutions
 from nonosat.native.search import NativeSearch
 from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
-from tests.conftest import GAMES, corpus_path
+from tests.conftest import GAMES, corpus_path, pictures
 
 
 def brute_force_solutions(puzzle: Puzzle) -> list[np.ndarray]:
@@ -44,11 +44,7 @@ def brute_force_solutions(puzzle: Puzzle) -> list[np.ndarray]:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.integers(1, 5).flatmap(
-        lambda h: st.integers(1, 5).flatmap(
-            lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w), min_size=h, max_size=h)
-        )
-    ),
+    pictures(1, 5),
     st.booleans(),
 )
 def test_solution_count_matches_brute_force(picture, probing):

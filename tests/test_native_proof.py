@@ -26,7 +26,7 @@ from nonosat.errors import EngineError, PuzzleError
 from nonosat.formats import read_puzzle
 from nonosat.native.search import NativeSearch
 from nonosat.puzzle import Cell, Puzzle
-from tests.conftest import GAMES, corpus_path
+from tests.conftest import GAMES, corpus_path, pictures
 
 SURVEY = ("FastNonogramSolver", "puzzles", "survey")
 runner = CliRunner()
@@ -175,14 +175,11 @@ def test_encodings_do_not_import_the_native_solver():
 
 
 # -- random pictures: every complete trace gives a proof dratify accepts -------------------------
-pictures = st.integers(3, 7).flatmap(
-    lambda h: st.integers(3, 7).flatmap(
-        lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w),
-                           min_size=h, max_size=h)))
+PICTURES = pictures(3, 7)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pictures, st.sampled_from(["regular", "order"]))
+@given(PICTURES, st.sampled_from(["regular", "order"]))
 def test_native_proofs_of_random_pictures_check(picture, encoding):
     puzzle = Puzzle.from_picture(picture)
     trace, grid = root_trace(puzzle)

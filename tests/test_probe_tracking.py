@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from nonosat.native.probe import TRACK_NONE, TRACK_TOUCHED
 from nonosat.native.search import NativeSearch
 from nonosat.puzzle import Cell, Puzzle
+from tests.conftest import pictures
 
 EMPTY, FILLED, UNKNOWN = int(Cell.EMPTY), int(Cell.FILLED), int(Cell.UNKNOWN)
 
@@ -123,16 +124,11 @@ def _probe_fixpoint(puzzle: Puzzle, grid: np.ndarray) -> np.ndarray | None:
         g = nxt
 
 
-pictures = st.integers(4, 10).flatmap(
-    lambda h: st.integers(4, 10).flatmap(
-        lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w), min_size=h,
-                           max_size=h)
-    )
-)
+PICTURES = pictures(4, 10)
 
 
 @settings(max_examples=40, deadline=None)
-@given(pictures)
+@given(PICTURES)
 def test_tracked_root_reaches_the_full_probing_fixpoint(picture):
     puzzle = Puzzle.from_picture(picture)
     start = np.full(puzzle.shape, UNKNOWN, dtype=np.int8)
@@ -145,7 +141,7 @@ def test_tracked_root_reaches_the_full_probing_fixpoint(picture):
 
 
 @settings(max_examples=40, deadline=None)
-@given(pictures, st.sampled_from([2, 3, 6, 12]))
+@given(PICTURES, st.sampled_from([2, 3, 6, 12]))
 def test_every_search_node_is_a_probing_fixpoint(picture, branch_mode):
     """Step the search one decision at a time; before each decision the grid (the pending
     decision's cell left out) must be a full probing fixpoint, also after backtracks."""

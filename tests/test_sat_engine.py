@@ -17,7 +17,7 @@ from nonosat.encodings.cnf import ENCODING_VERSIONS
 from nonosat.engines import Status, get_engine, load_engine, solve
 from nonosat.errors import EngineError
 from nonosat.puzzle import Cell, Puzzle, line_blocks, unknown_grid
-from tests.conftest import corpus_path, random_implication_pairs
+from tests.conftest import corpus_path, pictures, random_implication_pairs
 
 SURVEY = ("FastNonogramSolver", "puzzles", "survey")
 
@@ -38,16 +38,12 @@ def as_set(solutions):
     return {np.asarray(s, dtype=bool).tobytes() for s in solutions}
 
 
-pictures = st.integers(1, 4).flatmap(
-    lambda h: st.integers(1, 5).flatmap(
-        lambda w: st.lists(st.lists(st.booleans(), min_size=w, max_size=w), min_size=h, max_size=h)
-    )
-)
+PICTURES = pictures(1, 4, (1, 5))
 
 
 @pytest.mark.parametrize("encoding", sorted(ENCODING_VERSIONS))
 @settings(max_examples=30, deadline=None)
-@given(pictures)
+@given(PICTURES)
 def test_sat_engine_finds_exactly_the_brute_force_solutions(encoding, picture):
     puzzle = Puzzle.from_picture(picture)
     expected = brute_force(puzzle)
@@ -60,7 +56,7 @@ def test_sat_engine_finds_exactly_the_brute_force_solutions(encoding, picture):
 
 
 @settings(max_examples=20, deadline=None)
-@given(pictures, st.integers(0, 2**32 - 1))
+@given(PICTURES, st.integers(0, 2**32 - 1))
 def test_partial_grid_restricts_the_solutions(picture, seed):
     puzzle = Puzzle.from_picture(picture)
     rng = np.random.default_rng(seed)
@@ -76,7 +72,7 @@ def test_partial_grid_restricts_the_solutions(picture, seed):
 
 
 @settings(max_examples=15, deadline=None)
-@given(pictures)
+@given(PICTURES)
 def test_sat_and_native_engines_agree(picture):
     pytest.importorskip("nonosat.engines.native")
     puzzle = Puzzle.from_picture(picture)

@@ -3,7 +3,8 @@
 The work is split by job:
 
 * :mod:`nonosat.analysis.backbone` -- the backbone and the whole ambiguity map
-  (:func:`~nonosat.analysis.backbone.ambiguity_map`, chunked SAT, black-and-white and colour);
+  (:func:`~nonosat.analysis.backbone.ambiguity_map`, chunked SAT, black-and-white and colour),
+  with its SAT phases in :mod:`nonosat.analysis.backbone_phases`;
 * :mod:`nonosat.analysis.givens` -- extra givens that make the solution unique;
 * :mod:`nonosat.analysis.edits` -- one-cell edits of the picture that make it unique;
 * here, :func:`render_ambiguity_text`, the map drawn as text.
@@ -16,6 +17,15 @@ from __future__ import annotations
 import numpy as np
 
 from nonosat.analysis.backbone import (
+    Backbone,
+    _chunked_backbone,
+    _differing,
+    _line_settle,
+    ambiguity_map,
+    backbone,
+    sat_backbone,
+)
+from nonosat.analysis.backbone_phases import (
     CELL_BUDGET_GROWTH,
     CELL_FIRST_BUDGET,
     CELL_ROUND_SHARE,
@@ -26,17 +36,10 @@ from nonosat.analysis.backbone import (
     WITNESS_MAX_S,
     WITNESS_SHARE,
     WITNESS_STALE,
-    Backbone,
     _cell_checks,
     _CellRounds,
-    _chunked_backbone,
-    _differing,
     _guided_witnesses,
-    _line_settle,
     _narrow,
-    ambiguity_map,
-    backbone,
-    sat_backbone,
 )
 from nonosat.analysis.edits import (
     EDIT_NATIVE_BUDGET_S,

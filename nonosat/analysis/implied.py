@@ -37,6 +37,7 @@ from nonosat.native.implications import (
     LinkedCells,
     Literal,
     line_implications,
+    open_lines,
 )
 from nonosat.puzzle import Cell, Puzzle, unknown_grid
 
@@ -94,23 +95,16 @@ def implication_arrays(puzzle: Puzzle, grid: np.ndarray | None = None,
     val = np.empty(src.shape[0], dtype=np.int8)
     srcs, dsts = [], []
     conflicts: list[tuple[int, int]] = []
-    for line, clue in enumerate(puzzle.lines):
-        if clue is None:
-            continue
-        values = state[line] if line < h else state[:, line - h]
-        if not (values == Cell.UNKNOWN).any():
-            continue
-        values = np.ascontiguousarray(values)
+    for line, clue, values, base, step in open_lines(puzzle, state):
         key = (line, values.tobytes())
         found = None if cache is None else cache.get(key)
         if found is None:
-            count = line_implications(np.asarray(clue, dtype=np.int32), values, src, dst, val)
+            count = line_implications(clue, values, src, dst, val)
             found = (src[:count].astype(np.int64), dst[:count].astype(np.int64),
                      val[:count] == Cell.FILLED)
             if cache is not None:
                 cache[key] = found
         s, d, filled = found
-        base, step = (line * w, 1) if line < h else (line - h, w)
         ok = d >= 0
         src_node = 2 * rank[base + (s >> 1) * step] + (s & 1)
         dst_node = 2 * rank[base + np.where(ok, d, 0) * step] + filled

@@ -23,7 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from nonosat.native.implications import LinkedCells, linked_cells
+from nonosat.native.implications import (
+    LinkedCells,
+    graph_format,
+    linked_cells,
+    write_graph_file,
+)
 from nonosat.puzzle import Cell
 
 
@@ -154,50 +159,6 @@ def write_graph_with_components(graph, puzzle, path: str | Path, forced=None) ->
         plain.nodes[lit.name()]["scc"] = k
     write_graph_file(plain, Path(path), fmt)
     return fmt
-
-
-def graph_format(path: str | Path) -> str:
-    """The graph format named by ``path``'s suffix (``graphml``, ``gexf`` or ``dot``).
-
-    Raises
-    ------
-    FormatError
-        Unknown suffix.
-    """
-    from nonosat.errors import FormatError
-    from nonosat.native.implications import GRAPH_FORMATS
-
-    path = Path(path)
-    fmt = GRAPH_FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise FormatError(str(path), None, f"unknown graph format {path.suffix!r}; use "
-                          f"{', '.join(sorted(GRAPH_FORMATS))}")
-    return fmt
-
-
-def write_graph_file(plain, path: Path, fmt: str) -> None:
-    """Write the networkx graph ``plain`` to ``path`` as ``fmt`` (:func:`graph_format`).
-
-    Raises
-    ------
-    FormatError
-        DOT requested without pydot installed.
-    """
-    import networkx as nx
-
-    from nonosat.errors import FormatError
-
-    if fmt == "graphml":
-        nx.write_graphml(plain, path)
-    elif fmt == "gexf":
-        nx.write_gexf(plain, path)
-    else:
-        try:
-            from networkx.drawing.nx_pydot import write_dot
-
-            write_dot(plain, path)
-        except ImportError:
-            raise FormatError(str(path), None, "DOT export needs pydot (pip install pydot)") from None
 
 
 def _write_colour_graph(graph, puzzle, path: Path, fmt: str) -> None:

@@ -9,9 +9,10 @@ classification: "unique, line-solvable", "unique, needs probing (depth 1)", "uni
 cells ambiguous)" (K: the cells on which the solutions found differ; `nonosat analyse` gives the
 whole map; "K cells ambiguous" when --limit was above the count and every solution was found),
 "no solution" (no extra solving: one line-solving fixpoint).  With --count, a puzzle with
-several solutions is counted exactly ("48 solutions"): the CNF encoding's models projected on
-the cell variables, counted by Ganak (pyganak) within what is left of --timeout; exact, but not
-certified.  If the count does not finish, the verdict keeps the lower bound.  With --json, one
+several solutions is counted exactly ("48 solutions"): by the native line-level counter
+(black-and-white, lines up to 62 cells; above 10^6 solutions a lower bound), else by Ganak
+(pyganak, the CNF's models projected on the cells), within what is left of --timeout; exact,
+but not certified.  If the count does not finish, the verdict keeps the lower bound.  With --json, one
 JSON object (with --count: solution_count and solution_count_exact).  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
 
 \b

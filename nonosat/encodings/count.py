@@ -42,6 +42,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from nonosat.errors import EngineError
+from nonosat.stop import StopToken
 
 #: How the counter is named in reports and JSON.
 COUNTER_NAME = "ganak (pyganak)"
@@ -85,6 +86,7 @@ def count_models(
     projection: Sequence[int] | None = None,
     *,
     timeout: float | None = None,
+    stop: StopToken | None = None,
 ) -> CountResult:
     """The number of models of ``clauses`` projected on ``projection``.
 
@@ -100,6 +102,9 @@ def count_models(
         variable ``1 .. nvars``.  An empty projection counts 1 for a satisfiable formula, 0 else.
     timeout : float, optional
         Seconds; the child process is killed on expiry and the result has ``count=None``.
+    stop : StopToken, optional
+        Polled every 20 ms: once set, the child process is killed and the result has
+        ``count=None`` with the token's reason (a portfolio whose other counter finished).
 
     Returns
     -------
@@ -132,23 +137,41 @@ def count_models(
     from nonosat.limits import max_memory_bytes
 
     env = {**os.environ, "NONOSAT_COUNT_MEMORY": str(max_memory_bytes())}
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "nonosat.encodings.count"], input=data, capture_output=True,
-            timeout=timeout, env=env, check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return CountResult(None, False, time.perf_counter() - start, "time limit")
+    deadline = None if timeout is None else start + timeout
+    with subprocess.Popen([sys.executable, "-m", "nonosat.encodings.count"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env) as proc:
+        pending: bytes | None = data
+        while True:
+            wait = 0.02 if stop is not None else None
+            if deadline is not None:
+                left = max(deadline - time.perf_counter(), 0.0)
+                wait = left if wait is None else min(wait, left)
+            try:
+                stdout, stderr = proc.communicate(pending, timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                pending = None  # the input is written once; later calls only wait
+                why = ""
+                if stop is not None and stop.is_set():
+                    why = stop.reason
+                elif deadline is not None and time.perf_counter() >= deadline:
+                    why = "time limit"
+                if why:
+                    proc.kill()
+                    proc.communicate()
+                    return CountResult(None, False, time.perf_counter() - start, why)
+        returncode = proc.returncode
     elapsed = time.perf_counter() - start
-    out = done.stdout.decode("ascii", "replace").split()
-    if done.returncode == 0 and len(out) == 2 and out[0] == "count" and out[1].isdigit():
+    out = stdout.decode("ascii", "replace").split()
+    if returncode == 0 and len(out) == 2 and out[0] == "count" and out[1].isdigit():
         return CountResult(int(out[1]), True, elapsed)
-    err = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    if done.returncode == 3:
+    err = stderr.decode("utf-8", "replace").strip().splitlines()
+    if returncode == 3:
         raise EngineError("the model counter is not available: pip install pyganak")
     if any("MemoryError" in line or "bad_alloc" in line for line in err):
         return CountResult(None, False, elapsed, "memory limit")
-    last = err[-1][:200] if err else f"exit status {done.returncode}"
+    last = err[-1][:200] if err else f"exit status {returncode}"
     raise EngineError(f"the model counter failed: {last}")
 
 

@@ -145,19 +145,23 @@ def _gather_line(line, h, w, known, row_msg, col_msg, line_known, prior):  # pra
 
 
 @njit(cache=True, nogil=True)
+def _workspace(clues, h, w):  # pragma: no cover - compiled
+    """The scratch arrays of :func:`_line_marginals` for the lines of an ``h`` x ``w`` puzzle
+    whose clues are the rows of ``clues``: ``fwd``, ``bwd``, ``post``, ``starts``,
+    ``line_known``, ``prior``, ``wtab``."""
+    kmax = clues.shape[1]
+    m = max(h, w)
+    return (np.zeros((kmax + 1, m + 2)), np.zeros((kmax + 1, m + 2)), np.zeros(m),
+            np.zeros((max(kmax, 1), m)), np.zeros(m, np.int8), np.zeros(m),
+            np.zeros((max(kmax, 1), m + 1)))
+
+
+@njit(cache=True, nogil=True)
 def _bp(clues, ks, known, h, w, iterations, row_msg, col_msg):  # pragma: no cover - compiled
     """Belief propagation over the lines (compiled); ``clues[l, :ks[l]]`` the clue of line
     ``l`` (rows ``0..h-1``, then columns), ``known`` the ``(h, w)`` grid (-1/0/1).  Updates the
     messages ``row_msg``/``col_msg`` (``(h, w)``, probability filled) in place."""
-    kmax = clues.shape[1]
-    m = max(h, w)
-    fwd = np.zeros((kmax + 1, m + 2))
-    bwd = np.zeros((kmax + 1, m + 2))
-    post = np.zeros(m)
-    starts = np.zeros((max(kmax, 1), m))
-    line_known = np.zeros(m, np.int8)
-    prior = np.zeros(m)
-    wtab = np.zeros((max(kmax, 1), m + 1))
+    fwd, bwd, post, starts, line_known, prior, wtab = _workspace(clues, h, w)
     for _ in range(iterations):
         for first, last in ((0, h), (h, h + w)):  # the rows, then the columns
             for line in range(first, last):
@@ -189,15 +193,7 @@ def _start_phase_lits(clues, ks, known, h, w, row_msg, col_msg, out):  # pragma:
     """Phase literals of the order encoding's block-start variables ``S(j, p)`` (compiled), in
     the encoding's order from variable ``h*w + 1`` on, each from its line's start distribution
     given the crossing lines' messages.  Returns the number written to ``out``."""
-    kmax = clues.shape[1]
-    m = max(h, w)
-    fwd = np.zeros((kmax + 1, m + 2))
-    bwd = np.zeros((kmax + 1, m + 2))
-    post = np.zeros(m)
-    starts = np.zeros((max(kmax, 1), m))
-    line_known = np.zeros(m, np.int8)
-    prior = np.zeros(m)
-    wtab = np.zeros((max(kmax, 1), m + 1))
+    fwd, bwd, post, starts, line_known, prior, wtab = _workspace(clues, h, w)
     nout = 0
     var = h * w
     for line in range(h + w):

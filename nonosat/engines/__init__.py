@@ -8,8 +8,9 @@ import one another, so a cross-check compares independent code.  The ``auto`` en
 native first, SAT when the native search exceeds its budget) is the only place where two engines
 meet.
 
-Adding an engine is one module: define a class with ``name`` and :meth:`Engine.solve`, and add its
-import path to :data:`ENGINE_MODULES`.
+Adding an engine is one module: define a subclass of :class:`Engine` with ``name`` and
+``_run`` (:meth:`Engine.solve`'s arguments, in order), and add its import path to
+:data:`ENGINE_MODULES`.
 """
 
 from __future__ import annotations
@@ -134,7 +135,9 @@ class SolveResult:
 
 
 class Engine(Protocol):
-    """The engine interface.  Implementations are stateless apart from configuration."""
+    """The engine interface.  Implementations are stateless apart from configuration; each
+    subclasses it and implements :meth:`_run` (``solve``'s arguments, in order), so that
+    :meth:`solve`'s signature and defaults are written once."""
 
     name: str
 
@@ -173,7 +176,13 @@ class Engine(Protocol):
         Interrupted
             An interrupt (Ctrl-C) stopped the solve: no verdict.
         """
-        ...
+        return self._run(puzzle, partial, limit, timeout, stop)
+
+    def _run(self, puzzle: Puzzle, partial: np.ndarray | None, limit: int,
+             timeout: float | None, stop: StopToken | None) -> SolveResult:
+        """What an engine implements (a subclass of :class:`Engine`): :meth:`solve`, its
+        arguments in order."""
+        raise NotImplementedError
 
 
 def get_engine(name: str, **options: Any) -> Engine:

@@ -17,14 +17,14 @@ import time
 import numpy as np
 
 from nonosat import interrupts
-from nonosat.engines import SolveResult, Status, get_engine, load_engine
+from nonosat.engines import Engine, SolveResult, Status, get_engine, load_engine
 from nonosat.native.search import NativeSearch
 from nonosat.native.swap import swap_neighbour
 from nonosat.puzzle import Cell, Puzzle
 from nonosat.stop import StopToken, for_solve
 
 
-class AutoEngine:
+class AutoEngine(Engine):
     """Native first, SAT after ``budget_s`` seconds of native search.
 
     Parameters
@@ -63,15 +63,8 @@ class AutoEngine:
         self.sat_solver = sat_solver
         self.implications = implications
 
-    def solve(
-        self,
-        puzzle: Puzzle,
-        *,
-        partial: np.ndarray | None = None,
-        limit: int = 2,
-        timeout: float | None = None,
-        stop: StopToken | None = None,
-    ) -> SolveResult:
+    def _run(self, puzzle: Puzzle, partial: np.ndarray | None, limit: int,
+             timeout: float | None, stop: StopToken | None) -> SolveResult:
         """See :meth:`nonosat.engines.Engine.solve`; ``stats["handoff"]`` says whether SAT took
         over, and ``stats["native"]``/``stats["sat"]`` hold each engine's counters.
 

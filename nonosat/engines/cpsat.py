@@ -18,7 +18,7 @@ from ortools.sat.python import cp_model
 
 from nonosat import interrupts
 from nonosat.encodings.cpsat import build_model
-from nonosat.engines import SolveResult, Status
+from nonosat.engines import Engine, SolveResult, Status
 from nonosat.errors import EngineError
 from nonosat.puzzle import Puzzle
 from nonosat.stop import StopToken
@@ -94,7 +94,7 @@ def _stopping(solver: cp_model.CpSolver, stop: StopToken | None) -> Iterator[Non
         thread.join()
 
 
-class CpSatEngine:
+class CpSatEngine(Engine):
     """OR-Tools CP-SAT on the automaton model (one Boolean per cell, one automaton per line).
 
     Statistics: ``branches``, ``conflicts`` and ``wall_time_s`` as CP-SAT reports them, and the
@@ -103,15 +103,8 @@ class CpSatEngine:
 
     name = "cpsat"
 
-    def solve(
-        self,
-        puzzle: Puzzle,
-        *,
-        partial: np.ndarray | None = None,
-        limit: int = 2,
-        timeout: float | None = None,
-        stop: StopToken | None = None,
-    ) -> SolveResult:
+    def _run(self, puzzle: Puzzle, partial: np.ndarray | None, limit: int,
+             timeout: float | None, stop: StopToken | None) -> SolveResult:
         """Find up to ``limit`` solutions; see :meth:`nonosat.engines.Engine.solve`.  A set
         ``stop`` token (:mod:`nonosat.stop`) calls CP-SAT's ``stop_search``; the result is then
         ``Status.UNKNOWN`` unless ``limit`` solutions were found.

@@ -8,13 +8,13 @@ import time
 import numpy as np
 
 from nonosat import interrupts
-from nonosat.engines import SolveResult, Status
+from nonosat.engines import Engine, SolveResult, Status
 from nonosat.native.search import NativeSearch
 from nonosat.puzzle import Puzzle
 from nonosat.stop import StopToken, for_solve
 
 
-class NativeEngine:
+class NativeEngine(Engine):
     """Pure native solver.
 
     Parameters
@@ -28,15 +28,8 @@ class NativeEngine:
     def __init__(self, probing: bool = True):
         self.probing = probing
 
-    def solve(
-        self,
-        puzzle: Puzzle,
-        *,
-        partial: np.ndarray | None = None,
-        limit: int = 2,
-        timeout: float | None = None,
-        stop: StopToken | None = None,
-    ) -> SolveResult:
+    def _run(self, puzzle: Puzzle, partial: np.ndarray | None, limit: int,
+             timeout: float | None, stop: StopToken | None) -> SolveResult:
         """See :meth:`nonosat.engines.Engine.solve`.  ``result.trace`` is the root deduction
         trace (:class:`nonosat.native.search.Trace`).
 

@@ -22,7 +22,7 @@ from nonosat.encodings.cnf import (
     encode,
 )
 from nonosat.encodings.satsolver import DEFAULT_SOLVER, SatRun, solver_name
-from nonosat.engines import SolveResult, Status
+from nonosat.engines import Engine, SolveResult, Status
 from nonosat.errors import EngineError, PuzzleError
 from nonosat.puzzle import Cell, Puzzle
 from nonosat.stop import StopToken
@@ -96,7 +96,7 @@ def implication_literals(width: int, implications) -> np.ndarray:
     return out
 
 
-class SatEngine:
+class SatEngine(Engine):
     """PySAT on a CNF encoding of the puzzle.
 
     Parameters
@@ -157,15 +157,8 @@ class SatEngine:
         except PuzzleError as exc:
             raise EngineError(str(exc)) from None
 
-    def solve(
-        self,
-        puzzle: Puzzle,
-        *,
-        partial: np.ndarray | None = None,
-        limit: int = 2,
-        timeout: float | None = None,
-        stop: StopToken | None = None,
-    ) -> SolveResult:
+    def _run(self, puzzle: Puzzle, partial: np.ndarray | None, limit: int,
+             timeout: float | None, stop: StopToken | None) -> SolveResult:
         """Find up to ``limit`` solutions; see :meth:`nonosat.engines.Engine.solve`.  ``stop``
         (:mod:`nonosat.stop`) is polled between the solver's budgeted calls (about 0.4-4 s
         each, :mod:`nonosat.encodings.satsolver`); a stopped solve gives ``Status.UNKNOWN``."""
@@ -195,7 +188,6 @@ class SatEngine:
             nclauses = len(clauses)
         encoded = time.perf_counter()
         solutions: list[np.ndarray] = []
-        complete = True
         neighbours = 0
         if puzzle.height * puzzle.width <= UNIQUENESS_OPTIONS_MAX_CELLS:
             options = UNIQUENESS_OPTIONS.get(self.solver)
@@ -214,16 +206,8 @@ class SatEngine:
                 t = time.perf_counter()
                 guided = run.set_phases(self._initial_phases(puzzle, partial, enc.nvars))
                 phase_s = time.perf_counter() - t
-            while len(solutions) < limit:
-                answer = run.solve(deadline, stop)
-                if answer is None:
-                    complete = False
-                    break
-                if not answer:
-                    break
-                solution = enc.solution(run.model())
-                solutions.append(solution)
-                run.add_clause(blocking_clause(solution))
+            def found(solution: np.ndarray) -> None:
+                nonlocal neighbours
                 if guided:  # solution-guided: look for the next solution near this one
                     cells = np.arange(1, solution.size + 1)
                     run.set_phases(np.where(solution.ravel(), cells, -cells).tolist())
@@ -235,6 +219,9 @@ class SatEngine:
                     run.add_clause(blocking_clause(other))
                     neighbours += 1
                     solution = other
+
+            complete = _enumerate(run, enc.solution, blocking_clause, solutions, limit, deadline,
+                                  stop, found)
             stats = run.stats()
         stats.update(
             encoding=self.encoding,
@@ -250,6 +237,12 @@ class SatEngine:
             stats["neighbour_solutions"] = neighbours
         if not complete and stop is not None and stop.is_set():
             stats["stopped"] = stop.reason
+        return self._result(solutions, limit, complete, start, stats)
+
+    def _result(self, solutions: list[np.ndarray], limit: int, complete: bool, start: float,
+                stats: dict) -> SolveResult:
+        """The result of an enumeration (:func:`_enumerate`) that began at ``start``
+        (:func:`time.perf_counter`)."""
         return SolveResult(
             status=Status.from_search(len(solutions), limit, complete),
             solutions=solutions,
@@ -305,18 +298,9 @@ class SatEngine:
         enc = encode_colour(puzzle, partial)
         encoded = time.perf_counter()
         solutions: list[np.ndarray] = []
-        complete = True
         with SatRun(enc.clauses, self.solver) as run:
-            while len(solutions) < limit:
-                answer = run.solve(deadline, stop)
-                if answer is None:
-                    complete = False
-                    break
-                if not answer:
-                    break
-                solution = enc.solution(run.model())
-                solutions.append(solution)
-                run.add_clause(enc.blocking_clause(solution))
+            complete = _enumerate(run, enc.solution, enc.blocking_clause, solutions, limit,
+                                  deadline, stop)
             stats = run.stats()
         stats.update(
             encoding="colour-starts",
@@ -324,11 +308,28 @@ class SatEngine:
             clauses=len(enc.clauses),
             encode_time_s=round(encoded - start, 6),
         )
-        return SolveResult(
-            status=Status.from_search(len(solutions), limit, complete),
-            solutions=solutions,
-            engine=self.name,
-            exhausted=complete and len(solutions) < limit,
-            time_s=time.perf_counter() - start,
-            stats=stats,
-        )
+        return self._result(solutions, limit, complete, start, stats)
+
+
+def _enumerate(
+    run: SatRun, decode: Callable[[list[int]], np.ndarray],
+    block: Callable[[np.ndarray], list[int]], solutions: list[np.ndarray], limit: int,
+    deadline: float | None, stop: StopToken | None,
+    found: Callable[[np.ndarray], None] | None = None,
+) -> bool:
+    """Solve, decode the model (``decode``), append the solution to ``solutions`` and block it
+    (``block``), until ``limit`` solutions, no other solution, the ``deadline`` or a set
+    ``stop``; ``found(solution)`` runs after each (it may append and block more).  Returns
+    whether the enumeration ran to its end (``False``: stopped by time)."""
+    while len(solutions) < limit:
+        answer = run.solve(deadline, stop)
+        if answer is None:
+            return False
+        if not answer:
+            return True
+        solution = decode(run.model())
+        solutions.append(solution)
+        run.add_clause(block(solution))
+        if found is not None:
+            found(solution)
+    return True

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Unpack
 
 from nonosat.errors import FormatError, PuzzleError
-from nonosat.formats._text import PuzzleFields
+from nonosat.formats._text import PuzzleFields, clue_too_long
 from nonosat.puzzle import (
     Colour,
     Palette,
@@ -142,13 +142,8 @@ def make_colour_puzzle(
             blocks = tuple(b for b, _ in pairs)
             bcol = tuple(c for _, c in pairs)
             if clue_min_length_colour(blocks, bcol) > length:
-                line = where[i] if where is not None and i < len(where) else None
-                raise FormatError(
-                    path,
-                    line,
-                    f"{kind} {i + 1}: clue {colour_clue_text(blocks, bcol, palette)} needs "
-                    f"{clue_min_length_colour(blocks, bcol)} cells but the {kind} has {length}",
-                )
+                raise clue_too_long(path, where, i, kind, colour_clue_text(blocks, bcol, palette),
+                                    clue_min_length_colour(blocks, bcol), length)
             out_c.append(blocks)
             out_k.append(bcol)
         clean[kind] = (out_c, out_k)

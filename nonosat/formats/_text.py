@@ -139,6 +139,16 @@ def text_fields(fields: Mapping[str, str | None]) -> TextFields:
                         copyright=fields.get("copyright"), license=fields.get("license"))
 
 
+def clue_too_long(path: str, where: Sequence[int | None] | None, i: int, kind: str, text: str,
+                  need: int, length: int) -> FormatError:
+    """The error for clue ``i`` of a ``kind`` (``"row"``/``"column"``) that needs ``need``
+    cells where the line has ``length``: ``text`` is the clue as written, ``where[i]`` (when
+    there) its line in the file."""
+    line = where[i] if where is not None and i < len(where) else None
+    return FormatError(path, line, f"{kind} {i + 1}: clue {text} needs {need} cells but the "
+                                   f"{kind} has {length}")
+
+
 def make_puzzle(
     path: str,
     rows: Sequence[Clue],
@@ -177,13 +187,8 @@ def make_puzzle(
                 continue
             blocks = [b for b in clue if b]
             if clue_min_length(blocks) > length:
-                line = where[i] if where is not None and i < len(where) else None
-                raise FormatError(
-                    path,
-                    line,
-                    f"{kind} {i + 1}: clue {clue_text(tuple(blocks))} needs "
-                    f"{clue_min_length(blocks)} cells but the {kind} has {length}",
-                )
+                raise clue_too_long(path, where, i, kind, clue_text(tuple(blocks)),
+                                    clue_min_length(blocks), length)
     try:
         return Puzzle(tuple(rows), tuple(cols), **fields)
     except PuzzleError as exc:

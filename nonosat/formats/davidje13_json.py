@@ -115,16 +115,29 @@ def read_json(data: bytes, path: str) -> list[Puzzle]:
         meta=meta,
         **fields,
     )
-    if GIVENS_KEY in obj:
-        g = obj[GIVENS_KEY]
-        if not (isinstance(g, list) and all(isinstance(r, str) for r in g)):
-            raise FormatError(path, None, '"givens" must be a list of row strings of "#", "." '
-                                          'and "?"')
-        try:
-            puzzle = with_givens(puzzle, parse_givens(g, puzzle.shape))
-        except PuzzleError as exc:
-            raise FormatError(path, None, str(exc)) from None
-    return [puzzle]
+    return [_read_givens(obj, puzzle, path, '"#", "." and "?"')]
+
+
+def _read_givens(obj: dict[str, Any], puzzle: Puzzle, path: str, chars_text: str,
+                 chars: list[str] | None = None) -> Puzzle:
+    """``puzzle`` with the givens of the ``"givens"`` key when ``obj`` has one: row strings of
+    ``chars`` (a colour puzzle's characters; black-and-white: ``#`` and ``.``) and ``?``,
+    ``chars_text`` naming them in the error.
+
+    Raises
+    ------
+    FormatError
+        Not a list of strings, or rows that do not fit the puzzle.
+    """
+    if GIVENS_KEY not in obj:
+        return puzzle
+    g = obj[GIVENS_KEY]
+    if not (isinstance(g, list) and all(isinstance(r, str) for r in g)):
+        raise FormatError(path, None, f'"givens" must be a list of row strings of {chars_text}')
+    try:
+        return with_givens(puzzle, parse_givens(g, puzzle.shape, chars))
+    except PuzzleError as exc:
+        raise FormatError(path, None, str(exc)) from None
 
 
 def _read_colour(obj: dict[str, Any], text: str, path: str) -> Puzzle:
@@ -207,16 +220,8 @@ def _read_colour(obj: dict[str, Any], text: str, path: str) -> Puzzle:
         goal=goal,
         **fields,
     )
-    if GIVENS_KEY in obj:
-        g = obj[GIVENS_KEY]
-        if not (isinstance(g, list) and all(isinstance(r, str) for r in g)):
-            raise FormatError(path, None, '"givens" must be a list of row strings of the '
-                                          'palette\'s characters and "?"')
-        try:
-            puzzle = with_givens(puzzle, parse_givens(g, puzzle.shape, [c for _, _, c in entries]))
-        except PuzzleError as exc:
-            raise FormatError(path, None, str(exc)) from None
-    return puzzle
+    return _read_givens(obj, puzzle, path, 'the palette\'s characters and "?"',
+                        [c for _, _, c in entries])
 
 
 def _write_colour(puzzle: Puzzle) -> bytes:

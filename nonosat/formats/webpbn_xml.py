@@ -448,14 +448,20 @@ def _around(body: str, at: int) -> str:
     return body[start:min(ends) if ends else at + 1][:60]
 
 
-def _add_puzzle(root: ET.Element, puzzle: Puzzle) -> None:
-    node = ET.SubElement(root, "puzzle", type="grid", defaultcolor="black")
+def _add_metadata(node: ET.Element, puzzle: Puzzle) -> None:
+    """The puzzle's title, author, copyright, id and description, each that it has, as child
+    elements of its ``<puzzle>`` ``node``."""
     for key in ("title", "author", "copyright"):
         if getattr(puzzle, key):
             ET.SubElement(node, key).text = getattr(puzzle, key)
     for key in ("id", "description"):
         if isinstance(puzzle.meta.get(key), str):
             ET.SubElement(node, key).text = puzzle.meta[key]
+
+
+def _add_puzzle(root: ET.Element, puzzle: Puzzle) -> None:
+    node = ET.SubElement(root, "puzzle", type="grid", defaultcolor="black")
+    _add_metadata(node, puzzle)
     ET.SubElement(node, "color", name="white", char=".").text = "FFFFFF"
     ET.SubElement(node, "color", name="black", char="X").text = "000000"
     for kind, lines in (("columns", puzzle.cols), ("rows", puzzle.rows)):
@@ -487,12 +493,7 @@ def _add_colour_puzzle(root: ET.Element, puzzle: Puzzle) -> None:
     node = ET.SubElement(
         root, "puzzle", type="grid", defaultcolor=names[1], backgroundcolor=names[0]
     )
-    for key in ("title", "author", "copyright"):
-        if getattr(puzzle, key):
-            ET.SubElement(node, key).text = getattr(puzzle, key)
-    for key in ("id", "description"):
-        if isinstance(puzzle.meta.get(key), str):
-            ET.SubElement(node, key).text = puzzle.meta[key]
+    _add_metadata(node, puzzle)
     for colour, ch in zip(palette.colours, chars, strict=True):
         ET.SubElement(node, "color", name=colour.name, char=ch).text = colour.hex[1:].upper()
     colours = puzzle.line_colours

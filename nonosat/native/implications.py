@@ -31,7 +31,7 @@ pydot is installed) with node attributes ``row``, ``col`` (1-based), ``value`` a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -172,6 +172,25 @@ def line_implications(clue, cells, src, dst, val):  # pragma: no cover - compile
     return count
 
 
+def open_lines(
+    puzzle: Puzzle, state: np.ndarray,
+) -> Iterator[tuple[int, np.ndarray, np.ndarray, int, int]]:
+    """The lines of ``state`` (int8, (h, w)) with a known clue and an unknown cell, in the order
+    of ``puzzle.lines`` (rows, then columns): ``(line, clue, values, base, step)``, ``clue`` as
+    int32, ``values`` the line's cells (contiguous int8), and the flat cell index of line
+    position ``p`` is ``base + p * step``."""
+    h, w = puzzle.shape
+    for line, clue in enumerate(puzzle.lines):
+        if clue is None:
+            continue
+        values = state[line] if line < h else state[:, line - h]
+        if not (values == Cell.UNKNOWN).any():
+            continue
+        base, step = (line * w, 1) if line < h else (line - h, w)
+        yield (line, np.asarray(clue, dtype=np.int32), np.ascontiguousarray(values), base,
+               step)
+
+
 def implication_graph(puzzle: Puzzle, grid: np.ndarray | None = None) -> nx.DiGraph:
     """Build the single-line implication graph of ``puzzle`` in the state ``grid``.
 
@@ -218,17 +237,8 @@ def implication_graph(puzzle: Puzzle, grid: np.ndarray | None = None) -> nx.DiGr
     src = np.empty(2 * longest * longest, dtype=np.int32)
     dst = np.empty_like(src)
     val = np.empty(src.shape[0], dtype=np.int8)
-    for line, clue in enumerate(puzzle.lines):
-        if clue is None:
-            continue
-        values = state[line] if line < h else state[:, line - h]
-        if not (values == Cell.UNKNOWN).any():
-            continue
-        count = line_implications(
-            np.asarray(clue, dtype=np.int32), np.ascontiguousarray(values), src, dst, val
-        )
-        # flat cell index of line position p: base + p * step
-        base, step = (line * w, 1) if line < h else (line - h, w)
+    for line, clue, values, base, step in open_lines(puzzle, state):
+        count = line_implications(clue, values, src, dst, val)
         s = src[:count].astype(np.int64)
         d = dst[:count].astype(np.int64)
         src_lit = 2 * (base + (s >> 1) * step) + (s & 1)
@@ -462,16 +472,40 @@ def write_graph(
     FormatError
         Unknown suffix, or DOT requested without pydot installed.
     """
+    fmt = graph_format(path)
+    write_graph_file(export_graph(graph, puzzle, forced), Path(path), fmt)
+    return fmt
+
+
+def graph_format(path: str | Path) -> str:
+    """The graph format named by ``path``'s suffix (``graphml``, ``gexf`` or ``dot``).
+
+    Raises
+    ------
+    FormatError
+        Unknown suffix.
+    """
     from nonosat.errors import FormatError
 
     path = Path(path)
     fmt = GRAPH_FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise FormatError(
-            str(path), None,
-            f"unknown graph format {path.suffix!r}; use {', '.join(sorted(GRAPH_FORMATS))}",
-        )
-    plain = export_graph(graph, puzzle, forced)
+        raise FormatError(str(path), None, f"unknown graph format {path.suffix!r}; use "
+                          f"{', '.join(sorted(GRAPH_FORMATS))}")
+    return fmt
+
+
+def write_graph_file(plain: nx.DiGraph, path: Path, fmt: str) -> None:
+    """Write the networkx graph ``plain`` (plain node names and attributes) to ``path`` as
+    ``fmt`` (:func:`graph_format`).
+
+    Raises
+    ------
+    FormatError
+        DOT requested without pydot installed.
+    """
+    from nonosat.errors import FormatError
+
     if fmt == "graphml":
         nx.write_graphml(plain, path)
     elif fmt == "gexf":
@@ -479,13 +513,10 @@ def write_graph(
     else:
         try:
             from networkx.drawing.nx_pydot import write_dot
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise FormatError(str(path), None, "DOT export needs pydot (pip install pydot)") from None
-        try:
+
             write_dot(plain, path)
         except ImportError:
             raise FormatError(str(path), None, "DOT export needs pydot (pip install pydot)") from None
-    return fmt
 
 
 def read_graph(path: str | Path) -> nx.DiGraph:

@@ -228,23 +228,9 @@ def scene(puzzle: Puzzle, cells: np.ndarray, cell: int | None = None) -> Scene:
         return out
 
     # Cells: unknown background, runs of filled cells, checkerboards where solutions differ.
-    unknown = cells == Cell.UNKNOWN
-    if unknown.any():
-        for i in range(h):
-            for j0, j1 in _runs(unknown[i]):
-                shapes.append(Rect(x0 + j0 * c, y0 + i * c, (j1 - j0) * c, c, UNKNOWN_FILL))
-    filled = cells == Cell.FILLED
-    for i in range(h):
-        for j0, j1 in _runs(filled[i]):
-            shapes.append(Rect(x0 + j0 * c, y0 + i * c, (j1 - j0) * c, c, INK))
-    half = c / 2
-    for i, j in np.argwhere(cells == DIFFERS):
-        x, y = x0 + j * c, y0 + i * c
-        shapes.append(Rect(x, y, c, c, CHECKER_LIGHT))
-        shapes.append(Rect(x, y, half, half, CHECKER_DARK))
-        shapes.append(Rect(x + half, y + half, half, half, CHECKER_DARK))
-    for i, j in np.argwhere(cells == Cell.CONFLICT):
-        shapes.append(Rect(x0 + j * c, y0 + i * c, c, c, "#d62728"))
+    _fill_runs(shapes, cells == Cell.UNKNOWN, x0, y0, c, UNKNOWN_FILL)
+    _fill_runs(shapes, cells == Cell.FILLED, x0, y0, c, INK)
+    _marks(shapes, cells == DIFFERS, cells == Cell.CONFLICT, x0, y0, c)
 
     _grid_lines(shapes, h, w, x0, y0, c)
     return out
@@ -253,25 +239,32 @@ def scene(puzzle: Puzzle, cells: np.ndarray, cell: int | None = None) -> Scene:
 def _colour_grid(shapes: list, cells: np.ndarray, palette, x0: float, y0: float, c: float) -> None:
     """Cells of a colour puzzle: runs of each colour, unknown grey, checkerboards where the
     solutions differ, red conflicts."""
-    h, w = cells.shape
     for k, colour in enumerate(palette.colours):
-        mask = cells == k
-        if k == 0 or not mask.any():  # the background is drawn as paper
-            continue
-        for i in range(h):
-            for j0, j1 in _runs(mask[i]):
-                shapes.append(Rect(x0 + j0 * c, y0 + i * c, (j1 - j0) * c, c, colour.hex))
-    unknown = cells == COLOUR_UNKNOWN
-    for i in range(h):
-        for j0, j1 in _runs(unknown[i]):
-            shapes.append(Rect(x0 + j0 * c, y0 + i * c, (j1 - j0) * c, c, UNKNOWN_FILL))
+        if k > 0:  # the background is drawn as paper
+            _fill_runs(shapes, cells == k, x0, y0, c, colour.hex)
+    _fill_runs(shapes, cells == COLOUR_UNKNOWN, x0, y0, c, UNKNOWN_FILL)
+    _marks(shapes, cells == COLOUR_DIFFERS, cells == COLOUR_CONFLICT, x0, y0, c)
+
+
+def _fill_runs(shapes: list, mask: np.ndarray, x0: float, y0: float, c: float, fill: str) -> None:
+    """One rectangle of colour ``fill`` per run of ``True`` cells in each row of ``mask`` (bool,
+    (h, w)), the grid's corner at ``(x0, y0)``, cells ``c`` wide."""
+    for i in range(mask.shape[0]):
+        for j0, j1 in _runs(mask[i]):
+            shapes.append(Rect(x0 + j0 * c, y0 + i * c, (j1 - j0) * c, c, fill))
+
+
+def _marks(shapes: list, differs: np.ndarray, conflict: np.ndarray, x0: float, y0: float,
+           c: float) -> None:
+    """Checkerboards on the cells where the solutions differ, then red conflict cells (each a
+    bool mask, (h, w))."""
     half = c / 2
-    for i, j in np.argwhere(cells == COLOUR_DIFFERS):
+    for i, j in np.argwhere(differs):
         x, y = x0 + j * c, y0 + i * c
         shapes.append(Rect(x, y, c, c, CHECKER_LIGHT))
         shapes.append(Rect(x, y, half, half, CHECKER_DARK))
         shapes.append(Rect(x + half, y + half, half, half, CHECKER_DARK))
-    for i, j in np.argwhere(cells == COLOUR_CONFLICT):
+    for i, j in np.argwhere(conflict):
         shapes.append(Rect(x0 + j * c, y0 + i * c, c, c, "#d62728"))
 
 

@@ -1,0 +1,102 @@
+"""Exact solution counts (issue 26): the native line-level counter against Ganak, as a table.
+
+For every puzzle chosen (default: every 50th taai2011 puzzle, the 20 of ``benchmarks/RESULTS.md``'s
+counts, #450 and the nine that Ganak could not count in 10 s among them, and the project's
+games with several solutions), prints the exact count and the time to it of
+
+* the native counter (:func:`nonosat.native.count.count_grid`, from the root node's fixed cells
+  as :func:`nonosat.engines.counting.count_solutions` runs it, ``--timeout`` s), and
+* Ganak (pyganak on the ``order`` CNF projected on the cells, in its child process,
+  ``--ganak-timeout`` s; ``--ganak-timeout 0`` skips it),
+
+and whether they agree where both finish (a disagreement is printed as ``DISAGREE`` and makes
+the script exit 1).  The target: every corpus puzzle with <= 10^6 solutions counted exactly
+within 10 s.
+
+Usage::
+
+    python benchmarks/bench_count.py [--step 50] [--start 0] [--timeout 10] [--ganak-timeout 10]
+        [--only 450,550] [--set taai2011.txt] [--games]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from preamble import CORPUS, REPO, argument_parser  # first: puts REPO on sys.path
+
+
+def main() -> int:
+    ap = argument_parser(__doc__)
+    ap.add_argument("--set", default="taai2011.txt", help="a file of NonogramRecord/question")
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--step", type=int, default=50)
+    ap.add_argument("--only", default="", help="0-based puzzle numbers, comma-separated")
+    ap.add_argument("--timeout", type=float, default=10.0)
+    ap.add_argument("--ganak-timeout", type=float, default=10.0)
+    ap.add_argument("--games", action="store_true", help="also the project's games")
+    args = ap.parse_args()
+
+    from nonosat.engines.counting import COUNT_LIMIT, count_solutions, root_fixpoint
+    from nonosat.formats import read_puzzle, read_puzzles
+    from nonosat.native.count import count_grid, supported
+    from nonosat.puzzle import Puzzle
+    from nonosat.stop import for_solve
+
+    count_grid(Puzzle([(1,), (1,)], [(1,), (1,)]))  # load the compiled kernels first
+    chosen: list[tuple[str, Puzzle]] = []
+    if args.games:
+        for name in ("cross-ambiguous.non", "heart.non", "impossible.non"):
+            chosen.append((name, read_puzzle(REPO / "games" / name)))
+    path = CORPUS / "NonogramRecord" / "question" / args.set
+    if path.exists():
+        puzzles = read_puzzles(path)
+        numbers = ([int(x) for x in args.only.split(",")] if args.only
+                   else range(args.start, len(puzzles), args.step))
+        chosen += [(f"{path.stem} #{k}", puzzles[k]) for k in numbers]
+    else:
+        print(f"{path} not found: corpus puzzles skipped", file=sys.stderr)
+
+    print(f"## exact counts: native (<= {args.timeout:g} s) against Ganak "
+          f"(<= {args.ganak_timeout:g} s)\n")
+    print("| puzzle | native count | native s | nodes | Ganak count | Ganak s | agree |")
+    print("|---|---|---|---|---|---|---|")
+    bad = 0
+    native_times = []
+    for name, puzzle in chosen:
+        if not supported(puzzle):
+            continue
+        t0 = time.perf_counter()
+        root = root_fixpoint(puzzle)
+        if root is None:
+            got_count, nodes, exact = "0", 0, True
+            native_s = time.perf_counter() - t0
+        else:
+            with for_solve(None, args.timeout) as token:
+                got = count_grid(puzzle, root, limit=COUNT_LIMIT, stop=token)
+            native_s = time.perf_counter() - t0
+            nodes = got.stats["nodes"]
+            exact = got.exact
+            got_count = (f"{got.count:,}" if got.exact else
+                         f"> {COUNT_LIMIT:,}" if got.finished else "gave up")
+        native_times.append(native_s if exact else float("inf"))
+        ganak_count, ganak_s, agree = "-", "-", ""
+        if args.ganak_timeout > 0:
+            t0 = time.perf_counter()
+            g = count_solutions(puzzle, timeout=args.ganak_timeout, counter="ganak")
+            ganak_s = f"{time.perf_counter() - t0:.2f}"
+            ganak_count = f"{g.count:,}" if g.exact else "gave up"
+            if g.exact and exact:
+                agree = "yes" if f"{g.count:,}" == got_count else "DISAGREE"
+                bad += agree == "DISAGREE"
+        print(f"| {name} | {got_count} | {native_s:.2f} | {nodes:,} | {ganak_count} | "
+              f"{ganak_s} | {agree} |", flush=True)
+    within = sum(t <= 10.0 for t in native_times)
+    print(f"\nnative: counted exactly within 10 s: {within}/{len(native_times)}; "
+          f"disagreements with Ganak: {bad}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,758 @@
+"""Exact solution counts of black-and-white nonograms: a #SAT search at the level of lines.
+
+:func:`count_grid` counts the pictures that satisfy every clue (and agree with a partial grid)
+without storing them, up to a limit, compiled with numba.  It is a DPLL-style model counter
+whose clauses are whole nonogram lines:
+
+1. **Propagation** at every node is the native solver's complete line solver to a fixpoint
+   (:func:`nonosat.native.propagate.propagate`, with its line cache): a line that cannot hold
+   its clue ends the branch with count 0.
+2. **Components.**  The undecided cells and the lines holding them form a bipartite graph (a row
+   and a column are joined by each undecided cell they share).  Lines with no undecided cell are
+   complete and checked, so the count of the grid is the *product* of the counts of the
+   connected components, each counted on its own (a component's count depends only on its
+   lines' known cells).
+3. **Component cache.**  The count of a component is stored under its exact key (each of its
+   lines with its known-filled and known-empty cells as bit masks), so a component met again
+   under another branch, or another order of decisions, is not counted twice: the component
+   caching of Thurley's sharpSAT [1]_ and of Ganak [2]_ (here the key is exact, compared word
+   for word, so a hash collision cannot change a count).
+4. **Branching** on one undecided cell of the component (:data:`BRANCH_RULES`): the count is
+   the sum of the counts of its two values.
+5. **Bounded counting.**  Every count is asked for with a cap: an answer below the cap is
+   exact, an answer equal to the cap means *at least* the cap.  A sum stops once its first
+   branch reaches the cap; a product asks each factor for the cap divided by the factors
+   already known, and once a factor reaches its share it only checks that the remaining
+   factors have a solution.  So a puzzle with more than ``limit`` solutions stops with the
+   lower bound ``limit + 1`` instead of counting them all.  Cached answers keep whether they
+   are exact.
+
+The search reads the stop flag (``state[15]``, a :class:`nonosat.stop.StopToken`'s ``flag``) at
+every node: a cancel, a time limit or an interrupt ends it within one node, unfinished.
+
+Black-and-white puzzles whose rows and columns have at most
+:data:`~nonosat.native.line.BITS_MAX_LINE` cells only (the line state is two int64 masks);
+colour puzzles and longer lines are counted by Ganak (:mod:`nonosat.engines.counting`).
+
+This module builds only on the model and the native kernels (never on the encodings), so a
+count is cross-checked against Ganak's count of the CNF by an independent engine.
+
+References
+----------
+.. [1] M. Thurley, "sharpSAT -- Counting Models with Advanced Component Caching and Implicit
+   BCP", SAT 2006, LNCS 4121, pp. 424-429.
+.. [2] S. Sharma, S. Roy, M. Soos, K. S. Meel, "GANAK: A Scalable Probabilistic Exact Model
+   Counter", IJCAI 2019 (component caching with hashed keys, branching that splits
+   components).
+.. [3] K. J. Batenburg, W. A. Kosters, "Solving Nonograms by combining relaxations", Pattern
+   Recognition 42(8), 2009 (the line solver the propagation runs).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from nonosat.kernel_cache import stamp_module
+from nonosat.native.line import BITS_MAX_LINE
+from nonosat.native.propagate import (
+    KIND_DECISION,
+    KIND_FAILED_LITERAL,
+    KIND_GIVEN,
+    ST_TLEN,
+    assign,
+    clear_queue,
+    new_state,
+    problem_tuple,
+    propagate,
+    sync_line_masks,
+    undo_to,
+)
+from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
+from nonosat.stop import StopToken
+
+KIND_PROBE = KIND_FAILED_LITERAL  #: the trail reason of a probe's (temporary) assignments
+
+#: Counts above this are reported as the lower bound ``limit + 1`` by default.
+DEFAULT_LIMIT = 10**6
+
+#: Branching rules (``branch`` of :func:`count_grid`):
+#: 0: an undecided cell of the component's line with the fewest undecided cells;
+#: 1: the undecided cell whose row and column have the most undecided cells together (the
+#: cell that ties the most of the component together, to split it sooner).
+BRANCH_RULES = (0, 1)
+
+# -- the counter's scalar state (meta) ----------------------------------------------------
+M_NODES = 0  #: decisions made
+M_HITS = 1  #: component cache hits
+M_STORES = 2  #: components stored in the cache
+M_SPLITS = 3  #: nodes whose undecided cells fell into several components
+M_ABORT = 4  #: 1 once the stop flag was seen (every count from then on is meaningless)
+M_TOP = 5  #: top of the line stack (``lines``)
+M_ARENA = 6  #: words of the key arena in use
+M_ENTRIES = 7  #: entries in the cache table (this generation)
+M_GEN = 8  #: the cache's generation (entries of older ones are free)
+M_CLEARS = 9  #: times the cache was emptied (full)
+M_BRANCH = 10  #: the branching rule
+M_MAXDEPTH = 11  #: deepest stack
+M_DEPTH = 12  #: (unused)
+M_PROBES = 13  #: probes (one per cell and value)
+M_PROBING = 14  #: 0: no probing; 1: from every changed line; 2: from the decision's lines
+M_STAMP = 15  #: the dirty marks' current stamp
+M_PROBE_DEPTH = 16  #: probe only in frames at most this deep on the stack
+M_SIZE = 17
+
+#: Cache table rows (a power of two) and key arena words: 2**18 * 4 + 2**22 int64 words (40 MB).
+TABLE_SLOTS = 1 << 18
+ARENA_WORDS = 1 << 22
+
+
+def new_count_context(n_lines: int, n_cells: int, slots: int = TABLE_SLOTS,
+                      arena: int = ARENA_WORDS) -> tuple:
+    """The counter's working arrays: ``(meta, table, arena, lines, comp, queue, dirty,
+    score)``.
+
+    ``meta`` (int64, :data:`M_SIZE`) the ``M_*`` counters; ``table`` (int64, (slots, 4)) the
+    cache's rows ``(generation tag, key offset, key length, value * 2 + exact)``; ``arena``
+    (int64) the keys, three words per line ``(line, filled mask, empty mask)``; ``lines``
+    (int32) the stack of component line lists; ``comp``/``queue`` (int32, ``n_lines``) scratch
+    of the component search; ``dirty`` (int64, ``n_lines``) the stamp of the probing pass that
+    must probe a line's cells; ``score`` (int64, ``n_cells``) each cell's last probe score.
+    """
+    if slots < 4 or slots & (slots - 1):
+        raise ValueError(f"cache slots must be a power of two >= 4, not {slots}")
+    meta = np.zeros(M_SIZE, dtype=np.int64)
+    meta[M_GEN] = 1
+    return (
+        meta,
+        np.zeros((slots, 4), dtype=np.int64),
+        np.zeros(arena, dtype=np.int64),
+        # every level of the recursion holds at most n_lines lines and as many lengths, and a
+        # level is one decision deeper than the one below it (at most n_cells on a path)
+        np.zeros(2 * n_lines * (n_cells + 2), dtype=np.int32),
+        np.full(n_lines, -1, dtype=np.int32),
+        np.zeros(n_lines, dtype=np.int32),
+        np.zeros(n_lines, dtype=np.int64),
+        np.zeros(n_cells, dtype=np.int64),
+    )
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _popcount(x):  # pragma: no cover - compiled
+    n = 0
+    while x != 0:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _key_hash(state, lines, lo, n):  # pragma: no cover - compiled
+    """64-bit hash of the component ``lines[lo:lo+n]``'s key (splitmix64-style mixing)."""
+    lf, le = state[11], state[12]
+    h = np.uint64(0x243F6A8885A308D3) ^ np.uint64(n)
+    for i in range(lo, lo + n):
+        line = lines[i]
+        for v in (np.uint64(line + 1), np.uint64(lf[line]), np.uint64(le[line])):
+            h ^= v
+            h *= np.uint64(0x9E3779B97F4A7C15)
+            h ^= h >> np.uint64(29)
+    return h
+
+
+@njit(cache=True, nogil=True)
+def _lookup(state, ctx, lines, lo, n, hv):  # pragma: no cover - compiled
+    """Row of the cache holding the component's key, or the free row where it belongs
+    (linear probing; the table is never full: it is emptied at half load)."""
+    meta, table, arena = ctx[0], ctx[1], ctx[2]
+    lf, le = state[11], state[12]
+    slots = table.shape[0]
+    mask = slots - 1
+    i = np.int64(hv & np.uint64(mask))
+    gen = meta[M_GEN]
+    while True:
+        if table[i, 0] != gen:
+            return i
+        off = table[i, 1]
+        if table[i, 2] == 3 * n:
+            same = True
+            for k in range(n):
+                line = lines[lo + k]
+                o = off + 3 * k
+                if arena[o] != line or arena[o + 1] != lf[line] or arena[o + 2] != le[line]:
+                    same = False
+                    break
+            if same:
+                return i
+        i = (i + 1) & mask
+
+
+@njit(cache=True, nogil=True)
+def _store(state, ctx, lines, lo, n, hv, value, exact):  # pragma: no cover - compiled
+    """Store the component's count (emptying the cache first when it is full)."""
+    meta, table, arena = ctx[0], ctx[1], ctx[2]
+    lf, le = state[11], state[12]
+    if meta[M_ARENA] + 3 * n > arena.shape[0] or 2 * (meta[M_ENTRIES] + 1) > table.shape[0]:
+        meta[M_GEN] += 1  # a new generation: every entry is stale
+        meta[M_ARENA] = 0
+        meta[M_ENTRIES] = 0
+        meta[M_CLEARS] += 1
+        if 3 * n > arena.shape[0]:
+            return
+    i = _lookup(state, ctx, lines, lo, n, hv)
+    off = meta[M_ARENA]
+    for k in range(n):
+        line = lines[lo + k]
+        arena[off + 3 * k] = line
+        arena[off + 3 * k + 1] = lf[line]
+        arena[off + 3 * k + 2] = le[line]
+    meta[M_ARENA] = off + 3 * n
+    meta[M_ENTRIES] += 1
+    meta[M_STORES] += 1
+    table[i, 0] = meta[M_GEN]
+    table[i, 1] = off
+    table[i, 2] = 3 * n
+    table[i, 3] = value * 2 + (1 if exact else 0)
+
+
+@njit(cache=True, nogil=True)
+def _choose(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
+    """The cell to branch on in the component ``lines[lo:lo+n]`` (:data:`BRANCH_RULES`)."""
+    h, w = problem[3][0], problem[3][1]
+    lf, le = state[11], state[12]
+    rule = ctx[0][M_BRANCH]
+    if rule == 1:
+        best = -1
+        best_score = -1
+        for i in range(lo, lo + n):
+            line = lines[i]
+            if line >= h:
+                continue
+            full = (1 << w) - 1
+            free = full & ~(lf[line] | le[line])
+            nr = _popcount(free)
+            while free != 0:
+                c = 0
+                x = free & -free
+                while (x >> c) != 1:
+                    c += 1
+                free ^= x
+                col = h + c
+                nc = _popcount(((1 << h) - 1) & ~(lf[col] | le[col]))
+                score = nr + nc
+                if score > best_score:
+                    best_score = score
+                    best = line * w + c
+        return best
+    best_line = -1
+    best_free = 1 << 30
+    for i in range(lo, lo + n):
+        line = lines[i]
+        length = w if line < h else h
+        full = (1 << length) - 1
+        u = _popcount(full & ~(lf[line] | le[line]))
+        if 0 < u < best_free:
+            best_free = u
+            best_line = line
+    line = best_line
+    length = w if line < h else h
+    free = ((1 << length) - 1) & ~(lf[line] | le[line])
+    p = 0
+    while ((free >> p) & 1) == 0:
+        p += 1
+    if line < h:
+        return line * w + p
+    return p * w + (line - h)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _mark_dirty(problem, state, ctx, since, stamp, end):  # pragma: no cover - compiled
+    """Mark the row and column of every cell at trail positions ``since .. end - 1`` dirty."""
+    h, w = problem[3][0], problem[3][1]
+    trail, dirty = state[1], ctx[6]
+    for t in range(since, end):
+        cell = trail[t]
+        r = cell // w
+        dirty[r] = stamp
+        dirty[h + cell - r * w] = stamp
+
+
+@njit(cache=True, nogil=True)
+def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - compiled
+    """Failed-literal probing on the undecided cells of the component ``lines[lo:lo+n]``, to a
+    fixpoint: a value whose propagation contradicts fixes the other value (kept on the trail:
+    the caller undoes it).  A cell is probed when its row or column changed since trail position
+    ``since`` (every cell when ``since < 0``), or since the previous pass fixed cells: the
+    parent node was at the probing fixpoint (skipping a probe is sound: probing only adds
+    consequences), as the native search's line tracking (:mod:`nonosat.native.probe`).
+
+    Returns ``-2`` on a contradiction (both values of a cell fail), else the cell to branch on:
+    the largest ``(nf + 1) * (ne + 1)`` over the cells' two values' propagated cells (as
+    :func:`nonosat.native.probe.best_branch`'s default rule; a cell not probed at this node
+    keeps its last score), or ``-1`` when no undecided cell is left."""
+    h, w = problem[3][0], problem[3][1]
+    grid, st, stop = state[0], state[6], state[15]
+    lf, le = state[11], state[12]
+    meta, dirty, score = ctx[0], ctx[6], ctx[7]
+    full = (1 << w) - 1
+    meta[M_STAMP] += 1
+    stamp = meta[M_STAMP]
+    if since < 0:
+        for i in range(lo, lo + n):
+            dirty[lines[i]] = stamp
+    elif meta[M_PROBING] == 2 and st[ST_TLEN] > since:
+        # light probing: from the lines of the first cell assigned (the decision) only
+        _mark_dirty(problem, state, ctx, since, stamp, since + 1)
+    else:
+        _mark_dirty(problem, state, ctx, since, stamp, st[ST_TLEN])
+    while True:
+        changed = False
+        pass_start = st[ST_TLEN]
+        for i in range(lo, lo + n):
+            line = lines[i]
+            if line >= h:
+                break  # the lines are sorted: rows first
+            if stop[0] != 0:
+                meta[M_ABORT] = 1
+                return -1
+            free = full & ~(lf[line] | le[line])
+            row_dirty = dirty[line] == stamp
+            c = 0
+            while free != 0:
+                cell = line * w + c
+                if (free & 1) and grid[cell] == 3 and (row_dirty or dirty[h + c] == stamp):
+                    mark = st[ST_TLEN]
+                    assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
+                    okf = propagate(problem, state)
+                    nf = st[ST_TLEN] - mark
+                    if not okf:
+                        clear_queue(state)
+                    undo_to(state, mark)
+                    assign(problem, state, cell, 1, KIND_PROBE, cell, -1)
+                    oke = propagate(problem, state)
+                    ne = st[ST_TLEN] - mark
+                    if not oke:
+                        clear_queue(state)
+                    meta[M_PROBES] += 2
+                    if not okf and not oke:
+                        undo_to(state, mark)
+                        return -2
+                    if not okf:
+                        changed = True  # empty holds, with its propagation: keep it
+                    elif not oke:
+                        undo_to(state, mark)
+                        assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
+                        propagate(problem, state)
+                        changed = True
+                    else:
+                        undo_to(state, mark)
+                        score[cell] = (nf + 1) * (ne + 1)
+                free >>= 1
+                c += 1
+        if not changed:
+            break
+        meta[M_STAMP] += 1
+        stamp = meta[M_STAMP]
+        _mark_dirty(problem, state, ctx, pass_start, stamp, st[ST_TLEN])
+    best = -1
+    best_score = -1
+    for i in range(lo, lo + n):
+        line = lines[i]
+        if line >= h:
+            break
+        free = full & ~(lf[line] | le[line])
+        c = 0
+        while free != 0:
+            if free & 1:
+                cell = line * w + c
+                if score[cell] > best_score:
+                    best_score = score[cell]
+                    best = cell
+            free >>= 1
+            c += 1
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _components(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
+    """Write the connected components of the lines ``lines[lo:lo+n]`` that hold undecided
+    cells (a row and a column joined by each undecided cell they share) at the line stack's top,
+    one after another, each as its length then its lines (sorted, as ``lines[lo:lo+n]`` is).
+    Returns ``(k, m)``: the number of components and the words written."""
+    h, w = problem[3][0], problem[3][1]
+    lf, le = state[11], state[12]
+    meta, comp, queue = ctx[0], ctx[4], ctx[5]
+    k = 0
+    for i in range(lo, lo + n):
+        comp[lines[i]] = -1
+    for i in range(lo, lo + n):
+        s = lines[i]
+        if comp[s] >= 0:
+            continue
+        length = w if s < h else h
+        if ((1 << length) - 1) & ~(lf[s] | le[s]) == 0:
+            continue
+        comp[s] = k
+        queue[0] = s
+        qn = 1
+        qi = 0
+        while qi < qn:
+            line = queue[qi]
+            qi += 1
+            if line < h:
+                free = ((1 << w) - 1) & ~(lf[line] | le[line])
+                base = h
+            else:
+                free = ((1 << h) - 1) & ~(lf[line] | le[line])
+                base = 0
+            p = 0
+            while free != 0:
+                if free & 1:
+                    other = base + p
+                    if comp[other] < 0:
+                        comp[other] = k
+                        queue[qn] = other
+                        qn += 1
+                free >>= 1
+                p += 1
+        k += 1
+    top = meta[M_TOP]
+    m = 0
+    for c in range(k):
+        at = top + m
+        m += 1
+        for i in range(lo, lo + n):
+            if comp[lines[i]] == c:
+                lines[top + m] = lines[i]
+                m += 1
+        lines[at] = top + m - at - 1
+    for i in range(lo, lo + n):
+        comp[lines[i]] = -1
+    return k, m
+
+
+# frame kinds and fields of the counter's explicit stack (numba compiles recursion, but its
+# on-disk cache does not load recursive kernels reliably)
+K_SPLIT = 0  #: count the undecided part of some lines: the product of its components
+K_COMP = 1  #: count one component: probe, then branch on a cell
+F_KIND, F_LO, F_N, F_CAP, F_SINCE, F_ACC, F_PHASE, F_MARK, F_CELL, F_PMARK = range(10)
+F_TOP, F_AT, F_END, F_SHARE, F_MODE = range(10, 15)
+F_SIZE = 15
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _push(frames, sp, kind, lo, n, cap, since):  # pragma: no cover - compiled
+    frames[sp, F_KIND] = kind
+    frames[sp, F_LO] = lo
+    frames[sp, F_N] = n
+    frames[sp, F_CAP] = cap
+    frames[sp, F_SINCE] = since
+    frames[sp, F_PHASE] = 0
+    return sp + 1
+
+
+@njit(cache=True, nogil=True)
+def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - compiled
+    """The number of solutions from ``state`` (lines queued), bounded by ``cap``: below ``cap``
+    exact, ``cap`` meaning at least ``cap``; ``-1`` when the stop flag ended the count.
+
+    A depth-first search on an explicit stack ``frames`` (int64, (``2 * h * w + 8``,
+    :data:`F_SIZE`); ``hvs`` (uint64) the component frames' key hashes).  A *split* frame
+    counts the undecided part of a list of lines (sorted line numbers, at the propagation
+    fixpoint) as the product of its components' counts: each component is asked for the cap
+    divided by the product so far; once one reaches its share, the remaining ones are only
+    checked to have a solution (cap 1).  A *component* frame looks its key up in the cache,
+    probes (the cells fixed are undone when it ends; what is left is split again), else
+    branches on a cell: filled, then empty, each propagated and split; the sum stops at the
+    cap.  The cells assigned since a frame's ``since`` trail position are new at that node
+    (``-1``: every cell): probing starts from their lines.
+    """
+    meta, lines = ctx[0], ctx[3]
+    st, stop = state[6], state[15]
+    h, w = problem[3][0], problem[3][1]
+    if not propagate(problem, state):
+        clear_queue(state)
+        return 0
+    n0 = h + w
+    for i in range(n0):
+        lines[i] = i
+    meta[M_TOP] = n0
+    probing = meta[M_PROBING] != 0
+    sp = _push(frames, 0, K_SPLIT, 0, n0, cap, -1)
+    ret = 0
+    while sp > 0:
+        f = sp - 1
+        lo = frames[f, F_LO]
+        n = frames[f, F_N]
+        fcap = frames[f, F_CAP]
+        phase = frames[f, F_PHASE]
+        if frames[f, F_KIND] == K_SPLIT:
+            if phase == 0:
+                k, m = _components(problem, state, ctx, lines, lo, n)
+                if k == 0:
+                    ret = 1  # every cell decided (and every line checked by propagation)
+                    sp -= 1
+                    continue
+                if k > 1:
+                    meta[M_SPLITS] += 1
+                top = meta[M_TOP]
+                frames[f, F_TOP] = top
+                frames[f, F_AT] = top
+                frames[f, F_END] = top + m
+                frames[f, F_ACC] = 1
+                frames[f, F_MODE] = 0
+                frames[f, F_PHASE] = 1
+                meta[M_TOP] = top + m
+            else:
+                # a component counted: ret
+                result = -1
+                at = frames[f, F_AT]
+                frames[f, F_AT] = at + lines[at] + 1
+                if meta[M_ABORT] != 0 or ret == 0:
+                    result = 0
+                elif frames[f, F_MODE] == 0:
+                    if ret >= frames[f, F_SHARE]:
+                        frames[f, F_MODE] = 1  # at least the cap, if the rest has a solution
+                    else:
+                        frames[f, F_ACC] *= ret
+                if result < 0 and frames[f, F_AT] >= frames[f, F_END]:
+                    result = frames[f, F_ACC] if frames[f, F_MODE] == 0 else fcap
+                if result >= 0:
+                    meta[M_TOP] = frames[f, F_TOP]
+                    ret = result
+                    sp -= 1
+                    continue
+            at = frames[f, F_AT]
+            if frames[f, F_MODE] == 0:
+                product = frames[f, F_ACC]
+                share = (fcap + product - 1) // product
+            else:
+                share = 1
+            frames[f, F_SHARE] = share
+            sp = _push(frames, sp, K_COMP, at + 1, lines[at], share, frames[f, F_SINCE])
+            continue
+        # a component frame
+        if phase == 0:
+            if stop[0] != 0:
+                meta[M_ABORT] = 1
+                ret = 0
+                sp -= 1
+                continue
+            hv = _key_hash(state, lines, lo, n)
+            hvs[f] = hv
+            slot = _lookup(state, ctx, lines, lo, n, hv)
+            table = ctx[1]
+            if table[slot, 0] == meta[M_GEN]:
+                packed = table[slot, 3]
+                value = packed >> 1
+                if (packed & 1) == 1 or value >= fcap:
+                    meta[M_HITS] += 1
+                    ret = min(value, fcap)
+                    sp -= 1
+                    continue
+            pmark = st[ST_TLEN]
+            frames[f, F_PMARK] = pmark
+            cell = -1
+            if probing and sp <= meta[M_PROBE_DEPTH]:
+                cell = _probe(problem, state, ctx, lines, lo, n, frames[f, F_SINCE])
+                if meta[M_ABORT] != 0:
+                    undo_to(state, pmark)
+                    ret = 0
+                    sp -= 1
+                    continue
+                if cell == -2:
+                    undo_to(state, pmark)
+                    _store(state, ctx, lines, lo, n, hv, 0, True)
+                    ret = 0
+                    sp -= 1
+                    continue
+                if st[ST_TLEN] > pmark:
+                    # cells fixed: what is left may fall apart
+                    frames[f, F_PHASE] = 3
+                    sp = _push(frames, sp, K_SPLIT, lo, n, fcap, pmark)
+                    continue
+            else:
+                cell = _choose(problem, state, ctx, lines, lo, n)
+            frames[f, F_CELL] = cell
+            frames[f, F_ACC] = 0
+            value = 2
+            frames[f, F_PHASE] = 1
+        elif phase == 3:
+            undo_to(state, frames[f, F_PMARK])
+            if meta[M_ABORT] == 0:
+                _store(state, ctx, lines, lo, n, hvs[f], ret, ret < fcap)
+            sp -= 1
+            continue
+        else:
+            # a branch counted: ret
+            undo_to(state, frames[f, F_MARK])
+            if meta[M_ABORT] != 0:
+                ret = 0
+                sp -= 1
+                continue
+            total = frames[f, F_ACC] + ret
+            if total >= fcap or phase == 2:
+                total = min(total, fcap)
+                _store(state, ctx, lines, lo, n, hvs[f], total, total < fcap)
+                ret = total
+                sp -= 1
+                continue
+            frames[f, F_ACC] = total
+            value = 1
+            frames[f, F_PHASE] = 2
+        # try the cell with ``value``
+        mark = st[ST_TLEN]
+        frames[f, F_MARK] = mark
+        meta[M_NODES] += 1
+        assign(problem, state, frames[f, F_CELL], value, KIND_DECISION, 0, -1)
+        if propagate(problem, state):
+            sp = _push(frames, sp, K_SPLIT, lo, n, fcap - frames[f, F_ACC], mark)
+            if sp > meta[M_MAXDEPTH]:
+                meta[M_MAXDEPTH] = sp
+        else:
+            clear_queue(state)
+            ret = 0  # resumes this frame at its phase with a count of 0
+    if meta[M_ABORT] != 0:
+        return -1
+    return ret
+
+
+@dataclass(frozen=True)
+class NativeCount:
+    """The outcome of :func:`count_grid`.
+
+    Attributes
+    ----------
+    count : int or None
+        The exact count when ``exact``; ``limit + 1`` (a lower bound) when the puzzle has more
+        than ``limit`` solutions; ``None`` when the count was stopped (time limit, cancel).
+    exact : bool
+    finished : bool
+        The count ended (exact or above the limit), not stopped.
+    time_s : float
+        Seconds in the compiled counter.
+    stats : dict of str to int
+        ``nodes`` (decisions), ``cache_hits``, ``cached`` (components stored), ``splits``
+        (nodes whose undecided cells fell apart into several components), ``cache_clears``,
+        ``max_depth``.
+    """
+
+    count: int | None
+    exact: bool
+    finished: bool
+    time_s: float
+    stats: dict[str, int]
+
+
+def supported(puzzle: Puzzle) -> bool:
+    """Whether :func:`count_grid` counts ``puzzle``: black-and-white, with rows and columns of
+    at most :data:`~nonosat.native.line.BITS_MAX_LINE` cells."""
+    return (not puzzle.is_colour and puzzle.width <= BITS_MAX_LINE
+            and puzzle.height <= BITS_MAX_LINE)
+
+
+def count_grid(
+    puzzle: Puzzle,
+    partial: np.ndarray | None = None,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    stop: StopToken | None = None,
+    branch: int = 0,
+    probing: bool | int = True,
+    probe_depth: int | None = None,
+) -> NativeCount:
+    """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+        Black-and-white, rows and columns of at most 62 cells (:func:`supported`).
+    partial : ndarray of int8, shape (height, width), optional
+        Grid state (:class:`~nonosat.puzzle.Cell` values) whose known cells are given.
+    limit : int
+        Counts up to ``limit`` are exact; above it the result is the lower bound ``limit + 1``
+        (and the counter stops early).
+    stop : StopToken, optional
+        The compiled counter reads its flag at every node: once set, the count stops
+        unfinished (``count=None``).  Arm it for a time limit (:func:`nonosat.stop.for_solve`).
+    branch : int
+        Branching rule without probing (:data:`BRANCH_RULES`).
+    probing : bool or int
+        Failed-literal probing at every node (default, 1: the cells of every line changed
+        since the parent node; 2: of the decision's row and column only, and of the lines
+        probing changes); the branch is then the cell whose two values propagate furthest.
+    probe_depth : int, optional
+        Probe only at nodes at most this deep on the search stack (two frames per decision);
+        ``None``: everywhere.
+
+    Returns
+    -------
+    NativeCount
+
+    Raises
+    ------
+    ValueError
+        A colour puzzle, a line longer than 62 cells, or ``limit < 1``.
+    PuzzleError
+        ``partial`` has the wrong shape.
+
+    Examples
+    --------
+    >>> from nonosat.puzzle import Puzzle
+    >>> count_grid(Puzzle([(1,), (1,)], [(1,), (1,)])).count
+    2
+    """
+    if not supported(puzzle):
+        raise ValueError("the native counter counts black-and-white puzzles with lines of at "
+                         f"most {BITS_MAX_LINE} cells")
+    if limit < 1:
+        raise ValueError(f"the count limit must be at least 1, not {limit}")
+    if branch not in BRANCH_RULES:
+        raise ValueError(f"unknown branching rule {branch}")
+    h, w = puzzle.shape
+    packed = pack_clues(puzzle)
+    flag = np.zeros(1, dtype=np.int64) if stop is None else stop.flag
+    state = new_state(packed, unknown_grid(puzzle), stop=flag)
+    if partial is not None:
+        _apply_partial(puzzle, state, np.asarray(partial, dtype=np.int8))
+    ctx = new_count_context(h + w, h * w)
+    ctx[0][M_BRANCH] = branch
+    ctx[0][M_PROBING] = int(probing)
+    ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
+    frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
+    hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
+    t0 = time.perf_counter()
+    got = int(count_kernel(problem_tuple(packed), state, ctx, frames, hvs, limit + 1))
+    took = time.perf_counter() - t0
+    meta = ctx[0]
+    stats = {"nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
+             "cached": int(meta[M_STORES]), "splits": int(meta[M_SPLITS]),
+             "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),
+             "probes": int(meta[M_PROBES])}
+    if got < 0:
+        return NativeCount(None, False, False, took, stats)
+    return NativeCount(got, got <= limit, True, took, stats)
+
+
+def _apply_partial(puzzle: Puzzle, state: tuple, partial: np.ndarray) -> None:
+    """Write the known cells of ``partial`` into ``state`` as givens."""
+    if partial.shape != puzzle.shape:
+        from nonosat.errors import PuzzleError
+
+        raise PuzzleError(f"partial grid is {partial.shape[1]}x{partial.shape[0]} but the "
+                          f"puzzle is {puzzle.width}x{puzzle.height}")
+    grid, trail, tkind, targ, st = (state[i] for i in (0, 1, 2, 3, 6))
+    for cell, value in enumerate(partial.reshape(-1)):
+        if value in (Cell.EMPTY, Cell.FILLED):
+            grid[cell] = value
+            t = st[ST_TLEN]
+            trail[t], tkind[t], targ[t] = cell, KIND_GIVEN, -1
+            st[ST_TLEN] = t + 1
+    sync_line_masks(state)
+
+
+# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
+stamp_module(globals())

@@ -1,0 +1,152 @@
+"""The native line-level counter (``nonosat.native.count``, issue 26) against independent
+engines: brute-force enumeration of every picture of small grids, CP-SAT's enumeration, and Ganak
+(the CNF's projected model count).  Expected counts never come from the counter under test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nonosat.engines import Status, solve
+from nonosat.engines.counting import (
+    NATIVE_COUNTER,
+    CountDisagreement,
+    count_after_solve,
+    count_solutions,
+)
+from nonosat.formats import read_puzzle
+from nonosat.native.count import count_grid, supported
+from nonosat.puzzle import Cell, Puzzle, unknown_grid
+from nonosat.stop import StopToken
+from tests.test_count import GAMES, brute_force_solutions
+
+
+@st.composite
+def small_puzzles(draw):
+    """3x4 clues of a random picture, up to two lines' clues hidden (several solutions)."""
+    h, w = 3, 4
+    bits = draw(st.lists(st.booleans(), min_size=h * w, max_size=h * w))
+    puzzle = Puzzle.from_picture(np.array(bits, dtype=bool).reshape(h, w))
+    hide = draw(st.lists(st.integers(0, h + w - 1), max_size=2, unique=True))
+    rows = [None if i in hide else c for i, c in enumerate(puzzle.rows)]
+    cols = [None if h + j in hide else c for j, c in enumerate(puzzle.cols)]
+    return Puzzle(rows, cols)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_puzzles(), st.booleans(), st.sampled_from((0, 1)))
+def test_native_count_equals_brute_force(puzzle, probing, branch):
+    got = count_grid(puzzle, probing=probing, branch=branch)
+    assert got.finished and got.exact
+    assert got.count == brute_force_solutions(puzzle), (puzzle.rows, puzzle.cols)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.booleans(), min_size=36, max_size=36), st.integers(1, 3))
+def test_native_count_equals_cpsat_enumeration(bits, limit_k):
+    """6x6 random pictures (up to hundreds of solutions): CP-SAT enumerates them all; with a
+    small limit the native count is the lower bound ``limit + 1`` above it."""
+    puzzle = Puzzle.from_picture(np.array(bits, dtype=bool).reshape(6, 6))
+    enumerated = solve(puzzle, "cpsat", limit=10_000, timeout=60)
+    assert enumerated.status is not Status.UNKNOWN
+    want = len(enumerated.solutions)
+    assert want < 10_000
+    got = count_grid(puzzle)
+    assert got.exact and got.count == want
+    limit = max(want - limit_k, 1)
+    capped = count_grid(puzzle, limit=limit)
+    if want > limit:
+        assert (capped.count, capped.exact, capped.finished) == (limit + 1, False, True)
+    else:
+        assert (capped.count, capped.exact) == (want, True)
+
+
+def test_native_count_with_a_partial_grid_and_refusals():
+    puzzle = Puzzle([(1,), (1,), (1,)], [(1,), (1,), (1,)])  # the 6 permutation matrices
+    partial = unknown_grid(puzzle)
+    partial[0, 0] = Cell.EMPTY
+    assert count_grid(puzzle).count == 6
+    assert count_grid(puzzle, partial).count == 4
+    partial[0, 0] = Cell.FILLED
+    partial[1, 1] = Cell.FILLED
+    assert count_grid(puzzle, partial).count == 1
+    partial[0, 1] = Cell.FILLED
+    assert count_grid(puzzle, partial).count == 0
+    assert count_grid(read_puzzle(GAMES / "impossible.non")).count == 0
+    colour = read_puzzle(GAMES / "ladybird-ambiguous.xml")
+    assert not supported(colour)
+    with pytest.raises(ValueError):
+        count_grid(colour)
+    with pytest.raises(ValueError):
+        count_grid(puzzle, limit=0)
+
+
+def test_native_count_stops_on_the_token():
+    token = StopToken()
+    token.set()
+    got = count_grid(read_puzzle(GAMES / "cross-ambiguous.non"), stop=token)
+    assert (got.count, got.finished, got.exact) == (None, False, False)
+
+
+@pytest.mark.parametrize("name", ["cross-ambiguous.non", "heart.non", "impossible.non"])
+def test_native_count_equals_ganak_on_the_games(name):
+    puzzle = read_puzzle(GAMES / name)
+    # generous limits: on a cold kernel cache the root node's compilation counts against them
+    ganak = count_solutions(puzzle, timeout=120, counter="ganak")
+    got = count_solutions(puzzle, timeout=120, counter="native")
+    assert ganak.exact and got.exact and got.count == ganak.count
+    both = count_solutions(puzzle, timeout=120, crosscheck=True)  # raises on a disagreement
+    assert both.count == ganak.count
+
+
+def test_auto_counts_natively_and_colour_with_ganak():
+    puzzle = read_puzzle(GAMES / "cross-ambiguous.non")
+    got = count_after_solve(puzzle, solve(puzzle, "native", limit=2), limit=2, timeout=30)
+    assert (got.count, got.exact, got.method) == (48, True, NATIVE_COUNTER)
+    colour = read_puzzle(GAMES / "ladybird-ambiguous.xml")
+    assert count_solutions(colour, timeout=30).method == "ganak (pyganak)"
+
+
+def test_a_disagreement_is_loud(monkeypatch):
+    import nonosat.engines.counting as counting
+
+    real = counting._count_native
+
+    def wrong(*args, **kwargs):
+        got = real(*args, **kwargs)
+        return counting.SolutionCount(got.count + 1, True, got.method, got.time_s)
+
+    monkeypatch.setattr(counting, "_count_native", wrong)
+    with pytest.raises(CountDisagreement):
+        count_solutions(read_puzzle(GAMES / "cross-ambiguous.non"), timeout=30, crosscheck=True)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("index, count", [(1, 72), (151, 198)])
+def test_taai2011_counts_equal_ganak(corpus, index, count):
+    """Two taai2011 puzzles whose counts Ganak finds in a few seconds (#0, #150 of
+    benchmarks/RESULTS.md's table; 1-based here): the native count equals Ganak's, run here."""
+    puzzle = read_puzzle(corpus / "NonogramRecord" / "question" / "taai2011.txt", None, index)
+    ganak = count_solutions(puzzle, timeout=60, counter="ganak")
+    assert ganak.exact and ganak.count == count
+    native = count_solutions(puzzle, timeout=60, counter="native")
+    assert native.exact and native.count == ganak.count
+
+
+def test_count_models_stops_on_the_token():
+    import time
+
+    from nonosat.encodings.cnf import encode
+    from nonosat.encodings.count import count_models
+
+    enc = encode(read_puzzle(GAMES / "cross-ambiguous.non"), "order")
+    token = StopToken()
+    token.set()
+    start = time.perf_counter()
+    got = count_models(enc.clauses, enc.nvars, range(1, 36), timeout=30, stop=token)
+    assert (got.count, got.exact, got.reason) == (None, False, "cancelled")
+    assert time.perf_counter() - start < 5
+    assert count_models(enc.clauses, enc.nvars, range(1, 36), timeout=30,
+                        stop=StopToken()).count == 48
