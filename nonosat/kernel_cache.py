@@ -38,6 +38,7 @@ KERNEL_FILES = (
     "native/propagate.py",
     "native/probe.py",
     "native/search.py",
+    "native/stepping.py",
     "native/swap.py",
     "native/implications.py",
     "native/colour.py",
@@ -50,9 +51,7 @@ KERNEL_FILES = (
     "certificates/lrat_check.py",
     "certificates/lrat_store.py",
     "certificates/lrat_agree.py",
-    "analysis/backdoor.py",
     "analysis/implied.py",
-    "analysis/logic.py",
 )
 
 _ROOT = Path(__file__).resolve().parent

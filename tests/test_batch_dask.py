@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -30,10 +31,10 @@ REPO = TESTS.parent
 WAIT_SECONDS = 60.0
 
 
-def test_local_cluster_gives_the_local_verdicts_and_isolates_failures():
-    items = [(f"p{k}", puzzle(3 + k % 4, seed=k)) for k in range(10)]
-    items += [("hang", puzzle(3, "hang")), ("segfault", puzzle(3, "segfault"))]
-    config = BatchConfig(job=DOUBLE, timeout=0.5, grace_s=0.5)
+@pytest.fixture(scope="module")
+def local_cluster():
+    """A ``LocalCluster`` of two worker processes (one thread each, with nannies), shared by the
+    tests of this module (starting one costs seconds)."""
     with (
         distributed.LocalCluster(
             n_workers=2,
@@ -44,8 +45,16 @@ def test_local_cluster_gives_the_local_verdicts_and_isolates_failures():
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        records = by_id(run_batch(items, config, executor=client.get_executor(pure=False)))
-        worker_pids = set(client.run(os.getpid).values())
+        yield cluster, client
+
+
+def test_local_cluster_gives_the_local_verdicts_and_isolates_failures(local_cluster):
+    items = [(f"p{k}", puzzle(3 + k % 4, seed=k)) for k in range(10)]
+    items += [("hang", puzzle(3, "hang")), ("segfault", puzzle(3, "segfault"))]
+    config = BatchConfig(job=DOUBLE, timeout=0.5, grace_s=0.5)
+    _, client = local_cluster
+    records = by_id(run_batch(items, config, executor=client.get_executor(pure=False)))
+    worker_pids = set(client.run(os.getpid).values())
     assert records["hang"]["status"] == "timeout"
     assert records["segfault"]["status"] == "crashed"
     for puzzle_id, p in items[:10]:
@@ -143,3 +152,59 @@ def test_batch_through_a_scheduler_and_worker_started_as_processes(tmp_path):
     finally:
         for proc in reversed(started):
             stop(proc)
+
+
+def _held(dask_worker) -> list[str]:
+    """On a dask worker: the keys it is executing or holds the result of."""
+    return [str(ts.key) for ts in dask_worker.state.executing] + [str(k) for k in dask_worker.data]
+
+
+def test_a_worker_killed_mid_run_loses_nothing_and_records_each_puzzle_once(tmp_path,
+                                                                           local_cluster):
+    from distributed import get_task_stream
+
+    from nonosat.batch import ResultsFile
+    from nonosat.batch.run import task_key
+
+    # slow puzzles (0.3 s each), one given twice: one task (same key), one record
+    items = [(f"p{k}", puzzle(3 + k, "slow", seed=k)) for k in range(5)]
+    items.append(items[2])
+    config = BatchConfig(job=DOUBLE, timeout=5.0)
+    cluster, client = local_cluster
+    killed: dict[str, list[str]] = {}
+
+    def kill_one(record: dict) -> None:
+        if killed:
+            return
+        for address, keys in client.run(_held).items():
+            if keys:  # SIGKILL a worker in the middle of the run; its nanny restarts it
+                pid = client.run(os.getpid, workers=[address])[address]
+                os.kill(pid, signal.SIGKILL)
+                killed["keys"] = keys
+                return
+
+    with ResultsFile(tmp_path / "r.jsonl") as results, get_task_stream(client) as stream:
+        records = run_batch(items, config, results=results, scheduler=cluster.scheduler_address,
+                            on_record=kill_one)
+    assert killed, "no worker held a puzzle when the first record arrived"
+    # each puzzle once, with the verdict the job gives it, in the run and in the file
+    assert sorted(r["id"] for r in records) == [f"p{k}" for k in range(5)]
+    on_file = read_records(tmp_path / "r.jsonl")
+    assert sorted(r["id"] for r in on_file) == [f"p{k}" for k in range(5)]
+    for puzzle_id, p in items[:5]:
+        assert by_id(on_file)[puzzle_id]["status"] == expected_status(p)
+    # on the cluster every puzzle's task completed, and only the tasks the killed worker was
+    # running or held the result of completed twice
+    done = Counter(t["key"] for t in stream.data if str(t["key"]).startswith("nonosat-"))
+    keys = {task_key_of(task_key, pid, p, config) for pid, p in items[:5]}
+    assert set(done) == keys
+    assert {k for k, n in done.items() if n > 1} <= set(killed["keys"])
+    assert all(n <= 2 for n in done.values())
+
+
+def task_key_of(task_key, puzzle_id, p, config) -> str:
+    from nonosat.batch.jobs import JobOptions, resolve_job
+    from nonosat.batch.sandbox import Task
+
+    options = JobOptions(engine="auto", timeout=config.timeout)
+    return task_key(Task(puzzle_id, p, resolve_job(config.job), options, config.deadline_s()))

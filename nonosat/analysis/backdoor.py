@@ -37,19 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from nonosat.kernel_cache import stamp_module
-from nonosat.native.propagate import (
-    KIND_DECISION,
-    ST_TLEN,
-    assign,
-    clear_queue,
-    new_state,
-    problem_tuple,
-    propagate,
-    undo_to,
-)
+from nonosat.native.stepping import Stepper
 from nonosat.puzzle import Cell, Puzzle, solution_to_grid, unknown_grid
 
 #: Cells tried per greedy step (a sample of the open cells, spread over the grid).
@@ -137,57 +126,28 @@ def closure(puzzle: Puzzle, grid: np.ndarray, logic: str = "line") -> np.ndarray
     return closure_of(puzzle, logic)(grid)
 
 
-@njit(cache=True, nogil=True)
-def _closure_kernel(problem, state, root_len, cells, values, out):  # pragma: no cover - compiled
-    """Undo ``state`` to trail length ``root_len`` (the root fixpoint), assign ``values`` to the
-    unknown ``cells`` (flat indices), propagate, write the flat indices of the cells left unknown
-    into ``out`` and undo again.  Returns their number, ``-1`` on a contradiction."""
-    grid = state[0]
-    undo_to(state, root_len)
-    for i in range(cells.shape[0]):
-        if grid[cells[i]] == 3:
-            assign(problem, state, cells[i], values[i], KIND_DECISION, 0, -1)
-    count = -1
-    if propagate(problem, state):
-        count = 0
-        for k in range(grid.shape[0]):
-            if grid[k] == 3:
-                out[count] = k
-                count += 1
-    else:
-        clear_queue(state)
-    undo_to(state, root_len)
-    return count
-
-
 class _LineClosure:
-    """Line propagation from the root fixpoint plus givens, on one reused solver state
-    (:func:`_closure_kernel`; only the givens' rows and columns are queued, the root being a
-    fixpoint): no fresh state, line cache or deduction list per call as :func:`closure` builds
-    (7 ms a call on Forever, webpbn #6574, against about 0.3 ms here)."""
+    """Line propagation from the root fixpoint plus givens, on one reused solver state (a
+    :class:`~nonosat.native.stepping.Stepper`'s :meth:`~nonosat.native.stepping.Stepper.what_if`:
+    assume the givens, propagate, undo to the root in one compiled call; only the givens' rows
+    and columns are queued, the root being a fixpoint): no fresh state,
+    line cache or deduction list per call as :func:`closure` builds (7 ms a call on Forever,
+    webpbn #6574, against about 0.3 ms here)."""
 
     def __init__(self, puzzle: Puzzle, target: np.ndarray):
-        from nonosat.puzzle import pack_clues
-
-        packed = pack_clues(puzzle)
-        self.problem = problem_tuple(packed)
-        self.state = new_state(packed, unknown_grid(puzzle))
-        self.ok = bool(propagate(self.problem, self.state))
-        self.root_len = int(self.state[6][ST_TLEN])
-        self.width = puzzle.width
+        self.stepper = Stepper(puzzle)
+        self.ok = self.stepper.propagate() is not None
         self.target = np.ascontiguousarray(target, dtype=np.int8).reshape(-1)
-        self.out = np.empty(self.target.shape[0], dtype=np.int64)
 
     def root(self) -> np.ndarray:
-        return self.state[0].reshape(-1, self.width).copy()
+        return self.stepper.grid()
 
     def open_after(self, givens: list[int]) -> list[int] | None:
         """Flat indices of the cells left unknown with the flat cells ``givens`` set as in the
         target; ``None`` on a contradiction."""
         cells = np.asarray(givens, dtype=np.int64)
-        n = _closure_kernel(self.problem, self.state, self.root_len, cells,
-                            self.target[cells], self.out)
-        return None if n < 0 else self.out[:n].tolist()
+        left = self.stepper.what_if(cells, self.target[cells])
+        return None if left is None else left.tolist()
 
 
 def smallest_backdoor(
@@ -416,6 +376,3 @@ def smallest_backdoor(
     out.time_s = time.perf_counter() - start
     return out
 
-
-# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
-stamp_module(globals())

@@ -1,7 +1,8 @@
 """A depth-first search for the analysis, driven from Python so that it can count.
 
 :func:`fork_search` branches like the native solver (:func:`nonosat.native.probe.best_branch`),
-with line propagation and failed-literal probing at every node, and records the guesses
+with line propagation and failed-literal probing at every node (the native solver's stages,
+stepped on one :class:`~nonosat.native.stepping.Stepper`), and records the guesses
 (decisions) made, the maximum depth and, for every solution found, the guesses on the path to it
 -- the metric of dsmiller95/nonogram-printer ("the number of guesses required to get to each
 solution").  Black-and-white puzzles; the analysis itself takes its search figures from the
@@ -15,20 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nonosat.native.probe import best_branch, new_probe_scratch, probe
-from nonosat.native.propagate import (
-    KIND_BRANCH,
-    KIND_DECISION,
-    ST_TLEN,
-    assign,
-    clear_queue,
-    mark_changed,
-    new_state,
-    problem_tuple,
-    propagate,
-    undo_to,
-)
-from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
+from nonosat.native.stepping import KIND_BRANCH, Stepper
+from nonosat.puzzle import Cell, Puzzle, unknown_grid
 
 
 @dataclass
@@ -83,48 +72,34 @@ def fork_search(
     -------
     ForkResult
     """
-    h, w = puzzle.shape
-    packed = pack_clues(puzzle)
-    problem = problem_tuple(packed)
-    start = unknown_grid(puzzle) if grid is None else np.asarray(grid, dtype=np.int8)
-    state = new_state(packed, start)
-    scratch = new_probe_scratch(h * w)
-    flat, st = state[0], state[6]
+    stepper = Stepper(puzzle, unknown_grid(puzzle) if grid is None else grid)
     out = ForkResult()
-    frames: list[list[int]] = []  # cell, trail length before the decision, value, flipped
+    frames: list[list[int]] = []  # cell, checkpoint before the decision, value, flipped
     deadline = None if timeout is None else time.perf_counter() + timeout
-    node_start = 0
     while True:
         if deadline is not None and time.perf_counter() >= deadline:
             return out
-        ok = propagate(problem, state)
-        if ok:
-            mark_changed(problem, state, node_start)
-            ok = probe(problem, state, scratch) >= 0
-        if ok:
-            cell, value = best_branch(problem, state, scratch, 0)
+        # a node: line propagation, then probing (its tracking sees the node's changes)
+        if stepper.propagate() is not None and stepper.probe() is not None:
+            cell, value = stepper.best_branch(0)
             if cell < 0:
-                out.solutions.append((flat == Cell.FILLED).reshape(h, w).copy())
+                out.solutions.append(stepper.grid() == Cell.FILLED)
                 out.guesses_to_solutions.append(len(frames))
                 if len(out.solutions) >= limit:
                     out.finished = True
                     return out
             else:
-                node_start = int(st[ST_TLEN])
-                frames.append([int(cell), node_start, int(value), 0])
+                frames.append([cell, stepper.assume(cell, value, arg=len(frames)), value, 0])
                 out.guesses += 1
                 out.max_depth = max(out.max_depth, len(frames))
-                assign(problem, state, int(cell), int(value), KIND_DECISION, len(frames) - 1, -1)
                 continue
-        clear_queue(state)
-        scratch[1][:] = -1  # after a backtrack every cell is probed afresh
+        # backtrack: the deepest decision whose other value is untried (probing starts afresh)
         while frames:
             top = frames[-1]
-            undo_to(state, top[1])
+            stepper.undo(top[1])
             if not top[3]:
                 top[3] = 1
-                node_start = top[1]
-                assign(problem, state, top[0], 3 - top[2], KIND_BRANCH, len(frames) - 1, -1)
+                stepper.assume(top[0], 3 - top[2], KIND_BRANCH, len(frames) - 1)
                 break
             frames.pop()
         else:

@@ -16,7 +16,6 @@ import numpy as np
 
 from nonosat import interrupts
 from nonosat.engines import Status, solve
-from nonosat.native.probe import probe_grid
 from nonosat.puzzle import Cell, Puzzle, solution_to_grid, unknown_grid
 from nonosat.stop import StopToken
 
@@ -49,8 +48,10 @@ class UniquenessGivens:
 
 
 def _open_after_logic(puzzle: Puzzle, grid: np.ndarray, stop: StopToken | None = None) -> int:
-    result = probe_grid(puzzle, grid, stop=stop)
-    return int(puzzle.height * puzzle.width) if result is None else int((result[0] == 3).sum())
+    from nonosat.analysis.logic import closure
+
+    fixed = closure(puzzle, "probing", stop=stop)(grid)
+    return int(puzzle.height * puzzle.width) if fixed is None else int((fixed == 3).sum())
 
 
 def uniqueness_givens(

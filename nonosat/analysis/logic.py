@@ -23,27 +23,15 @@ only narrows a cell's colours also records the new masks (:attr:`Step.masks`).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
-from nonosat.kernel_cache import stamp_module
-from nonosat.native.colour import ColourProblem, colour_propagate, solve_colour_line
-from nonosat.native.propagate import (
-    KIND_DECISION,
-    ST_TLEN,
-    assign,
-    new_state,
-    problem_tuple,
-    propagate,
-    propagate_grid,
-    undo_to,
-)
-from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
+from nonosat.native.colour_stepping import ColourStepper
+from nonosat.native.stepping import Deductions, Stepper
+from nonosat.puzzle import Cell, Puzzle, unknown_grid
 
 if TYPE_CHECKING:  # networkx loads with these: imported where they are used, not here, so that
     # `nonosat solve` (which classifies through this module) stays light (tests/test_imports.py)
@@ -89,12 +77,12 @@ _IMPLICATION_TECHNIQUE = {"contradiction": "contradiction", "tautology": "tautol
                           "line": "line-conflict"}
 
 
-def _line_steps(deductions: list) -> list[Step]:
+def _line_steps(deductions: Deductions) -> list[Step]:
     """Group consecutive deductions of one line solve into one step."""
     steps: list[Step] = []
     cells: list = []
     current = None
-    for cell, value, line in deductions:
+    for cell, value, line in deductions.by_line():
         if line != current and cells:
             steps.append(Step("line", "line", tuple(cells), line=current))
             cells = []
@@ -124,81 +112,20 @@ def _implication_steps(
     ]
 
 
-@njit(cache=True, nogil=True)
-def probe_pass_kernel(problem, state, cells, status, both):  # pragma: no cover - compiled
-    """Probe both values of each cell of ``cells`` from the same state (at a fixpoint).
-
-    Parameters
-    ----------
-    problem, state : tuples
-        See :mod:`nonosat.native.propagate`; the state is restored after every probe.
-    cells : ndarray of int32, shape (m,)
-        Unknown cells to probe.
-    status : ndarray of int8, shape (m,)
-        Receives bit 1 when ``filled`` fails, bit 2 when ``empty`` fails.
-    both : ndarray of int32, shape (h*w, 3)
-        Receives ``(probed cell, cell, value)`` for every cell both branches of a probe fix to
-        the same value (each cell once; collected only while no failed literal has been seen).
-
-    Returns
-    -------
-    int
-        Rows of ``both`` written, ``-1`` when both values of a cell fail, or ``-2`` when the
-        state's stop flag (``state[15]``) was set (read before each cell).
-    """
-    grid, trail, st = state[0], state[1], state[6]
-    n = grid.shape[0]
-    mark = np.zeros(n, np.int8)
-    fcells = np.zeros(n, np.int32)
-    claimed = np.zeros(n, np.bool_)
-    nboth = 0
-    nfail = 0
-    stop = state[15]
-    for i in range(cells.shape[0]):
-        if stop[0] != 0:
-            return -2
-        cell = cells[i]
-        base = st[ST_TLEN]
-        assign(problem, state, cell, 2, KIND_DECISION, -1, -1)
-        ok_f = propagate(problem, state)
-        end_f = st[ST_TLEN]
-        nf = end_f - base - 1 if ok_f else 0
-        for k in range(nf):
-            fcells[k] = trail[base + 1 + k]
-            mark[fcells[k]] = grid[fcells[k]]
-        undo_to(state, base)
-        assign(problem, state, cell, 1, KIND_DECISION, -1, -1)
-        ok_e = propagate(problem, state)
-        if ok_f and ok_e and nfail == 0:
-            for t in range(base + 1, st[ST_TLEN]):
-                c = trail[t]
-                if mark[c] == grid[c] and not claimed[c]:
-                    claimed[c] = True
-                    both[nboth, 0] = cell
-                    both[nboth, 1] = c
-                    both[nboth, 2] = grid[c]
-                    nboth += 1
-        undo_to(state, base)
-        for k in range(nf):
-            mark[fcells[k]] = 0
-        status[i] = (0 if ok_f else 1) | (0 if ok_e else 2)
-        if status[i] == 3:
-            return -1
-        if status[i] != 0:
-            nfail += 1
-    return nboth
-
-
-def probe_pass(puzzle: Puzzle, grid: np.ndarray, *, stop: StopToken | None = None
-               ) -> list[Step] | None:
+def probe_pass(puzzle: Puzzle, grid: np.ndarray, stepper: Stepper | None = None, *,
+               stop: StopToken | None = None) -> list[Step] | None:
     """One failed-literal pass: probe both values of every unknown cell of ``grid`` with full
-    line propagation, all from the same state (:func:`probe_pass_kernel`).
+    line propagation, all from the same state (:meth:`nonosat.native.stepping.Stepper.probe_round`).
 
     Parameters
     ----------
     puzzle : Puzzle
     grid : ndarray of int8, shape (height, width)
         A state (normally at a line-propagation fixpoint).
+    stepper : Stepper, optional
+        The puzzle's stepper to run it on (its line cache carries over); a new one by default.
+    stop : StopToken, optional
+        For a new stepper: read by the probing kernel between two cells.
 
     Returns
     -------
@@ -206,37 +133,35 @@ def probe_pass(puzzle: Puzzle, grid: np.ndarray, *, stop: StopToken | None = Non
         Every failed literal as a ``"failed-literal"`` step; if there is none, the cells fixed to
         the same value by both branches of a probe as ``"probe-both"`` steps (each cell once,
         grouped by probed cell); empty when probing finds nothing; ``None`` when both values of
-        some cell fail or the state does not propagate (no solution).  With ``stop`` set
+        some cell fail or the state does not propagate (no solution).  With the stop flag set
         meanwhile (read by the kernel between two cells), ``[]``: the pass was cut short and
         proves nothing (the caller looks at the token).
     """
     from nonosat.native.implications import Literal
 
-    h, w = puzzle.shape
-    packed = pack_clues(puzzle)
-    problem = problem_tuple(packed)
-    state = new_state(packed, grid, stop=None if stop is None else stop.flag)
-    if not propagate(problem, state):
+    w = puzzle.width
+    if stepper is None:
+        stepper = Stepper(puzzle, grid, stop=None if stop is None else stop.flag)
+    else:
+        stepper.load(grid)
+    if stepper.propagate() is None:
         return None
-    cells = np.nonzero(state[0] == Cell.UNKNOWN)[0].astype(np.int32)
-    status = np.zeros(cells.shape[0], dtype=np.int8)
-    both = np.zeros((h * w, 3), dtype=np.int32)
-    nboth = probe_pass_kernel(problem, state, cells, status, both)
-    if nboth == -2:
+    found = stepper.probe_round()
+    if found is None:
+        return None
+    if found.stopped:
         return []
-    if nboth < 0:
-        return None
     failed = []
-    for cell, code in zip(cells.tolist(), status.tolist(), strict=True):
+    for cell, code in zip(found.cells.tolist(), found.status.tolist(), strict=True):
         if code:
-            rc = divmod(cell, w)
+            r, c = divmod(int(cell), w)
             good = Cell.EMPTY if code == 1 else Cell.FILLED
-            failed.append(Step("probing", "failed-literal", ((rc, good),),
-                               premise=Literal(*rc, code == 1)))
+            failed.append(Step("probing", "failed-literal", (((r, c), good),),
+                               premise=Literal(r, c, code == 1)))
     if failed:
         return failed
     steps: list[Step] = []
-    for probed, group in _by_probe(both[:nboth].tolist()):
+    for probed, group in _by_probe(found.both.tolist()):
         fixed = tuple((divmod(c, w), Cell(v)) for _, c, v in group)
         steps.append(Step("probing", "probe-both", fixed, premise=Literal(*divmod(probed, w), True)))
     return steps
@@ -276,50 +201,33 @@ def _colour_of(mask: int) -> int:
     return int(mask).bit_length() - 1
 
 
-def _line_fixpoint(puzzle: Puzzle, grid: np.ndarray) -> list[Step] | None:
+def _line_fixpoint(puzzle: Puzzle, grid: np.ndarray,
+                   stepper: ColourStepper | None = None) -> list[Step] | None:
     """Line solving to a fixpoint on ``grid`` (int32 masks, ``(h, w)``, updated in place), one
     line at a time (rows first, then every line a change touched): one ``line`` step per line
-    solve that narrowed a cell.  ``None`` on a contradiction."""
-    h, w = puzzle.shape
-    colours = puzzle.line_colours
-    queue = deque(range(h + w))
-    queued = [True] * (h + w)
+    solve that narrowed a cell (:meth:`nonosat.native.colour_stepping.ColourStepper.propagate`).
+    ``None`` on a contradiction."""
+    stepper = ColourStepper(puzzle) if stepper is None else stepper
+    stepper.load(grid)
+    solves = stepper.propagate()
+    if solves is None:
+        return None
+    grid[...] = stepper.grid()
+    w = puzzle.width
     steps: list[Step] = []
-    while queue:
-        line = queue.popleft()
-        queued[line] = False
-        clue = puzzle.lines[line]
-        if clue is None:
-            continue
-        cells = grid[line, :] if line < h else grid[:, line - h]
-        after = solve_colour_line(clue, colours[line] or (), cells, puzzle.n_colours)
-        if after is None:
-            return None
-        changed = np.flatnonzero(after != cells)
-        if changed.size == 0:
-            continue
-        decided: list[tuple[tuple[int, int], int]] = []
-        masks: list[tuple[tuple[int, int], int]] = []
-        for i in changed.tolist():
-            cell = (line, i) if line < h else (i, line - h)
-            m = int(after[i])
-            grid[cell] = m
-            masks.append((cell, m))
-            other = h + i if line < h else i
-            if not queued[other]:
-                queued[other] = True
-                queue.append(other)
-            if m & (m - 1) == 0:
-                decided.append((cell, _colour_of(m)))
-        steps.append(Step("line", "line", tuple(decided), line=line, masks=tuple(masks)))
+    for solve in solves:
+        masks = tuple((divmod(c, w), m) for c, m in
+                      zip(solve.cells.tolist(), solve.masks.tolist(), strict=True))
+        decided = tuple((cell, _colour_of(m)) for cell, m in masks if m & (m - 1) == 0)
+        steps.append(Step("line", "line", decided, line=solve.line, masks=masks))
     return steps
 
 
-def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray, *, stop: StopToken | None = None
-                      ) -> list[Step] | None:
+def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray, stepper: ColourStepper | None = None,
+                      *, stop: StopToken | None = None) -> list[Step] | None:
     """One probing pass over the open cells of ``grid`` (int32 masks at a line fixpoint), every
     trial from the same state: each colour a cell can still take is set and propagated
-    (:func:`nonosat.native.colour.colour_propagate`).
+    (:meth:`nonosat.native.colour_stepping.ColourStepper.probe_round`).
 
     Returns
     -------
@@ -329,60 +237,35 @@ def colour_probe_pass(puzzle: Puzzle, grid: np.ndarray, *, stop: StopToken | Non
         allows (``"probe-all"`` steps, grouped by probed cell, a cell counted for the first
         probe that narrows it).  :attr:`Step.masks` holds the new masks.  Empty when probing
         finds nothing; ``None`` when every colour of some cell fails.  ``[]`` as soon as
-        ``stop`` is set (read before each cell): a pass cut short proves nothing (the caller
-        looks at the token).
+        the stop flag is set (``stop``'s for a new stepper; read before each cell): a pass cut
+        short proves nothing (the caller looks at the token).
     """
     from nonosat.analysis.implied import ColourLiteral
 
-    problem = ColourProblem.of(puzzle)
-    h, w = puzzle.shape
-    flat = np.ascontiguousarray(grid, dtype=np.int32).reshape(-1).copy()
-    queued = np.zeros(h + w, np.bool_)
-    st = np.zeros(3, np.int64)
-    failed: list[tuple[int, int, int]] = []
-    new = flat.copy()
-    groups: list[tuple[int, list[int]]] = []
-    for cell in np.flatnonzero(_is_open(flat)).tolist():
-        if stop is not None and stop.is_set():
-            return []
-        v = int(flat[cell])
-        union = np.zeros_like(flat)
-        removed = 0
-        for k in range(puzzle.n_colours):
-            if not (v >> k) & 1:
-                continue
-            trial = flat.copy()
-            trial[cell] = 1 << k
-            queued[cell // w] = True
-            queued[h + cell % w] = True
-            if colour_propagate(trial, problem.lens, problem.cols, problem.start, problem.known,
-                                h, w, problem.ncol, queued, st):
-                union |= trial
-            else:
-                removed |= 1 << k
-        if removed == v:
-            return None
-        if removed:
-            failed.append((cell, v & ~removed, _colour_of(removed & -removed)))
-        elif not failed:
-            narrower = (new & union) != new
-            narrower[cell] = False
-            if narrower.any():
-                groups.append((cell, np.flatnonzero(narrower).tolist()))
-                new &= union
+    w = puzzle.width
+    if stepper is None:
+        stepper = ColourStepper(puzzle, stop=None if stop is None else stop.flag)
+    stepper.load(grid)
+    found = stepper.probe_round()
+    if found is None:
+        return None
+    if found.stopped:
+        return []
     steps: list[Step] = []
-    if failed:
-        for cell, m, k in failed:
+    if found.failed:
+        for cell, m, k in found.failed:
             rc = divmod(cell, w)
             one = ((rc, _colour_of(m)),) if m & (m - 1) == 0 else ()
             steps.append(Step("probing", "failed-literal", one,
                               premise=ColourLiteral(*rc, k), masks=((rc, m),)))
         return steps
+    flat = np.asarray(grid, dtype=np.int32).reshape(-1)
+    new = found.masks
     seen: set[int] = set()
-    for probed, cells in groups:
+    for probed, cells in found.narrowed:
         fixed: list[tuple[tuple[int, int], int]] = []
         masks: list[tuple[tuple[int, int], int]] = []
-        for i in cells:
+        for i in cells.tolist():
             if i in seen:
                 continue
             seen.add(i)
@@ -427,6 +310,8 @@ class Logic:
         #: Read by the probing passes (both forms): once set, a pass ends between two cells,
         #: its result meaningless (the caller looks at the token).
         self.stop = stop
+        #: each line's implications by its contents, kept across calls (black-and-white)
+        self.implication_cache: dict = {}
 
     def start(self, grid: np.ndarray | None = None) -> np.ndarray:
         """A new state: ``grid`` (givens) copied, or nothing known when omitted."""
@@ -445,7 +330,9 @@ class Logic:
                      rules: tuple[str, ...] = ("contradiction", "tautology"),
                      cache: dict | None = None) -> list[Step]:
         """What the single-line implication graph of ``state`` forces (at a line fixpoint),
-        ``depth`` levels deep (unlimited when ``None``; black-and-white only)."""
+        ``depth`` levels deep (unlimited when ``None``; black-and-white only).  ``cache``: the
+        lines' implications by contents (:func:`nonosat.analysis.implied.implication_arrays`),
+        :attr:`implication_cache` when omitted."""
         raise NotImplementedError
 
     def probing(self, state: np.ndarray) -> list[Step] | None:
@@ -459,7 +346,19 @@ class Logic:
 
 
 class TwoValueLogic(Logic):
-    """Black-and-white puzzles: int8 states and the bit-parallel kernels."""
+    """Black-and-white puzzles: int8 states and the bit-parallel kernels, stepped on one
+    :class:`~nonosat.native.stepping.Stepper` (its line cache serves every call)."""
+
+    def __init__(self, puzzle: Puzzle, stop: StopToken | None = None) -> None:
+        super().__init__(puzzle, stop)
+        self._stepper: Stepper | None = None
+
+    @property
+    def stepper(self) -> Stepper:
+        """The puzzle's native stepper (made on first use)."""
+        if self._stepper is None:
+            self._stepper = Stepper(self.puzzle, stop=_flag(self.stop))
+        return self._stepper
 
     def start(self, grid: np.ndarray | None = None) -> np.ndarray:
         return (unknown_grid(self.puzzle) if grid is None
@@ -469,25 +368,40 @@ class TwoValueLogic(Logic):
         return state == Cell.UNKNOWN
 
     def line(self, state: np.ndarray) -> tuple[np.ndarray, list[Step]] | None:
-        result = propagate_grid(self.puzzle, state)
-        if result is None:
+        stepper = self.stepper
+        stepper.load(state)
+        found = stepper.propagate()
+        if found is None:
             return None
-        return result[0], _line_steps(result[1])
+        return stepper.grid(), _line_steps(found)
 
     def implications(self, state: np.ndarray, depth: int | None = None,
                      rules: tuple[str, ...] = ("contradiction", "tautology"),
                      cache: dict | None = None) -> list[Step]:
-        return _implication_steps(self.puzzle, state, depth, rules, cache)
+        return _implication_steps(self.puzzle, state, depth, rules,
+                                  self.implication_cache if cache is None else cache)
 
     def probing(self, state: np.ndarray) -> list[Step] | None:
-        return probe_pass(self.puzzle, state, stop=self.stop)
+        return probe_pass(self.puzzle, state, self.stepper)
 
     def apply(self, state: np.ndarray, steps: list[Step]) -> bool:
         return _apply(state, steps)
 
 
 class PaletteLogic(Logic):
-    """Colour puzzles: int32 colour masks and the generic colour kernels."""
+    """Colour puzzles: int32 colour masks and the generic colour kernels, stepped on one
+    :class:`~nonosat.native.colour_stepping.ColourStepper`."""
+
+    def __init__(self, puzzle: Puzzle, stop: StopToken | None = None) -> None:
+        super().__init__(puzzle, stop)
+        self._stepper: ColourStepper | None = None
+
+    @property
+    def stepper(self) -> ColourStepper:
+        """The puzzle's colour stepper (made on first use)."""
+        if self._stepper is None:
+            self._stepper = ColourStepper(self.puzzle, stop=_flag(self.stop))
+        return self._stepper
 
     def start(self, grid: np.ndarray | None = None) -> np.ndarray:
         return (full_grid(self.puzzle) if grid is None
@@ -500,7 +414,7 @@ class PaletteLogic(Logic):
         if (state == 0).any():
             return None
         trial = state.copy()  # a contradiction leaves the state as it was, as for black-and-white
-        steps = _line_fixpoint(self.puzzle, trial)
+        steps = _line_fixpoint(self.puzzle, trial, self.stepper)
         return None if steps is None else (trial, steps)
 
     def implications(self, state: np.ndarray, depth: int | None = None,
@@ -510,13 +424,17 @@ class PaletteLogic(Logic):
                                         tuple(r for r in rules if r != "line"))
 
     def probing(self, state: np.ndarray) -> list[Step] | None:
-        return colour_probe_pass(self.puzzle, state, stop=self.stop)
+        return colour_probe_pass(self.puzzle, state, self.stepper)
 
     def apply(self, state: np.ndarray, steps: list[Step]) -> bool:
         for step in steps:
             for cell, m in step.masks:
                 state[cell] &= m
         return not (state == 0).any()
+
+
+def _flag(stop: StopToken | None) -> np.ndarray | None:
+    return None if stop is None else stop.flag
 
 
 def logic_of(puzzle: Puzzle, stop: StopToken | None = None) -> Logic:
@@ -542,12 +460,14 @@ def open_grid(puzzle: Puzzle, state: np.ndarray) -> np.ndarray:
     return np.where(_is_open(state), np.int8(Cell.UNKNOWN), np.int8(Cell.FILLED)).astype(np.int8)
 
 
-def closure(puzzle: Puzzle, logic: str = "line") -> Callable[[np.ndarray], np.ndarray | None]:
+def closure(puzzle: Puzzle, logic: str = "line", stop: StopToken | None = None
+            ) -> Callable[[np.ndarray], np.ndarray | None]:
     """A function from a state (``(h, w)``: int8 for black-and-white, colour masks for colour)
     to its fixpoint (a new array; ``None`` on a contradiction) under ``logic``: ``"line"``,
     line propagation, or ``"probing"``, propagation and failed-literal probing -- the compiled
-    kernels of the puzzle's form (:func:`nonosat.native.propagate.propagate_grid` and
-    :func:`nonosat.native.probe.probe_grid`; :class:`nonosat.native.colour.ColourProblem`).
+    kernels of the puzzle's form (:meth:`nonosat.native.stepping.Stepper.propagate` and
+    :meth:`~nonosat.native.stepping.Stepper.probe` on one stepper reused from call to call;
+    :class:`nonosat.native.colour_stepping.ColourStepper`'s compiled propagation and probing).
 
     Raises
     ------
@@ -557,24 +477,22 @@ def closure(puzzle: Puzzle, logic: str = "line") -> Callable[[np.ndarray], np.nd
     if logic not in ("line", "probing"):
         raise ValueError(f"unknown logic {logic!r}; use 'line' or 'probing'")
     if not puzzle.is_colour:
-        from nonosat.native.probe import probe_grid
-
-        solve = propagate_grid if logic == "line" else probe_grid
+        stepper = Stepper(puzzle, stop=_flag(stop))
+        probing = logic == "probing"
 
         def close_two(grid: np.ndarray) -> np.ndarray | None:
-            out = solve(puzzle, grid)
-            return None if out is None else out[0]
+            stepper.load(grid)
+            if stepper.propagate() is None or (probing and stepper.probe() is None):
+                return None
+            return stepper.grid()
 
         return close_two
-    problem = ColourProblem.of(puzzle)
-    step = problem.propagate if logic == "line" else problem.probe
+    colour = ColourStepper(puzzle, stop=_flag(stop))
 
     def close(grid: np.ndarray) -> np.ndarray | None:
-        flat = np.asarray(grid, dtype=np.int32).reshape(-1).copy()
-        return flat.reshape(puzzle.shape) if step(flat) else None
+        colour.load(grid)
+        ok = colour.fixpoint() if logic == "line" else colour.probe()
+        return colour.grid() if ok else None
 
     return close
 
-
-# numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
-stamp_module(globals())

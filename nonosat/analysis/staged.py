@@ -30,13 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from nonosat.analysis.fork import ForkResult, fork_search
-from nonosat.analysis.logic import Step, logic_of, probe_pass, probe_pass_kernel
+from nonosat.analysis.logic import Step, logic_of, probe_pass
 from nonosat.native.implications import RULES
 from nonosat.puzzle import Puzzle
 from nonosat.stop import StopToken
 
 __all__ = ["STAGES", "ForkResult", "StagedRun", "Step", "fork_search", "probe_pass",
-           "probe_pass_kernel", "staged_solve"]
+           "staged_solve"]
 
 #: The stages in the order the analysis tries them.
 STAGES = ("line", "implications", "probing", "fork")
@@ -170,7 +170,6 @@ def staged_solve(
     invocations = dict.fromkeys(STAGES[:3], 0)
     spent = dict.fromkeys(STAGES[:3], 0.0)
     status = "stuck"
-    line_cache: dict = {}  # each line's implications by contents, across rounds
     stopped = False
     while True:
         t0 = time.perf_counter()
@@ -193,7 +192,7 @@ def staged_solve(
         new: list[Step] | None = []
         if "implications" in stages:
             t0 = time.perf_counter()
-            new = logic.implications(state, depth, rules, line_cache)
+            new = logic.implications(state, depth, rules)
             spent["implications"] += time.perf_counter() - t0
             if halted():
                 stopped = True

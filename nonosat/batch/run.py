@@ -10,6 +10,12 @@ is enforced next to the worker process, from outside it.
 At most a window of tasks is in flight at a time (twice the number of worker threads), so memory
 stays flat on large corpora and an interrupted batch wastes little.  Each result is written to
 the results file as soon as it arrives.
+
+On a dask cluster each task is keyed by its puzzle (:func:`task_key`).  When a dask worker dies,
+the scheduler reruns the tasks it held on the other workers under the same keys, so each result
+comes back once; a puzzle gets at most one record per run whatever the executor does, and a rerun
+of the batch skips the puzzles the results file holds (:func:`pending`): nothing is lost and
+nothing is recorded twice (``benchmarks/bench_record_dask.py`` kills a worker mid-run to show it).
 """
 
 from __future__ import annotations
@@ -155,6 +161,33 @@ def dask_executor(address: str) -> Iterator[tuple[cf.Executor, int]]:
         client.close()
 
 
+def task_key(task: Task) -> str:
+    """The dask key of ``task``: the job, the puzzle id and a digest of everything the result
+    depends on (the puzzle's clues, the job's function, the options, the limits).
+
+    Keying tasks by puzzle, not at random, makes a puzzle one task on the scheduler: a task that
+    dask reruns after losing its worker keeps its key (its result comes back once), a second
+    submission of the same puzzle while the first is in flight is the same task, and the
+    scheduler's task stream names the puzzle of every completed task.
+
+    Examples
+    --------
+    >>> from nonosat.batch.jobs import JOBS, JobOptions
+    >>> from nonosat.puzzle import Puzzle
+    >>> t = Task("a.non", Puzzle(((1,),), ((1,),)), JOBS["check"], JobOptions())
+    >>> task_key(t).startswith("nonosat-check-a.non-")
+    True
+    >>> task_key(t) == task_key(Task("a.non", t.puzzle, JOBS["solve"], JobOptions()))
+    False
+    """
+    import hashlib
+    import pickle
+
+    content = (task.puzzle, task.job, task.options, task.deadline_s, task.memory_mb)
+    digest = hashlib.sha256(pickle.dumps(content, protocol=4)).hexdigest()[:16]
+    return f"nonosat-{task.job.name}-{task.id}-{digest}"
+
+
 def run_batch(
     puzzles: Iterable[tuple[str, Puzzle]],
     config: BatchConfig,
@@ -213,22 +246,28 @@ def run_batch(
         for puzzle_id, puzzle in puzzles
     )
 
-    def finish(record: dict[str, Any]) -> None:
+    written: set[str] = set()
+
+    def finish(record: dict[str, Any]) -> bool:
         # after an interrupt no record is kept: a puzzle whose worker was stopped by it is no
         # "crashed" or "timeout" verdict (Interrupted; the records before it stay)
         interrupts.check()
+        if record["id"] in written:  # one record per puzzle and run, whatever the executor does
+            return False
+        written.add(record["id"])
         if config.cert_dir is not None:
             _write_certificate(record, config.cert_dir, config.force)
         if results is not None:
             results.append(record)
         if on_record is not None:
             on_record(record)
+        return True
 
     if executor is not None:
         return _drive(executor, tasks, 64, finish)
     if scheduler is not None:
         with dask_executor(scheduler) as (dask, threads):
-            return _drive(dask, tasks, max(2 * threads, DASK_WINDOW), finish)
+            return _drive(dask, tasks, max(2 * threads, DASK_WINDOW), finish, keyed=True)
     workers = config.jobs or default_jobs()
     pool = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nonosat-batch")
     try:
@@ -245,8 +284,11 @@ def _drive(
     executor: cf.Executor,
     tasks: Iterator[Task],
     window: int,
-    finish: Callable[[dict[str, Any]], None],
+    finish: Callable[[dict[str, Any]], bool],
+    keyed: bool = False,
 ) -> list[dict[str, Any]]:
+    """Keep ``window`` tasks in flight; ``keyed``: submit each under its :func:`task_key` (a
+    dask executor's ``submit`` takes ``key=``)."""
     records: list[dict[str, Any]] = []
     in_flight: dict[cf.Future[dict[str, Any]], Task] = {}
     exhausted = False
@@ -256,6 +298,9 @@ def _drive(
                 task = next(tasks, None)
                 if task is None:
                     exhausted = True
+                elif keyed:  # ClientExecutor.submit passes key= on to Client.submit
+                    submit: Callable[..., cf.Future[dict[str, Any]]] = executor.submit
+                    in_flight[submit(run_task, task, key=task_key(task))] = task
                 else:
                     in_flight[executor.submit(run_task, task)] = task
             if not in_flight:
@@ -264,8 +309,8 @@ def _drive(
             for future in done:
                 task = in_flight.pop(future)
                 record = _record_of(future, task)
-                finish(record)
-                records.append(record)
+                if finish(record):
+                    records.append(record)
     finally:
         for future in in_flight:
             future.cancel()

@@ -323,6 +323,14 @@ def close_sandboxes() -> None:
         sandbox.close()
 
 
+def sandbox_pids() -> list[int]:
+    """Process ids of the children this process's sandboxes are running now (on a dask worker:
+    ``client.run(sandbox_pids)`` maps the ``worker`` pids of the records to dask workers)."""
+    with _registry_lock:
+        sandboxes = list(_registry)
+    return [pid for pid in (s.pid for s in sandboxes) if pid is not None]
+
+
 atexit.register(close_sandboxes)
 
 

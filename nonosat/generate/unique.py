@@ -162,29 +162,16 @@ def open_cells(puzzle: Puzzle, logic: str = "line") -> tuple[np.ndarray, np.ndar
     """``(open, fixpoint)`` after ``logic`` (``"line"`` or ``"probing"``, native, compiled):
     ``open`` a bool mask of the cells it leaves undecided, ``fixpoint`` the grid state (int8
     :class:`~nonosat.puzzle.Cell` values, or int32 colour masks); ``None`` on a contradiction."""
-    if puzzle.is_colour:
-        from nonosat.analysis.logic import closure, full_grid
+    from nonosat.analysis.logic import closure, full_grid
 
-        fix = closure(puzzle, logic)(full_grid(puzzle))
-        if fix is None:
-            return None
+    # the native stepper of the puzzle's form (nonosat.native.stepping, colour_stepping)
+    fix = closure(puzzle, logic)(full_grid(puzzle))
+    if fix is None:
+        return None
+    if puzzle.is_colour:
         bits = fix.astype(np.int64)
         return (bits & (bits - 1)) != 0, fix
-    # the compiled kernels directly (propagate_grid / probe_grid would also list every deduction)
-    from nonosat.native.probe import new_probe_scratch, probe
-    from nonosat.native.propagate import new_state, problem_tuple, propagate
-    from nonosat.puzzle import pack_clues, unknown_grid
-
-    packed = pack_clues(puzzle)
-    problem = problem_tuple(packed)
-    state = new_state(packed, unknown_grid(puzzle))
-    ok = propagate(problem, state)
-    if ok and logic == "probing":
-        ok = probe(problem, state, new_probe_scratch(puzzle.height * puzzle.width)) >= 0
-    if not ok:
-        return None
-    grid = state[0].reshape(puzzle.shape).copy()
-    return grid == Cell.UNKNOWN, grid
+    return fix == Cell.UNKNOWN, fix
 
 
 class _Checker:

@@ -41,8 +41,6 @@ from nonosat.native.probe import (
     TRACK_LINES,
     TRACK_TOUCHED,
     best_branch,
-    collect_implications,
-    new_probe_scratch,
     probe_tracked,
     restore_stamps,
     stamp_lines,
@@ -50,7 +48,6 @@ from nonosat.native.probe import (
 from nonosat.native.propagate import (
     KIND_BRANCH,
     KIND_DECISION,
-    KIND_GIVEN,
     KIND_NAMES,
     ST_BACKTRACKS,
     ST_CACHE_HITS,
@@ -72,13 +69,11 @@ from nonosat.native.propagate import (
     clear_line_cache,
     clear_queue,
     new_line_cache,
-    new_state,
-    problem_tuple,
     propagate,
-    sync_line_masks,
     undo_to,
 )
-from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
+from nonosat.native.stepping import Stepper
+from nonosat.puzzle import Cell, Puzzle
 from nonosat.stop import StopToken
 
 PAUSED = 1
@@ -323,8 +318,13 @@ class SearchOutcome:
     trace: Trace
 
 
-class NativeSearch:
+class NativeSearch(Stepper):
     """The native solver on one puzzle: propagation, probing and fork search, resumable.
+
+    A :class:`~nonosat.native.stepping.Stepper` (its state, trail, line cache and probing
+    scratch; its stages can be stepped before or between searches) with the compiled search on
+    top: :meth:`step` runs it for a budget of decisions, :meth:`run` until it finishes or a time
+    limit.
 
     Parameters
     ----------
@@ -373,26 +373,21 @@ class NativeSearch:
         track: int = TRACK_LINES,
         stop: StopToken | None = None,
     ):
-        self.puzzle = puzzle
         self._stop_flag = np.zeros(1, dtype=np.int64) if stop is None else stop.flag
         self._stopped = False
         self.branch_mode = branch_mode
-        self.track = track
         self.limit = limit
         self.probing = probing
-        packed = pack_clues(puzzle)
-        self._problem = problem_tuple(packed)
         h, w = puzzle.shape
         cache = _take_line_cache()
-        self._state = new_state(packed, unknown_grid(puzzle), cache=cache, stop=self._stop_flag)
-        weakref.finalize(self, _give_line_cache, cache)
         # the exact rule's touched sets and stamp log (up to h*w*(h+w) rows, mapped lazily) only
         # when asked for: on a large grid they would be the biggest arrays of the search
-        self._scratch = new_probe_scratch(h * w, h + w if track == TRACK_TOUCHED else 0)
+        super().__init__(puzzle, cache=cache, stop=self._stop_flag, track=track)
+        weakref.finalize(self, _give_line_cache, cache)
+        self._state = self.state  # the name tests and older callers read
         self._frames = np.zeros((h * w + 1, 6), dtype=np.int64)
         self._sols = np.zeros((limit, h * w), dtype=np.int8)
-        st = self._state[6]
-        st[ST_LIMIT] = limit
+        self.state[6][ST_LIMIT] = limit
         if partial is not None:
             self._apply_partial(np.asarray(partial, dtype=np.int8))
         self._finished = False
@@ -406,14 +401,7 @@ class NativeSearch:
                 f"partial grid is {partial.shape[1]}x{partial.shape[0]} but the puzzle is "
                 f"{self.puzzle.width}x{self.puzzle.height}"
             )
-        grid, trail, tkind, targ, st = (self._state[i] for i in (0, 1, 2, 3, 6))
-        for cell, value in enumerate(partial.reshape(-1)):
-            if value in (Cell.EMPTY, Cell.FILLED):
-                grid[cell] = value
-                t = st[ST_TLEN]
-                trail[t], tkind[t], targ[t] = cell, KIND_GIVEN, -1
-                st[ST_TLEN] = t + 1
-        sync_line_masks(self._state)
+        self.give(partial)
 
     def step(self, max_nodes: int) -> bool:
         """Run up to ``max_nodes`` decisions; ``True`` once the search has finished.  A set stop
@@ -428,7 +416,7 @@ class NativeSearch:
             return True
         t0 = time.perf_counter()
         code = search_kernel(
-            self._problem, self._state, self._scratch, self._frames, self._sols,
+            self.problem, self.state, self.scratch, self._frames, self._sols,
             max_nodes, self.probing, self.branch_mode, self.track,
         )
         self.time_s += time.perf_counter() - t0
@@ -449,7 +437,7 @@ class NativeSearch:
         overrun by a few nodes), or ``timeout`` seconds have passed.  Returns :attr:`finished`.
         """
         deadline = None if timeout is None else time.perf_counter() + timeout
-        st = self._state[6]
+        st = self.state[6]
         chunk = 1
         while not self.step(chunk):
             if self._stopped or st[ST_PROBES] >= max_probes:
@@ -492,15 +480,13 @@ class NativeSearch:
     def partial_grid(self) -> np.ndarray:
         """The current grid state (int8, shape (height, width)); after the root node, the cells
         every solution shares."""
-        return self._state[0].reshape(self.puzzle.shape).copy()
+        return self.grid()
 
     def root_grid(self) -> np.ndarray:
         """Grid state after the root node's propagation and probing (int8, (height, width))."""
         grid = np.full(self.puzzle.height * self.puzzle.width, Cell.UNKNOWN, dtype=np.int8)
-        trail, st = self._state[1], self._state[6]
-        end = max(int(st[ST_ROOT_TLEN]), 0)
-        cells = trail[:end]
-        grid[cells] = self._state[0][cells]  # root deductions are never undone
+        root = self.deductions(0, max(self.root_length, 0))
+        grid[root.cells] = root.values  # root deductions are never undone
         return grid.reshape(self.puzzle.shape)
 
     def root_implications(self, limit: int = 200_000) -> list[tuple[tuple[int, int, bool], ...]]:
@@ -527,31 +513,25 @@ class NativeSearch:
     def _root_implication_codes(self, limit: int) -> np.ndarray:
         """Implications probing finds at the root grid (:func:`collect_implications`): int32
         array ``(m, 2)`` of literal codes ``2 * cell + filled``, ``m <= limit``."""
-        packed = pack_clues(self.puzzle)
-        state = new_state(packed, self.root_grid(), cache=self._state[10], stop=self._stop_flag)
-        problem = problem_tuple(packed)
-        if not propagate(problem, state):
+        root = Stepper(self.puzzle, self.root_grid(), cache=self.cache, stop=self._stop_flag)
+        if root.propagate() is None:
             return np.zeros((0, 2), dtype=np.int32)
-        pairs = np.zeros((limit, 2), dtype=np.int32)
-        n = collect_implications(problem, state, pairs)
-        return pairs[:n]
+        return root.implications(limit)
 
     def trace(self) -> Trace:
         """The root node's deductions in order (see :class:`Trace`)."""
         h, w = self.puzzle.shape
-        trail, tkind, targ, st = (self._state[i] for i in (1, 2, 3, 6))
-        root = int(st[ST_ROOT_TLEN])
+        root = self.root_length
         contradiction = root < 0 and self._finished
-        end = root if root >= 0 else 0
+        found = self.deductions(0, max(root, 0))  # root deductions are never undone
         out = []
-        for t in range(end):
-            cell = int(trail[t])
-            kind = KIND_NAMES[int(tkind[t])]
-            arg = int(targ[t])
+        for cell, value, kind_code, arg in zip(found.cells.tolist(), found.values.tolist(),
+                                               found.kinds.tolist(), found.args.tolist(),
+                                               strict=True):
+            kind = KIND_NAMES[kind_code]
             line = arg if kind == "line" else None
             probe_cell = divmod(arg, w) if kind in ("failed-literal", "probe-both") else None
-            value = Cell(int(self._state[0][cell]))  # root deductions are never undone
-            out.append(Deduction(divmod(cell, w), value, kind, line, probe_cell))
+            out.append(Deduction(divmod(cell, w), Cell(value), kind, line, probe_cell))
         return Trace(out, complete=root == h * w, contradiction=contradiction)
 
     def stats(self) -> dict[str, int | float]:
@@ -559,7 +539,7 @@ class NativeSearch:
         ``backtracks`` (a decided cell's other value tried; ``backtracks <= guesses``, both 0
         without search: :mod:`nonosat.analysis.classify`, "Counting guesses and backtracks"),
         probes, probe fixes, solve time."""
-        st = self._state[6]
+        st = self.state[6]
         return {
             "line_solves": int(st[ST_LINE_SOLVES]),
             "line_cache_hits": int(st[ST_CACHE_HITS]),
@@ -575,7 +555,7 @@ class NativeSearch:
 
     def solutions(self) -> list[np.ndarray]:
         """Solutions found so far (bool arrays, shape (height, width))."""
-        n = int(self._state[6][ST_NSOL])
+        n = int(self.state[6][ST_NSOL])
         return [(self._sols[k] == Cell.FILLED).reshape(self.puzzle.shape) for k in range(n)]
 
     def outcome(self) -> SearchOutcome:
