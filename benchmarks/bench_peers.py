@@ -8,8 +8,10 @@ solutions; ``1`` = first solution, tournament rules) the script runs, one after 
   ``time.process_time``.  *process CPU* is the whole child (``RUSAGE_CHILDREN``: start-up, import
   and kernel loading included); *puzzles CPU* is the sum of the per-puzzle times.
 * **nonosolve** (``../shared/peers/nonosolve``, hyouv/FastNonogramSolver) — a tournament set as one
-  process (``--taai SET -n N -o SOL --log LOG``; per-puzzle times from its log, its own clock);
-  other sets one process per puzzle (per-puzzle CPU from ``RUSAGE_CHILDREN``).
+  process (``--taai SET -n N -o SOL --log LOG``; per-puzzle times from its log, its own wall
+  clock; with ``--peer-cpu`` each puzzle is also run as its own process and its CPU, minus
+  nonosolve's start-up on a 2x2 puzzle, is the per-puzzle time: fair medians on a loaded
+  machine); other sets one process per puzzle (per-puzzle CPU from ``RUSAGE_CHILDREN``).
 * **hugi** (``--hugi``; meros/hugi, ``--threads 1``) — one process per puzzle, uniqueness mode only
   (Hugi has no first-solution mode).
 
@@ -181,6 +183,42 @@ def run_nonosat(s: dict, limit: int, args, tmp: Path) -> dict:
     return {"process_s": children_cpu() - c0, "rows": json.loads(out.read_text())}
 
 
+def nonosolve_startup_cpu(tmp: Path, runs: int = 5) -> float:
+    """Median CPU seconds of a whole nonosolve process on a 2x2 puzzle: its start-up, which
+    :func:`nonosolve_per_puzzle` takes off each puzzle's process CPU."""
+    two = tmp / "two.nin"
+    two.write_text("2 2\n1\n1\n1\n1\n")
+    times = []
+    for _ in range(runs):
+        c0 = children_cpu()
+        subprocess.run([str(NONOSOLVE), "-q", str(two)], capture_output=True)
+        times.append(children_cpu() - c0)
+    return statistics.median(times)
+
+
+def nonosolve_per_puzzle(s: dict, limit: int, args, tmp: Path, rows: list[dict]) -> None:
+    """Replace the per-puzzle times of a tournament set's ``rows`` (nonosolve's own log: wall
+    clock, which a loaded machine inflates) by CPU seconds: one process per puzzle (``.nin``),
+    minus the process start-up (:func:`nonosolve_startup_cpu`)."""
+    from nonosat.formats import read_puzzles, write_puzzle
+
+    startup = nonosolve_startup_cpu(tmp)
+    folder = tmp / "per-puzzle" / s["name"]
+    folder.mkdir(parents=True, exist_ok=True)
+    puzzles = {p.number or k: p for k, p in enumerate(read_puzzles(s["file"]), 1)}
+    by_id = {r["id"]: r for r in rows}
+    for pid, _, index in s["puzzles"]:
+        nin = folder / f"{pid[1:]}.nin"
+        if not nin.exists():
+            write_puzzle(puzzles[index], nin, format="nin")
+        c0 = children_cpu()
+        subprocess.run([str(NONOSOLVE), "-q", "-n", str(limit), "--timeout", str(args.timeout),
+                        str(nin)], capture_output=True)
+        if pid in by_id:
+            by_id[pid]["wall_s"] = by_id[pid]["cpu_s"]
+            by_id[pid]["cpu_s"] = max(children_cpu() - c0 - startup, 0.0)
+
+
 def run_nonosolve(s: dict, limit: int, args, tmp: Path) -> dict:
     if s["kind"] == "tournament":
         log = tmp / "nonosolve.log"
@@ -195,6 +233,8 @@ def run_nonosolve(s: dict, limit: int, args, tmp: Path) -> dict:
             if len(f) >= 3 and f[0].startswith("#"):
                 rows.append({"id": f[0], "cpu_s": float(f[1]),
                              "status": _NONOSOLVE_VERDICT.get(f[2], f[2].lower())})
+        if args.peer_cpu:
+            nonosolve_per_puzzle(s, limit, args, tmp, rows)
         return {"process_s": process, "rows": rows}
     rows = []
     for pid, path, _ in s["puzzles"]:
@@ -281,6 +321,9 @@ def main() -> None:
     ap.add_argument("--engine", default="auto", help="nonosat engine")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per puzzle")
     ap.add_argument("--hugi", action="store_true", help="also run hugi --threads 1 (limit 2)")
+    ap.add_argument("--peer-cpu", action="store_true",
+                    help="nonosolve's per-puzzle times of a tournament set as CPU (one process "
+                         "per puzzle, start-up taken off) instead of its log's wall clock")
     ap.add_argument("--progress", action="store_true")
     ap.add_argument("--json", type=Path, help="write every per-puzzle row here")
     ap.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)

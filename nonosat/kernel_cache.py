@@ -32,6 +32,9 @@ KERNEL_FILES = (
     "puzzle.py",
     "palette.py",
     "native/line.py",
+    "native/line_bits.py",
+    "native/line_words.py",
+    "native/line_dp.py",
     "native/propagate.py",
     "native/probe.py",
     "native/search.py",
@@ -86,3 +89,44 @@ def stamp_module(namespace: dict[str, Any]) -> int:
             cache_file._source_stamp = stamp
             count += 1
     return count
+
+
+#: Modules that numba imports only to look at SciPy: ``numba/__init__`` imports ``scipy`` for its
+#: version check, and the CPU target's first initialisation imports ``scipy.linalg`` (all of it,
+#: for ``cython_blas``) to know whether compiled ``np.dot``/``np.linalg`` can be offered.
+_SCIPY_FOR_NUMBA = ("scipy", "scipy.linalg.cython_blas")
+
+
+def import_numba_without_scipy() -> bool:
+    """Import numba and initialise its CPU target (which loading any cached kernel does) with
+    SciPy hidden, so that neither imports SciPy: about 0.1 s of a whole ``nonosat solve`` on an
+    idle machine (``python -X importtime``: ``scipy.linalg`` under ``numba.np.arraymath``), paid
+    by every process that loads a kernel, when none of nonosat's kernels uses BLAS.
+
+    The price: in this process, numba compiles no new function that calls ``np.dot``, ``@`` or
+    ``np.linalg`` on arrays (numba decided BLAS is missing); importing SciPy itself works as
+    before.  So only the command line calls this (one process per command, running only
+    nonosat's kernels), never a library import.  Does nothing when numba is imported already.
+
+    Returns
+    -------
+    bool
+        Whether numba was imported here with SciPy hidden.
+    """
+    import sys
+
+    if "numba" in sys.modules:
+        return False
+    hidden = [name for name in _SCIPY_FOR_NUMBA if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # an import of it raises ImportError
+    try:
+        import numba  # noqa: F401
+        from numba.core.registry import cpu_target
+
+        cpu_target.target_context.refresh()
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+    return True

@@ -61,9 +61,9 @@ print("contradiction" if propagate_grid(puzzle) is None else "solved")
 
 def test_editing_a_callee_file_recompiles_its_caller(tmp_path):
     """A copy of the package and its own cache: propagate (propagate.py) is cached with the
-    multi-word line solver (line.py, lines over 62 cells) compiled in; line.py is then edited so
-    that every long line contradicts, and the next run must see it without propagate.py
-    changing."""
+    multi-word line solver (line_words.py, lines over 62 cells) compiled in; line_words.py is
+    then edited so that every long line contradicts, and the next run must see it without
+    propagate.py changing."""
     copy = tmp_path / "pkg"
     shutil.copytree(PACKAGE, copy / "nonosat", ignore=shutil.ignore_patterns("__pycache__"))
     env = {**os.environ, "PYTHONPATH": str(copy), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
@@ -77,7 +77,7 @@ def test_editing_a_callee_file_recompiles_its_caller(tmp_path):
 
     assert run() == "solved"
     assert list((tmp_path / "cache").rglob("propagate.propagate-*.nbi")), "nothing was cached"
-    line = copy / "nonosat" / "native" / "line.py"
+    line = copy / "nonosat" / "native" / "line_words.py"
     text = line.read_text()
     head = "def line_kernel_words(clue, cells, out, ws):"
     head_end = text.index("\n", text.index(head)) + 1
@@ -97,3 +97,25 @@ def test_the_proof_kernels_are_compiled():
                lrat_agree._materialised, rup._run_steps, rup._load, proof_text._renumber]
     plain = [k.__name__ for k in kernels if not hasattr(k, "py_func")]
     assert not plain, plain
+
+
+def test_numba_imported_without_scipy_still_runs_kernels_and_scipy(tmp_path):
+    """The CLI's numba import hides SciPy (kernel_cache.import_numba_without_scipy): numba and a
+    kernel load without importing scipy.linalg, and SciPy imports normally afterwards."""
+    code = (
+        "import sys\n"
+        "from nonosat.kernel_cache import import_numba_without_scipy\n"
+        "assert import_numba_without_scipy()\n"
+        "from nonosat.native.search import NativeSearch\n"
+        "from nonosat.puzzle import Puzzle\n"
+        "out = NativeSearch(Puzzle([(1,), (1,)], [(1,), (1,)]), limit=3).run()\n"
+        "assert len(out.solutions) == 2 and out.finished\n"
+        "assert 'scipy.linalg' not in sys.modules, 'numba imported scipy.linalg'\n"
+        "import scipy.linalg\n"
+        "assert scipy.linalg.det([[2.0]]) == 2.0\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(PACKAGE.parent)})
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

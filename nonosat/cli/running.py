@@ -206,17 +206,20 @@ def announce_compile(colour: bool = False) -> None:
     colour kernels (:mod:`nonosat.native.colour`) instead of the black-and-white ones, which are
     the native search kernel and the kernels a hand-off to SAT compiles (the order encoding's
     build and the belief-propagation phases)."""
+    from nonosat.kernel_cache import import_numba_without_scipy
+
+    import_numba_without_scipy()  # the first numba import of a command: SciPy stays out of it
     if colour:
         from nonosat.native.colour import colour_kernels_cached as kernels_cached
 
         cached = kernels_cached()
     else:
-        from nonosat.encodings import cnf_order, phases
         from nonosat.native.search import kernels_cached
 
+        # the hand-off's kernels: their cache files, without importing their modules (which a
+        # puzzle that never reaches SAT would not load at all)
         cached = kernels_cached() and all(
-            _dispatcher_cached(k) for k in (cnf_order.order_puzzle_kernel, phases._bp,
-                                            phases._start_phase_lits))
+            _index_present(module, kernel) for module, kernel in _HANDOFF_KERNELS)
     if not cached:
         typer.echo(
             "nonosat: compiling the solver kernels (first run only; cached afterwards) ...",
@@ -224,14 +227,19 @@ def announce_compile(colour: bool = False) -> None:
         )
 
 
-def _dispatcher_cached(dispatcher: Any) -> bool:
-    """Whether numba's on-disk cache holds ``dispatcher`` (an ``njit(cache=True)`` function) for
-    its current source, by reading the cache's index where numba will look for it; True when
-    numba's cache internals are not as expected (then nothing is announced)."""
-    import os
+#: ``(module, function)`` of the kernels a black-and-white hand-off to SAT compiles.
+_HANDOFF_KERNELS = (("encodings/cnf_order.py", "order_puzzle_kernel"),
+                    ("encodings/phases.py", "_bp"), ("encodings/phases.py", "_start_phase_lits"))
 
-    try:
-        cache_file = dispatcher._cache._cache_file
-        return os.path.exists(cache_file._index_path) and bool(cache_file._load_index())
-    except Exception:
-        return True
+
+def _index_present(module: str, kernel: str) -> bool:
+    """Whether numba's cache index file of ``kernel`` (in ``module``, package-relative) exists
+    where numba looks (``NUMBA_CACHE_DIR`` or beside the module); does not read it."""
+    import os
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / module
+    stem = f"{path.stem}.{kernel}-*.nbi"
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return any(Path(os.environ["NUMBA_CACHE_DIR"]).rglob(stem))
+    return any((path.parent / "__pycache__").glob(stem))

@@ -1,6 +1,8 @@
 """The native solver, one module per stage in the order a puzzle flows through them.
 
-- :mod:`nonosat.native.line` -- the complete line solver (DP and bit-parallel kernels);
+- :mod:`nonosat.native.line` -- the complete line solver (bit-parallel kernels on one word,
+  :mod:`~nonosat.native.line_bits`, or several, :mod:`~nonosat.native.line_words`; the dynamic
+  programme, :mod:`~nonosat.native.line_dp`);
 - :mod:`nonosat.native.propagate` -- propagation to a fixpoint over a work queue of changed lines;
 - :mod:`nonosat.native.implications` -- the implication graph of cell literals (networkx);
 - :mod:`nonosat.native.probe` -- failed-literal probing and the branching rule;

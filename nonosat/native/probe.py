@@ -32,6 +32,7 @@ from nonosat.kernel_cache import stamp_module
 from nonosat.native.propagate import (
     KIND_DECISION,
     KIND_FAILED_LITERAL,
+    KIND_LINE,
     KIND_PROBE_BOTH,
     ST_CONFLICTS,
     ST_EVENT,
@@ -39,8 +40,11 @@ from nonosat.native.propagate import (
     ST_PROBES,
     ST_TLEN,
     assign,
+    borrowed,
+    clear_queue,
     mark_changed,
     propagate,
+    put,
     undo_to,
 )
 
@@ -48,7 +52,8 @@ from nonosat.native.propagate import (
 def new_probe_scratch(n_cells: int, n_lines: int = 0) -> tuple:
     """Scratch arrays for :func:`probe` and :func:`probe_tracked`.
 
-    ``(mark, probed_at, score_f, score_e, fcells, fixed, touched, line_log, line_seg, pst)``:
+    ``(mark, probed_at, score_f, score_e, fcells, fixed, touched, line_log, line_seg, pst,
+    freason)``:
     ``mark`` (int8) holds the first branch's values, ``probed_at`` (int64) the event number of each
     cell's last probe (-1: none valid), ``score_f``/``score_e`` (int32) the cells each branch fixed,
     ``fcells`` (int32) the first branch's cells and ``fixed`` (int32) the probe-both deductions.
@@ -59,7 +64,9 @@ def new_probe_scratch(n_cells: int, n_lines: int = 0) -> tuple:
     shape (n_cells * n_lines + n_lines, 2)) the undo log of line change stamps ``(line, old
     stamp)``, one entry per line per search segment below the root; ``line_seg`` (int64,
     n_lines) the segment that last logged each line; ``pst`` (int64, 4): current segment, log
-    length, segment counter, spare.
+    length, segment counter, spare.  ``freason`` (int32) holds the first branch's reasons (the
+    line that forced each cell), so that :func:`probe_tracked` replays that branch when the
+    other one fails instead of propagating it again.
     """
     tw = max((n_lines + 63) // 64, 1)
     log_rows = n_cells * n_lines + n_lines if n_lines else 1
@@ -74,6 +81,7 @@ def new_probe_scratch(n_cells: int, n_lines: int = 0) -> tuple:
         np.zeros((log_rows, 2), dtype=np.int64),
         np.zeros(max(n_lines, 1), dtype=np.int64),
         np.zeros(4, dtype=np.int64),
+        np.zeros(n_cells, dtype=np.int32),
     )
 
 
@@ -87,6 +95,7 @@ def probe(problem, state, scratch):  # pragma: no cover - compiled
         Number of cells fixed, or ``-1`` when the node is contradictory (both values of some cell
         fail).  On a normal return the state is at a propagation fixpoint.
     """
+    problem, state, scratch = borrowed(problem), borrowed(state), borrowed(scratch)
     h, w = problem[3][0], problem[3][1]
     grid, trail, tkind, targ, st, changed_at = (
         state[0], state[1], state[2], state[3], state[6], state[9]
@@ -302,11 +311,21 @@ def probe_tracked(problem, state, scratch, track):  # pragma: no cover - compile
     The state's stop flag (``state[15]``, :mod:`nonosat.native.propagate`) is read before each
     probe: once it is set, probing returns :data:`PROBE_STOPPED` between two probes.
 
+    Two shortcuts keep the result that of :func:`probe` with less line solving: when the empty
+    branch fails, the filled branch is replayed from its first run (its cells, values and reasons,
+    in trail order: propagation is deterministic) instead of propagated again; and the cells both
+    branches fix are set without propagating afterwards, as nonosolve does (``engine.h``): the
+    two branches' fixpoints ``A`` and ``B`` are line-solver fixpoints, and a line solved at
+    ``A & B`` forces only what every arrangement consistent with it shares, which every
+    arrangement consistent with ``A`` (a subset) and with ``B`` shares too, so it is already in
+    ``A & B``: the intersection is a fixpoint.
+
     Returns
     -------
     int
         Number of cells fixed, ``-1`` when the node is contradictory, or :data:`PROBE_STOPPED`.
     """
+    problem, state, scratch = borrowed(problem), borrowed(state), borrowed(scratch)
     h, w = problem[3][0], problem[3][1]
     grid, trail, tkind, targ, st, changed_at = (
         state[0], state[1], state[2], state[3], state[6], state[9]
@@ -314,6 +333,7 @@ def probe_tracked(problem, state, scratch, track):  # pragma: no cover - compile
     mark, probed_at, score_f, score_e, fcells, fixed, touched = (
         scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5], scratch[6]
     )
+    freason = scratch[10]
     stop = state[15]
     tw = touched.shape[1]
     exact = track == TRACK_TOUCHED
@@ -344,6 +364,7 @@ def probe_tracked(problem, state, scratch, track):  # pragma: no cover - compile
             if ok_f:
                 for t in range(base, st[ST_TLEN]):
                     fcells[t - base] = trail[t]
+                    freason[t - base] = targ[t]
                     mark[trail[t]] = grid[trail[t]]
             undo_to(state, base)
             # branch 2: empty
@@ -372,12 +393,15 @@ def probe_tracked(problem, state, scratch, track):  # pragma: no cover - compile
                     if mark[c] == grid[c]:
                         fixed[nfix] = c * 4 + grid[c]
                         nfix += 1
-            for k in range(nf):
-                mark[fcells[k]] = 0
             undo_to(state, base)
             if not ok_e:
-                assign(problem, state, cell, 2, KIND_FAILED_LITERAL, cell, -1)
-                propagate(problem, state)
+                # the filled branch holds: replay it (what propagating it again would write)
+                put(problem, state, cell, 2, KIND_FAILED_LITERAL, cell)
+                for k in range(1, nf):
+                    put(problem, state, fcells[k], mark[fcells[k]], KIND_LINE, freason[k])
+            for k in range(nf):
+                mark[fcells[k]] = 0
+            if not ok_e:
                 stamp_lines(problem, state, scratch, base)
                 st[ST_PROBE_FIXES] += nf
                 total += nf
@@ -390,9 +414,7 @@ def probe_tracked(problem, state, scratch, track):  # pragma: no cover - compile
                     c = fixed[k] // 4
                     if grid[c] == 3:
                         assign(problem, state, c, fixed[k] % 4, KIND_PROBE_BOTH, cell, -1)
-                if not propagate(problem, state):
-                    st[ST_CONFLICTS] += 1
-                    return -1
+                clear_queue(state)  # the intersection of two fixpoints is one (see above)
                 stamp_lines(problem, state, scratch, base)
                 st[ST_PROBE_FIXES] += nfix
                 total += nfix
@@ -493,6 +515,7 @@ def collect_implications(problem, state, pairs):  # pragma: no cover - compiled
     int
         Number of implications written.
     """
+    problem, state, pairs = borrowed(problem), borrowed(state), borrowed(pairs)
     h, w = problem[3][0], problem[3][1]
     grid, trail, st, stop = state[0], state[1], state[6], state[15]
     count = 0

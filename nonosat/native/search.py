@@ -65,6 +65,7 @@ from nonosat.native.propagate import (
     ST_ROOT_TLEN,
     ST_TLEN,
     assign,
+    borrowed,
     clear_line_cache,
     clear_queue,
     new_line_cache,
@@ -176,6 +177,12 @@ def search_kernel(
         ``STOPPED`` (2): the stop flag was set; the state is consistent (a node's probing is
         redone by the next call), so a call with the flag cleared would continue.
     """
+    # borrowed views: no reference counting in the loops below (propagate.borrowed)
+    problem = borrowed(problem)
+    state = borrowed(state)
+    scratch = borrowed(scratch)
+    frames = borrowed(frames)
+    sols = borrowed(sols)
     grid, st, stop = state[0], state[6], state[15]
     pst = scratch[9]
     exact = track == TRACK_TOUCHED
