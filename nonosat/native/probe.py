@@ -469,8 +469,10 @@ def probe_grid(puzzle, grid: np.ndarray | None = None, *, stop=None):
     grid : ndarray of int8, shape (height, width), optional
         Starting grid state (all unknown when omitted).  Not modified.
     stop : StopToken, optional
-        Its flag is read before each probe (:func:`probe`): once set, probing ends and the
-        result is meaningless (the caller looks at the token).
+        Its flag goes into the solver state, but :func:`probe` itself does not read it (only
+        :func:`probe_tracked` and the search do, whose callers tell a stop from a contradiction):
+        this call runs to its fixpoint, and a caller that was stopped meanwhile looks at the
+        token afterwards.
 
     Returns
     -------
