@@ -43,6 +43,7 @@ KERNEL_FILES = (
     "native/implications.py",
     "native/colour.py",
     "native/count.py",
+    "native/count_parts.py",
     "encodings/cnf_order.py",
     "encodings/phases.py",
     "certificates/proof_text.py",
