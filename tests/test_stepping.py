@@ -132,3 +132,14 @@ def test_the_stepper_is_black_and_white():
                        Colour("blue", (0, 0, 255), "b")))
     with pytest.raises(ValueError, match="black-and-white"):
         Stepper(Puzzle.from_picture(np.array([[1, 2]]), palette=palette))
+
+
+def test_stamp_starts_a_new_probing_event():
+    # two solutions: probing fixes nothing, so every cell stays open and was probed
+    s = Stepper(Puzzle([(1,), (1,)], [(1,), (1,)]))
+    assert s.propagate() is not None and s.probe() is not None
+    assert s.last_probed().tolist() == [0, 1, 2, 3]
+    s.stamp(s.checkpoint)  # nothing assigned since: a new event all the same
+    assert s.last_probed().tolist() == []
+    assert s.probe(since=s.checkpoint) is not None  # nothing changed: nothing re-probed
+    assert s.last_probed().tolist() == []

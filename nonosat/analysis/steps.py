@@ -1,12 +1,11 @@
 """Step-through solving: the native solver's deductions one at a time, guesses included.
 
 :func:`solve_steps` runs the native solver's search (:mod:`nonosat.native.search`) in Python
-around the same compiled kernels, in the same order -- propagation to a fixpoint
-(:func:`nonosat.native.propagate.propagate`), failed-literal probing
-(:func:`nonosat.native.probe.probe`), branching on the cell
-:func:`nonosat.native.probe.best_branch` picks (the rule :class:`~nonosat.native.search.NativeSearch`
-uses by default), chronological backtracking -- and turns every entry of the solver's trail into a
-:class:`SolveStep` a person can follow:
+on a :class:`~nonosat.native.stepping.Stepper` (the compiled stages one call at a time), in the
+same order -- propagation to a fixpoint, failed-literal probing, branching on the cell
+:meth:`~nonosat.native.stepping.Stepper.best_branch` picks (the rule
+:class:`~nonosat.native.search.NativeSearch` uses by default), chronological backtracking -- and
+turns every entry of the solver's trail into a :class:`SolveStep` a person can follow:
 
 ``line``
     One line solve and the cells it fixed ("Row 3 (clue 3 1): columns 4–6 filled").
@@ -48,25 +47,15 @@ from nonosat.analysis.wording import (  # noqa: F401 - re-exported, the names st
 )
 from nonosat.engines import Status
 from nonosat.native.line import solve_line
-from nonosat.native.probe import best_branch, new_probe_scratch, probe
-from nonosat.native.propagate import (
+from nonosat.native.stepping import (
     KIND_BRANCH,
     KIND_DECISION,
     KIND_FAILED_LITERAL,
     KIND_LINE,
     KIND_PROBE_BOTH,
-    ST_EVENT,
-    ST_TLEN,
-    assign,
-    clear_queue,
-    mark_changed,
-    new_line_cache,
-    new_state,
-    problem_tuple,
-    propagate,
-    undo_to,
+    Stepper,
 )
-from nonosat.puzzle import Cell, Puzzle, clue_text, grid_rows, pack_clues, unknown_grid
+from nonosat.puzzle import Cell, Puzzle, clue_text, grid_rows, unknown_grid
 from nonosat.stop import StopToken
 
 #: Step kinds, in the order a reader meets them.
@@ -176,19 +165,15 @@ class StepRun:
 
 
 class _Stepper:
-    """The search loop of :func:`nonosat.native.search.search_kernel`, in Python, emitting
-    steps from the trail after each compiled call."""
+    """The search loop of :func:`nonosat.native.search.search_kernel`, in Python on a
+    :class:`~nonosat.native.stepping.Stepper`, emitting steps from the trail after each stage."""
 
     def __init__(self, puzzle: Puzzle, max_solutions: int, branch_mode: int = 2,
                  start: np.ndarray | None = None):
         self.puzzle = puzzle
-        h, w = puzzle.shape
-        self.packed = pack_clues(puzzle)
-        self.problem = problem_tuple(self.packed)
-        self.cache = new_line_cache(1 << 14)
-        start = unknown_grid(puzzle) if start is None else start
-        self.state = new_state(self.packed, start, cache=self.cache)
-        self.scratch = new_probe_scratch(h * w)
+        self.solver = Stepper(puzzle, start)
+        # a second stepper on the same line cache, to replay a failed branch for its wording
+        self.side = Stepper(puzzle, cache=self.solver.cache)
         self.max_solutions = max_solutions
         self.branch_mode = branch_mode
         self.steps: list[SolveStep] = []
@@ -220,38 +205,41 @@ class _Stepper:
 
     def _failed_branch_line(self, before: np.ndarray, cell: int, value: int) -> int | None:
         """The line that breaks when ``cell = value`` is propagated from ``before`` (flat)."""
-        state = new_state(self.packed, before.reshape(self.puzzle.shape), cache=self.cache)
-        assign(self.problem, state, cell, value, KIND_DECISION, -1, -1)
-        if propagate(self.problem, state):
+        side = self.side
+        side.load(before.reshape(self.puzzle.shape))
+        side.assume(cell, value)
+        if side.propagate() is not None:
             return None
-        return self._broken_line(state[0])
+        return self._broken_line(side.flat)
 
     def _add(self, step: SolveStep) -> None:
         self.steps.append(step)
 
     # -- turning trail entries into steps ------------------------------------------------------
     def emit(self) -> None:
-        """Steps for the trail entries ``[cursor, TLEN)``."""
-        grid, trail, tkind, targ, st = (self.state[i] for i in (0, 1, 2, 3, 6))
-        end = int(st[ST_TLEN])
+        """Steps for the trail entries ``[cursor, checkpoint)``."""
+        found = self.solver.deductions(self.cursor)
+        trail, values = found.cells.tolist(), found.values.tolist()
+        tkind, targ = found.kinds.tolist(), found.args.tolist()
+        end = len(trail)
         depth = len(self.frames)
-        t = self.cursor
+        t = 0
         while t < end:
-            kind = int(tkind[t])
-            arg = int(targ[t])
+            kind = tkind[t]
+            arg = targ[t]
             if kind == KIND_LINE:
                 u = t
-                while u < end and int(tkind[u]) == KIND_LINE and int(targ[u]) == arg:
+                while u < end and tkind[u] == KIND_LINE and targ[u] == arg:
                     u += 1
-                cells = [(*self._rc(trail[k]), int(grid[trail[k]])) for k in range(t, u)]
+                cells = [(*self._rc(trail[k]), values[k]) for k in range(t, u)]
                 text = f"{self._clue(arg)}: {line_cells_text(self.puzzle, arg, cells)}"
                 self._add(SolveStep("line", text, arg, cells, depth))
                 t = u
             elif kind == KIND_FAILED_LITERAL:
-                cell = int(trail[t])
-                value = int(grid[cell])
+                cell = trail[t]
+                value = values[t]
                 r, c = self._rc(cell)
-                before = self._replay_before(t)
+                before = self._replay_before(self.cursor + t)
                 broken = self._failed_branch_line(before, cell, 3 - value)
                 why = (f"{self.puzzle.line_name(broken)} would have no room for its clue"
                        if broken is not None else "line solving reaches a contradiction")
@@ -261,9 +249,9 @@ class _Stepper:
                 t += 1
             elif kind == KIND_PROBE_BOTH:
                 u = t
-                while u < end and int(tkind[u]) == KIND_PROBE_BOTH and int(targ[u]) == arg:
+                while u < end and tkind[u] == KIND_PROBE_BOTH and targ[u] == arg:
                     u += 1
-                cells = [(*self._rc(trail[k]), int(grid[trail[k]])) for k in range(t, u)]
+                cells = [(*self._rc(trail[k]), values[k]) for k in range(t, u)]
                 pr, pc = self._rc(arg)
                 text = (f"Probe {cell_name(pr, pc)}: filled or empty, line solving gives the "
                         f"same {'value' if len(cells) == 1 else 'values'} for "
@@ -271,9 +259,9 @@ class _Stepper:
                 self._add(SolveStep("probe", text, None, cells, depth))
                 t = u
             elif kind in (KIND_DECISION, KIND_BRANCH):
-                cell = int(trail[t])
+                cell = trail[t]
                 r, c = self._rc(cell)
-                value = int(grid[cell])
+                value = values[t]
                 d = arg + 1
                 if kind == KIND_DECISION:
                     text = f"Guess {cell_name(r, c)} {value_word(value)} (depth {d})"
@@ -285,19 +273,18 @@ class _Stepper:
                 t += 1
             else:  # pragma: no cover - givens are not used here
                 t += 1
-        self.cursor = end
+        self.cursor += end
 
     def _replay_before(self, t: int) -> np.ndarray:
         """The flat grid as it was just before trail entry ``t`` (entries ``>= t`` unknown)."""
-        grid, trail, st = self.state[0], self.state[1], self.state[6]
-        out = grid.copy()
-        out[trail[t:int(st[ST_TLEN])]] = Cell.UNKNOWN
+        out = self.solver.flat.copy()
+        out[self.solver.deductions(t).cells] = Cell.UNKNOWN
         return out
 
     def contradiction(self, source: str) -> None:
         """A contradiction step after a failed propagation (``source="line"``) or probe."""
         depth = len(self.frames)
-        grid = self.state[0]
+        grid = self.solver.flat
         if source == "line":
             broken = self._broken_line(grid)
             if broken is not None:
@@ -316,12 +303,11 @@ class _Stepper:
         self._add(SolveStep("contradiction", text, None, [], depth))
 
     def _doubly_failed_cell(self) -> int | None:
-        """After ``probe`` returned -1: a cell both of whose values fail, among the cells probed
-        in the last event (few), or ``None``."""
-        grid, st = self.state[0], self.state[6]
-        probed_at = self.scratch[1]
-        ev = int(st[ST_EVENT])
-        candidates = np.nonzero((probed_at == ev) & (grid == Cell.UNKNOWN))[0]
+        """After probing failed: a cell both of whose values fail, among the cells probed in
+        the last event (few, :meth:`~nonosat.native.stepping.Stepper.last_probed`), or
+        ``None``."""
+        grid = self.solver.flat
+        candidates = self.solver.last_probed()
         for cell in candidates[::-1][:64]:
             if (self._failed_branch_line(grid, int(cell), 2) is not None
                     and self._failed_branch_line(grid, int(cell), 1) is not None):
@@ -330,10 +316,9 @@ class _Stepper:
 
     def rewind(self, tlen: int, cell: int) -> None:
         """Undo the trail to ``tlen`` (the trail length before the guess on ``cell``)."""
-        trail, st = self.state[1], self.state[6]
-        end = int(st[ST_TLEN])
-        cells = [(*self._rc(trail[k]), int(Cell.UNKNOWN)) for k in range(tlen, end)]
-        undo_to(self.state, tlen)
+        cells = [(*self._rc(k), int(Cell.UNKNOWN))
+                 for k in self.solver.deductions(tlen).cells.tolist()]
+        self.solver.undo(tlen, forget_probes=False)
         self.cursor = tlen
         r, c = self._rc(cell)
         depth = len(self.frames) - 1
@@ -345,31 +330,28 @@ class _Stepper:
     def run(self, max_steps: int, deadline: float | None, stop: StopToken | None = None
             ) -> tuple[bool, bool]:
         """Returns ``(complete, exhausted)``; a set ``stop`` ends it as the deadline does."""
-        problem, state, scratch = self.problem, self.state, self.scratch
-        st, grid = state[6], state[0]
-        h, w = self.puzzle.shape
+        solver = self.solver
         while True:
             if len(self.steps) >= max_steps or (
                 deadline is not None and time.perf_counter() >= deadline
             ) or (stop is not None and stop.is_set()):
                 return False, False
-            node_start = int(st[ST_TLEN])
-            ok = propagate(problem, state)
+            node_start = solver.checkpoint
+            ok = solver.propagate() is not None
             if ok:
-                mark_changed(problem, state, node_start)
+                solver.stamp(node_start)
             self.emit()
             if not ok:
                 self.contradiction("line")
             else:
-                ok = probe(problem, state, scratch) >= 0
+                ok = solver.probe(since=solver.checkpoint) is not None
                 self.emit()
                 if not ok:
                     self.contradiction("probe")
             if ok:
-                cell, value = best_branch(problem, state, scratch, self.branch_mode)
-                cell, value = int(cell), int(value)
+                cell, value = solver.best_branch(self.branch_mode)
                 if cell < 0:
-                    sol = (grid == Cell.FILLED).reshape(h, w).copy()
+                    sol = solver.grid() == Cell.FILLED
                     self.solutions.append(sol)
                     k = len(self.solutions)
                     self._add(SolveStep("solution", f"Every cell is known: solution {k}", None,
@@ -378,13 +360,12 @@ class _Stepper:
                         return True, False
                 else:
                     d = len(self.frames)
-                    self.frames.append([cell, int(st[ST_TLEN]), value, 0])
+                    self.frames.append([cell, solver.checkpoint, value, 0])
                     self.guesses += 1
-                    assign(problem, state, cell, value, KIND_DECISION, d, -1)
+                    solver.assume(cell, value, KIND_DECISION, d)
                     self.emit()
                     continue
             # backtrack: flip the deepest decision whose second value is untried
-            clear_queue(state)
             while self.frames and self.frames[-1][3]:
                 self.frames.pop()
             if not self.frames:
@@ -394,7 +375,7 @@ class _Stepper:
             self.rewind(top[1], top[0])
             top[3] = 1
             self.backtracks += 1
-            assign(problem, state, top[0], 3 - top[2], KIND_BRANCH, len(self.frames) - 1, -1)
+            solver.assume(top[0], 3 - top[2], KIND_BRANCH, len(self.frames) - 1)
             self.emit()
 
 

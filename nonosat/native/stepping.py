@@ -16,6 +16,7 @@ offers the native solver's stages as calls that return data:
   :meth:`Stepper.what_if` -- assume cells, propagate, undo in one call: the cells left open;
 * :meth:`Stepper.best_branch` -- the branching rule of the search;
   :meth:`Stepper.implications` -- the binary implications probing finds;
+  :meth:`Stepper.stamp` -- a new probing event, as the compiled search starts each node;
 * the search: :class:`nonosat.native.search.NativeSearch` *is* a :class:`Stepper` with the
   compiled fork search on top (:meth:`~nonosat.native.search.NativeSearch.step`: a budget of
   decisions at a time, counting solutions up to a limit), so a caller can step the stages and
@@ -23,10 +24,11 @@ offers the native solver's stages as calls that return data:
 
 The native solver's driver (:class:`~nonosat.native.search.NativeSearch`) and the analysis
 (:mod:`nonosat.analysis.logic`, :mod:`nonosat.analysis.fork`, :mod:`nonosat.analysis.staged`,
-:mod:`nonosat.analysis.backdoor`) drive the solver through this class only: the kernels, the
-state tuples and their layout stay inside :mod:`nonosat.native`.  A new line-solving technique
-goes into the stage modules (:mod:`nonosat.native.line`, :mod:`nonosat.native.propagate`,
-:mod:`nonosat.native.probe`) and is offered here as one more call.
+:mod:`nonosat.analysis.backdoor`, :mod:`nonosat.analysis.steps`) drive the solver through this
+class only: the kernels, the state tuples and their layout stay inside :mod:`nonosat.native`.
+A new line-solving technique goes into the stage modules (:mod:`nonosat.native.line`,
+:mod:`nonosat.native.propagate`, :mod:`nonosat.native.probe`) and is offered here as one more
+call.
 
 Nothing here prints; every call is one compiled kernel call (or a few numpy operations), so a
 Python loop over stages costs what calling the kernels directly did.
@@ -422,6 +424,15 @@ class Stepper:
         if forget_probes:
             self.scratch[1][:] = -1
         self._stamped = min(self._stamped, checkpoint)
+
+    def stamp(self, since: int) -> None:
+        """Start a new probing event and mark the lines of the cells assigned from checkpoint
+        ``since`` on as changed in it (:func:`nonosat.native.propagate.mark_changed`), even when
+        none were: what the compiled search does after each node's propagation.  A following
+        ``probe(since=self.checkpoint)`` then stamps nothing more, and :meth:`last_probed`
+        after it sees only the cells probed in the new event."""
+        mark_changed(self.problem, self.state, since)
+        self._stamped = max(self._stamped, self.checkpoint)
 
     def what_if(self, cells: np.ndarray, values: np.ndarray) -> np.ndarray | None:
         """The cells line propagation leaves unknown with the unknown flat ``cells`` (int64,
