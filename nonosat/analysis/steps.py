@@ -154,10 +154,14 @@ class StepRun:
     guesses: int = 0
     backtracks: int = 0
 
-    def to_json(self, puzzle: Puzzle) -> dict[str, Any]:
-        """``{"steps": [...], "status": str, "solutions": [[row strings], ...], "complete"}``."""
+    def to_json(self, puzzle: Puzzle, steps: list[dict[str, Any]] | None = None
+                ) -> dict[str, Any]:
+        """``{"steps": [...], "status": str, "solutions": [[row strings], ...], "complete"}``.
+
+        ``steps``: the steps' JSON when the caller already made it (e.g. a few at a time,
+        looking at a cancel token in between: tens of thousands take a few hundred ms)."""
         return {
-            "steps": [s.to_json(puzzle) for s in self.steps],
+            "steps": [s.to_json(puzzle) for s in self.steps] if steps is None else steps,
             "status": self.status.value,
             "solutions": [grid_rows(s) for s in self.solutions],
             "complete": self.complete,
