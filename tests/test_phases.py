@@ -92,3 +92,23 @@ def test_phases_change_no_answer(h, w, data):
     assert with_phases.status == reference.status
     assert len(with_phases.solutions) == len(reference.solutions)
     assert with_phases.stats["phases"] is True
+
+
+def test_stoppable_phases_equal_the_one_call_and_a_set_token_ends_them():
+    """``order_phases(stop=)`` runs the belief-propagation iterations one call each: with a
+    token never set the phases equal the single call's; with a token already set no iteration
+    runs (the messages stay at 0.5), which is what lets a superseded studio job end there."""
+    from nonosat.encodings.phases import _messages
+    from nonosat.formats import read_puzzle
+    from nonosat.stop import StopToken
+    from tests.conftest import GAMES
+
+    puzzle = read_puzzle(GAMES / "heart.non")
+    enc = encode(puzzle, "order")
+    assert order_phases(puzzle, None, enc.nvars, stop=StopToken()) == order_phases(
+        puzzle, None, enc.nvars)
+    stopped = StopToken()
+    stopped.set()
+    row_msg = _messages(puzzle, None, 10, stopped)[3]
+    assert (row_msg == 0.5).all()
+    assert not (_messages(puzzle, None, 10)[3] == 0.5).all()

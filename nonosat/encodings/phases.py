@@ -35,6 +35,7 @@ from numba import njit
 
 from nonosat.kernel_cache import stamp_module
 from nonosat.puzzle import Cell, Puzzle
+from nonosat.stop import StopToken
 
 #: Rounds of row-then-column message passing.
 BP_ITERATIONS = 20
@@ -236,10 +237,13 @@ def _line_arrays(puzzle: Puzzle) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _messages(
-    puzzle: Puzzle, partial: np.ndarray | None, iterations: int
+    puzzle: Puzzle, partial: np.ndarray | None, iterations: int, stop: StopToken | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Run belief propagation: ``(clues, ks, known, row_msg, col_msg, belief)``, ``known`` the
-    grid as -1 unknown / 0 empty / 1 filled and ``belief`` each cell's probability of filled."""
+    grid as -1 unknown / 0 empty / 1 filled and ``belief`` each cell's probability of filled.
+    With a ``stop`` token the iterations run one call each and end once it is set (the
+    messages of the iterations done: phases only guide a solver, whose answer does not depend
+    on them)."""
     if puzzle.is_colour:
         raise ValueError("SAT phases are for black-and-white puzzles")
     clues, ks = _line_arrays(puzzle)
@@ -251,7 +255,13 @@ def _messages(
     h, w = puzzle.shape
     row_msg = np.full((h, w), 0.5)
     col_msg = np.full((h, w), 0.5)
-    _bp(clues, ks, known, h, w, iterations, row_msg, col_msg)
+    if stop is None:
+        _bp(clues, ks, known, h, w, iterations, row_msg, col_msg)
+    else:  # the same iterations (each starts from the last one's messages), stoppable
+        for _ in range(iterations):
+            if stop.is_set():
+                break
+            _bp(clues, ks, known, h, w, 1, row_msg, col_msg)
     y = row_msg * col_msg
     belief = y / (y + (1.0 - row_msg) * (1.0 - col_msg))
     belief[known == 1] = 1.0
@@ -307,7 +317,8 @@ def cell_phases(
 
 
 def order_phases(
-    puzzle: Puzzle, partial: np.ndarray | None, nvars: int, iterations: int = BP_ITERATIONS
+    puzzle: Puzzle, partial: np.ndarray | None, nvars: int, iterations: int = BP_ITERATIONS,
+    stop: StopToken | None = None,
 ) -> list[int]:
     """Phase literals for the ``order`` encoding of ``puzzle`` (:mod:`nonosat.encodings.cnf`):
     one literal per cell variable (filled = positive) and per block-start variable ``S(j, p)``.
@@ -319,6 +330,9 @@ def order_phases(
     nvars : int
         The encoding's variable count; if the block-start variables computed here do not add up
         to it (another layout), only the cell phases are returned.
+    stop : StopToken, optional
+        Read between belief-propagation iterations; once set, the phases come from the
+        iterations done (a studio job superseded here ends within one iteration).
 
     Returns
     -------
@@ -330,7 +344,7 @@ def order_phases(
     ValueError
         A colour puzzle.
     """
-    clues, ks, known, row_msg, col_msg, belief = _messages(puzzle, partial, iterations)
+    clues, ks, known, row_msg, col_msg, belief = _messages(puzzle, partial, iterations, stop)
     h, w = puzzle.shape
     lits = _cell_lits(belief)
     if _start_vars(clues, ks, h, w) + h * w != nvars:  # another layout: the cells only

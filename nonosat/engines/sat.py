@@ -204,7 +204,7 @@ class SatEngine(Engine):
             guided = False  # phases taken by this solver (Kissat takes none through PySAT)
             if self.phases:
                 t = time.perf_counter()
-                guided = run.set_phases(self._initial_phases(puzzle, partial, enc.nvars))
+                guided = run.set_phases(self._initial_phases(puzzle, partial, enc.nvars, stop))
                 phase_s = time.perf_counter() - t
             def found(solution: np.ndarray) -> None:
                 nonlocal neighbours
@@ -253,14 +253,16 @@ class SatEngine(Engine):
         )
 
     def _initial_phases(
-        self, puzzle: Puzzle, partial: np.ndarray | None, nvars: int
+        self, puzzle: Puzzle, partial: np.ndarray | None, nvars: int,
+        stop: StopToken | None = None,
     ) -> list[int]:
         """Initial phases: belief propagation over the lines (:mod:`nonosat.encodings.phases`),
-        on the cells and, for the order encoding, on its block-start variables."""
+        on the cells and, for the order encoding, on its block-start variables (``stop`` read
+        between the iterations)."""
         from nonosat.encodings.phases import cell_phases, order_phases
 
         if self.encoding == "order":
-            return order_phases(puzzle, partial, nvars)
+            return order_phases(puzzle, partial, nvars, stop=stop)
         return cell_phases(puzzle, partial)
 
     def _neighbour(
