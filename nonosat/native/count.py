@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from nonosat.kernel_cache import stamp_module
 from nonosat.native.count_parts import (
@@ -76,8 +77,12 @@ from nonosat.native.count_parts import (
     _key_hash,
     _lookup,
     _popcount,
+    _refine,
     _store,
     new_count_context,
+    seg_line,
+    seg_mask,
+    seg_word,
 )
 from nonosat.native.line import BITS_MAX_LINE
 from nonosat.native.propagate import (
@@ -108,8 +113,8 @@ DEFAULT_LIMIT = 10**6
 BRANCH_RULES = (0, 1)
 
 @njit(cache=True, nogil=True)
-def _choose(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
-    """The cell to branch on in the component ``lines[lo:lo+n]`` (:data:`BRANCH_RULES`)."""
+def _choose(problem, state, ctx, segs, lo, n):  # pragma: no cover - compiled
+    """The cell to branch on in the component ``segs[lo:lo+n]`` (:data:`BRANCH_RULES`)."""
     h, w = problem[3][0], problem[3][1]
     lf, le = state[11], state[12]
     rule = ctx[0][M_BRANCH]
@@ -117,18 +122,14 @@ def _choose(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
         best = -1
         best_score = -1
         for i in range(lo, lo + n):
-            line = lines[i]
+            line = seg_line(segs[i])
             if line >= h:
-                continue
-            full = (1 << w) - 1
-            free = full & ~(lf[line] | le[line])
-            nr = _popcount(free)
+                break  # sorted: rows first
+            free = seg_mask(segs[i]) & ~(lf[line] | le[line])
+            nr = _popcount(((1 << w) - 1) & ~(lf[line] | le[line]))
             while free != 0:
-                c = 0
-                x = free & -free
-                while (x >> c) != 1:
-                    c += 1
-                free ^= x
+                c = trailing_zeros(free)  # type: ignore[call-arg]
+                free &= free - 1
                 col = h + c
                 nc = _popcount(((1 << h) - 1) & ~(lf[col] | le[col]))
                 score = nr + nc
@@ -136,22 +137,16 @@ def _choose(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
                     best_score = score
                     best = line * w + c
         return best
-    best_line = -1
+    best_seg = -1
     best_free = 1 << 30
     for i in range(lo, lo + n):
-        line = lines[i]
-        length = w if line < h else h
-        full = (1 << length) - 1
-        u = _popcount(full & ~(lf[line] | le[line]))
+        line = seg_line(segs[i])
+        u = _popcount(seg_mask(segs[i]) & ~(lf[line] | le[line]))
         if 0 < u < best_free:
             best_free = u
-            best_line = line
-    line = best_line
-    length = w if line < h else h
-    free = ((1 << length) - 1) & ~(lf[line] | le[line])
-    p = 0
-    while ((free >> p) & 1) == 0:
-        p += 1
+            best_seg = i
+    line = seg_line(segs[best_seg])
+    p = trailing_zeros(seg_mask(segs[best_seg]) & ~(lf[line] | le[line]))  # type: ignore[call-arg]
     if line < h:
         return line * w + p
     return p * w + (line - h)
@@ -170,8 +165,8 @@ def _mark_dirty(problem, state, ctx, since, stamp, end):  # pragma: no cover - c
 
 
 @njit(cache=True, nogil=True)
-def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - compiled
-    """Failed-literal probing on the undecided cells of the component ``lines[lo:lo+n]``, to a
+def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compiled
+    """Failed-literal probing on the undecided cells of the component ``segs[lo:lo+n]``, to a
     fixpoint: a value whose propagation contradicts fixes the other value (kept on the trail:
     the caller undoes it).  A cell is probed when its row or column changed since trail position
     ``since`` (every cell when ``since < 0``), or since the previous pass fixed cells: the
@@ -186,12 +181,11 @@ def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - comp
     grid, st, stop = state[0], state[6], state[15]
     lf, le = state[11], state[12]
     meta, dirty, score = ctx[0], ctx[6], ctx[7]
-    full = (1 << w) - 1
     meta[M_STAMP] += 1
     stamp = meta[M_STAMP]
     if since < 0:
         for i in range(lo, lo + n):
-            dirty[lines[i]] = stamp
+            dirty[seg_line(segs[i])] = stamp
     elif meta[M_PROBING] == 2 and st[ST_TLEN] > since:
         # light probing: from the lines of the first cell assigned (the decision) only
         _mark_dirty(problem, state, ctx, since, stamp, since + 1)
@@ -201,18 +195,19 @@ def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - comp
         changed = False
         pass_start = st[ST_TLEN]
         for i in range(lo, lo + n):
-            line = lines[i]
+            line = seg_line(segs[i])
             if line >= h:
-                break  # the lines are sorted: rows first
+                break  # the segments are sorted: rows first
             if stop[0] != 0:
                 meta[M_ABORT] = 1
                 return -1
-            free = full & ~(lf[line] | le[line])
+            free = seg_mask(segs[i]) & ~(lf[line] | le[line])
             row_dirty = dirty[line] == stamp
-            c = 0
             while free != 0:
+                c = trailing_zeros(free)  # type: ignore[call-arg]
+                free &= free - 1
                 cell = line * w + c
-                if (free & 1) and grid[cell] == 3 and (row_dirty or dirty[h + c] == stamp):
+                if grid[cell] == 3 and (row_dirty or dirty[h + c] == stamp):
                     mark = st[ST_TLEN]
                     assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
                     okf = propagate(problem, state)
@@ -239,8 +234,6 @@ def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - comp
                     else:
                         undo_to(state, mark)
                         score[cell] = (nf + 1) * (ne + 1)
-                free >>= 1
-                c += 1
         if not changed:
             break
         meta[M_STAMP] += 1
@@ -249,19 +242,17 @@ def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - comp
     best = -1
     best_score = -1
     for i in range(lo, lo + n):
-        line = lines[i]
+        line = seg_line(segs[i])
         if line >= h:
             break
-        free = full & ~(lf[line] | le[line])
-        c = 0
+        free = seg_mask(segs[i]) & ~(lf[line] | le[line])
         while free != 0:
-            if free & 1:
-                cell = line * w + c
-                if score[cell] > best_score:
-                    best_score = score[cell]
-                    best = cell
-            free >>= 1
-            c += 1
+            c = trailing_zeros(free)  # type: ignore[call-arg]
+            free &= free - 1
+            cell = line * w + c
+            if score[cell] > best_score:
+                best_score = score[cell]
+                best = cell
     return best
 
 
@@ -301,15 +292,18 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
     cap.  The cells assigned since a frame's ``since`` trail position are new at that node
     (``-1``: every cell): probing starts from their lines.
     """
-    meta, lines = ctx[0], ctx[3]
+    meta, segs = ctx[0], ctx[3]
     st, stop = state[6], state[15]
+    blocks, start, known = problem[0], problem[1], problem[2]
     h, w = problem[3][0], problem[3][1]
     if not propagate(problem, state):
         clear_queue(state)
         return 0
     n0 = h + w
-    for i in range(n0):
-        lines[i] = i
+    for line in range(n0):
+        length = w if line < h else h
+        k = start[line + 1] - start[line] if known[line] else 0
+        segs[line] = seg_word(line, 0, length - 1, 0, k)
     meta[M_TOP] = n0
     probing = meta[M_PROBING] != 0
     sp = _push(frames, 0, K_SPLIT, 0, n0, cap, -1)
@@ -322,26 +316,33 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
         phase = frames[f, F_PHASE]
         if frames[f, F_KIND] == K_SPLIT:
             if phase == 0:
-                k, m = _components(problem, state, ctx, lines, lo, n)
+                top = meta[M_TOP]
+                r = _refine(problem, state, ctx, segs, lo, n, top)
+                k, m = (-1, 0) if r < 0 else _components(problem, state, ctx, segs, top, r,
+                                                         top + r)
+                if k < 0:
+                    meta[M_ABORT] = 2  # the segment stack is full (never, by its size)
+                    ret = 0
+                    sp -= 1
+                    continue
                 if k == 0:
                     ret = 1  # every cell decided (and every line checked by propagation)
                     sp -= 1
                     continue
                 if k > 1:
                     meta[M_SPLITS] += 1
-                top = meta[M_TOP]
                 frames[f, F_TOP] = top
-                frames[f, F_AT] = top
-                frames[f, F_END] = top + m
+                frames[f, F_AT] = top + r
+                frames[f, F_END] = top + r + m
                 frames[f, F_ACC] = 1
                 frames[f, F_MODE] = 0
                 frames[f, F_PHASE] = 1
-                meta[M_TOP] = top + m
+                meta[M_TOP] = top + r + m
             else:
                 # a component counted: ret
                 result = -1
                 at = frames[f, F_AT]
-                frames[f, F_AT] = at + lines[at] + 1
+                frames[f, F_AT] = at + segs[at] + 1
                 if meta[M_ABORT] != 0 or ret == 0:
                     result = 0
                 elif frames[f, F_MODE] == 0:
@@ -363,7 +364,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             else:
                 share = 1
             frames[f, F_SHARE] = share
-            sp = _push(frames, sp, K_COMP, at + 1, lines[at], share, frames[f, F_SINCE])
+            sp = _push(frames, sp, K_COMP, at + 1, segs[at], share, frames[f, F_SINCE])
             continue
         # a component frame
         if phase == 0:
@@ -372,9 +373,9 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
                 ret = 0
                 sp -= 1
                 continue
-            hv = _key_hash(state, lines, lo, n)
+            hv = _key_hash(state, segs, lo, n)
             hvs[f] = hv
-            slot = _lookup(state, ctx, lines, lo, n, hv)
+            slot = _lookup(state, ctx, segs, lo, n, hv)
             table = ctx[1]
             if table[slot, 0] == meta[M_GEN]:
                 packed = table[slot, 3]
@@ -388,7 +389,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             frames[f, F_PMARK] = pmark
             cell = -1
             if probing and sp <= meta[M_PROBE_DEPTH]:
-                cell = _probe(problem, state, ctx, lines, lo, n, frames[f, F_SINCE])
+                cell = _probe(problem, state, ctx, segs, lo, n, frames[f, F_SINCE])
                 if meta[M_ABORT] != 0:
                     undo_to(state, pmark)
                     ret = 0
@@ -396,7 +397,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
                     continue
                 if cell == -2:
                     undo_to(state, pmark)
-                    _store(state, ctx, lines, lo, n, hv, 0, True)
+                    _store(state, ctx, segs, lo, n, hv, 0, True)
                     ret = 0
                     sp -= 1
                     continue
@@ -406,7 +407,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
                     sp = _push(frames, sp, K_SPLIT, lo, n, fcap, pmark)
                     continue
             else:
-                cell = _choose(problem, state, ctx, lines, lo, n)
+                cell = _choose(problem, state, ctx, segs, lo, n)
             frames[f, F_CELL] = cell
             frames[f, F_ACC] = 0
             value = 2
@@ -414,7 +415,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
         elif phase == 3:
             undo_to(state, frames[f, F_PMARK])
             if meta[M_ABORT] == 0:
-                _store(state, ctx, lines, lo, n, hvs[f], ret, ret < fcap)
+                _store(state, ctx, segs, lo, n, hvs[f], ret, ret < fcap)
             sp -= 1
             continue
         else:
@@ -427,7 +428,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             total = frames[f, F_ACC] + ret
             if total >= fcap or phase == 2:
                 total = min(total, fcap)
-                _store(state, ctx, lines, lo, n, hvs[f], total, total < fcap)
+                _store(state, ctx, segs, lo, n, hvs[f], total, total < fcap)
                 ret = total
                 sp -= 1
                 continue
@@ -549,7 +550,7 @@ def count_grid(
     state = new_state(packed, unknown_grid(puzzle), stop=flag)
     if partial is not None:
         _apply_partial(puzzle, state, np.asarray(partial, dtype=np.int8))
-    ctx = new_count_context(h + w, h * w)
+    ctx = new_count_context(h + w, h * w, len(packed.blocks))
     ctx[0][M_BRANCH] = branch
     ctx[0][M_PROBING] = int(probing)
     ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
@@ -563,6 +564,8 @@ def count_grid(
              "cached": int(meta[M_STORES]), "splits": int(meta[M_SPLITS]),
              "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),
              "probes": int(meta[M_PROBES])}
+    if meta[M_ABORT] == 2:
+        raise MemoryError("the native counter's segment stack is full")
     if got < 0:
         return NativeCount(None, False, False, took, stats)
     return NativeCount(got, got <= limit, True, took, stats)
