@@ -55,7 +55,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from nonosat.kernel_cache import stamp_module
 from nonosat.native.count_parts import (
@@ -79,6 +78,7 @@ from nonosat.native.count_parts import (
     _popcount,
     _refine,
     _store,
+    ctz,
     new_count_context,
     seg_line,
     seg_mask,
@@ -128,7 +128,7 @@ def _choose(problem, state, ctx, segs, lo, n):  # pragma: no cover - compiled
             free = seg_mask(segs[i]) & ~(lf[line] | le[line])
             nr = _popcount(((1 << w) - 1) & ~(lf[line] | le[line]))
             while free != 0:
-                c = trailing_zeros(free)  # type: ignore[call-arg]
+                c = ctz(free)
                 free &= free - 1
                 col = h + c
                 nc = _popcount(((1 << h) - 1) & ~(lf[col] | le[col]))
@@ -146,7 +146,7 @@ def _choose(problem, state, ctx, segs, lo, n):  # pragma: no cover - compiled
             best_free = u
             best_seg = i
     line = seg_line(segs[best_seg])
-    p = trailing_zeros(seg_mask(segs[best_seg]) & ~(lf[line] | le[line]))  # type: ignore[call-arg]
+    p = ctz(seg_mask(segs[best_seg]) & ~(lf[line] | le[line]))
     if line < h:
         return line * w + p
     return p * w + (line - h)
@@ -204,7 +204,7 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
             free = seg_mask(segs[i]) & ~(lf[line] | le[line])
             row_dirty = dirty[line] == stamp
             while free != 0:
-                c = trailing_zeros(free)  # type: ignore[call-arg]
+                c = ctz(free)
                 free &= free - 1
                 cell = line * w + c
                 if grid[cell] == 3 and (row_dirty or dirty[h + c] == stamp):
@@ -247,7 +247,7 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
             break
         free = seg_mask(segs[i]) & ~(lf[line] | le[line])
         while free != 0:
-            c = trailing_zeros(free)  # type: ignore[call-arg]
+            c = ctz(free)
             free &= free - 1
             cell = line * w + c
             if score[cell] > best_score:
@@ -294,7 +294,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
     """
     meta, segs = ctx[0], ctx[3]
     st, stop = state[6], state[15]
-    blocks, start, known = problem[0], problem[1], problem[2]
+    start, known = problem[1], problem[2]
     h, w = problem[3][0], problem[3][1]
     if not propagate(problem, state):
         clear_queue(state)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from nonosat.kernel_cache import stamp_module
@@ -103,6 +102,18 @@ def seg_mask(s):  # pragma: no cover - compiled
     lo = (s >> 24) & 255
     hi = (s >> 16) & 255
     return ((1 << (hi + 1)) - 1) & ~((1 << lo) - 1)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def ctz(x):  # pragma: no cover - compiled
+    """Trailing zeros of the int64 ``x`` (64 for 0)."""
+    return trailing_zeros(x)  # type: ignore[call-arg]
+
+
+@njit(cache=True, nogil=True, inline='always')
+def clz(x):  # pragma: no cover - compiled
+    """Leading zeros of the int64 ``x``."""
+    return leading_zeros(x)  # type: ignore[call-arg]
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -228,11 +239,11 @@ def _refine(problem, state, ctx, segs, lo, n, out):  # pragma: no cover - compil
         p = (s >> 8) & 255
         q = s & 255
         j0 = p
-        a = trailing_zeros(starts[p])  # type: ignore[call-arg]
+        a = ctz(starts[p])
         for j in range(p + 1, q + 1):
-            last = 63 - leading_zeros(starts[j - 1]) + clue[j - 1] - 1
+            last = 63 - clz(starts[j - 1]) + clue[j - 1] - 1
             if j < q:
-                first = trailing_zeros(starts[j])  # type: ignore[call-arg]
+                first = ctz(starts[j])
                 if last + 1 >= first:
                     continue
             part = ((1 << (last + 1)) - 1) & ~((1 << a) - 1)
@@ -267,13 +278,13 @@ def _components(problem, state, ctx, segs, lo, n, out):  # pragma: no cover - co
         if line < h:
             base = line * w
             while free != 0:
-                b = trailing_zeros(free)  # type: ignore[call-arg]
+                b = ctz(free)
                 free &= free - 1
                 rowseg[base + b] = i
         else:
             c = line - h
             while free != 0:
-                b = trailing_zeros(free)  # type: ignore[call-arg]
+                b = ctz(free)
                 free &= free - 1
                 colseg[b * w + c] = i
     k = 0
@@ -291,7 +302,7 @@ def _components(problem, state, ctx, segs, lo, n, out):  # pragma: no cover - co
             line = seg_line(s)
             free = seg_mask(s) & ~(lf[line] | le[line])
             while free != 0:
-                b = trailing_zeros(free)  # type: ignore[call-arg]
+                b = ctz(free)
                 free &= free - 1
                 if line < h:
                     other = colseg[line * w + b]
