@@ -220,11 +220,12 @@ def segment_puzzles(draw):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(segment_puzzles(), st.sampled_from((True, False, 2)), st.sampled_from((0, 1)))
-def test_native_count_on_segments_equals_rowwise_enumeration(case, probing, branch):
+@given(segment_puzzles(), st.sampled_from((True, False, 2)), st.sampled_from((0, 1)),
+       st.sampled_from((0, 8)))
+def test_native_count_on_segments_equals_rowwise_enumeration(case, probing, branch, probe_min):
     puzzle, partial = case
     want = rowwise_count(puzzle, partial)
-    got = count_grid(puzzle, partial, probing=probing, branch=branch)
+    got = count_grid(puzzle, partial, probing=probing, branch=branch, probe_min=probe_min)
     assert got.finished and got.exact
     assert got.count == want, (puzzle.rows, puzzle.cols, partial.tolist())
     if want > 3:

@@ -1,22 +1,31 @@
-"""Exact solution counts of black-and-white nonograms: a #SAT search at the level of lines.
+"""Exact solution counts of black-and-white nonograms: a #SAT search over line segments.
 
 :func:`count_grid` counts the pictures that satisfy every clue (and agree with a partial grid)
 without storing them, up to a limit, compiled with numba.  It is a DPLL-style model counter
-whose clauses are whole nonogram lines:
+whose constraints are nonogram lines, cut into independent segments as cells are decided:
 
 1. **Propagation** at every node is the native solver's complete line solver to a fixpoint
    (:func:`nonosat.native.propagate.propagate`, with its line cache): a line that cannot hold
    its clue ends the branch with count 0.
-2. **Components.**  The undecided cells and the lines holding them form a bipartite graph (a row
-   and a column are joined by each undecided cell they share).  Lines with no undecided cell are
-   complete and checked, so the count of the grid is the *product* of the counts of the
-   connected components, each counted on its own (a component's count depends only on its
-   lines' known cells).
+2. **Components over line segments.**  A line whose blocks fall apart is cut: when the last
+   cell that block ``j - 1`` can cover (over the arrangements the line solver allows, from its
+   blocks' possible starts) lies at least two cells before the first cell block ``j`` can
+   cover, the cells between are empty in every arrangement, and the line's arrangements are
+   the pairs of an arrangement of blocks ``..j-1`` on the cells before and one of blocks
+   ``j..`` on the cells after: the line's constraint is the product of its *segments'*
+   (:func:`nonosat.native.count_parts._refine`; a segment is a line's cells ``lo..hi``
+   holding its blocks ``p..q-1``, the nonogram analogue of a CNF counter splitting a line's
+   clauses between blocks).  The segments holding undecided cells form a bipartite graph (a
+   row segment and a column segment are joined by each undecided cell they share); the count
+   is the *product* of the counts of its connected components, each counted on its own (a
+   component's count depends only on its segments' cells and blocks).  Segments are cut again
+   as the search decides cells (a cut, once made, holds below the node).
 3. **Component cache.**  The count of a component is stored under its exact key (each of its
-   lines with its known-filled and known-empty cells as bit masks), so a component met again
-   under another branch, or another order of decisions, is not counted twice: the component
-   caching of Thurley's sharpSAT [1]_ and of Ganak [2]_ (here the key is exact, compared word
-   for word, so a hash collision cannot change a count).
+   segments: line, cells, blocks, and the known-filled and known-empty cells among its cells
+   as bit masks), so a component met again under another branch, or another order of
+   decisions, is not counted twice: the component caching of Thurley's sharpSAT [1]_ and of
+   Ganak [2]_ (here the key is exact, compared word for word, so a hash collision cannot
+   change a count).
 4. **Branching** on one undecided cell of the component (:data:`BRANCH_RULES`): the count is
    the sum of the counts of its two values.
 5. **Bounded counting.**  Every count is asked for with a cap: an answer below the cap is
@@ -66,6 +75,7 @@ from nonosat.native.count_parts import (
     M_MAXDEPTH,
     M_NODES,
     M_PROBE_DEPTH,
+    M_PROBE_MIN,
     M_PROBES,
     M_PROBING,
     M_SPLITS,
@@ -150,6 +160,20 @@ def _choose(problem, state, ctx, segs, lo, n):  # pragma: no cover - compiled
     if line < h:
         return line * w + p
     return p * w + (line - h)
+
+
+@njit(cache=True, nogil=True)
+def _open_cells(problem, state, segs, lo, n):  # pragma: no cover - compiled
+    """The number of undecided cells of the component ``segs[lo:lo+n]`` (those of its rows)."""
+    h = problem[3][0]
+    lf, le = state[11], state[12]
+    total = 0
+    for i in range(lo, lo + n):
+        line = seg_line(segs[i])
+        if line >= h:
+            break
+        total += _popcount(seg_mask(segs[i]) & ~(lf[line] | le[line]))
+    return total
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -258,7 +282,7 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
 
 # frame kinds and fields of the counter's explicit stack (numba compiles recursion, but its
 # on-disk cache does not load recursive kernels reliably)
-K_SPLIT = 0  #: count the undecided part of some lines: the product of its components
+K_SPLIT = 0  #: count the undecided part of some segments: the product of its components
 K_COMP = 1  #: count one component: probe, then branch on a cell
 F_KIND, F_LO, F_N, F_CAP, F_SINCE, F_ACC, F_PHASE, F_MARK, F_CELL, F_PMARK = range(10)
 F_TOP, F_AT, F_END, F_SHARE, F_MODE = range(10, 15)
@@ -283,8 +307,9 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
 
     A depth-first search on an explicit stack ``frames`` (int64, (``2 * h * w + 8``,
     :data:`F_SIZE`); ``hvs`` (uint64) the component frames' key hashes).  A *split* frame
-    counts the undecided part of a list of lines (sorted line numbers, at the propagation
-    fixpoint) as the product of its components' counts: each component is asked for the cap
+    counts the undecided part of a list of segments (sorted segment words, at the propagation
+    fixpoint): it cuts them where their lines' blocks now fall apart, then takes the product
+    of its components' counts: each component is asked for the cap
     divided by the product so far; once one reaches its share, the remaining ones are only
     checked to have a solution (cap 1).  A *component* frame looks its key up in the cache,
     probes (the cells fixed are undone when it ends; what is left is split again), else
@@ -388,7 +413,8 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             pmark = st[ST_TLEN]
             frames[f, F_PMARK] = pmark
             cell = -1
-            if probing and sp <= meta[M_PROBE_DEPTH]:
+            if (probing and sp <= meta[M_PROBE_DEPTH]
+                    and _open_cells(problem, state, segs, lo, n) >= meta[M_PROBE_MIN]):
                 cell = _probe(problem, state, ctx, segs, lo, n, frames[f, F_SINCE])
                 if meta[M_ABORT] != 0:
                     undo_to(state, pmark)
@@ -495,6 +521,7 @@ def count_grid(
     branch: int = 0,
     probing: bool | int = True,
     probe_depth: int | None = None,
+    probe_min: int = 0,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
 
@@ -519,6 +546,9 @@ def count_grid(
     probe_depth : int, optional
         Probe only at nodes at most this deep on the search stack (two frames per decision);
         ``None``: everywhere.
+    probe_min : int
+        Probe only components with at least this many undecided cells (smaller ones branch by
+        ``branch`` alone).
 
     Returns
     -------
@@ -554,6 +584,7 @@ def count_grid(
     ctx[0][M_BRANCH] = branch
     ctx[0][M_PROBING] = int(probing)
     ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
+    ctx[0][M_PROBE_MIN] = probe_min
     frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
     hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
     t0 = time.perf_counter()

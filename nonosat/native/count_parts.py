@@ -1,5 +1,6 @@
 """The native counter's working state: its ``M_*`` counters, the component cache (exact keys,
-open addressing) and the split of a component's lines into connected components
+open addressing), the cut of lines into segments (:func:`_refine`) and the split of a
+component's segments into connected components
 (:mod:`nonosat.native.count` holds the search that uses them; the method and its sources are
 described there).
 """
@@ -26,7 +27,7 @@ M_GEN = 8  #: the cache's generation (entries of older ones are free)
 M_CLEARS = 9  #: times the cache was emptied (full)
 M_BRANCH = 10  #: the branching rule
 M_MAXDEPTH = 11  #: deepest stack
-M_DEPTH = 12  #: (unused)
+M_PROBE_MIN = 12  #: probe only components with at least this many undecided cells
 M_PROBES = 13  #: probes (one per cell and value)
 M_PROBING = 14  #: 0: no probing; 1: from every changed line; 2: from the decision's lines
 M_STAMP = 15  #: the dirty marks' current stamp
