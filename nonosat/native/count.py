@@ -111,6 +111,10 @@ from nonosat.native.propagate import (
 from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
 from nonosat.stop import StopToken
 
+#: Probing mode 3 probes the cells at most this many cells from a newly assigned cell along
+#: its row and column.
+NEAR = 2
+
 KIND_PROBE = KIND_FAILED_LITERAL  #: the trail reason of a probe's (temporary) assignments
 
 #: Counts above this are reported as the lower bound ``limit + 1`` by default.
@@ -178,14 +182,24 @@ def _open_cells(problem, state, segs, lo, n):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True, inline='always')
 def _mark_dirty(problem, state, ctx, since, stamp, end):  # pragma: no cover - compiled
-    """Mark the row and column of every cell at trail positions ``since .. end - 1`` dirty."""
+    """Mark the row and column of every cell at trail positions ``since .. end - 1`` dirty (with
+    probing mode 3: the cells at most :data:`NEAR` cells from it along its row and column)."""
     h, w = problem[3][0], problem[3][1]
-    trail, dirty = state[1], ctx[6]
+    trail, dirty, near = state[1], ctx[6], ctx[10]
+    cells_only = ctx[0][M_PROBING] == 3
     for t in range(since, end):
         cell = trail[t]
         r = cell // w
-        dirty[r] = stamp
-        dirty[h + cell - r * w] = stamp
+        c = cell - r * w
+        if cells_only:
+            for d in range(-NEAR, NEAR + 1):
+                if 0 <= c + d < w:
+                    near[cell + d] = stamp
+                if 0 <= r + d < h:
+                    near[cell + d * w] = stamp
+        else:
+            dirty[r] = stamp
+            dirty[h + c] = stamp
 
 
 @njit(cache=True, nogil=True)
@@ -204,7 +218,7 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
     h, w = problem[3][0], problem[3][1]
     grid, st, stop = state[0], state[6], state[15]
     lf, le = state[11], state[12]
-    meta, dirty, score = ctx[0], ctx[6], ctx[7]
+    meta, dirty, score, near = ctx[0], ctx[6], ctx[7], ctx[10]
     meta[M_STAMP] += 1
     stamp = meta[M_STAMP]
     if since < 0:
@@ -231,7 +245,8 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
                 c = ctz(free)
                 free &= free - 1
                 cell = line * w + c
-                if grid[cell] == 3 and (row_dirty or dirty[h + c] == stamp):
+                if grid[cell] == 3 and (row_dirty or dirty[h + c] == stamp
+                                        or near[cell] == stamp):
                     mark = st[ST_TLEN]
                     assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
                     okf = propagate(problem, state)
@@ -542,7 +557,8 @@ def count_grid(
     probing : bool or int
         Failed-literal probing at every node (default, 1: the cells of every line changed
         since the parent node; 2: of the decision's row and column only, and of the lines
-        probing changes); the branch is then the cell whose two values propagate furthest.
+        probing changes; 3: the cells at most :data:`NEAR` cells from a cell assigned since
+        the parent node, along its row and column); the branch is then the cell whose two values propagate furthest.
     probe_depth : int, optional
         Probe only at nodes at most this deep on the search stack (two frames per decision);
         ``None``: everywhere.

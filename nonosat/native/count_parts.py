@@ -42,7 +42,7 @@ ARENA_WORDS = 1 << 22
 def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
                       slots: int = TABLE_SLOTS, arena: int = ARENA_WORDS) -> tuple:
     """The counter's working arrays: ``(meta, table, arena, segs, comp, queue, dirty, score,
-    rowseg, colseg)``.
+    rowseg, colseg, near)``.
 
     ``meta`` (int64, :data:`M_SIZE`) the ``M_*`` counters; ``table`` (int64, (slots, 4)) the
     cache's rows ``(generation tag, key offset, key length, value * 2 + exact)``; ``arena``
@@ -52,7 +52,8 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
     the component search; ``dirty`` (int64, ``n_lines``) the stamp of the probing pass that must
     probe a line's cells; ``score`` (int64, ``n_cells``) each cell's last probe score;
     ``rowseg``/``colseg`` (int32, ``n_cells``) the segment of a cell's row / column in the list
-    being split.  ``n_blocks`` is the number of blocks of all clues (``-1``: at most one per two
+    being split; ``near`` (int64, ``n_cells``) the stamp of the probing pass that must probe a
+    cell (probing mode 3).  ``n_blocks`` is the number of blocks of all clues (``-1``: at most one per two
     cells of every line): every segment holds a block, or is a line without a clue.
     """
     if slots < 4 or slots & (slots - 1):
@@ -76,6 +77,7 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
         np.zeros(n_cells, dtype=np.int64),
         np.zeros(n_cells, dtype=np.int32),
         np.zeros(n_cells, dtype=np.int32),
+        np.zeros(n_cells, dtype=np.int64),
     )
 
 
