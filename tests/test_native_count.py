@@ -220,7 +220,7 @@ def segment_puzzles(draw):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(segment_puzzles(), st.sampled_from((True, False, 2, 3)), st.sampled_from((0, 1)),
+@given(segment_puzzles(), st.sampled_from((True, False, 2, 3, 4)), st.sampled_from((0, 1)),
        st.sampled_from((0, 8)))
 def test_native_count_on_segments_equals_rowwise_enumeration(case, probing, branch, probe_min):
     puzzle, partial = case

@@ -183,10 +183,10 @@ def _open_cells(problem, state, segs, lo, n):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True, inline='always')
 def _mark_dirty(problem, state, ctx, since, stamp, end):  # pragma: no cover - compiled
     """Mark the row and column of every cell at trail positions ``since .. end - 1`` dirty (with
-    probing mode 3: the cells at most :data:`NEAR` cells from it along its row and column)."""
+    probing modes 3 and 4: the cells at most :data:`NEAR` cells from it along its row and column)."""
     h, w = problem[3][0], problem[3][1]
     trail, dirty, near = state[1], ctx[6], ctx[10]
-    cells_only = ctx[0][M_PROBING] == 3
+    cells_only = ctx[0][M_PROBING] >= 3
     for t in range(since, end):
         cell = trail[t]
         r = cell // w
@@ -229,6 +229,11 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
         _mark_dirty(problem, state, ctx, since, stamp, since + 1)
     else:
         _mark_dirty(problem, state, ctx, since, stamp, st[ST_TLEN])
+        if meta[M_PROBING] == 4 and st[ST_TLEN] > since:
+            # and the decision's row and column
+            cell = state[1][since]
+            dirty[cell // w] = stamp
+            dirty[h + cell % w] = stamp
     while True:
         changed = False
         pass_start = st[ST_TLEN]
@@ -558,7 +563,8 @@ def count_grid(
         Failed-literal probing at every node (default, 1: the cells of every line changed
         since the parent node; 2: of the decision's row and column only, and of the lines
         probing changes; 3: the cells at most :data:`NEAR` cells from a cell assigned since
-        the parent node, along its row and column); the branch is then the cell whose two values propagate furthest.
+        the parent node, along its row and column; 4: those and the decision's row and
+        column); the branch is then the cell whose two values propagate furthest.
     probe_depth : int, optional
         Probe only at nodes at most this deep on the search stack (two frames per decision);
         ``None``: everywhere.
