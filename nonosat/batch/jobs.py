@@ -113,7 +113,7 @@ JOBS: dict[str, Job] = {
         "crosscheck",
         f"{_HERE}:crosscheck_job",
         None,
-        ("nonosat.crosscheck",),
+        ("nonosat.engines.compare",),
         "solve with nonosat's portfolio, SAT and CP-SAT and compare the verdicts",
         engines_in_turn=True,
         default_engine=",".join(CROSSCHECK_ENGINES),
@@ -307,13 +307,13 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
 
 
 def crosscheck_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
-    """Cross-check of the engines in ``options.engine`` (:func:`nonosat.crosscheck.crosscheck`).
+    """Cross-check of the engines in ``options.engine`` (:func:`nonosat.engines.compare.crosscheck`).
 
     The record is ``CrossCheck.to_json`` (``status`` is the agreed verdict, ``"unknown"`` or
     ``"disagreement"``; ``engines``; ``findings``) plus ``disagreement``, the findings' messages
     joined, when anything was found wrong (including a goal picture that breaks the clues).
     """
-    from nonosat.crosscheck import crosscheck
+    from nonosat.engines.compare import crosscheck
 
     report = crosscheck(puzzle, engine_names(options.engine), timeout=options.timeout)
     record = report.to_json()

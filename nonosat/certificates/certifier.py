@@ -249,12 +249,12 @@ def certify_colour_puzzle(
 ) -> Any:
     """:func:`certify_puzzle` of a colour puzzle: the portfolio decides
     (:func:`nonosat.verdict.decide`); several solutions are a witness, and otherwise
-    :func:`nonosat.certificates.colour.certify_colour` writes and checks the proof in the time
+    :func:`nonosat.certificates.colour_proofs.certify_colour` writes and checks the proof in the time
     that is left.
 
     Returns
     -------
-    nonosat.certificates.colour.ColourCertificate
+    nonosat.certificates.colour_proofs.ColourCertificate
         Verdict ``multiple`` with two solutions (no proof), ``unknown``, or the proof's.
 
     Raises
@@ -262,7 +262,7 @@ def certify_colour_puzzle(
     EngineError
         As :func:`certify_colour`, or a proof step that contradicts the decision.
     """
-    from nonosat.certificates.colour import ColourCertificate, certify_colour
+    from nonosat.certificates.colour_proofs import ColourCertificate, certify_colour
 
     if not puzzle.is_colour:
         raise EngineError("certify_colour_puzzle takes a colour puzzle; use certify_puzzle")
@@ -327,7 +327,7 @@ def certificate_files_of(cert: Any) -> dict[str, bytes]:
         return witness_files(cert.puzzle, cert.solutions, found_by=_found_by(cert),
                              times=cert.times)
     if cert.puzzle.is_colour:
-        from nonosat.certificates.colour import colour_certificate_files
+        from nonosat.certificates.colour_proofs import colour_certificate_files
 
         return colour_certificate_files(cert)
     from nonosat.certificates import certificate_files
@@ -353,7 +353,7 @@ def write_certificate_of(cert: Any, out_dir: str | os.PathLike[str],
         return write_witness_certificate(cert.puzzle, cert.solutions, out_dir, force=force,
                                          found_by=_found_by(cert), times=cert.times)
     if cert.puzzle.is_colour:
-        from nonosat.certificates.colour import write_colour_certificate
+        from nonosat.certificates.colour_proofs import write_colour_certificate
 
         return write_colour_certificate(cert, out_dir, force)
     from nonosat.certificates import write_certificate

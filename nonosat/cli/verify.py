@@ -206,7 +206,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         names = sorted({p.relative_to(out).parts[0] for p in written})
         echo(printable(f"  witness: {out}/ ({', '.join(names)})"))
     elif judgement.outcome == "refuted" and judgement.claim_outcome == "refuted":
-        from nonosat.render.text import render_text
+        from nonosat.render.clue_grid import render_text
 
         for k, sol in enumerate(judgement.evidence, start=1):
             echo(f"  nonosat's solution {k}:")
