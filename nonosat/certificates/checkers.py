@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from nonosat import interrupts
-from nonosat.errors import EngineError
+from nonosat.errors import EngineError, check_known
 
 #: The default checker: :func:`nonosat.certificates.lrat_check.check_lrat` on ``proof.lrat``.
 DEFAULT_CHECKER = "nonosat-lrat"
@@ -277,8 +277,7 @@ def check_proof(
         A proof over the default checker's size limit.
     """
     start = time.perf_counter()
-    if checker not in CHECKERS:
-        raise EngineError(f"unknown proof checker {checker!r}; choose one of {', '.join(CHECKERS)}")
+    check_known(checker, CHECKERS, "proof checker")
     if not _EMPTY_CLAUSE.search(proof):
         # checkers accept a formula that propagation alone refutes whatever the proof says;
         # a refutation must still end in the empty clause, so a cut proof is always caught
