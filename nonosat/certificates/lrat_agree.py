@@ -66,13 +66,9 @@ def _added_lines(buf, start, end, st, lrat, flat, offs, where):
         _, deletion, p = _line_head(buf, p, line_end, st, lrat)
         if p < 0:
             return _ERROR
-        k, p = _literals(buf, p, line_end, st, flat, nlit, _MAX_LITERAL)
-        if p == -2:  # no room: grow, then read this line again
-            st[_S_LINE] -= 1
-            st[_S_POS] = line_start
-            return _NEED_LITS
-        if p < 0:
-            return _ERROR
+        k, p = _literals(buf, p, line_end, st, flat, nlit, _MAX_LITERAL, line_start)
+        if p < 0:  # an error, or no room (grow, then read this line again)
+            return _ERROR if p == -1 else _NEED_LITS
         if lrat and not deletion:
             while True:
                 hint, p = _next(buf, p, line_end, st)

@@ -263,13 +263,9 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
                 st[_S_ERR_B] = st[_S_MAXID]
                 return _ERROR
             # the clause's literals, straight into the store (kept only if the step checks)
-            k, p = _literals(buf, p, line_end, st, lits, nlit, nvars)
-            if p == -2:  # no room: grow, then read this line again
-                st[_S_LINE] -= 1
-                st[_S_POS] = line_start
-                return _NEED_LITS
-            if p < 0:
-                return _ERROR
+            k, p = _literals(buf, p, line_end, st, lits, nlit, nvars, line_start)
+            if p < 0:  # an error, or no room (grow, then read this line again)
+                return _ERROR if p == -1 else _NEED_LITS
             # RUP along the hints: assign the negation of the clause ...
             t = 0
             for i in range(k):

@@ -187,12 +187,13 @@ def _skip(buf, p, e):
 
 
 @njit(cache=True, nogil=True)
-def _literals(buf, p, e, st, dest, start, nvars):
-    """Read a clause's literals, up to its ``0``, from ``buf[p:e]`` into ``dest[start:]``.
-    Returns ``(count, next position)``; position -1 on an error (``st[_S_ERR]``: a literal
-    outside ``nvars`` variables, ``_E_LITERAL`` past ``_MAX_LITERAL`` else ``_E_FRESH``, with
-    ``st[_S_ERR_A]`` the literal and ``st[_S_ERR_B]`` ``nvars``; or a bad number), -2 when
-    ``dest`` is full (``st[_S_NEED]``: the room to grow it to before reading the line again)."""
+def _literals(buf, p, e, st, dest, start, nvars, line_start):
+    """Read a clause's literals, up to its ``0``, from ``buf[p:e]`` (a line that starts at
+    ``line_start``) into ``dest[start:]``.  Returns ``(count, next position)``; position -1 on
+    an error (``st[_S_ERR]``: a literal outside ``nvars`` variables, ``_E_LITERAL`` past
+    ``_MAX_LITERAL`` else ``_E_FRESH``, with ``st[_S_ERR_A]`` the literal and ``st[_S_ERR_B]``
+    ``nvars``; or a bad number), -2 when ``dest`` is full (``st[_S_NEED]``: the room to grow it
+    to; ``st[_S_POS]``: the line to read again, not counted in ``st[_S_LINE]``)."""
     k = 0
     while True:
         lit, p = _next(buf, p, e, st)
@@ -205,6 +206,8 @@ def _literals(buf, p, e, st, dest, start, nvars):
             return k, -1
         if start + k >= dest.shape[0]:
             st[_S_NEED] = start + 2 * k + 16
+            st[_S_POS] = line_start
+            st[_S_LINE] -= 1
             return k, -2
         dest[start + k] = lit
         k += 1
