@@ -85,6 +85,23 @@ class ProofCheck:
                 "ok": self.ok, "reason": self.reason, "time_s": round(self.time_s, 6)}
 
 
+class ProofOutcome:
+    """What the outcomes of certifying share (:class:`~nonosat.certificates.prove.Certificate`,
+    :class:`~nonosat.certificates.colour_proofs.ColourCertificate`): a verdict, the checks of
+    its proof, and whether they prove it."""
+
+    verdict: str
+    checks: list[ProofCheck]
+
+    @property
+    def proved(self) -> bool:
+        """Whether the verdict is backed by a proof (unique or none) that every checker that ran
+        accepted (at least one ran)."""
+        return self.verdict in ("unique", "none") and bool(self.checks) and all(
+            c.ok for c in self.checks
+        )
+
+
 def checker_executable(name: str) -> str | None:
     """Path of the external checker ``name`` (``"drat-trim"`` or ``"cake_lpr"``): the first
     found in the directories of ``$NONOSAT_CHECKER_PATH``, then on ``PATH``; ``None`` when
