@@ -29,7 +29,7 @@ With ``--issue29`` it measures instead what issue 29 asks of the server:
   random picture, under a 30 s limit) whose clients hang up at once; then the time a 2x2 solve
   takes, and how long until a 2x2 solve answers within 1 s;
 * **supersede**: in process, from superseding a running analysis of the slow puzzle to its
-  thread's end (:attr:`nonosat.studio.jobs.JobRunner.stop_latencies`);
+  thread's end (:attr:`nonosat.studio.runner.JobRunner.stop_latencies`);
 * **keep trying**: Faase through ``POST /api/keep-trying`` (limit 300 s), the time to its verdict.
 
 With ``--stop`` (issue 29 part 4, target: a superseded request stops within 100 ms), in process:
@@ -288,8 +288,8 @@ def supersede_latency(repeats: int = 3) -> list[float]:
     its thread."""
     import asyncio
 
-    from nonosat.studio.jobs import JobRunner, Superseded
     from nonosat.studio.quick import Cancelled, quick_analyse
+    from nonosat.studio.runner import JobRunner, Superseded
     from nonosat.studio.schemas import PuzzleIn, puzzle_from_json
 
     _, slow = slow_puzzle()
@@ -421,8 +421,8 @@ def phase_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int =
     the analysis should raise ``Cancelled``).  Besides the wall clock, the worker thread's CPU
     time over the same span (``/proc``): on a loaded machine the wall clock measures the
     load."""
-    from nonosat.studio.jobs import JobToken
     from nonosat.studio.quick import Cancelled, quick_analyse
+    from nonosat.studio.runner import JobToken
 
     rng = np.random.default_rng(seed)
     lines = ["| puzzle | phase | phase ms | supersedes | median ms | max ms | CPU median ms "
@@ -477,7 +477,7 @@ def job_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int = 5
     their work functions (as the API runs them) superseded at a uniformly random moment of an
     uncancelled run's length (at most :data:`PHASE_CAP_S`); seconds from the set to the
     thread's end."""
-    from nonosat.studio.jobs import JobToken
+    from nonosat.studio.runner import JobToken
 
     rng = np.random.default_rng(seed)
     lines = ["| puzzle | job | job ms | supersedes | median ms | max ms | CPU median ms "

@@ -2,7 +2,7 @@
 SAT solver's LRAT renumbered into the certificate's clause IDs (:func:`renumber_lrat`).
 
 The proof writer's side (:mod:`~nonosat.certificates.rup`, :mod:`~nonosat.certificates.prove`,
-:mod:`~nonosat.certificates.colour`); nonosat's LRAT checker reads proofs with code of its own
+:mod:`~nonosat.certificates.colour_proofs`); nonosat's LRAT checker reads proofs with code of its own
 (:mod:`~nonosat.certificates.lrat_read`).
 """
 

@@ -178,7 +178,7 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
     classification (:func:`nonosat.analysis.classify.solve_classification`: one line-solving
     fixpoint, no further solving)."""
     from nonosat.cli.output import fits, grid_summary
-    from nonosat.render.text import render_text
+    from nonosat.render.clue_grid import render_text
 
     lines: list[str] = []
     solutions = result.solutions
@@ -231,7 +231,7 @@ def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int,
 
 def mark_differences(text: str, puzzle: Puzzle, solution: np.ndarray,
                      solutions: list[np.ndarray]) -> str:
-    """``text`` (:func:`nonosat.render.text.render_text` of ``solution``) with each cell on which
+    """``text`` (:func:`nonosat.render.clue_grid.render_text` of ``solution``) with each cell on which
     ``solutions`` differ drawn ``@@`` when filled in ``solution`` and ``..`` when empty."""
     import numpy as np
 

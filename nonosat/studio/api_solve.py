@@ -1,7 +1,7 @@
 """The studio's solving routes (``/api/analyse``, ``/api/keep-trying``, ``/api/suggest``,
 ``/api/solve``, ``/api/make-unique``, ``/api/render``, ``/api/certify``), included in
 :data:`nonosat.studio.api.router`.  Every job runs in a worker thread and reads its
-:class:`~nonosat.studio.jobs.JobToken` (:mod:`nonosat.studio.jobs`)."""
+:class:`~nonosat.studio.runner.JobToken` (:mod:`nonosat.studio.runner`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from fastapi.responses import Response
 
 from nonosat.puzzle import Puzzle
 from nonosat.studio.api_common import SUPERSEDED, _download, _filename, _run
-from nonosat.studio.jobs import JobToken, clamp_timeout, stop_kwargs
+from nonosat.studio.runner import JobToken, clamp_timeout, stop_kwargs
 from nonosat.studio.schemas import (
     AnalyseRequest,
     CertifyRequest,

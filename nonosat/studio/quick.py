@@ -34,7 +34,7 @@ percentile over 5 s with the native engine).  The studio therefore uses:
 of ``nonosat analyse``, on the colour kernels): the grade from
 :func:`~nonosat.analysis.staged.staged_solve` (line solving, implications over "cell takes colour
 c", probing), the map from :func:`~nonosat.analysis.backbone.ambiguity_map`, givens from
-:func:`~nonosat.analysis.givens.uniqueness_givens`; solutions, givens and edits are
+:func:`~nonosat.analysis.extra_givens.uniqueness_givens`; solutions, givens and edits are
 written over :data:`nonosat.studio.cells.INDEX_CHARS` (``.`` background, ``a`` colour 1, ...).
 """
 
@@ -52,7 +52,7 @@ from nonosat.engines import SolveResult, Status, solve
 from nonosat.formats.givens import givens_of
 from nonosat.puzzle import Cell, Puzzle, grid_rows
 from nonosat.stop import TIME_LIMIT, StopToken
-from nonosat.studio.jobs import stop_kwargs
+from nonosat.studio.runner import stop_kwargs
 
 __all__ = ["MAX_EDITS", "Cancelled", "QuickAnalysis", "classify", "edit_suggestions",
            "quick_analyse", "quick_grade", "sat_backbone", "suggestion_budget", "suggestions",
@@ -306,7 +306,7 @@ def quick_analyse(
         Polled between phases; when it returns ``True`` :class:`Cancelled` is raised.
     stop : StopToken, optional
         Polled as ``should_stop`` is, and handed to the engines that take a ``stop=`` parameter
-        (:func:`nonosat.studio.jobs.stop_kwargs`).  Set by its timer (``TIME_LIMIT``), the
+        (:func:`nonosat.studio.runner.stop_kwargs`).  Set by its timer (``TIME_LIMIT``), the
         analysis finishes with what it has (no more map, no suggestions) instead of raising.
     progress : callable(phase, known), optional
         Called as each phase starts (``"verdict"``, ``"grade"``, ``"map"``, ``"suggestions"``)
@@ -470,9 +470,9 @@ def _colour_suggestions(
     stop: StopToken | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`suggestions` of a colour puzzle: givens of the goal picture (when it is a solution,
-    else of the first solution) by :func:`nonosat.analysis.givens.uniqueness_givens`, then
+    else of the first solution) by :func:`nonosat.analysis.extra_givens.uniqueness_givens`, then
     one-cell edits; cells as ``[r, c, ch]`` over :data:`nonosat.studio.cells.INDEX_CHARS`."""
-    from nonosat.analysis.givens import uniqueness_givens
+    from nonosat.analysis.extra_givens import uniqueness_givens
     from nonosat.studio.cells import INDEX_CHARS
 
     assert puzzle.palette is not None

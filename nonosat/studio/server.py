@@ -1,8 +1,8 @@
-"""Starting and stopping the studio's server (uvicorn on :func:`nonosat.studio.app.create_app`).
+"""Starting and stopping the studio's server (uvicorn on :func:`nonosat.studio.asgi.create_app`).
 
 The socket is bound here, before uvicorn starts, so that a port in use is one clear error
 (:class:`PortInUseError`) instead of uvicorn's log and exit.  The numba kernels are warmed in a
-background thread at start-up (:func:`nonosat.studio.app.warm_up`) so that the first request
+background thread at start-up (:func:`nonosat.studio.asgi.warm_up`) so that the first request
 does not pay their compilation; then the objects alive so far are frozen out of the garbage
 collector's full collections (``gc.freeze``), which otherwise dominate the slowest edits.  Nothing here prints: messages go to the ``say`` callback.
 """
@@ -93,7 +93,7 @@ def serve(
     """
     import uvicorn
 
-    from nonosat.studio.app import create_app, warm_up
+    from nonosat.studio.asgi import create_app, warm_up
 
     sock = bind(host, port)
     app = create_app(list(paths), host=host)

@@ -9,7 +9,7 @@ errors become 4xx with a one-line ``detail``; anything unexpected is logged and 
 without internals.  Before anything else, :class:`nonosat.studio.security.LocalOnly` refuses
 requests that do not come from this machine's own pages (a foreign ``Host``: 421; a
 cross-origin or wrongly typed state-changing request: 403 / 415); a full job runner answers 503
-with ``Retry-After`` (:mod:`nonosat.studio.jobs`).
+with ``Retry-After`` (:mod:`nonosat.studio.runner`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from fastapi.staticfiles import StaticFiles
 from nonosat.errors import FormatError, NonosatError, PuzzleError
 from nonosat.studio.api import router
 from nonosat.studio.gallery import Gallery
-from nonosat.studio.jobs import Busy, Disconnected, JobRunner
+from nonosat.studio.runner import Busy, Disconnected, JobRunner
 from nonosat.studio.security import LocalOnly, allowed_hosts
 from nonosat.studio.validation import validation_message
 
@@ -115,13 +115,13 @@ def create_app(paths: Iterable[Path] = (), *, include_games: bool = True,
         header are answered, beside ``127.0.0.1``, ``localhost`` and ``[::1]``
         (:mod:`nonosat.studio.security`).
     jobs : JobRunner, optional
-        The job runner (default: :data:`~nonosat.studio.jobs.WORKERS` threads).
+        The job runner (default: :data:`~nonosat.studio.runner.WORKERS` threads).
 
     Returns
     -------
     FastAPI
         ``app.state.gallery`` (:class:`~nonosat.studio.gallery.Gallery`), ``app.state.jobs``
-        (:class:`~nonosat.studio.jobs.JobRunner`) and ``app.state.background``
+        (:class:`~nonosat.studio.runner.JobRunner`) and ``app.state.background``
         (:class:`~nonosat.studio.background.BackgroundJobs`, *Keep trying*) hold the server's
         state.
     """
