@@ -241,3 +241,16 @@ def test_rowwise_enumeration_is_right_on_brute_force_puzzles():
         hidden = Puzzle([None, *puzzle.rows[1:]], puzzle.cols)
         for p in (puzzle, hidden):
             assert rowwise_count(p) == brute_force_solutions(p)
+
+
+def test_native_count_grows_a_full_segment_stack(monkeypatch):
+    """A segment stack too small for the search is grown and the count run again (the first
+    size is for 0 nested splits here): the count is still the enumerator's."""
+    import nonosat.native.count as native_count
+
+    puzzle = Puzzle.from_picture(np.random.default_rng(4).random((6, 7)) < 0.4)
+    want = rowwise_count(puzzle)
+    assert want > 100
+    monkeypatch.setattr(native_count, "SEG_STACK_DEPTH", 0)
+    got = count_grid(puzzle)
+    assert (got.count, got.exact) == (want, True)

@@ -93,6 +93,7 @@ from nonosat.native.count_parts import (
     seg_line,
     seg_mask,
     seg_word,
+    segment_stack_words,
 )
 from nonosat.native.line import BITS_MAX_LINE
 from nonosat.native.propagate import (
@@ -110,6 +111,10 @@ from nonosat.native.propagate import (
 )
 from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
 from nonosat.stop import StopToken
+
+#: Nested splits the segment stack holds at first (:func:`count_grid` grows it when a count
+#: needs more: never seen on 25x25 puzzles, whose searches are at most ~160 frames deep).
+SEG_STACK_DEPTH = 256
 
 #: Probing mode 3 probes the cells at most this many cells from a newly assigned cell along
 #: its row and column.
@@ -602,20 +607,30 @@ def count_grid(
     h, w = puzzle.shape
     packed = pack_clues(puzzle)
     flag = np.zeros(1, dtype=np.int64) if stop is None else stop.flag
-    state = new_state(packed, unknown_grid(puzzle), stop=flag)
-    if partial is not None:
-        _apply_partial(puzzle, state, np.asarray(partial, dtype=np.int8))
-    ctx = new_count_context(h + w, h * w, len(packed.blocks))
-    ctx[0][M_BRANCH] = branch
-    ctx[0][M_PROBING] = int(probing)
-    ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
-    ctx[0][M_PROBE_MIN] = probe_min
-    frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
-    hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
-    t0 = time.perf_counter()
-    got = int(count_kernel(problem_tuple(packed), state, ctx, frames, hvs, limit + 1))
-    took = time.perf_counter() - t0
-    meta = ctx[0]
+    blocks = len(packed.blocks)
+    # the segment stack: room for SEG_STACK_DEPTH nested splits first, all of them (its bound,
+    # far more than a count needs) only after a count that filled it (then counted again)
+    full = segment_stack_words(h + w, h * w, blocks)
+    words = min(full, segment_stack_words(h + w, SEG_STACK_DEPTH, blocks))
+    took = 0.0
+    while True:
+        state = new_state(packed, unknown_grid(puzzle), stop=flag)
+        if partial is not None:
+            _apply_partial(puzzle, state, np.asarray(partial, dtype=np.int8))
+        ctx = new_count_context(h + w, h * w, blocks, seg_words=words)
+        ctx[0][M_BRANCH] = branch
+        ctx[0][M_PROBING] = int(probing)
+        ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
+        ctx[0][M_PROBE_MIN] = probe_min
+        frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
+        hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
+        t0 = time.perf_counter()
+        got = int(count_kernel(problem_tuple(packed), state, ctx, frames, hvs, limit + 1))
+        took += time.perf_counter() - t0
+        meta = ctx[0]
+        if meta[M_ABORT] != 2 or words >= full:
+            break
+        words = min(full, 8 * words)
     stats = {"nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
              "cached": int(meta[M_STORES]), "splits": int(meta[M_SPLITS]),
              "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),

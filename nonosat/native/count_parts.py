@@ -39,8 +39,17 @@ TABLE_SLOTS = 1 << 18
 ARENA_WORDS = 1 << 22
 
 
+def segment_stack_words(n_lines: int, depth: int, n_blocks: int) -> int:
+    """Words of a segment stack that holds ``depth`` nested splits of at most
+    ``n_lines + n_blocks + 2`` segments each (3 words a segment: the split's refined segments,
+    then its components' lengths and segments).  The nested splits on a path of the search hold
+    ever fewer undecided cells, so ``depth = n_cells`` always suffices."""
+    return 3 * (n_lines + n_blocks + 2) * (depth + 2) + 16
+
+
 def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
-                      slots: int = TABLE_SLOTS, arena: int = ARENA_WORDS) -> tuple:
+                      slots: int = TABLE_SLOTS, arena: int = ARENA_WORDS,
+                      seg_words: int | None = None) -> tuple:
     """The counter's working arrays: ``(meta, table, arena, segs, comp, queue, dirty, score,
     rowseg, colseg, near)``.
 
@@ -55,6 +64,9 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
     being split; ``near`` (int64, ``n_cells``) the stamp of the probing pass that must probe a
     cell (probing mode 3).  ``n_blocks`` is the number of blocks of all clues (``-1``: at most one per two
     cells of every line): every segment holds a block, or is a line without a clue.
+    ``seg_words``: the segment stack's size (default: :func:`segment_stack_words` for
+    ``n_cells`` nested splits, enough for any count); a count that fills a smaller stack stops
+    with ``meta[M_ABORT] == 2``.
     """
     if slots < 4 or slots & (slots - 1):
         raise ValueError(f"cache slots must be a power of two >= 4, not {slots}")
@@ -67,10 +79,8 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
         meta,
         np.zeros((slots, 4), dtype=np.int64),
         np.zeros(arena, dtype=np.int64),
-        # a split writes at most 3 words per segment of its list (its refined segments, then
-        # its components: lengths and segments), and the nested splits on a path of the search
-        # hold ever fewer undecided cells (at most n_cells of them); np.zeros maps pages lazily
-        np.zeros(3 * n_segs * (n_cells + 2) + 16, dtype=np.int64),
+        np.zeros(segment_stack_words(n_lines, n_cells, n_blocks) if seg_words is None
+                 else seg_words, dtype=np.int64),
         np.full(n_segs, -1, dtype=np.int32),
         np.zeros(n_segs, dtype=np.int32),
         np.zeros(n_lines, dtype=np.int64),
