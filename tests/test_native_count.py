@@ -254,3 +254,4 @@ def test_native_count_grows_a_full_segment_stack(monkeypatch):
     monkeypatch.setattr(native_count, "SEG_STACK_DEPTH", 0)
     got = count_grid(puzzle)
     assert (got.count, got.exact) == (want, True)
+    assert got.stats["restarts"] >= 1

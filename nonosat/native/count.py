@@ -520,7 +520,7 @@ class NativeCount:
     stats : dict of str to int
         ``nodes`` (decisions), ``cache_hits``, ``cached`` (components stored), ``splits``
         (nodes whose undecided cells fell apart into several components), ``cache_clears``,
-        ``max_depth``.
+        ``max_depth``, ``probes``, ``restarts`` (counts run again with a larger segment stack).
     """
 
     count: int | None
@@ -613,6 +613,7 @@ def count_grid(
     full = segment_stack_words(h + w, h * w, blocks)
     words = min(full, segment_stack_words(h + w, SEG_STACK_DEPTH, blocks))
     took = 0.0
+    restarts = 0
     while True:
         state = new_state(packed, unknown_grid(puzzle), stop=flag)
         if partial is not None:
@@ -631,7 +632,8 @@ def count_grid(
         if meta[M_ABORT] != 2 or words >= full:
             break
         words = min(full, 8 * words)
-    stats = {"nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
+        restarts += 1
+    stats = {"restarts": restarts, "nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
              "cached": int(meta[M_STORES]), "splits": int(meta[M_SPLITS]),
              "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),
              "probes": int(meta[M_PROBES])}
