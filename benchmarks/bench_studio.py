@@ -555,6 +555,76 @@ def issue29_stop(args: argparse.Namespace) -> None:
             print(f"--- {n}x\n{stack}")
 
 
+def _post_status(url: str, body: dict, out: list[int]) -> None:
+    out.append(httpx.post(url, json=body, timeout=120).status_code)
+
+
+def fresh_supersede(runs: int, delays: list[float]) -> list[str]:
+    """``--fresh``: supersedes in a fresh server process (``nonosat studio``, warming its kernels
+    in the background).  Per run and delay: start the server, send the analysis of the burst
+    drawing (:func:`benchmarks.bench_studio_draw` paints it; timeout 30 s) as soon as it listens
+    (``delay`` 0: while the kernels load) or ``delay`` seconds after they are ready, supersede it
+    300 ms later with a 2x2, and read ``GET /api/jobs``: the superseded job's stop time (cancel
+    to thread end), or that it never started."""
+    import threading
+
+    from tests.test_studio_stream import BURST
+
+    lines = []
+    for delay in delays:
+        for k in range(runs):
+            port = free_port()
+            env = {**os.environ,
+                   "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+            began = time.perf_counter()
+            proc = subprocess.Popen(
+                [sys.executable, "-c", "from nonosat.cli.app import main; main()", "studio",
+                 "--no-browser", "--port", str(port)],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+            try:
+                proc.stdout.readline()  # listening
+                listening = time.perf_counter() - began
+                base = f"http://127.0.0.1:{port}"
+                with httpx.Client(base_url=base, timeout=120) as client:
+                    if delay > 0:
+                        while not client.get("/api/jobs").json()["ready"]:
+                            time.sleep(0.05)
+                        time.sleep(delay)
+                    answers: list[int] = []
+                    body = {**BURST, "stream": False, "timeout": 30, "client": "fresh",
+                            "seq": 1}
+                    first = threading.Thread(target=_post_status,
+                                             args=(f"{base}/api/analyse", body, answers))
+                    first.start()
+                    time.sleep(0.3)
+                    two = client.post("/api/analyse", json={
+                        "puzzle": {"rows": [[1], [1]], "cols": [[1], [1]]}, "suggest": False,
+                        "client": "fresh", "seq": 2})
+                    first.join()
+                    # until no thread runs a job, and none waits for the kernels either
+                    while ((state := client.get("/api/jobs").json())["running"]
+                           or not state["ready"]):
+                        time.sleep(0.01)
+                    time.sleep(0.1)  # a job cancelled while waiting counts itself skipped
+                    state = client.get("/api/jobs").json()
+                    ready_at = time.perf_counter() - began
+                stop = state["stop_ms"]
+                when = (f"{delay:g} s after its kernels were ready" if delay
+                        else "as it listened, while its kernels loaded")
+                lines.append(
+                    f"fresh server {k + 1}, analysis sent {when} and superseded 0.3 s later: "
+                    f"answers {answers[0]}, then {two.status_code}; "
+                    + (f"the superseded job stopped {stop[-1]:.0f} ms after its cancel"
+                       if stop else f"the superseded job never started "
+                       f"(skipped: {state['counts']['skipped']})")
+                    + f" (listening after {listening:.1f} s; idle {ready_at:.1f} s after start)")
+                print(lines[-1], flush=True)
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+    return lines
+
+
 def keep_trying(base: str) -> tuple[str, float, dict]:
     name, slow = slow_puzzle()
     with httpx.Client(base_url=base, timeout=60) as client:
@@ -627,7 +697,15 @@ def main() -> None:
     ap.add_argument("--only", default="", help="puzzles whose name holds this (--stop)")
     ap.add_argument("--where", action="store_true",
                     help="print where workers still ran 50 ms after the set (--stop)")
+    ap.add_argument("--fresh", type=int, default=0, metavar="RUNS",
+                    help="supersedes in RUNS fresh server processes, while the kernels load and "
+                         "once they are ready (issue 29 part 4)")
     args = ap.parse_args()
+    if args.fresh:
+        lines = fresh_supersede(args.fresh, [0.0, 0.5])
+        print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print("\n".join(lines))
+        return
     if args.stop:
         issue29_stop(args)
         return
