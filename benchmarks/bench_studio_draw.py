@@ -46,7 +46,7 @@ from tests.test_studio_browser import (  # noqa: E402
 #: The script run in the page: 24 strokes, pointer events as the board listens for them.
 DRAW = """
 const done = arguments[arguments.length - 1];
-const strokes = 24, n = 100;
+const strokes = arguments[0], n = arguments[1];
 window.__long = [];
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) window.__long.push(e.duration);
@@ -109,9 +109,9 @@ const rand = (k) => { seed = (seed * 1103515245 + 12345) % 2147483648; return se
     }
     await sleep(8);
     window.dispatchEvent(new PointerEvent("pointerup", at(c0 + len - 1)));
+    window.__lastStroke = performance.now(); // the stroke ends as the button is released
     await sleep(60);
   }
-  window.__lastStroke = performance.now();
   done(true);
 })();
 """
@@ -234,15 +234,15 @@ def renice(profile: Path, nice: int) -> int:
     return done
 
 
-def run_once(base: str, profile: Path, cpu_profile: bool = False, nice: int | None = None
-             ) -> tuple[int, float, dict, int, float, list[tuple[float, float]]]:
+def run_once(base: str, profile: Path, cpu_profile: bool = False, nice: int | None = None,
+             size: int = 100, strokes: int = 24) -> tuple[int, float, dict, int, float, list[tuple[float, float]]]:
     """``(tasks over 50 ms, longest ms, :func:`burst_timing`, tasks, renderer CPU seconds over
     the drawing, the main thread's tasks as (wall ms, CPU ms))``."""
     driver = chrome(profile)
     try:
         driver.set_script_timeout(120)
         open_page(driver, base, "?mode=edit")
-        resize(driver, 100, 100)
+        resize(driver, size, size)
         verdict(driver)
         if nice is not None:
             renice(profile, nice)
@@ -250,7 +250,7 @@ def run_once(base: str, profile: Path, cpu_profile: bool = False, nice: int | No
             driver.execute_cdp_cmd("Profiler.enable", {})
             driver.execute_cdp_cmd("Profiler.start", {})
         cpu = renderer_cpu_s(profile)
-        driver.execute_async_script(DRAW)
+        driver.execute_async_script(DRAW, strokes, size)
         status = verdict(driver)
         cpu = renderer_cpu_s(profile) - cpu
         if cpu_profile:
@@ -277,6 +277,8 @@ def main() -> None:
     parser.add_argument("--nice", type=int, default=None,
                         help="niceness of the browser's processes (e.g. -10, as root: the "
                         "figures of a busy machine then come nearer an idle one's)")
+    parser.add_argument("--size", type=int, default=100, help="board side (16-100)")
+    parser.add_argument("--strokes", type=int, default=24)
     parser.add_argument("--requests", action="store_true",
                         help="also list the analyse requests sent after the last stroke")
     parser.add_argument("--profile", action="store_true",
@@ -290,9 +292,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             for k in range(args.repeats):
                 over, longest, after, _, cpu, tasks = run_once(
-                    base, Path(tmp) / f"p{k}", args.profile, args.nice)
+                    base, Path(tmp) / f"p{k}", args.profile, args.nice, args.size,
+                    args.strokes)
                 cpu_ms = [c for _, c in tasks]
-                print(f"run {k + 1}: 24 strokes on 100x100: {over} long tasks > 50 ms "
+                print(f"run {k + 1}: {args.strokes} strokes on {args.size}x{args.size}: "
+                      f"{over} long tasks > 50 ms "
                       f"(longest {longest:.0f} ms); main thread: {len(tasks)} tasks, "
                       f"{sum(c > 50 for c in cpu_ms)} over 50 ms of CPU (longest "
                       f"{max(cpu_ms, default=0):.1f} ms CPU, {sum(cpu_ms):.0f} ms in all); "
