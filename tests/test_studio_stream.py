@@ -193,3 +193,45 @@ def test_a_client_leaving_mid_stream_stops_its_job(live):
     left = time.monotonic()
     assert _wait_idle(jobs, 10), "the job ran on after its client left"
     assert time.monotonic() - left < 10
+
+
+# -- jobs wait for the warm-up -------------------------------------------------------------------
+def test_jobs_wait_for_the_kernels_and_one_superseded_meanwhile_never_starts():
+    import asyncio
+    import threading
+
+    from fastapi.testclient import TestClient
+
+    from nonosat.studio.runner import Superseded
+
+    ready = threading.Event()
+    runner = JobRunner(workers=1, queue=1, ready=ready)
+    started: list[str] = []
+
+    def job(name: str):
+        def work(token) -> str:
+            started.append(name)
+            return name
+        return work
+
+    async def run() -> None:
+        old = asyncio.create_task(runner.run(job("old"), "page", 1))
+        await asyncio.sleep(0.2)
+        assert started == [] and runner.running() == 0  # waiting for the kernels
+        new = asyncio.create_task(runner.run(job("new"), "page", 2))
+        with pytest.raises(Superseded):
+            await old
+        await asyncio.sleep(0.1)
+        assert started == []
+        ready.set()
+        assert await new == "new"
+
+    asyncio.run(run())
+    assert started == ["new"] and runner.counts["skipped"] == 1
+    runner.shutdown()
+    gate = threading.Event()
+    client = TestClient(create_app(jobs=JobRunner(ready=gate)))
+    assert client.get("/api/jobs").json()["ready"] is False
+    gate.set()
+    state = client.get("/api/jobs").json()
+    assert state["ready"] is True and state["running"] == 0
