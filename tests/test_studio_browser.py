@@ -1387,6 +1387,30 @@ def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):
     finally:
         driver.set_window_size(1400, 1000)
 
+def test_the_verdict_shows_before_the_map_of_a_hard_drawing(driver, server, shot, tmp_path):
+    """The drawing of ``benchmarks/bench_studio_draw.py``'s burst (24 short strokes on an empty
+    100x100 board): its verdict, several solutions, is shown (``data-verdict-busy`` false) while
+    the map, which runs to its time limit on it, is still on its way (``data-busy`` true).
+    (That the map then follows: ``tests/test_studio_stream.py``, over HTTP.)"""
+    from nonosat.formats import write_puzzle
+    from tests.test_studio_stream import burst_drawing
+    from tests.test_studio_stream import picture as burst_picture
+
+    puzzle = burst_picture(burst_drawing())
+    path = tmp_path / "burst.json"
+    write_puzzle(puzzle, path)
+    open_page(driver, server, "?mode=edit")
+    open_file(driver, path)
+    wait(driver, lambda d: d.execute_script(
+        "const v = document.getElementById('verdict');"
+        "return v.dataset.verdictBusy === 'false' && v.dataset.status === 'multiple'"),
+        message="no verdict of several solutions")
+    assert el(driver, "#verdict").get_attribute("data-busy") == "true", "the map came at once"
+    assert "map and grade on their way" in el(driver, "#verdict-detail").text
+    shot()
+    open_page(driver, server, "?mode=edit")  # leaving: the server stops the map
+
+
 def test_a_rebound_host_gets_nothing_in_the_browser(server, tmp_path_factory):
     """DNS rebinding as the browser meets it: ``evil.example`` resolves to 127.0.0.1 (Chromium's
     host resolver rules stand in for the attacker's DNS), so a page there is same-origin with the
