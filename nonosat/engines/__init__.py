@@ -41,6 +41,14 @@ ENGINE_MODULES: dict[str, str] = {
 #: The engines a cross-check compares (``auto`` is native + sat, so it is not independent).
 INDEPENDENT_ENGINES = ("native", "sat", "cpsat")
 
+#: The engine that gives every command's verdict: the portfolio ``nonosat solve`` runs by default.
+PORTFOLIO = "auto"
+
+#: The engines ``crosscheck`` compares by default: nonosat's verdict (:data:`PORTFOLIO`), the SAT
+#: engine on its own (CaDiCaL from the first clause, no native deductions) and OR-Tools CP-SAT
+#: (another model and solver altogether).
+CROSSCHECK_ENGINES = (PORTFOLIO, "sat", "cpsat")
+
 
 class Status(StrEnum):
     """Verdict of a solve.
