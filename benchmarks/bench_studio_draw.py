@@ -17,7 +17,7 @@ last turned false: the streamed analysis's first line) and to the whole analysis
 (``data-busy``: the map and grade too); and the ``/api/analyse`` requests sent from the first
 stroke on, by answer (``--requests`` lists those sent after the last stroke).  The final
 drawing (24 short strokes on an empty board) is a hard one for the engines: before the verdict
-was asked of the picture (:func:`nonosat.studio.quick.other_than_goal`) and streamed ahead of
+was asked of the picture (:func:`nonosat.engines.sat.other_than`) and streamed ahead of
 the map, its verdict came 8.2 s after the last stroke, "undecided", behind a 5 s map.  On a busy machine the wall-clock long tasks mostly
 measure the wait for a core (``--nice -10`` as root narrows that).  Speed targets live here, not
 in the tests.

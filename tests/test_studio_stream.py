@@ -1,5 +1,5 @@
 """The editor's verdict after a burst of strokes (issue 29): a drawn picture's verdict found from
-the picture (:func:`nonosat.studio.quick.other_than_goal`), checked against the native engine's
+the picture (:func:`nonosat.engines.sat.other_than`), checked against the native engine's
 enumeration; the streamed ``POST /api/analyse`` (the verdict's line before the map), superseded or abandoned
 mid-stream, through a real uvicorn."""
 
@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 
 from nonosat.engines import Status, solve
+from nonosat.engines.sat import other_than
 from nonosat.formats import read_puzzle
 from nonosat.formats.givens import givens_of
 from nonosat.puzzle import Cell, Puzzle, line_blocks
 from nonosat.studio.asgi import create_app
-from nonosat.studio.quick import drawn_solution, other_than_goal, verdict
+from nonosat.studio.quick import drawn_solution, verdict
 from nonosat.studio.runner import JobRunner
 from nonosat.studio.schemas import puzzle_to_json
 from tests.conftest import GAMES
@@ -65,7 +66,7 @@ def native_status(puzzle: Puzzle, partial: np.ndarray | None = None) -> Status:
 def test_the_picture_s_other_solution_agrees_with_the_native_engine(rows):
     pic = np.array([[ch == "#" for ch in row] for row in rows])
     puzzle = picture(pic)
-    result = other_than_goal(puzzle, pic, deadline=time.perf_counter() + 30)
+    result = other_than(puzzle, pic, deadline=time.perf_counter() + 30)
     assert result.status == native_status(puzzle)
     assert np.array_equal(result.solutions[0], pic)
     if result.status == Status.MULTIPLE:
@@ -79,7 +80,7 @@ def test_the_picture_s_other_solution_keeps_the_givens():
     givens = np.full((2, 2), Cell.UNKNOWN, dtype=np.int8)
     givens[0, 0] = Cell.FILLED  # the diagonal is then the only solution
     assert drawn_solution(puzzle, givens) is not None
-    result = other_than_goal(puzzle, pic, givens, deadline=time.perf_counter() + 30)
+    result = other_than(puzzle, pic, givens, deadline=time.perf_counter() + 30)
     assert result.status == Status.UNIQUE == native_status(puzzle, givens)
     givens[0, 0] = Cell.EMPTY  # the picture breaks the givens: not a starting point
     assert drawn_solution(puzzle, givens) is None
@@ -93,7 +94,7 @@ def test_a_stopped_search_for_another_solution_claims_nothing():
     pic = burst_drawing()
     stop = StopToken()
     stop.set()
-    result = other_than_goal(picture(pic), pic, deadline=time.perf_counter() + 30, stop=stop)
+    result = other_than(picture(pic), pic, deadline=time.perf_counter() + 30, stop=stop)
     assert result.status == Status.UNKNOWN and len(result.solutions) == 1
 
 
