@@ -195,7 +195,9 @@ class SatEngine(Engine):
             options = FIRST_SOLUTION_OPTIONS.get(self.solver)
         else:
             options = None
-        with SatRun(clauses, self.solver, options=options, flat=flat) as run:
+        # a token that asks for a bounded latency (the studio's) makes the run's calls short
+        short = stop if stop is not None and stop.latency is not None else None
+        with SatRun(clauses, self.solver, options=options, flat=flat, stop=short) as run:
             # the solver holds its own copy: free the Python clause lists (about 150 bytes a
             # clause; 48 MB on Faase, 80x95) before the search grows the solver's memory
             del clauses, flat
@@ -300,7 +302,8 @@ class SatEngine(Engine):
         enc = encode_colour(puzzle, partial)
         encoded = time.perf_counter()
         solutions: list[np.ndarray] = []
-        with SatRun(enc.clauses, self.solver) as run:
+        short = stop if stop is not None and stop.latency is not None else None
+        with SatRun(enc.clauses, self.solver, stop=short) as run:
             complete = _enumerate(run, enc.solution, enc.blocking_clause, solutions, limit,
                                   deadline, stop)
             stats = run.stats()

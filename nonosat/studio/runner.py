@@ -76,11 +76,19 @@ class Busy(Exception):  # noqa: N818 - an outcome, not a failure
         self.retry_after = retry_after
 
 
+#: How long a superseded or abandoned job may go on computing (issue 29: within 100 ms), the
+#: :attr:`~nonosat.stop.StopToken.latency` of every job's token.
+JOB_LATENCY_S = 0.1
+
+
 class JobToken(StopToken):
     """A job's stop token; calling it is :meth:`is_set` (the ``should_stop`` callable that work
     functions written before stop tokens poll)."""
 
     __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(latency=JOB_LATENCY_S)
 
     def __call__(self) -> bool:
         return self.is_set()
