@@ -81,6 +81,9 @@ _VERDICT = {
 LOAD_SHOWN_S = 0.5
 #: Solution grids printed in full; the others are counted (--json lists them all).
 SHOWN = 3
+#: Largest puzzle (cells) that ``solve`` first line-solves with the kernels run as Python, to
+#: skip loading numba when that finishes it (:func:`nonosat.engines.solve`).
+INTERPRETED_MAX_CELLS = 1024
 
 
 @handle_errors
@@ -106,7 +109,12 @@ def solve_command(
     puzzle, name = load_puzzle(puzzle_path, format, index)
     partial = starting_state(state, puzzle)
     if engine in ("native", "auto"):
-        announce_compile(puzzle.is_colour)
+        from nonosat import lazy_jit
+
+        # numba is loaded only when a kernel first runs compiled (a small puzzle that line
+        # solving finishes runs interpreted: engines.solve); the notice comes then, if at all
+        lazy_jit.before_activation(lambda: announce_compile(puzzle.is_colour))
+        lazy_jit.allow_interpreted(INTERPRETED_MAX_CELLS)
     options: dict[str, Any] = {}  # engine options (solve() takes them as **options)
     if sat_solver is not None:
         if engine != "sat":
