@@ -72,6 +72,9 @@ class LazyKernel:
         The keyword arguments for ``numba.njit``.
     """
 
+    #: Says "not a numba object yet" to :func:`nonosat.kernel_cache.stamp_module`.
+    lazy = True
+
     def __init__(self, func: Callable[..., Any], options: dict[str, Any]):
         self.py_func = func
         self.options = options
@@ -122,6 +125,8 @@ class LazyIntrinsic:
         The Python equivalent, run by interpreted kernels.
     """
 
+    lazy = True
+
     def __init__(self, name: str, python: Callable[..., Any], make: Callable[[], Any]):
         self.__name__ = name
         self.python = python
@@ -146,7 +151,7 @@ class LazyIntrinsic:
 
 
 def njit(*args: Any, **options: Any) -> Any:
-    """``numba.njit`` without importing numba before a kernel runs: ``@njit(cache=True, ...)``
+    """``numba.njit`` without importing numba before a kernel runs: ``@njit(**options)``
     (or bare ``@njit``) gives a :class:`LazyKernel`, or numba's dispatcher once numba is
     active.  The options are numba's."""
     if args and callable(args[0]) and not options:
