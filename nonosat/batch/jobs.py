@@ -21,7 +21,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
-from nonosat.errors import InvalidSolutionError, NonosatError
+from nonosat.errors import InvalidSolutionError, NonosatError, check_known
 from nonosat.puzzle import Puzzle
 from nonosat.verdict import CROSSCHECK_ENGINES
 
@@ -141,12 +141,10 @@ def resolve_job(name: str | Job) -> Job:
     """
     if isinstance(name, Job):
         job = name
-    elif name in JOBS:
-        job = JOBS[name]
-    elif ":" in name:
+    elif ":" in name and name not in JOBS:
         job = Job(name, name, None, (name.partition(":")[0],), "custom job")
     else:
-        raise NonosatError(f"unknown job {name!r}; choose one of {', '.join(JOBS)}")
+        job = JOBS[check_known(name, JOBS, "job", NonosatError)]
     for module in job.requires:
         try:
             found = importlib.util.find_spec(module) is not None

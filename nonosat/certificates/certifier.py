@@ -50,7 +50,7 @@ from nonosat.certificates.rup import RupChecker
 from nonosat.encodings.cnf import DEFAULT_ENCODING, ENCODING_VERSIONS, PuzzleCnf
 from nonosat.encodings.satsolver import DEFAULT_SOLVER, proof_solver_name
 from nonosat.engines import SolveResult, Status
-from nonosat.errors import EngineError, ProverRefusedError
+from nonosat.errors import EngineError, ProverRefusedError, check_known
 from nonosat.puzzle import Puzzle
 from nonosat.verdict import decide, load_portfolio, remaining
 
@@ -74,9 +74,7 @@ def check_prover(name: str) -> str:
     EngineError
         Unknown prover; the message lists the known ones.
     """
-    if name not in PROVERS:
-        raise EngineError(f"unknown prover {name!r}; choose one of {', '.join(PROVERS)}")
-    return name
+    return check_known(name, PROVERS, "prover")
 
 
 def certify_puzzle(

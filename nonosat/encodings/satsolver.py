@@ -56,7 +56,7 @@ import gc
 import tempfile
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -493,6 +493,37 @@ class SatRun:
         if model is None:
             raise EngineError("the SAT solver has no model (the last solve was not SAT)")
         return list(model)
+
+    def first_two(self, decode: Callable[[list[int]], np.ndarray],
+                  block: Callable[[np.ndarray], Sequence[int]], deadline: float | None = None,
+                  ) -> tuple[bool | None, np.ndarray | None, np.ndarray | None]:
+        """Solve; then add the blocking clause of the first solution and solve again (the
+        uniqueness check).
+
+        Parameters
+        ----------
+        decode : callable
+            A model (:meth:`model`) to a solution grid.
+        block : callable
+            A solution grid to the clause that excludes it.
+        deadline : float or None
+            As :meth:`solve`, for both calls.
+
+        Returns
+        -------
+        (bool or None, ndarray or None, ndarray or None)
+            ``(answer, first, second)``: ``answer`` None when time ran out in either call,
+            else whether there is a solution; ``first`` the solution found first, ``second``
+            another one (None: ``first`` is the only one, or time ran out).
+        """
+        answer = self.solve(deadline)
+        first = decode(self.model()) if answer else None
+        if first is None:
+            return answer, None, None
+        self.add_clause(block(first))
+        again = self.solve(deadline)
+        return (None if again is None else answer), first, (
+            decode(self.model()) if again else None)
 
     def proof(self) -> list[str]:
         """The DRAT proof logged so far, as text lines (``"1 -2 0"``, ``"d 1 2 0"``).

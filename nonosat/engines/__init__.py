@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from nonosat.errors import EngineError, InvalidSolutionError
+from nonosat.errors import EngineError, InvalidSolutionError, check_known
 
 if TYPE_CHECKING:  # numpy and the model stay unimported until a solve: `nonosat --help` is light
     import numpy as np
@@ -40,6 +40,14 @@ ENGINE_MODULES: dict[str, str] = {
 
 #: The engines a cross-check compares (``auto`` is native + sat, so it is not independent).
 INDEPENDENT_ENGINES = ("native", "sat", "cpsat")
+
+#: The engine that gives every command's verdict: the portfolio ``nonosat solve`` runs by default.
+PORTFOLIO = "auto"
+
+#: The engines ``crosscheck`` compares by default: nonosat's verdict (:data:`PORTFOLIO`), the SAT
+#: engine on its own (CaDiCaL from the first clause, no native deductions) and OR-Tools CP-SAT
+#: (another model and solver altogether).
+CROSSCHECK_ENGINES = (PORTFOLIO, "sat", "cpsat")
 
 
 class Status(StrEnum):
@@ -194,12 +202,7 @@ def get_engine(name: str, **options: Any) -> Engine:
         Unknown engine name (the message lists the known ones) or an engine whose module cannot
         be imported.
     """
-    try:
-        target = ENGINE_MODULES[name]
-    except KeyError:
-        raise EngineError(
-            f"unknown engine {name!r}; choose one of {', '.join(ENGINE_MODULES)}"
-        ) from None
+    target = ENGINE_MODULES[check_known(name, ENGINE_MODULES, "engine")]
     module_name, _, class_name = target.partition(":")
     try:
         module = importlib.import_module(module_name)
