@@ -293,6 +293,24 @@ def allow_interpreted(max_cells: int) -> None:
     _interpreted_cells = max_cells
 
 
+@contextlib.contextmanager
+def lazy_start(max_cells: int, hook: Callable[[], None]) -> Iterator[None]:
+    """Within this block, :func:`allow_interpreted` (``max_cells``) and ``hook`` registered with
+    :func:`before_activation`; both are undone at its end (so that a process running several
+    commands, as a test does, keeps neither)."""
+    global _interpreted_cells
+    before_activation(hook)
+    old = _interpreted_cells
+    _interpreted_cells = max_cells
+    try:
+        yield
+    finally:
+        _interpreted_cells = old
+        with _lock:
+            if hook in _before_activation:
+                _before_activation.remove(hook)
+
+
 def interpreted_allowed(cells: int) -> bool:
     """Whether a first look at a puzzle of ``cells`` cells may run interpreted: numba is not
     active yet and the puzzle is small enough (:func:`allow_interpreted`)."""
