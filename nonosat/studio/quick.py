@@ -55,8 +55,8 @@ from nonosat.stop import TIME_LIMIT, StopToken
 from nonosat.studio.runner import stop_kwargs
 
 __all__ = ["MAX_EDITS", "Cancelled", "QuickAnalysis", "classify", "edit_suggestions",
-           "quick_analyse", "quick_grade", "sat_backbone", "suggestion_budget", "suggestions",
-           "verdict"]
+           "drawn_solution", "other_than_goal", "quick_analyse", "quick_grade", "sat_backbone",
+           "suggestion_budget", "suggestions", "verdict", "verdict_json"]
 
 #: Seconds the native engine gets before the ``auto`` portfolio takes over.
 NATIVE_BUDGET_S = 0.25
@@ -65,6 +65,12 @@ NATIVE_BUDGET_S = 0.25
 SUGGEST_BASE_S = 2.0
 SUGGEST_PER_CELL_S = 0.02
 SUGGEST_MAX_S = 30.0
+#: CaDiCaL's options for :func:`other_than_goal`: stable mode only, so that the search keeps to
+#: the phases of the picture from its first decision.  On the burst drawing of
+#: ``benchmarks/bench_studio_draw.py`` (100x100) the default options took 1,004 conflicts
+#: (0.35 s) in one call and never ended in the 40 ms calls a stop token asks for (restarts
+#: undid the guidance: still undecided after 5 s); stable mode: 1 conflict, 26 ms.
+GOAL_SAT_OPTIONS = {"stabilizeonly": 1}
 #: The implication stage of the grade runs when line solving leaves at most this many cells open.
 IMPLICATION_OPEN_MAX = 200
 
@@ -148,8 +154,9 @@ def backbone(puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | No
 
 def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None,
             stop: StopToken | None = None) -> SolveResult:
-    """Up to two solutions: native under :data:`NATIVE_BUDGET_S`, then ``auto`` for the rest of
-    ``timeout`` (seconds).  Status ``UNKNOWN`` when neither decided in time, or when ``stop``
+    """Up to two solutions: native under :data:`NATIVE_BUDGET_S`, then, for the rest of
+    ``timeout`` (seconds), :func:`other_than_goal` when the drawn picture is a solution, else
+    the ``auto`` portfolio.  Status ``UNKNOWN`` when neither decided in time, or when ``stop``
     was set (it is passed to the engines when they take a ``stop=`` parameter, and checked
     between the two)."""
     start = time.perf_counter()
@@ -161,9 +168,85 @@ def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None,
     left = timeout - (time.perf_counter() - start)
     if left <= 0 or (stop is not None and stop.is_set()):
         return result
+    goal = drawn_solution(puzzle, partial)
+    if goal is not None:
+        other = other_than_goal(puzzle, goal, partial, deadline=start + timeout, stop=stop)
+        other.stats["native_first"] = result.stats
+        return other
     auto = solve(puzzle, "auto", partial=partial, limit=2, timeout=left, **extra)
     auto.stats["native_first"] = result.stats
     return auto
+
+
+def drawn_solution(puzzle: Puzzle, partial: np.ndarray | None = None) -> np.ndarray | None:
+    """The drawn picture (``puzzle.goal``, bool ``(height, width)``) when it is a solution of a
+    black-and-white ``puzzle`` that agrees with the givens ``partial`` (int8 grid state); else
+    ``None`` (colour, no picture, or clues typed by hand that the picture does not fit)."""
+    goal = puzzle.goal
+    if puzzle.is_colour or goal is None:
+        return None
+    goal = np.asarray(goal, dtype=bool)
+    if goal.shape != puzzle.shape or not puzzle.is_solution(goal):
+        return None
+    if partial is not None:
+        state = np.asarray(partial)
+        known = state != Cell.UNKNOWN
+        if np.any(goal[known] != (state[known] == Cell.FILLED)):
+            return None
+    return goal
+
+
+def other_than_goal(puzzle: Puzzle, goal: np.ndarray, partial: np.ndarray | None = None, *,
+                    deadline: float, stop: StopToken | None = None) -> SolveResult:
+    """The verdict of a drawing whose picture ``goal`` is known to be a solution: one SAT call,
+    "a solution other than ``goal``", with the solver's phases on ``goal``.
+
+    Where the search for a first solution is the hard part (24 short strokes scattered over an
+    empty 100x100 board: rows of one block, columns of single cells, a packing problem on which
+    the native engine and the SAT engine's ``limit=2`` enumeration both ran past 5 s), the
+    drawing already is that solution, and a second one, when there is one, lies near it
+    (solution-guided search, as the map's witnesses: :mod:`nonosat.analysis.backbone`): the
+    call takes tens of milliseconds there (:data:`GOAL_SAT_OPTIONS`).  The formula is the SAT engine's (the order encoding,
+    :func:`nonosat.encodings.cnf_order.encode_order_flat`, with ``partial``'s cells as units).
+
+    Returns
+    -------
+    SolveResult
+        ``UNIQUE`` (solutions ``[goal]``) when no other solution exists, ``MULTIPLE``
+        (``[goal, other]``, ``other`` checked against the clues) when one does, ``UNKNOWN``
+        (``[goal]``) at the ``deadline`` (``time.perf_counter()`` value) or once ``stop`` is
+        set; engine ``"sat"``.
+    """
+    from nonosat.encodings.cnf_order import encode_order_flat
+    from nonosat.encodings.satsolver import SatRun
+
+    start = time.perf_counter()
+    lits, ends, nvars = encode_order_flat(puzzle, partial)
+    cells = np.arange(1, goal.size + 1)
+    agree = np.where(goal.ravel(), cells, -cells)
+    solutions = [goal]
+    complete = False
+    with SatRun([], flat=(lits, ends), options=GOAL_SAT_OPTIONS, stop=stop) as run:
+        del lits, ends
+        run.set_phases(agree.tolist())
+        run.add_clause((-agree).tolist())  # some cell differs from the picture
+        answer = run.solve(deadline, stop)
+        if answer is not None:
+            complete = True
+            if answer:
+                model = np.asarray(run.model()[: goal.size], dtype=np.int64)
+                other = (model > 0).reshape(goal.shape)
+                if not puzzle.is_solution(other) or np.array_equal(other, goal):
+                    raise AssertionError("the SAT model is not another solution: an encoding "
+                                         "bug")
+                solutions.append(other)
+        stats = run.stats()
+    stats.update(encoding="order", variables=nvars, from_picture=True)
+    status = (Status.MULTIPLE if len(solutions) > 1 else Status.UNIQUE if complete
+              else Status.UNKNOWN)
+    return SolveResult(status=status, solutions=solutions, engine="sat",
+                       exhausted=complete and len(solutions) < 2,
+                       time_s=time.perf_counter() - start, stats=stats)
 
 
 #: The grade of a run stopped by its token before the grade was known.
@@ -289,6 +372,7 @@ def quick_analyse(
     stop: StopToken | None = None,
     progress: Callable[[str, dict[str, Any]], None] | None = None,
     deadline: float | None = None,
+    on_verdict: Callable[[dict[str, Any]], None] | None = None,
 ) -> QuickAnalysis:
     """Verdict, whole ambiguity map, grade and suggestions of ``puzzle`` (module docstring).
 
@@ -315,6 +399,9 @@ def quick_analyse(
     deadline : float, optional
         ``time.perf_counter()`` value by which the whole must end: the verdict and the map get
         at most what is left of it (the map then stays partial, ``backbone_complete`` false).
+    on_verdict : callable(dict), optional
+        Called once the verdict is known, before the grade and the map, with
+        :func:`verdict_json` of it (the studio streams it to the page at once).
 
     Raises
     ------
@@ -349,6 +436,8 @@ def quick_analyse(
     tell("verdict", undecided=cells)
     result = verdict(puzzle, budget(), givens, stop=stop)
     check()
+    if on_verdict is not None:
+        on_verdict(verdict_json(puzzle, result, time.perf_counter() - start))
     tell("grade", status=result.status.value,
          **({"proved": cells, "ambiguous": 0, "undecided": 0}
             if result.status == Status.UNIQUE else {}))
@@ -387,6 +476,25 @@ def quick_analyse(
     check()
     out.time_s = time.perf_counter() - start
     return out
+
+
+#: The classification a verdict alone gives (before the grade and the map are known).
+VERDICT_WORDS = {"unique": "unique solution", "multiple": "several solutions",
+                 "none": "no solution", "unknown": "undecided (time limit)",
+                 "solved": "solved"}
+
+
+def verdict_json(puzzle: Puzzle, result: SolveResult, seconds: float) -> dict[str, Any]:
+    """The verdict alone, in the shape of :meth:`QuickAnalysis.to_json` (``status``, ``engine``,
+    ``time_s`` = ``seconds`` since the analysis began, ``solve_time_s``, ``width``, ``height``,
+    up to two ``solutions``, ``classification``), with ``"stage": "verdict"``: the first line of
+    a streamed ``POST /api/analyse``."""
+    status = result.status.value
+    return {"stage": "verdict", "status": status, "engine": result.engine,
+            "time_s": round(seconds, 6), "solve_time_s": round(result.time_s, 6),
+            "width": puzzle.width, "height": puzzle.height,
+            "solutions": [_rows(puzzle, s) for s in result.solutions[:2]],
+            "classification": VERDICT_WORDS.get(status, status)}
 
 
 def suggestion_budget(puzzle: Puzzle) -> float:
