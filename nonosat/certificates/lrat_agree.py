@@ -8,7 +8,6 @@ import os
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from nonosat.certificates.lrat_read import (
     _DONE,
@@ -42,6 +41,7 @@ from nonosat.certificates.lrat_read import (
     _skip,
 )
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 
 
 @njit(cache=True, nogil=True)

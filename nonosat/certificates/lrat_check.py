@@ -80,7 +80,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from numba import njit
+from nonosat.lazy_jit import njit
 
 # The agreement check and the reader's error are part of this checker's public face.
 from nonosat.certificates.lrat_agree import lemmas_agree

@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from nonosat.errors import NonosatError, one_line
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 
 #: Bytes read from a file at a time.
 CHUNK_BYTES = 8 << 20

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 
 
 @njit(cache=True, nogil=True)

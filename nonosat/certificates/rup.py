@@ -43,10 +43,10 @@ from collections.abc import Sequence
 from itertools import chain
 
 import numpy as np
-from numba import njit
 
 from nonosat.certificates.proof_text import grow, put_clause, put_int
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 
 # meta slots (int64 array shared between calls)
 _NTRAIL, _NCLAUSES, _NLITS, _NEXTRA, _CONFLICT0, _NFORMULA, _OUTLEN, _DRATLEN = range(8)

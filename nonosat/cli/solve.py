@@ -26,6 +26,7 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -81,6 +82,9 @@ _VERDICT = {
 LOAD_SHOWN_S = 0.5
 #: Solution grids printed in full; the others are counted (--json lists them all).
 SHOWN = 3
+#: Largest puzzle (cells) that ``solve`` first line-solves with the kernels run as Python, to
+#: skip loading numba when that finishes it (:func:`nonosat.engines.solve`).
+INTERPRETED_MAX_CELLS = 1024
 
 
 @handle_errors
@@ -105,15 +109,14 @@ def solve_command(
 
     puzzle, name = load_puzzle(puzzle_path, format, index)
     partial = starting_state(state, puzzle)
-    if engine in ("native", "auto"):
-        announce_compile(puzzle.is_colour)
     options: dict[str, Any] = {}  # engine options (solve() takes them as **options)
     if sat_solver is not None:
         if engine != "sat":
             raise EngineError("--sat-solver applies to --engine sat")
         options["solver"] = sat_solver
     started = time.perf_counter()
-    result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout, **options)
+    with _lazy_start(engine, puzzle.is_colour):
+        result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout, **options)
     counted = None
     if count:
         from nonosat.engines.counting import count_after_solve
@@ -149,6 +152,17 @@ def solve_command(
         for line in report_lines(puzzle, result, limit, partial, name, counted):
             echo(printable_lines(line))
     raise typer.Exit(STATUS_EXIT[result.status])
+
+
+def _lazy_start(engine: str, colour: bool) -> contextlib.AbstractContextManager[None]:
+    """For the native and auto engines: numba is loaded only when a kernel first runs compiled,
+    with the notice of :func:`announce_compile` then, if at all; a small puzzle that line
+    solving finishes runs interpreted (:func:`nonosat.engines.solve`) and loads no numba."""
+    if engine not in ("native", "auto"):
+        return contextlib.nullcontext()
+    from nonosat import lazy_jit
+
+    return lazy_jit.lazy_start(INTERPRETED_MAX_CELLS, lambda: announce_compile(colour))
 
 
 def solve_extras(puzzle: Puzzle, result: SolveResult,

@@ -8,10 +8,9 @@ described there).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import leading_zeros, njit, trailing_zeros
 from nonosat.native.line import line_masks
 
 # -- the counter's scalar state (meta) ----------------------------------------------------
@@ -120,13 +119,13 @@ def seg_mask(s):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True, inline='always')
 def ctz(x):  # pragma: no cover - compiled
     """Trailing zeros of the int64 ``x`` (64 for 0)."""
-    return trailing_zeros(x)  # type: ignore[call-arg]
+    return trailing_zeros(x)
 
 
 @njit(cache=True, nogil=True, inline='always')
 def clz(x):  # pragma: no cover - compiled
     """Leading zeros of the int64 ``x``."""
-    return leading_zeros(x)  # type: ignore[call-arg]
+    return leading_zeros(x)
 
 
 @njit(cache=True, nogil=True, inline='always')
