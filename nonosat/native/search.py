@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import time
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -46,6 +46,7 @@ from nonosat.native.probe import (
     stamp_lines,
 )
 from nonosat.native.propagate import (
+    CACHE_SLOTS,
     KIND_BRANCH,
     KIND_DECISION,
     KIND_NAMES,
@@ -72,7 +73,7 @@ from nonosat.native.propagate import (
     propagate,
     undo_to,
 )
-from nonosat.native.stepping import Stepper
+from nonosat.native.stepping import Deductions, Stepper
 from nonosat.puzzle import Cell, Puzzle
 from nonosat.stop import StopToken
 
@@ -81,23 +82,36 @@ FINISHED = 0
 STOPPED = 2
 
 #: Line caches of finished searches, reused (emptied by a generation step) by the next
-#: :class:`NativeSearch`, so that a run of puzzles does not fault in a fresh table each.
+#: :class:`NativeSearch` of a puzzle of the same size class, so that a run of puzzles does not
+#: fault in a fresh table each.
 _CACHE_POOL: list[np.ndarray] = []
 _CACHE_POOL_MAX = 1
 
+#: Line-cache rows for a puzzle of at most :data:`SMALL_LINES` lines (``h + w``): a table of
+#: 2**13 rows (320 KB) stays in the processor's caches where the default 2**15 (1.3 MB,
+#: :data:`nonosat.native.propagate.CACHE_SLOTS`, which large survey puzzles want) does not.
+#: The table's tag load was the single hottest instruction of a 25x25 search (perf: 20 % of
+#: the kernel's samples on a loaded machine); native search to the auto budget, kernel CPU,
+#: sizes interleaved per puzzle (random25-0.45-s9101x100 / random25-0.35-s9103x100 /
+#: random30-0.45-s9104x50, uniqueness): 2**13 2.28 / 3.15 / 2.14 s against 2**15 2.51 / 3.43 /
+#: 2.24 s (2**11 2.44 / 3.30, 2**14 2.37 / 3.22 / 2.18, 2**16 2.60 / 3.57).
+SMALL_CACHE_SLOTS = 1 << 13
+SMALL_LINES = 64
 
-def _take_line_cache() -> np.ndarray:
-    try:
-        cache = _CACHE_POOL.pop()
-    except IndexError:
-        return new_line_cache()
-    clear_line_cache(cache)
-    return cache
+
+def _take_line_cache(slots: int = CACHE_SLOTS) -> np.ndarray:
+    for k, cache in enumerate(_CACHE_POOL):
+        if cache.shape[0] == slots + 1:
+            del _CACHE_POOL[k]
+            clear_line_cache(cache)
+            return cache
+    return new_line_cache(slots)
 
 
 def _give_line_cache(cache: np.ndarray) -> None:
-    if len(_CACHE_POOL) < _CACHE_POOL_MAX:
-        _CACHE_POOL.append(cache)
+    if len(_CACHE_POOL) >= _CACHE_POOL_MAX:
+        del _CACHE_POOL[0]
+    _CACHE_POOL.append(cache)
 
 
 @njit(cache=True, nogil=True)
@@ -287,17 +301,56 @@ class Deduction:
     probe: tuple[int, int] | None = None
 
 
-@dataclass
 class Trace:
     """The native solver's deduction trace: the root node's deductions, in order.
 
     When the puzzle is decided without search (``complete``), the trace alone fixes every cell;
     otherwise it is the common prefix of every solution and the search continued from there.
+
+    Parameters
+    ----------
+    deductions : list of Deduction, optional
+        The deductions in order (default none).
+    complete, contradiction : bool
+    root : Deductions, optional
+        The root node's trail slice (:class:`nonosat.native.stepping.Deductions`) instead of
+        ``deductions``: the :class:`Deduction` objects are then built on the first read of
+        :attr:`deductions` (a solve whose trace nobody reads, most of them, never builds them:
+        625 objects on a 25x25 puzzle cost about as much CPU as its search).
     """
 
-    deductions: list[Deduction] = field(default_factory=list)
-    complete: bool = False
-    contradiction: bool = False
+    __slots__ = ("_deductions", "_root", "complete", "contradiction")
+
+    def __init__(self, deductions: list[Deduction] | None = None, complete: bool = False,
+                 contradiction: bool = False, *, root: Deductions | None = None):
+        self._deductions = None if deductions is None and root is not None else (
+            deductions if deductions is not None else [])
+        self._root = root
+        self.complete = complete
+        self.contradiction = contradiction
+
+    @property
+    def deductions(self) -> list[Deduction]:
+        """The deductions in order (a list of :class:`Deduction`)."""
+        if self._deductions is None:
+            self._deductions = _build_deductions(self._root)
+            self._root = None
+        return self._deductions
+
+    def __len__(self) -> int:
+        return len(self._root) if self._deductions is None else len(self._deductions)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Trace):
+            return NotImplemented
+        return (self.deductions == other.deductions and self.complete == other.complete
+                and self.contradiction == other.contradiction)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
+
+    def __repr__(self) -> str:
+        return (f"Trace({len(self)} deductions, complete={self.complete}, "
+                f"contradiction={self.contradiction})")
 
     def stage_counts(self) -> dict[str, int]:
         """Number of deductions per stage."""
@@ -305,6 +358,25 @@ class Trace:
         for d in self.deductions:
             counts[d.stage] = counts.get(d.stage, 0) + 1
         return counts
+
+
+_CELL_VALUES = {int(c): c for c in Cell}
+
+
+def _build_deductions(root: Deductions | None) -> list[Deduction]:
+    """:class:`Deduction` objects of a trail slice (see :class:`Trace`)."""
+    if root is None:
+        return []
+    w = root.width
+    out = []
+    names = KIND_NAMES
+    for cell, value, kind_code, arg in zip(root.cells.tolist(), root.values.tolist(),
+                                           root.kinds.tolist(), root.args.tolist(), strict=True):
+        kind = names[kind_code]
+        line = arg if kind == "line" else None
+        probe_cell = divmod(arg, w) if kind in ("failed-literal", "probe-both") else None
+        out.append(Deduction(divmod(cell, w), _CELL_VALUES[value], kind, line, probe_cell))
+    return out
 
 
 @dataclass
@@ -379,7 +451,7 @@ class NativeSearch(Stepper):
         self.limit = limit
         self.probing = probing
         h, w = puzzle.shape
-        cache = _take_line_cache()
+        cache = _take_line_cache(SMALL_CACHE_SLOTS if h + w <= SMALL_LINES else CACHE_SLOTS)
         # the exact rule's touched sets and stamp log (up to h*w*(h+w) rows, mapped lazily) only
         # when asked for: on a large grid they would be the biggest arrays of the search
         super().__init__(puzzle, cache=cache, stop=self._stop_flag, track=track)
@@ -519,20 +591,13 @@ class NativeSearch(Stepper):
         return root.implications(limit)
 
     def trace(self) -> Trace:
-        """The root node's deductions in order (see :class:`Trace`)."""
+        """The root node's deductions in order (see :class:`Trace`; its :class:`Deduction`
+        objects are built when first read)."""
         h, w = self.puzzle.shape
         root = self.root_length
         contradiction = root < 0 and self._finished
         found = self.deductions(0, max(root, 0))  # root deductions are never undone
-        out = []
-        for cell, value, kind_code, arg in zip(found.cells.tolist(), found.values.tolist(),
-                                               found.kinds.tolist(), found.args.tolist(),
-                                               strict=True):
-            kind = KIND_NAMES[kind_code]
-            line = arg if kind == "line" else None
-            probe_cell = divmod(arg, w) if kind in ("failed-literal", "probe-both") else None
-            out.append(Deduction(divmod(cell, w), Cell(value), kind, line, probe_cell))
-        return Trace(out, complete=root == h * w, contradiction=contradiction)
+        return Trace(complete=root == h * w, contradiction=contradiction, root=found)
 
     def stats(self) -> dict[str, int | float]:
         """Counters: line solves, decisions (``guesses``), maximum depth, conflicts,
