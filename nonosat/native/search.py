@@ -46,7 +46,6 @@ from nonosat.native.probe import (
     stamp_lines,
 )
 from nonosat.native.propagate import (
-    CACHE_SLOTS,
     KIND_BRANCH,
     KIND_DECISION,
     KIND_NAMES,
@@ -82,36 +81,23 @@ FINISHED = 0
 STOPPED = 2
 
 #: Line caches of finished searches, reused (emptied by a generation step) by the next
-#: :class:`NativeSearch` of a puzzle of the same size class, so that a run of puzzles does not
-#: fault in a fresh table each.
+#: :class:`NativeSearch`, so that a run of puzzles does not fault in a fresh table each.
 _CACHE_POOL: list[np.ndarray] = []
 _CACHE_POOL_MAX = 1
 
-#: Line-cache rows for a puzzle of at most :data:`SMALL_LINES` lines (``h + w``): a table of
-#: 2**13 rows (320 KB) stays in the processor's caches where the default 2**15 (1.3 MB,
-#: :data:`nonosat.native.propagate.CACHE_SLOTS`, which large survey puzzles want) does not.
-#: The table's tag load was the single hottest instruction of a 25x25 search (perf: 20 % of
-#: the kernel's samples on a loaded machine); native search to the auto budget, kernel CPU,
-#: sizes interleaved per puzzle (random25-0.45-s9101x100 / random25-0.35-s9103x100 /
-#: random30-0.45-s9104x50, uniqueness): 2**13 2.28 / 3.15 / 2.14 s against 2**15 2.51 / 3.43 /
-#: 2.24 s (2**11 2.44 / 3.30, 2**14 2.37 / 3.22 / 2.18, 2**16 2.60 / 3.57).
-SMALL_CACHE_SLOTS = 1 << 13
-SMALL_LINES = 64
 
-
-def _take_line_cache(slots: int = CACHE_SLOTS) -> np.ndarray:
-    for k, cache in enumerate(_CACHE_POOL):
-        if cache.shape[0] == slots + 1:
-            del _CACHE_POOL[k]
-            clear_line_cache(cache)
-            return cache
-    return new_line_cache(slots)
+def _take_line_cache() -> np.ndarray:
+    try:
+        cache = _CACHE_POOL.pop()
+    except IndexError:
+        return new_line_cache()
+    clear_line_cache(cache)
+    return cache
 
 
 def _give_line_cache(cache: np.ndarray) -> None:
-    if len(_CACHE_POOL) >= _CACHE_POOL_MAX:
-        del _CACHE_POOL[0]
-    _CACHE_POOL.append(cache)
+    if len(_CACHE_POOL) < _CACHE_POOL_MAX:
+        _CACHE_POOL.append(cache)
 
 
 @njit(cache=True, nogil=True)
@@ -337,9 +323,6 @@ class Trace:
             self._root = None
         return self._deductions
 
-    def __len__(self) -> int:
-        return len(self._root) if self._deductions is None else len(self._deductions)
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trace):
             return NotImplemented
@@ -349,7 +332,9 @@ class Trace:
     __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
 
     def __repr__(self) -> str:
-        return (f"Trace({len(self)} deductions, complete={self.complete}, "
+        count = len(self._deductions) if self._deductions is not None else (
+            0 if self._root is None else len(self._root))
+        return (f"Trace({count} deductions, complete={self.complete}, "
                 f"contradiction={self.contradiction})")
 
     def stage_counts(self) -> dict[str, int]:
@@ -451,7 +436,7 @@ class NativeSearch(Stepper):
         self.limit = limit
         self.probing = probing
         h, w = puzzle.shape
-        cache = _take_line_cache(SMALL_CACHE_SLOTS if h + w <= SMALL_LINES else CACHE_SLOTS)
+        cache = _take_line_cache()
         # the exact rule's touched sets and stamp log (up to h*w*(h+w) rows, mapped lazily) only
         # when asked for: on a large grid they would be the biggest arrays of the search
         super().__init__(puzzle, cache=cache, stop=self._stop_flag, track=track)
