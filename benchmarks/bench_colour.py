@@ -168,7 +168,7 @@ def _generic_models_on_bw(puzzles) -> list[tuple[str, float, int]]:
 
     from ortools.sat.python import cp_model
 
-    from nonosat.encodings.cpsat import build_colour_model
+    from nonosat.encodings.cpsat_model import build_colour_model
     from nonosat.engines import solve
     from nonosat.engines.cpsat import _Collector, solver_parameters
     from nonosat.engines.sat import SatEngine

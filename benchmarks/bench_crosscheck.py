@@ -1,6 +1,6 @@
 """Cross-check the independent engines over corpus sets and print their times side by side.
 
-For each set, every puzzle is cross-checked (:func:`nonosat.crosscheck.crosscheck`, limit 2) and
+For each set, every puzzle is cross-checked (:func:`nonosat.engines.compare.crosscheck`, limit 2) and
 the script prints, per engine, the total and the per-puzzle median / 99th percentile / maximum
 wall time, then the number of disagreements (must be zero), of other findings and of puzzles
 where an engine gave up, and every finding.
@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 from preamble import CORPUS, argument_parser  # first: puts REPO on sys.path
 
-from nonosat.crosscheck import DISAGREEMENT, CrossCheck, crosscheck
 from nonosat.engines import INDEPENDENT_ENGINES, Status
+from nonosat.engines.compare import DISAGREEMENT, CrossCheck, crosscheck
 from nonosat.errors import NonosatError
 from nonosat.formats import iter_puzzles
 from nonosat.formats.tournament import read_solutions, with_goals

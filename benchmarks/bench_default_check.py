@@ -41,7 +41,7 @@ import nonosat.certificates.prove as prove  # noqa: E402
 from nonosat.certificates import CHECKER_PATH_ENV  # noqa: E402
 from nonosat.certificates.certifier import certify_puzzle  # noqa: E402
 from nonosat.certificates.checkers import check_proof, run_checks  # noqa: E402
-from nonosat.certificates.colour import certify_colour  # noqa: E402
+from nonosat.certificates.colour_proofs import certify_colour  # noqa: E402
 from nonosat.formats import read_puzzle, read_puzzles  # noqa: E402
 
 GAMES = Path(__file__).resolve().parents[1] / "games"
@@ -82,7 +82,7 @@ def certify_any(puzzle, timeout: float):
 def without_lrat():
     """Switch the in-process LRAT off (the writer before issue 24); returns the undo."""
     saved = prove.LRAT_SOLVERS, prove.lrat_for
-    import nonosat.certificates.colour  # noqa: F401
+    import nonosat.certificates.colour_proofs  # noqa: F401
     import nonosat.encodings.satsolver as satsolver
 
     saved_sat = satsolver.LRAT_SOLVERS

@@ -134,7 +134,7 @@ def pct(values, q):
 
 
 def bench_pictures(args) -> None:
-    from nonosat.generate.picture import picture_grid
+    from nonosat.generate.from_image import picture_grid
     from nonosat.generate.unique import make_unique
 
     pics = pictures(args.pictures)

@@ -89,7 +89,7 @@ def certificate(path: str, index: int | None, timeout: float):
 
     puzzle = read_puzzle(path, None, index)
     if puzzle.is_colour:
-        from nonosat.certificates.colour import certify_colour
+        from nonosat.certificates.colour_proofs import certify_colour
 
         cert = certify_colour(puzzle, checkers=(), timeout=timeout)
         if cert.verdict != "unique" or cert.proof is None:

@@ -13,11 +13,16 @@ then times, each in a fresh interpreter, the steps a run goes through, cumulativ
 * ``cli``: ``import nonosat.cli.app`` (typer and the shared CLI code; a run imports one
   command module on top, ``--help`` all of them; no numpy);
 * ``numpy``: ``import numpy`` and the puzzle model on top;
-* ``numba``: importing the native solver (``import numba``) on top;
+* ``solver modules``: the native solver's and the portfolio's modules (their kernels are lazy,
+  :mod:`nonosat.lazy_jit`: no numba yet);
+* ``interpreted heart``: reading ``games/heart.non`` and solving it with the default engine as
+  ``nonosat solve`` does (line solving finishes it: the kernels run as Python, no numba);
+* ``numba``: importing numba as the command line does (SciPy hidden) and activating the lazy
+  kernels (numba's dispatchers made, nothing loaded yet);
 * ``load native``: :func:`nonosat.engines.load_engine` of the native engine (numba initialises
   its compiler target and loads the cached kernels);
-* ``load auto``: the same for the default engine, which also loads PySAT for the hand-off;
-* ``solve``: reading ``games/heart.non`` and solving it with the default engine on top.
+* ``load auto``: the same for the default engine;
+* ``compiled heart``: the heart solved with the default engine on top (compiled).
 
 Usage::
 
@@ -43,21 +48,30 @@ GAMES = sorted(p for p in (ROOT / "games").iterdir() if p.is_file() and p.suffix
 
 _CLI = "import nonosat.cli.app\n"
 _NUMPY = _CLI + "import numpy, nonosat.puzzle\n"
-_NUMBA = _NUMPY + "import nonosat.native.search\n"
+_MODULES = _NUMPY + "import nonosat.engines.auto, nonosat.engines.native\n"
+_HEART = (
+    "from nonosat.engines import solve\n"
+    "from nonosat.formats import read_puzzle\n"
+    f"solve(read_puzzle({str(ROOT / 'games' / 'heart.non')!r}), 'auto')\n"
+)
+_INTERPRETED = (_MODULES + "from nonosat import lazy_jit\n"
+                "lazy_jit.allow_interpreted(1024)\n" + _HEART
+                + "assert not lazy_jit.is_active()\n")
+_NUMBA = (_MODULES + "from nonosat.kernel_cache import import_numba_without_scipy\n"
+          "import_numba_without_scipy()\nfrom nonosat import lazy_jit\nlazy_jit.activate()\n")
 _NATIVE = _NUMBA + "from nonosat.engines import load_engine\nload_engine('native')\n"
 _AUTO = _NUMBA + "from nonosat.engines import load_engine\nload_engine('auto')\n"
+#: Step name -> (code, the step it builds on: "this step's CPU" is the difference).
 STEPS = {
-    "python": "pass",
-    "cli": _CLI,
-    "numpy": _NUMPY,
-    "numba": _NUMBA,
-    "load native": _NATIVE,
-    "load auto": _AUTO,
-    "solve": _AUTO + (
-        "from nonosat.engines import solve\n"
-        "from nonosat.formats import read_puzzle\n"
-        f"solve(read_puzzle({str(ROOT / 'games' / 'heart.non')!r}), 'auto')\n"
-    ),
+    "python": ("pass", None),
+    "cli": (_CLI, "python"),
+    "numpy": (_NUMPY, "cli"),
+    "solver modules": (_MODULES, "numpy"),
+    "interpreted heart": (_INTERPRETED, "solver modules"),
+    "numba": (_NUMBA, "solver modules"),
+    "load native": (_NATIVE, "numba"),
+    "load auto": (_AUTO, "numba"),
+    "compiled heart": (_AUTO + _HEART, "load auto"),
 }
 
 
@@ -115,13 +129,14 @@ def main() -> None:
     print(f"| **solve, median over games/** | **{statistics.median(walls):.3f}** | "
           f"**{statistics.median(cpus):.3f}** |")
     print()
-    print("| step (cumulative) | wall s | CPU s | this step's CPU s |")
+    print("| step (cumulative) | wall s | CPU s | this step's CPU s (on top of) |")
     print("|---|---|---|---|")
-    previous = 0.0
-    for name, code in STEPS.items():
+    cpus_of: dict[str, float] = {}
+    for name, (code, base) in STEPS.items():
         wall, cpu = medians([sys.executable, "-c", code], args.runs)
-        print(f"| {name} | {wall:.3f} | {cpu:.3f} | {cpu - previous:+.3f} |")
-        previous = cpu
+        cpus_of[name] = cpu
+        delta = cpu - cpus_of[base] if base else cpu
+        print(f"| {name} | {wall:.3f} | {cpu:.3f} | {delta:+.3f} ({base or '-'}) |")
 
 
 if __name__ == "__main__":

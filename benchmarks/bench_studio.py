@@ -23,13 +23,13 @@ With ``--issue29`` it measures instead what issue 29 asks of the server:
 * **latency** from a cell change to the verdict (``"suggest": false``) on 15x15, 30x30, 50x50
   and 100x100 drawings (seeded blob pictures, one cell flipped per change);
 * **burst**: 24 strokes on a 100x100 drawing sent 60 ms apart as the editor sends them (one
-  ``client``, rising ``seq``: each supersedes the one before); the time from the last stroke
-  to its verdict;
+  ``client``, rising ``seq``: each supersedes the one before), streamed as the page asks; the
+  time from the last stroke to its verdict (the stream's first line) and to the whole analysis;
 * **abandoned**: 50 requests (a slow puzzle, Faase when the corpus is there, else a 100x100
   random picture, under a 30 s limit) whose clients hang up at once; then the time a 2x2 solve
   takes, and how long until a 2x2 solve answers within 1 s;
 * **supersede**: in process, from superseding a running analysis of the slow puzzle to its
-  thread's end (:attr:`nonosat.studio.jobs.JobRunner.stop_latencies`);
+  thread's end (:attr:`nonosat.studio.runner.JobRunner.stop_latencies`);
 * **keep trying**: Faase through ``POST /api/keep-trying`` (limit 300 s), the time to its verdict.
 
 With ``--stop`` (issue 29 part 4, target: a superseded request stops within 100 ms), in process:
@@ -221,14 +221,27 @@ def latency(client: httpx.Client, sizes: list[int], changes: int) -> list[str]:
     return lines
 
 
-def burst(base: str, strokes: int = 24, gap_s: float = 0.06) -> tuple[float, dict]:
-    """Seconds from the last stroke's request to its verdict, and the answers' statuses."""
+def burst(base: str, strokes: int = 24, gap_s: float = 0.06) -> tuple[float, float, dict]:
+    """Seconds from the last stroke's request to its verdict (the first line of the streamed
+    analysis, as the page shows it) and to the whole analysis (map and grade), and the answers'
+    statuses."""
     import asyncio
 
     pic = drawing(100, 100)
     rng = np.random.default_rng(24)
 
-    async def run() -> tuple[float, dict]:
+    async def send(ac: httpx.AsyncClient, body: dict) -> tuple[int, float, float]:
+        """(status, seconds to the first line, seconds to the end)."""
+        start = time.perf_counter()
+        async with ac.stream("POST", "/api/analyse", json=body) as r:
+            lines = r.aiter_lines()
+            first = None
+            async for _ in lines:
+                if first is None:
+                    first = time.perf_counter() - start
+            return r.status_code, first or 0.0, time.perf_counter() - start
+
+    async def run() -> tuple[float, float, dict]:
         async with httpx.AsyncClient(base_url=base, timeout=120) as ac:
             tasks = []
             for k in range(strokes):
@@ -236,19 +249,16 @@ def burst(base: str, strokes: int = 24, gap_s: float = 0.06) -> tuple[float, dic
                 c0 = int(rng.integers(0, 90))
                 pic[r, c0:c0 + int(rng.integers(2, 10))] ^= True  # a short stroke
                 body = {"puzzle": picture_json(pic), "suggest": False, "client": "burst",
-                        "seq": k}
-                sent = time.perf_counter()
-                tasks.append((sent, asyncio.create_task(ac.post("/api/analyse", json=body))))
+                        "seq": k, "stream": True}
+                tasks.append(asyncio.create_task(send(ac, body)))
                 await asyncio.sleep(gap_s)
-            last_sent, last = tasks[-1]
-            answer = await last
-            took = time.perf_counter() - last_sent
+            code, to_verdict, to_end = await tasks[-1]
             codes: dict = {}
-            for _, t in tasks:
-                code = (await t).status_code
-                codes[code] = codes.get(code, 0) + 1
-            assert answer.status_code == 200, answer.text
-            return took, codes
+            for t in tasks:
+                got = (await t)[0]
+                codes[got] = codes.get(got, 0) + 1
+            assert code == 200
+            return to_verdict, to_end, codes
 
     return asyncio.run(run())
 
@@ -288,8 +298,8 @@ def supersede_latency(repeats: int = 3) -> list[float]:
     its thread."""
     import asyncio
 
-    from nonosat.studio.jobs import JobRunner, Superseded
     from nonosat.studio.quick import Cancelled, quick_analyse
+    from nonosat.studio.runner import JobRunner, Superseded
     from nonosat.studio.schemas import PuzzleIn, puzzle_from_json
 
     _, slow = slow_puzzle()
@@ -421,8 +431,8 @@ def phase_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int =
     the analysis should raise ``Cancelled``).  Besides the wall clock, the worker thread's CPU
     time over the same span (``/proc``): on a loaded machine the wall clock measures the
     load."""
-    from nonosat.studio.jobs import JobToken
     from nonosat.studio.quick import Cancelled, quick_analyse
+    from nonosat.studio.runner import JobToken
 
     rng = np.random.default_rng(seed)
     lines = ["| puzzle | phase | phase ms | supersedes | median ms | max ms | CPU median ms "
@@ -477,7 +487,7 @@ def job_supersede(puzzles: list[tuple[str, Puzzle]], repeats: int, seed: int = 5
     their work functions (as the API runs them) superseded at a uniformly random moment of an
     uncancelled run's length (at most :data:`PHASE_CAP_S`); seconds from the set to the
     thread's end."""
-    from nonosat.studio.jobs import JobToken
+    from nonosat.studio.runner import JobToken
 
     rng = np.random.default_rng(seed)
     lines = ["| puzzle | job | job ms | supersedes | median ms | max ms | CPU median ms "
@@ -555,6 +565,76 @@ def issue29_stop(args: argparse.Namespace) -> None:
             print(f"--- {n}x\n{stack}")
 
 
+def _post_status(url: str, body: dict, out: list[int]) -> None:
+    out.append(httpx.post(url, json=body, timeout=120).status_code)
+
+
+def fresh_supersede(runs: int, delays: list[float]) -> list[str]:
+    """``--fresh``: supersedes in a fresh server process (``nonosat studio``, warming its kernels
+    in the background).  Per run and delay: start the server, send the analysis of the burst
+    drawing (:func:`benchmarks.bench_studio_draw` paints it; timeout 30 s) as soon as it listens
+    (``delay`` 0: while the kernels load) or ``delay`` seconds after they are ready, supersede it
+    300 ms later with a 2x2, and read ``GET /api/jobs``: the superseded job's stop time (cancel
+    to thread end), or that it never started."""
+    import threading
+
+    from tests.test_studio_stream import BURST
+
+    lines = []
+    for delay in delays:
+        for k in range(runs):
+            port = free_port()
+            env = {**os.environ,
+                   "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+            began = time.perf_counter()
+            proc = subprocess.Popen(
+                [sys.executable, "-c", "from nonosat.cli.app import main; main()", "studio",
+                 "--no-browser", "--port", str(port)],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+            try:
+                proc.stdout.readline()  # listening
+                listening = time.perf_counter() - began
+                base = f"http://127.0.0.1:{port}"
+                with httpx.Client(base_url=base, timeout=120) as client:
+                    if delay > 0:
+                        while not client.get("/api/jobs").json()["ready"]:
+                            time.sleep(0.05)
+                        time.sleep(delay)
+                    answers: list[int] = []
+                    body = {**BURST, "stream": False, "timeout": 30, "client": "fresh",
+                            "seq": 1}
+                    first = threading.Thread(target=_post_status,
+                                             args=(f"{base}/api/analyse", body, answers))
+                    first.start()
+                    time.sleep(0.3)
+                    two = client.post("/api/analyse", json={
+                        "puzzle": {"rows": [[1], [1]], "cols": [[1], [1]]}, "suggest": False,
+                        "client": "fresh", "seq": 2})
+                    first.join()
+                    # until no thread runs a job, and none waits for the kernels either
+                    while ((state := client.get("/api/jobs").json())["running"]
+                           or not state["ready"]):
+                        time.sleep(0.01)
+                    time.sleep(0.1)  # a job cancelled while waiting counts itself skipped
+                    state = client.get("/api/jobs").json()
+                    ready_at = time.perf_counter() - began
+                stop = state["stop_ms"]
+                when = (f"{delay:g} s after its kernels were ready" if delay
+                        else "as it listened, while its kernels loaded")
+                lines.append(
+                    f"fresh server {k + 1}, analysis sent {when} and superseded 0.3 s later: "
+                    f"answers {answers[0]}, then {two.status_code}; "
+                    + (f"the superseded job stopped {stop[-1]:.0f} ms after its cancel"
+                       if stop else f"the superseded job never started "
+                       f"(skipped: {state['counts']['skipped']})")
+                    + f" (listening after {listening:.1f} s; idle {ready_at:.1f} s after start)")
+                print(lines[-1], flush=True)
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+    return lines
+
+
 def keep_trying(base: str) -> tuple[str, float, dict]:
     name, slow = slow_puzzle()
     with httpx.Client(base_url=base, timeout=60) as client:
@@ -580,9 +660,9 @@ def issue29(args: argparse.Namespace) -> None:
     try:
         with httpx.Client(base_url=base, timeout=120) as client:
             out += latency(client, [15, 30, 50, 100], args.changes)
-        took, codes = burst(base)
+        took, whole, codes = burst(base)
         out.append(f"burst of 24 strokes on 100x100: verdict {took * 1000:.0f} ms after the last "
-                   f"stroke (answers: {codes})")
+                   f"stroke, whole analysis {whole * 1000:.0f} ms (answers: {codes})")
         print(out[-1], flush=True)
         first, recovered, codes = abandoned(port, base)
         out.append(f"50 abandoned requests ({slow_puzzle()[0]}): the next 2x2 solve took "
@@ -627,7 +707,15 @@ def main() -> None:
     ap.add_argument("--only", default="", help="puzzles whose name holds this (--stop)")
     ap.add_argument("--where", action="store_true",
                     help="print where workers still ran 50 ms after the set (--stop)")
+    ap.add_argument("--fresh", type=int, default=0, metavar="RUNS",
+                    help="supersedes in RUNS fresh server processes, while the kernels load and "
+                         "once they are ready (issue 29 part 4)")
     args = ap.parse_args()
+    if args.fresh:
+        lines = fresh_supersede(args.fresh, [0.0, 0.5])
+        print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print("\n".join(lines))
+        return
     if args.stop:
         issue29_stop(args)
         return

@@ -11,8 +11,14 @@ stroke to the verdict (painting, clue updates, the verdict's request and its ans
 
 Prints, per run, the number of long tasks (> 50 ms of wall time, the PerformanceObserver's), the
 longest; the main thread's tasks from Chromium's trace by their *CPU* time (how many over 50 ms,
-the longest: what the page costs, whatever else the machine runs); the renderer's CPU; and the
-time from the last stroke to the verdict.  On a busy machine the wall-clock long tasks mostly
+the longest: what the page costs, whatever else the machine runs); the renderer's CPU; the time
+from the last stroke to the verdict of the final drawing shown (``#verdict[data-verdict-busy]``
+last turned false: the streamed analysis's first line) and to the whole analysis
+(``data-busy``: the map and grade too); and the ``/api/analyse`` requests sent from the first
+stroke on, by answer (``--requests`` lists those sent after the last stroke).  The final
+drawing (24 short strokes on an empty board) is a hard one for the engines: before the verdict
+was asked of the picture (:func:`nonosat.engines.sat.other_than`) and streamed ahead of
+the map, its verdict came 8.2 s after the last stroke, "undecided", behind a 5 s map.  On a busy machine the wall-clock long tasks mostly
 measure the wait for a core (``--nice -10`` as root narrows that).  Speed targets live here, not
 in the tests.
 """
@@ -40,7 +46,7 @@ from tests.test_studio_browser import (  # noqa: E402
 #: The script run in the page: 24 strokes, pointer events as the board listens for them.
 DRAW = """
 const done = arguments[arguments.length - 1];
-const strokes = 24, n = 100;
+const strokes = arguments[0], n = arguments[1];
 window.__long = [];
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) window.__long.push(e.duration);
@@ -58,6 +64,31 @@ try {
     }
   }).observe({ type: "long-animation-frame", buffered: false });
 } catch { /* an older Chromium */ }
+// when the verdict (data-verdict-busy) and the whole analysis (data-busy) were last shown,
+// and every /api/analyse request: [sent, answered, HTTP status]
+const verdictEl = document.getElementById("verdict");
+window.__shown = { verdict: null, analysis: null };
+new MutationObserver(() => {
+  const now = performance.now();
+  if (verdictEl.dataset.verdictBusy === "false" && window.__shown.verdictBusy !== "false")
+    window.__shown.verdict = now;
+  if (verdictEl.dataset.busy === "false" && window.__shown.busy !== "false")
+    window.__shown.analysis = now;
+  window.__shown.verdictBusy = verdictEl.dataset.verdictBusy;
+  window.__shown.busy = verdictEl.dataset.busy;
+}).observe(verdictEl, { attributes: true });
+window.__requests = [];
+if (!window.__fetch) {
+  window.__fetch = window.fetch;
+  window.fetch = async (url, init) => {
+    const entry = [performance.now(), null, null];
+    if (String(url).includes("/api/analyse")) window.__requests.push(entry);
+    const response = await window.__fetch(url, init);
+    entry[1] = performance.now();
+    entry[2] = response.status;
+    return response;
+  };
+}
 const board = document.getElementById("board");
 const cells = board.querySelector(".cells");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -78,20 +109,40 @@ const rand = (k) => { seed = (seed * 1103515245 + 12345) % 2147483648; return se
     }
     await sleep(8);
     window.dispatchEvent(new PointerEvent("pointerup", at(c0 + len - 1)));
+    window.__lastStroke = performance.now(); // the stroke ends as the button is released
     await sleep(60);
   }
-  window.__lastStroke = performance.now();
   done(true);
 })();
 """
 
 
 def verdict(driver) -> str:
-    """The editor's verdict once no request is in flight (up to 2 minutes on a busy machine)."""
+    """The editor's verdict once the whole analysis is shown (``#verdict[data-busy]`` false: the
+    verdict, map and grade of the drawing as it is; up to 2 minutes on a busy machine)."""
     wait(driver, lambda d: d.execute_script(
-        "return document.getElementById('verdict').dataset.busy") == "false", timeout=120,
+        "const v = document.getElementById('verdict');"
+        "return v.dataset.busy === 'false' && v.dataset.verdictBusy === 'false'"), timeout=120,
         message="the verdict stayed busy")
     return driver.execute_script("return document.getElementById('verdict').dataset.status")
+
+
+def burst_timing(driver) -> dict:
+    """After :data:`DRAW` and :func:`verdict`: ms from the last stroke to the verdict of the
+    final drawing shown (``verdict``: ``#verdict[data-verdict-busy]`` last turned false) and to
+    the whole analysis (``analysis``: ``data-busy``, map and grade), and the ``/api/analyse``
+    requests sent from the first stroke on (``sent``; ``answers``: count by HTTP status)."""
+    out = driver.execute_script(
+        "const s = window.__shown, t = window.__lastStroke;"
+        "return {verdict: s.verdict - t, analysis: s.analysis - t,"
+        " requests: window.__requests.map((e) => [e[0] - t, e[1] === null ? null : e[1] - t,"
+        " e[2]])};")
+    answers: dict = {}
+    for _, _, code in out["requests"]:
+        answers[code] = answers.get(code, 0) + 1
+    return {"verdict": out["verdict"], "analysis": out["analysis"],
+            "sent": len(out["requests"]), "answers": answers,
+            "after_last": [r for r in out["requests"] if r[0] > 0]}
 
 
 def top_functions(profile: dict, n: int = 15) -> list[str]:
@@ -183,15 +234,15 @@ def renice(profile: Path, nice: int) -> int:
     return done
 
 
-def run_once(base: str, profile: Path, cpu_profile: bool = False, nice: int | None = None
-             ) -> tuple[int, float, float, int, float, list[tuple[float, float]]]:
-    """``(tasks over 50 ms, longest ms, ms from the last stroke to the verdict, tasks, renderer
-    CPU seconds over the drawing, the main thread's tasks as (wall ms, CPU ms))``."""
+def run_once(base: str, profile: Path, cpu_profile: bool = False, nice: int | None = None,
+             size: int = 100, strokes: int = 24) -> tuple[int, float, dict, int, float, list[tuple[float, float]]]:
+    """``(tasks over 50 ms, longest ms, :func:`burst_timing`, tasks, renderer CPU seconds over
+    the drawing, the main thread's tasks as (wall ms, CPU ms))``."""
     driver = chrome(profile)
     try:
         driver.set_script_timeout(120)
         open_page(driver, base, "?mode=edit")
-        resize(driver, 100, 100)
+        resize(driver, size, size)
         verdict(driver)
         if nice is not None:
             renice(profile, nice)
@@ -199,13 +250,13 @@ def run_once(base: str, profile: Path, cpu_profile: bool = False, nice: int | No
             driver.execute_cdp_cmd("Profiler.enable", {})
             driver.execute_cdp_cmd("Profiler.start", {})
         cpu = renderer_cpu_s(profile)
-        driver.execute_async_script(DRAW)
+        driver.execute_async_script(DRAW, strokes, size)
         status = verdict(driver)
         cpu = renderer_cpu_s(profile) - cpu
         if cpu_profile:
             prof = driver.execute_cdp_cmd("Profiler.stop", {})["profile"]
             print("\n".join(top_functions(prof)))
-        after = driver.execute_script("return performance.now() - window.__lastStroke")
+        after = burst_timing(driver)
         durations = driver.execute_script("return window.__long")
         if cpu_profile:
             for frame in driver.execute_script("return window.__loaf") or []:
@@ -226,6 +277,10 @@ def main() -> None:
     parser.add_argument("--nice", type=int, default=None,
                         help="niceness of the browser's processes (e.g. -10, as root: the "
                         "figures of a busy machine then come nearer an idle one's)")
+    parser.add_argument("--size", type=int, default=100, help="board side (16-100)")
+    parser.add_argument("--strokes", type=int, default=24)
+    parser.add_argument("--requests", action="store_true",
+                        help="also list the analyse requests sent after the last stroke")
     parser.add_argument("--profile", action="store_true",
                         help="also print the page's functions with the most CPU time")
     args = parser.parse_args()
@@ -237,15 +292,23 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             for k in range(args.repeats):
                 over, longest, after, _, cpu, tasks = run_once(
-                    base, Path(tmp) / f"p{k}", args.profile, args.nice)
+                    base, Path(tmp) / f"p{k}", args.profile, args.nice, args.size,
+                    args.strokes)
                 cpu_ms = [c for _, c in tasks]
-                print(f"run {k + 1}: 24 strokes on 100x100: {over} long tasks > 50 ms "
+                print(f"run {k + 1}: {args.strokes} strokes on {args.size}x{args.size}: "
+                      f"{over} long tasks > 50 ms "
                       f"(longest {longest:.0f} ms); main thread: {len(tasks)} tasks, "
                       f"{sum(c > 50 for c in cpu_ms)} over 50 ms of CPU (longest "
                       f"{max(cpu_ms, default=0):.1f} ms CPU, {sum(cpu_ms):.0f} ms in all); "
-                      f"renderer CPU {cpu * 1000:.0f} ms; verdict {after:.0f} ms after the "
-                      f"last stroke; load average {os.getloadavg()[0]:.1f} on "
-                      f"{os.cpu_count()} cores")
+                      f"renderer CPU {cpu * 1000:.0f} ms; verdict {after['verdict']:.0f} ms "
+                      f"after the last stroke, whole analysis (map, grade) "
+                      f"{after['analysis']:.0f} ms; {after['sent']} analyse requests "
+                      f"(answers {after['answers']}); load average "
+                      f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+                if args.requests:
+                    for sent, answered, code in after["after_last"]:
+                        print(f"  request sent {sent:.0f} ms after the last stroke, answered "
+                              f"at {answered:.0f} ms: {code}")
     finally:
         stop_server(proc)
 

@@ -6,6 +6,8 @@ into one line on stderr and exit code 2 (bad input).  Nothing below the CLI prin
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 def one_line(text: str) -> str:
     """``text`` with line breaks and other control characters escaped (``\\n``, ``\\x1b``), so
@@ -62,3 +64,29 @@ class ProverRefusedError(EngineError):
 class InvalidSolutionError(EngineError):
     """An engine returned a grid that breaks the clues: an engine bug, never a verdict.  The
     message names the engine and the first failing line."""
+
+
+def check_known(name: str, known: Iterable[str], what: str,
+                error: type[NonosatError] = EngineError) -> str:
+    """Return ``name`` if it is one of ``known``: the one check, and the one message, for every
+    name a user picks from a list (engines, provers, encodings, proof checkers, batch jobs).
+
+    Parameters
+    ----------
+    name : str
+    known : iterable of str
+        The names, in the order the message lists them.
+    what : str
+        What the names name: the message is ``unknown WHAT 'NAME'; choose one of A, B, ...``.
+    error : type
+        The :class:`NonosatError` to raise (:class:`EngineError` by default).
+
+    Raises
+    ------
+    NonosatError
+        ``error``, when ``name`` is not in ``known``.
+    """
+    names = list(known)
+    if name not in names:
+        raise error(f"unknown {what} {name!r}; choose one of {', '.join(names)}")
+    return name

@@ -82,14 +82,23 @@ def stamp_module(namespace: dict[str, Any]) -> int:
     """Give every cached numba kernel in ``namespace`` (a module's ``globals()``) the stamp of
     all kernel sources (:func:`source_stamp`).  Call it at the end of the module, before any
     kernel runs.  Returns the number of kernels stamped."""
-    stamp = source_stamp()
     count = 0
     for obj in list(namespace.values()):
-        cache_file = getattr(getattr(obj, "_cache", None), "_cache_file", None)
-        if cache_file is not None and hasattr(cache_file, "_source_stamp"):
-            cache_file._source_stamp = stamp
+        # a lazy kernel (nonosat.lazy_jit) is stamped when numba makes its dispatcher; looking
+        # at its attributes would make it now
+        if not getattr(type(obj), "lazy", False) and stamp_kernel(obj):
             count += 1
     return count
+
+
+def stamp_kernel(kernel: Any) -> bool:
+    """Give one numba dispatcher the stamp of all kernel sources (see :func:`stamp_module`);
+    ``False`` when ``kernel`` has no on-disk cache to stamp."""
+    cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
+    if cache_file is not None and hasattr(cache_file, "_source_stamp"):
+        cache_file._source_stamp = source_stamp()
+        return True
+    return False
 
 
 #: Modules that numba imports only to look at SciPy: ``numba/__init__`` imports ``scipy`` for its

@@ -51,7 +51,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from nonosat.errors import FormatError
 
@@ -140,9 +140,7 @@ class SizeLimits:
             Names the file, line and the variable that raises the limit.
         """
         if value > self.max_side:
-            raise FormatError(
-                path, line, f"{what} {value} is too large: the limit is {self.max_side} ({_RAISE})"
-            )
+            _refuse(path, line, f"{what} {value} is too large: the limit is {self.max_side}")
         return value
 
     def check_cells(self, width: int, height: int, path: str, line: int | None = None) -> None:
@@ -155,12 +153,8 @@ class SizeLimits:
         self.check_side(width, path, line, "width")
         self.check_side(height, path, line, "height")
         if width * height > self.max_cells:
-            raise FormatError(
-                path,
-                line,
-                f"puzzle is {width}x{height} = {width * height} cells; the limit is "
-                f"{self.max_cells} cells ({_RAISE})",
-            )
+            _refuse(path, line, f"puzzle is {width}x{height} = {width * height} cells; the "
+                    f"limit is {self.max_cells} cells")
 
     def check_lines(self, count: int, path: str, what: str = "lines") -> None:
         """Refuse a file of more than :attr:`max_lines` text lines (or XML elements), before
@@ -171,10 +165,8 @@ class SizeLimits:
         FormatError
         """
         if count > self.max_lines:
-            raise FormatError(
-                path, None, f"the file has more than {self.max_lines} {what}; no puzzle within "
-                f"the size limit needs so many ({_RAISE})"
-            )
+            _refuse(path, None, f"the file has more than {self.max_lines} {what}; no puzzle "
+                    "within the size limit needs so many")
 
     def check_blocks(self, blocks: int, path: str, line: int | None = None) -> None:
         """Refuse more clue blocks than :attr:`max_blocks`.
@@ -184,13 +176,13 @@ class SizeLimits:
         FormatError
         """
         if blocks > self.max_blocks:
-            raise FormatError(
-                path, line, f"more than {self.max_blocks} clue blocks; the limit is "
-                f"{self.max_blocks} ({_RAISE})"
-            )
+            _refuse(path, line, f"more than {self.max_blocks} clue blocks; the limit is "
+                    f"{self.max_blocks}")
 
 
-_RAISE = f"raise it with {ENV_MAX_CELLS}"
+def _refuse(path: str, line: int | None, text: str) -> NoReturn:
+    """Raise the :class:`FormatError` of a size limit: ``text``, then how to raise the limit."""
+    raise FormatError(path, line, f"{text} (raise it with {ENV_MAX_CELLS})")
 
 
 def size_limits() -> SizeLimits:

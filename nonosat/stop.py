@@ -41,11 +41,18 @@ class StopToken:
         Shape ``(1,)``, ``int64``: 0 while running, else the reason (:data:`CANCELLED`,
         :data:`TIME_LIMIT`, :data:`INTERRUPTED`).  Pass it to compiled kernels; only the first
         reason set is kept.
+    latency : float or None
+        The longest (seconds) its holder wants work to go on after :meth:`set`, or ``None``
+        for no bound beyond the kernels' own checks (the CLI: an interrupt during a long SAT
+        call is ended by the native guard).  Code that can only look at the token between
+        uninterruptible calls (the SAT engine's CaDiCaL calls) sizes them by it; the studio's
+        jobs ask for 0.1 s.  A token of :func:`for_solve` takes its parent's.
     """
 
-    __slots__ = ("flag", "_lock", "_timer", "_callbacks")
+    __slots__ = ("flag", "latency", "_lock", "_timer", "_callbacks")
 
-    def __init__(self) -> None:
+    def __init__(self, latency: float | None = None) -> None:
+        self.latency = latency
         self.flag = np.zeros(1, dtype=np.int64)
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
@@ -158,7 +165,7 @@ def for_solve(stop: StopToken | None = None, seconds: float | None = None
     ...     token.reason
     'time limit'
     """
-    token = StopToken()
+    token = StopToken(latency=None if stop is None else stop.latency)
     try:
         with token.watch_interrupts():
             if stop is None:

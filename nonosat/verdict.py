@@ -29,19 +29,16 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+# The portfolio's name and the cross-check's default engines are the engines' own constants,
+# re-exported here, where every command reads its verdict.
+from nonosat.engines import CROSSCHECK_ENGINES, PORTFOLIO  # noqa: F401
+
 if TYPE_CHECKING:
     import numpy as np
 
     from nonosat.engines import SolveResult
     from nonosat.puzzle import Puzzle
 
-#: The engine that gives every command's verdict: the portfolio ``nonosat solve`` runs by default.
-PORTFOLIO = "auto"
-
-#: The engines ``crosscheck`` compares by default: nonosat's verdict (:data:`PORTFOLIO`), the SAT
-#: engine on its own (CaDiCaL from the first clause, no native deductions) and OR-Tools CP-SAT
-#: (another model and solver altogether).
-CROSSCHECK_ENGINES = (PORTFOLIO, "sat", "cpsat")
 
 
 def decide(

@@ -26,7 +26,7 @@ from nonosat.certificates import (
     check_proof,
     write_certificate,
 )
-from nonosat.certificates.colour import ColourCertificate, write_colour_certificate
+from nonosat.certificates.colour_proofs import ColourCertificate, write_colour_certificate
 from nonosat.cli.app import app
 from nonosat.encodings.cnf import DEFAULT_ENCODING, blocking_clause, encode
 from nonosat.encodings.cnf_colour import encode_colour

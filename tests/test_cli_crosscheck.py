@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from nonosat.cli import crosscheck as cli_crosscheck
 from nonosat.cli.app import app
-from nonosat.crosscheck import crosscheck
 from nonosat.engines import ENGINE_MODULES, get_engine
+from nonosat.engines.compare import crosscheck
 from nonosat.formats.tournament import write_tournament_set
 from nonosat.puzzle import Puzzle
 

@@ -9,7 +9,7 @@ import json
 import numpy as np
 from typer.testing import CliRunner
 
-from nonosat.certificates.colour import certify_colour, verify_colour_certificate
+from nonosat.certificates.colour_proofs import certify_colour, verify_colour_certificate
 from nonosat.cli.app import app
 from nonosat.formats import read_puzzle
 from tests.conftest import corpus_path

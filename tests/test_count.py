@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from nonosat.cli.app import app
 from nonosat.encodings.cnf import encode
-from nonosat.encodings.count import count_models
+from nonosat.encodings.ganak import count_models
 from nonosat.engines import Status, solve
 from nonosat.engines.counting import count_after_solve, count_solutions
 from nonosat.formats import read_puzzle

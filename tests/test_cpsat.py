@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
-from nonosat.encodings.cpsat import build_model, clue_automaton
+from nonosat.encodings.cpsat_model import build_model, clue_automaton
 from nonosat.engines import Status, get_engine, solve
 from nonosat.errors import PuzzleError
 from nonosat.puzzle import Cell, Puzzle, line_blocks, solution_to_grid, unknown_grid

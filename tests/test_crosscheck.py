@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from nonosat.cli.app import app
-from nonosat.crosscheck import DEFAULT_ENGINES, DISAGREEMENT, crosscheck
 from nonosat.engines import ENGINE_MODULES, INDEPENDENT_ENGINES, SolveResult, Status, get_engine
+from nonosat.engines.compare import DEFAULT_ENGINES, DISAGREEMENT, crosscheck
 from nonosat.errors import EngineError, PuzzleError
 from nonosat.formats import iter_puzzles
 from nonosat.formats.tournament import write_tournament_set

@@ -19,7 +19,7 @@ from nonosat.cli.app import app
 from nonosat.engines import Status, solve
 from nonosat.errors import FormatError
 from nonosat.formats import read_puzzle, read_puzzles
-from nonosat.generate.picture import (
+from nonosat.generate.from_image import (
     MAX_PIXELS,
     parse_size,
     picture_grid,
@@ -290,7 +290,7 @@ def test_unknown_cell_check_uses_the_cell_values():
 def test_studio_picture_import_and_make_unique():
     from fastapi.testclient import TestClient
 
-    from nonosat.studio.app import create_app
+    from nonosat.studio.asgi import create_app
 
     client = TestClient(create_app())
     files = {"file": ("ring.png", drawing(), "image/png")}

@@ -139,7 +139,7 @@ def test_count_models_stops_on_the_token():
     import time
 
     from nonosat.encodings.cnf import encode
-    from nonosat.encodings.count import count_models
+    from nonosat.encodings.ganak import count_models
 
     enc = encode(read_puzzle(GAMES / "cross-ambiguous.non"), "order")
     token = StopToken()

@@ -15,9 +15,9 @@ from nonosat.cli.app import app
 from nonosat.engines import Status, solve
 from nonosat.formats import read_puzzle
 from nonosat.puzzle import Cell, Puzzle
+from nonosat.render.clue_grid import render_text
 from nonosat.render.png import render_png
 from nonosat.render.svg import render_svg
-from nonosat.render.text import render_text
 from tests.conftest import corpus_path
 
 runner = CliRunner()

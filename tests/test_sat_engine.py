@@ -299,3 +299,66 @@ def test_solve_limited_answers_under_assumptions_and_stops_at_its_conflict_budge
                 for p in range(pigeons) for q in range(p + 1, pigeons)]
     with SatRun(clauses) as run:
         assert run.solve_limited([], 1) is None
+
+
+def test_a_stopped_run_adds_no_more_clauses_and_never_answers(monkeypatch):
+    """SatRun(stop=...) adds flat clauses a chunk at a time: once the token is set the rest is
+    not added and no solve answers (a formula cut short could be wrongly satisfiable); with a
+    token nobody sets the same formula (pigeons 5 into 4 holes: unsatisfiable) is decided as
+    without one."""
+    from nonosat.encodings import satsolver
+    from nonosat.encodings.satsolver import SatRun
+    from nonosat.stop import StopToken
+
+    pigeons, holes = 5, 4
+    var = {(p, h): p * holes + h + 1 for p in range(pigeons) for h in range(holes)}
+    clauses = [[var[p, h] for h in range(holes)] for p in range(pigeons)]
+    clauses += [[-var[p, h], -var[q, h]] for h in range(holes)
+                for p, q in itertools.combinations(range(pigeons), 2)]
+    lits = np.array([lit for c in clauses for lit in c], dtype=np.int64)
+    ends = np.cumsum([len(c) for c in clauses]).astype(np.int64)
+    monkeypatch.setattr(satsolver, "ADD_CHUNK", 7)
+    for token in (None, StopToken(latency=0.1)):
+        with SatRun([], flat=(lits, ends), stop=token) as run:
+            assert not run.incomplete
+            assert run.solve() is False
+    stopped = StopToken(latency=0.1)
+    stopped.set()
+    with SatRun([], flat=(lits, ends), stop=stopped) as run:
+        assert run.incomplete  # only the first clauses, satisfiable on their own
+        assert run.solve() is None
+        assert run.solve_limited([], 10_000) is None
+
+
+def test_a_token_with_a_latency_makes_the_sat_engine_call_briefly(monkeypatch):
+    """A token's latency (the studio's jobs: 0.1 s) reaches the SAT engine through the
+    portfolio's per-solve token, which takes its parent's latency, and the engine hands it to
+    its run (whose calls then aim at 40 ms); a token without one is not handed on (the CLI's
+    long calls stay).  The solve still decides, as the native engine does."""
+    from nonosat.encodings.satsolver import SatRun
+    from nonosat.engines import sat as sat_engine
+    from nonosat.stop import StopToken, for_solve
+
+    parent = StopToken(latency=0.1)
+    with for_solve(parent, 5.0) as token:
+        assert token.latency == 0.1
+    with for_solve(None, 5.0) as token:
+        assert token.latency is None
+    handed: list[object] = []
+
+    class Recording(SatRun):
+        def __init__(self, *args, stop=None, **kwargs):
+            handed.append(stop)
+            super().__init__(*args, stop=stop, **kwargs)
+
+    monkeypatch.setattr(sat_engine, "SatRun", Recording)
+    puzzle = Puzzle.from_picture(np.array(
+        [[(r * 7 + c * 3) % 5 < 2 for c in range(12)] for r in range(12)], dtype=bool))
+    brief = StopToken(latency=0.1)
+    sat = get_engine("sat").solve(puzzle, limit=2, stop=brief)
+    get_engine("sat").solve(puzzle, limit=2, stop=StopToken())
+    assert handed == [brief, None]
+    native = get_engine("native").solve(puzzle, limit=2)
+    assert sat.status == native.status
+    assert len({s.tobytes() for s in sat.solutions}) == len(native.solutions)
+    assert all(puzzle.is_solution(s) for s in sat.solutions)

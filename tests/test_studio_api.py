@@ -27,7 +27,7 @@ from fastapi.testclient import TestClient
 from nonosat.engines import Status, solve
 from nonosat.formats import formats, read_puzzle, read_puzzles
 from nonosat.puzzle import Puzzle, grid_rows, line_blocks
-from nonosat.studio.app import create_app
+from nonosat.studio.asgi import create_app
 from nonosat.studio.schemas import puzzle_to_json
 from tests.conftest import GAMES, REPO, corpus_path
 
@@ -206,7 +206,7 @@ def test_hint_and_check_obey_the_time_limit(client, corpus):
 
 
 def test_timeouts_are_clamped():
-    from nonosat.studio.jobs import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, clamp_timeout
+    from nonosat.studio.runner import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, clamp_timeout
 
     assert clamp_timeout(None) == DEFAULT_TIMEOUT_S
     assert clamp_timeout(float("nan")) == DEFAULT_TIMEOUT_S  # never "no limit"
@@ -543,7 +543,7 @@ def test_newer_request_supersedes_older(corpus):
 
 
 def test_request_with_an_older_seq_is_superseded_at_once():
-    from nonosat.studio.jobs import JobRunner, Superseded
+    from nonosat.studio.runner import JobRunner, Superseded
 
     runner = JobRunner(workers=2)
 

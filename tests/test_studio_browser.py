@@ -1308,7 +1308,9 @@ def test_player_helps_greys_marks_crosses_and_wins(driver, server, shot):
 
 
 def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):
-    """Issue 29's small faults: an error bar goes once a later request succeeds; Difficulty is
+    """Issue 29's small faults: an error bar goes once a later request succeeds (after a 150
+    resize, and after the server was out of reach); ``/api/parse`` answers 10,000 ``[`` with a
+    422; Difficulty is
     blank on an error verdict; Open… is a button the keyboard reaches; a suggestion names rows
     and columns and previews its cells on hover; on a phone the header is short and the help
     does not say right-click."""
@@ -1326,6 +1328,24 @@ def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):
     draw(driver, [(1, 1)], [(2, 2)])
     assert verdict(driver) == "multiple"
     wait(driver, lambda d: not _has(d, "#status", "error"), message="the error bar stayed")
+    # the server out of reach (as while it restarts: every fetch fails), then back
+    driver.execute_script("window.__fetch = window.fetch; window.fetch = () => "
+                          "Promise.reject(new TypeError('Failed to fetch'));")
+    draw(driver, [(3, 3)])
+    wait(driver, lambda d: _has(d, "#status", "error")
+         and "cannot reach" in el(d, "#status").text, message="no error while unreachable")
+    driver.execute_script("window.fetch = window.__fetch;")
+    draw(driver, [(3, 3)])
+    assert verdict(driver) == "multiple"
+    wait(driver, lambda d: not _has(d, "#status", "error"),
+         message="the error bar stayed after the server came back")
+    # 10,000 '[' to /api/parse: a 422 with one line, not a 500
+    code, detail = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch('/api/parse', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                             body: '['.repeat(10000)})
+          .then(r => r.json().then(b => done([r.status, b.detail])), e => done([0, String(e)]));""")
+    assert code == 422 and isinstance(detail, str) and "\n" not in detail, (code, detail)
     # words for people in the sidebar, not the engine's names
     sidebar = el(driver, "#verdict-detail").text + " " + el(driver, "#techniques").text
     for word in ("native", "probe-both", "failed-literal", "+sat", "engine "):
@@ -1366,6 +1386,30 @@ def test_small_faults_errors_keyboard_names_preview_phone(driver, server, shot):
         shot("-phone")
     finally:
         driver.set_window_size(1400, 1000)
+
+def test_the_verdict_shows_before_the_map_of_a_hard_drawing(driver, server, shot, tmp_path):
+    """The drawing of ``benchmarks/bench_studio_draw.py``'s burst (24 short strokes on an empty
+    100x100 board): its verdict, several solutions, is shown (``data-verdict-busy`` false) while
+    the map, which runs to its time limit on it, is still on its way (``data-busy`` true).
+    (That the map then follows: ``tests/test_studio_stream.py``, over HTTP.)"""
+    from nonosat.formats import write_puzzle
+    from tests.test_studio_stream import burst_drawing
+    from tests.test_studio_stream import picture as burst_picture
+
+    puzzle = burst_picture(burst_drawing())
+    path = tmp_path / "burst.json"
+    write_puzzle(puzzle, path)
+    open_page(driver, server, "?mode=edit")
+    open_file(driver, path)
+    wait(driver, lambda d: d.execute_script(
+        "const v = document.getElementById('verdict');"
+        "return v.dataset.verdictBusy === 'false' && v.dataset.status === 'multiple'"),
+        message="no verdict of several solutions")
+    assert el(driver, "#verdict").get_attribute("data-busy") == "true", "the map came at once"
+    assert "map and grade on their way" in el(driver, "#verdict-detail").text
+    shot()
+    open_page(driver, server, "?mode=edit")  # leaving: the server stops the map
+
 
 def test_a_rebound_host_gets_nothing_in_the_browser(server, tmp_path_factory):
     """DNS rebinding as the browser meets it: ``evil.example`` resolves to 127.0.0.1 (Chromium's

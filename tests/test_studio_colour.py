@@ -18,7 +18,7 @@ from nonosat.engines import Status, solve
 from nonosat.errors import PuzzleError
 from nonosat.formats import read_puzzle, read_puzzles
 from nonosat.puzzle import Colour, Palette, Puzzle
-from nonosat.studio.app import create_app
+from nonosat.studio.asgi import create_app
 from nonosat.studio.colourcode import decode_colour_code, encode_colour_code
 from nonosat.studio.schemas import INDEX_CHARS, PuzzleIn, puzzle_from_json, puzzle_to_json
 from tests.conftest import GAMES, corpus_path

@@ -25,8 +25,8 @@ from fastapi.testclient import TestClient
 
 from nonosat.engines import Status, solve
 from nonosat.formats import read_puzzle
-from nonosat.studio.app import create_app
-from nonosat.studio.jobs import Busy, Disconnected, JobRunner, JobToken, Superseded
+from nonosat.studio.asgi import create_app
+from nonosat.studio.runner import Busy, Disconnected, JobRunner, JobToken, Superseded
 from nonosat.studio.schemas import puzzle_to_json
 from tests.conftest import GAMES
 
@@ -572,14 +572,14 @@ def test_keep_trying_over_http_cancel_and_unknown_jobs(client):
 
 
 def test_no_circle_between_api_and_app():
-    """Issue 28: studio/api.py imported validation_message from studio/app.py, which imports
+    """Issue 28: studio/api.py imported validation_message from studio/asgi.py, which imports
     the router of studio/api.py."""
     import ast
 
     api = Path(__file__).resolve().parents[1] / "nonosat" / "studio" / "api.py"
     imported = {node.module for node in ast.walk(ast.parse(api.read_text()))
                 if isinstance(node, ast.ImportFrom)}
-    assert "nonosat.studio.app" not in imported
+    assert "nonosat.studio.asgi" not in imported
 
 
 # -- suggestions ---------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ case; it keeps its bit-parallel kernels):
 * :mod:`nonosat.analysis.difficulty` -- :func:`~nonosat.analysis.difficulty.analyse`, the whole
   report; :mod:`nonosat.analysis.grade` -- classification and grade;
   :mod:`nonosat.analysis.report` -- what an analysis found and its JSON;
-* :mod:`nonosat.analysis.backbone`, :mod:`~nonosat.analysis.givens`,
+* :mod:`nonosat.analysis.backbone`, :mod:`~nonosat.analysis.extra_givens`,
   :mod:`~nonosat.analysis.edits` (and :mod:`~nonosat.analysis.ambiguity`, the map as text) --
   puzzles with several solutions; :mod:`nonosat.analysis.backdoor`,
   :mod:`nonosat.analysis.structure` -- backdoors, independent parts, graph export;

@@ -5,7 +5,7 @@ The work is split by job:
 * :mod:`nonosat.analysis.backbone` -- the backbone and the whole ambiguity map
   (:func:`~nonosat.analysis.backbone.ambiguity_map`, chunked SAT, black-and-white and colour),
   with its SAT phases in :mod:`nonosat.analysis.backbone_phases`;
-* :mod:`nonosat.analysis.givens` -- extra givens that make the solution unique;
+* :mod:`nonosat.analysis.extra_givens` -- extra givens that make the solution unique;
 * :mod:`nonosat.analysis.edits` -- one-cell edits of the picture that make it unique;
 * here, :func:`render_ambiguity_text`, the map drawn as text.
 
@@ -47,7 +47,7 @@ from nonosat.analysis.edits import (
     edit_suggestions,
     picture_puzzle,
 )
-from nonosat.analysis.givens import UniquenessGivens, uniqueness_givens
+from nonosat.analysis.extra_givens import UniquenessGivens, uniqueness_givens
 from nonosat.puzzle import Puzzle
 
 __all__ = [
@@ -61,7 +61,7 @@ __all__ = [
 
 
 def render_ambiguity_text(puzzle: Puzzle, reference: np.ndarray, ambiguous: np.ndarray) -> str:
-    """Clue-annotated text grid (:func:`nonosat.render.text.render_text`) of ``reference`` with
+    """Clue-annotated text grid (:func:`nonosat.render.clue_grid.render_text`) of ``reference`` with
     the ambiguous cells drawn as ``<>`` (``<->`` when cells are three characters wide).
 
     Parameters
@@ -80,7 +80,7 @@ def render_ambiguity_text(puzzle: Puzzle, reference: np.ndarray, ambiguous: np.n
 
         text = plain_colour_text(puzzle, reference)
     else:
-        from nonosat.render.text import render_text
+        from nonosat.render.clue_grid import render_text
 
         text = render_text(puzzle, np.asarray(reference, dtype=bool))
     lines = text.split("\n")

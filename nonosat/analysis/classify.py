@@ -204,6 +204,18 @@ def _implications_or_probing(puzzle: Puzzle, partial: np.ndarray | None) -> str:
     return "implications" if run.status == "solved" else "probing"
 
 
+def _line_solved_by_native(result: SolveResult) -> bool:
+    """Whether the native engine's root trace (:class:`nonosat.native.search.Trace`) fixed
+    every cell by line solving alone (and givens): then the line-solving fixpoint from the
+    clues and givens is complete, which :func:`solve_classification` would otherwise compute
+    again (line solving's fixpoint does not depend on the order of the lines, and probing
+    runs only on a grid that propagation left open, so any other trace is not line-solved)."""
+    trace = result.trace
+    if result.engine != "native" or not getattr(trace, "complete", False):
+        return False
+    return all(d.stage in ("line", "given") for d in trace.deductions)
+
+
 def solve_classification(
     puzzle: Puzzle, result: SolveResult, partial: np.ndarray | None = None
 ) -> str:
@@ -223,14 +235,16 @@ def solve_classification(
 
     Colour puzzles alike (``partial``: colour masks), on the colour line solver.
     """
-    from nonosat.analysis.logic import closure, logic_of
-
     if result.status == Status.MULTIPLE:
         # every solution found (the search ended below its limit): the map is exact
         return classify(result.status, None, ambiguous=found_ambiguous(result.solutions),
                         complete=bool(result.exhausted))
     if result.status not in (Status.UNIQUE, Status.SOLVED):
         return classify(result.status, None)
+    if _line_solved_by_native(result):
+        return classify(result.status, "line")
+    from nonosat.analysis.logic import closure, logic_of
+
     logic = logic_of(puzzle)
     line = closure(puzzle)(logic.start(partial))
     if line is not None and not bool(logic.open(line).any()):

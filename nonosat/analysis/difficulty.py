@@ -56,7 +56,7 @@ from nonosat.analysis.backbone import ambiguity_map
 from nonosat.analysis.backdoor import smallest_backdoor
 from nonosat.analysis.classify import search_effort
 from nonosat.analysis.edits import edit_suggestions
-from nonosat.analysis.givens import uniqueness_givens
+from nonosat.analysis.extra_givens import uniqueness_givens
 from nonosat.analysis.grade import (
     EXTREME_EFFORT,
     EXTREME_GUESSES,

@@ -29,9 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 from nonosat.native.implications import (
     ForcedLiteral,
     LinkedCells,

@@ -17,7 +17,7 @@ import numpy as np
 from nonosat.analysis.backbone import Backbone
 from nonosat.analysis.backdoor import Backdoor
 from nonosat.analysis.classify import SearchEffort
-from nonosat.analysis.givens import UniquenessGivens
+from nonosat.analysis.extra_givens import UniquenessGivens
 from nonosat.analysis.grade import Assessment, Grade, assess, needed_technique
 from nonosat.analysis.implied import LinkedColours
 from nonosat.analysis.staged import StagedRun

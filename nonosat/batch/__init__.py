@@ -2,7 +2,7 @@
 
 The pieces, in the order a batch uses them:
 
-* :mod:`nonosat.batch.inputs` — files and directories to ``(id, puzzle)`` pairs;
+* :mod:`nonosat.batch.collect` — files and directories to ``(id, puzzle)`` pairs;
 * :mod:`nonosat.batch.results` — the resumable JSON Lines results file and the summary;
 * :mod:`nonosat.batch.jobs` — the per-puzzle jobs, by name;
 * :mod:`nonosat.batch.sandbox` — worker processes that are killed from outside on overrun;
@@ -21,7 +21,7 @@ Examples
 
 from __future__ import annotations
 
-from nonosat.batch.inputs import Inputs, collect_puzzles
+from nonosat.batch.collect import Inputs, collect_puzzles
 from nonosat.batch.jobs import JOBS, Job, JobOptions, resolve_job
 from nonosat.batch.results import ResultsFile, Summary, read_records, summarise
 from nonosat.batch.run import BatchConfig, default_jobs, pending, run_batch

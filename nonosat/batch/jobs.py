@@ -21,7 +21,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
-from nonosat.errors import InvalidSolutionError, NonosatError
+from nonosat.errors import InvalidSolutionError, NonosatError, check_known
 from nonosat.puzzle import Puzzle
 from nonosat.verdict import CROSSCHECK_ENGINES
 
@@ -113,7 +113,7 @@ JOBS: dict[str, Job] = {
         "crosscheck",
         f"{_HERE}:crosscheck_job",
         None,
-        ("nonosat.crosscheck",),
+        ("nonosat.engines.compare",),
         "solve with nonosat's portfolio, SAT and CP-SAT and compare the verdicts",
         engines_in_turn=True,
         default_engine=",".join(CROSSCHECK_ENGINES),
@@ -141,12 +141,10 @@ def resolve_job(name: str | Job) -> Job:
     """
     if isinstance(name, Job):
         job = name
-    elif name in JOBS:
-        job = JOBS[name]
-    elif ":" in name:
+    elif ":" in name and name not in JOBS:
         job = Job(name, name, None, (name.partition(":")[0],), "custom job")
     else:
-        raise NonosatError(f"unknown job {name!r}; choose one of {', '.join(JOBS)}")
+        job = JOBS[check_known(name, JOBS, "job", NonosatError)]
     for module in job.requires:
         try:
             found = importlib.util.find_spec(module) is not None
@@ -307,13 +305,13 @@ def certify_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
 
 
 def crosscheck_job(puzzle: Puzzle, options: JobOptions) -> dict[str, Any]:
-    """Cross-check of the engines in ``options.engine`` (:func:`nonosat.crosscheck.crosscheck`).
+    """Cross-check of the engines in ``options.engine`` (:func:`nonosat.engines.compare.crosscheck`).
 
     The record is ``CrossCheck.to_json`` (``status`` is the agreed verdict, ``"unknown"`` or
     ``"disagreement"``; ``engines``; ``findings``) plus ``disagreement``, the findings' messages
     joined, when anything was found wrong (including a goal picture that breaks the clues).
     """
-    from nonosat.crosscheck import crosscheck
+    from nonosat.engines.compare import crosscheck
 
     report = crosscheck(puzzle, engine_names(options.engine), timeout=options.timeout)
     record = report.to_json()

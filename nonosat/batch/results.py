@@ -250,7 +250,7 @@ class ResultsFile:
 
     def add_input_errors(self, errors: Iterable[dict[str, Any]], job: str) -> None:
         """Write one failed row (status ``unreadable``) per input file that could not be read
-        (:attr:`nonosat.batch.inputs.Inputs.errors`), unless the same row is already there.
+        (:attr:`nonosat.batch.collect.Inputs.errors`), unless the same row is already there.
 
         Raises
         ------

@@ -32,7 +32,7 @@ from nonosat import interrupts
 from nonosat.batch.jobs import JOBS, Job, JobOptions, engine_names, resolve_job
 from nonosat.batch.results import ResultsFile
 from nonosat.batch.sandbox import Task, close_sandboxes, kill_sandboxes, run_task
-from nonosat.errors import EngineError, NonosatError
+from nonosat.errors import EngineError, NonosatError, check_known
 from nonosat.puzzle import Puzzle
 from nonosat.safe_io import atomic_write
 
@@ -116,8 +116,7 @@ def check_engines(engine: str) -> list[str]:
     if not names:
         raise EngineError("no engine named")
     for name in names:
-        if name not in ENGINE_MODULES:
-            raise EngineError(f"unknown engine {name!r}; choose one of {', '.join(ENGINE_MODULES)}")
+        check_known(name, ENGINE_MODULES, "engine")
         module = ENGINE_MODULES[name].partition(":")[0]
         if importlib.util.find_spec(module) is None:
             raise EngineError(f"engine {name!r} is not available in this installation")

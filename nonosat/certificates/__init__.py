@@ -82,7 +82,7 @@ LRAT; :mod:`~nonosat.certificates.checkers` runs dratify, drat-trim and cake_lpr
 :mod:`~nonosat.certificates.bundle` writes and reads the certificate directory (files, hashes);
 :mod:`~nonosat.certificates.recheck` checks a directory again without trusting it
 (:mod:`~nonosat.certificates.verification`: the outcome);
-:mod:`~nonosat.certificates.colour` does the same for colour puzzles;
+:mod:`~nonosat.certificates.colour_proofs` does the same for colour puzzles;
 :mod:`~nonosat.certificates.witness` writes and checks witnesses of several solutions.  These
 build on :mod:`nonosat.encodings` (the CNF) and the model, never on :mod:`nonosat.native`.
 :mod:`~nonosat.certificates.certifier` (``certify_puzzle``, what ``nonosat certify`` runs) sits

@@ -50,7 +50,7 @@ from nonosat.certificates.rup import RupChecker
 from nonosat.encodings.cnf import DEFAULT_ENCODING, ENCODING_VERSIONS, PuzzleCnf
 from nonosat.encodings.satsolver import DEFAULT_SOLVER, proof_solver_name
 from nonosat.engines import SolveResult, Status
-from nonosat.errors import EngineError, ProverRefusedError
+from nonosat.errors import EngineError, ProverRefusedError, check_known
 from nonosat.puzzle import Puzzle
 from nonosat.verdict import decide, load_portfolio, remaining
 
@@ -74,9 +74,7 @@ def check_prover(name: str) -> str:
     EngineError
         Unknown prover; the message lists the known ones.
     """
-    if name not in PROVERS:
-        raise EngineError(f"unknown prover {name!r}; choose one of {', '.join(PROVERS)}")
-    return name
+    return check_known(name, PROVERS, "prover")
 
 
 def certify_puzzle(
@@ -249,12 +247,12 @@ def certify_colour_puzzle(
 ) -> Any:
     """:func:`certify_puzzle` of a colour puzzle: the portfolio decides
     (:func:`nonosat.verdict.decide`); several solutions are a witness, and otherwise
-    :func:`nonosat.certificates.colour.certify_colour` writes and checks the proof in the time
+    :func:`nonosat.certificates.colour_proofs.certify_colour` writes and checks the proof in the time
     that is left.
 
     Returns
     -------
-    nonosat.certificates.colour.ColourCertificate
+    nonosat.certificates.colour_proofs.ColourCertificate
         Verdict ``multiple`` with two solutions (no proof), ``unknown``, or the proof's.
 
     Raises
@@ -262,7 +260,7 @@ def certify_colour_puzzle(
     EngineError
         As :func:`certify_colour`, or a proof step that contradicts the decision.
     """
-    from nonosat.certificates.colour import ColourCertificate, certify_colour
+    from nonosat.certificates.colour_proofs import ColourCertificate, certify_colour
 
     if not puzzle.is_colour:
         raise EngineError("certify_colour_puzzle takes a colour puzzle; use certify_puzzle")
@@ -327,7 +325,7 @@ def certificate_files_of(cert: Any) -> dict[str, bytes]:
         return witness_files(cert.puzzle, cert.solutions, found_by=_found_by(cert),
                              times=cert.times)
     if cert.puzzle.is_colour:
-        from nonosat.certificates.colour import colour_certificate_files
+        from nonosat.certificates.colour_proofs import colour_certificate_files
 
         return colour_certificate_files(cert)
     from nonosat.certificates import certificate_files
@@ -353,7 +351,7 @@ def write_certificate_of(cert: Any, out_dir: str | os.PathLike[str],
         return write_witness_certificate(cert.puzzle, cert.solutions, out_dir, force=force,
                                          found_by=_found_by(cert), times=cert.times)
     if cert.puzzle.is_colour:
-        from nonosat.certificates.colour import write_colour_certificate
+        from nonosat.certificates.colour_proofs import write_colour_certificate
 
         return write_colour_certificate(cert, out_dir, force)
     from nonosat.certificates import write_certificate

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from nonosat import interrupts
-from nonosat.errors import EngineError
+from nonosat.errors import EngineError, check_known
 
 #: The default checker: :func:`nonosat.certificates.lrat_check.check_lrat` on ``proof.lrat``.
 DEFAULT_CHECKER = "nonosat-lrat"
@@ -83,6 +83,23 @@ class ProofCheck:
         """JSON-serialisable form."""
         return {"checker": self.checker, "version": self.version, "checks": self.checks,
                 "ok": self.ok, "reason": self.reason, "time_s": round(self.time_s, 6)}
+
+
+class ProofOutcome:
+    """What the outcomes of certifying share (:class:`~nonosat.certificates.prove.Certificate`,
+    :class:`~nonosat.certificates.colour_proofs.ColourCertificate`): a verdict, the checks of
+    its proof, and whether they prove it."""
+
+    verdict: str
+    checks: list[ProofCheck]
+
+    @property
+    def proved(self) -> bool:
+        """Whether the verdict is backed by a proof (unique or none) that every checker that ran
+        accepted (at least one ran)."""
+        return self.verdict in ("unique", "none") and bool(self.checks) and all(
+            c.ok for c in self.checks
+        )
 
 
 def checker_executable(name: str) -> str | None:
@@ -277,8 +294,7 @@ def check_proof(
         A proof over the default checker's size limit.
     """
     start = time.perf_counter()
-    if checker not in CHECKERS:
-        raise EngineError(f"unknown proof checker {checker!r}; choose one of {', '.join(CHECKERS)}")
+    check_known(checker, CHECKERS, "proof checker")
     if not _EMPTY_CLAUSE.search(proof):
         # checkers accept a formula that propagation alone refutes whatever the proof says;
         # a refutation must still end in the empty clause, so a cut proof is always caught

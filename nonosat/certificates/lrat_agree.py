@@ -8,17 +8,11 @@ import os
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from nonosat.certificates.lrat_read import (
     _DONE,
     _E_BAD_CHAR,
-    _E_EMPTY_LINE,
-    _E_LITERAL,
-    _E_SYNTAX,
     _E_TRAILING,
-    _E_UNTERMINATED,
-    _E_ZERO_ID,
     _ERROR,
     _MAX_LITERAL,
     _NEED_CLAUSES,
@@ -36,15 +30,18 @@ from nonosat.certificates.lrat_read import (
     _check_deadline,
     _Failure,
     _grown,
-    _is_space,
+    _line_end,
+    _line_head,
     _lines,
+    _literals,
     _message,
-    _number,
+    _next,
     _open_source,
     _size_limit,
     _skip,
 )
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 
 
 @njit(cache=True, nogil=True)
@@ -58,10 +55,7 @@ def _added_lines(buf, start, end, st, lrat, flat, offs, where):
     p = start
     while p < end:
         line_start = p
-        q = p
-        while q < end and buf[q] != 10:
-            q += 1
-        line_end = q
+        line_end = _line_end(buf, p, end)
         ncl = st[_S_NCL]
         nlit = st[_S_NLIT]
         if ncl + 2 > offs.shape[0]:
@@ -69,54 +63,15 @@ def _added_lines(buf, start, end, st, lrat, flat, offs, where):
             st[_S_NEED] = ncl + 2
             return _NEED_CLAUSES
         st[_S_LINE] += 1
-        p = _skip(buf, p, line_end)
-        if p >= line_end:
-            st[_S_ERR] = _E_EMPTY_LINE
+        _, deletion, p = _line_head(buf, p, line_end, st, lrat)
+        if p < 0:
             return _ERROR
-        if lrat:
-            ident, p = _number(buf, p, line_end, st)
-            if p < 0:
-                return _ERROR
-            if ident <= 0:
-                st[_S_ERR] = _E_ZERO_ID if ident == 0 else _E_SYNTAX
-                st[_S_ERR_A] = 45
-                return _ERROR
-            p = _skip(buf, p, line_end)
-        deletion = False
-        if p < line_end and buf[p] == 100:
-            deletion = True
-            p += 1
-            if p < line_end and not _is_space(buf[p]):
-                st[_S_ERR] = _E_SYNTAX
-                return _ERROR
-        k = 0
-        while True:
-            p = _skip(buf, p, line_end)
-            if p >= line_end:
-                st[_S_ERR] = _E_UNTERMINATED
-                return _ERROR
-            lit, p = _number(buf, p, line_end, st)
-            if p < 0:
-                return _ERROR
-            if lit == 0:
-                break
-            if lit > _MAX_LITERAL or -lit > _MAX_LITERAL:
-                st[_S_ERR] = _E_LITERAL
-                return _ERROR
-            if nlit + k >= flat.shape[0]:  # no room: grow, then read this line again
-                st[_S_LINE] -= 1
-                st[_S_POS] = line_start
-                st[_S_NEED] = nlit + 2 * k + 16
-                return _NEED_LITS
-            flat[nlit + k] = lit
-            k += 1
+        k, p = _literals(buf, p, line_end, st, flat, nlit, _MAX_LITERAL, line_start)
+        if p < 0:  # an error, or no room (grow, then read this line again)
+            return _ERROR if p == -1 else _NEED_LITS
         if lrat and not deletion:
             while True:
-                p = _skip(buf, p, line_end)
-                if p >= line_end:
-                    st[_S_ERR] = _E_UNTERMINATED
-                    return _ERROR
-                hint, p = _number(buf, p, line_end, st)
+                hint, p = _next(buf, p, line_end, st)
                 if p < 0:
                     return _ERROR
                 if hint == 0:

@@ -80,7 +80,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from numba import njit
+from nonosat.lazy_jit import njit
 
 # The agreement check and the reader's error are part of this checker's public face.
 from nonosat.certificates.lrat_agree import lemmas_agree
@@ -126,7 +126,11 @@ from nonosat.certificates.lrat_read import (
     _check_deadline,
     _Failure,
     _is_space,
+    _line_end,
+    _line_head,
     _lines,
+    _literals,
+    _next,
     _number,
     _open_source,
     _size_limit,
@@ -221,10 +225,7 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
     p = start
     while p < end:
         line_start = p
-        q = p
-        while q < end and buf[q] != 10:
-            q += 1
-        line_end = q
+        line_end = _line_end(buf, p, end)
         ncl = st[_S_NCL]
         nlit = st[_S_NLIT]
         if ncl >= cid.shape[0]:
@@ -232,30 +233,12 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
             st[_S_NEED] = ncl + 1
             return _NEED_CLAUSES
         st[_S_LINE] += 1
-        p = _skip(buf, p, line_end)
-        if p >= line_end:
-            st[_S_ERR] = _E_EMPTY_LINE
-            return _ERROR
-        ident, p = _number(buf, p, line_end, st)
+        ident, deletion, p = _line_head(buf, p, line_end, st, True)
         if p < 0:
             return _ERROR
-        if ident <= 0:
-            st[_S_ERR] = _E_ZERO_ID if ident == 0 else _E_SYNTAX
-            st[_S_ERR_A] = 45
-            return _ERROR
-        p = _skip(buf, p, line_end)
-        if p < line_end and buf[p] == 100:  # 'd': deletion
-            p += 1
-            if p < line_end and not _is_space(buf[p]):
-                st[_S_ERR] = _E_SYNTAX
-                st[_S_ERR_A] = buf[p]
-                return _ERROR
+        if deletion:
             while True:
-                p = _skip(buf, p, line_end)
-                if p >= line_end:
-                    st[_S_ERR] = _E_UNTERMINATED
-                    return _ERROR
-                target, p = _number(buf, p, line_end, st)
+                target, p = _next(buf, p, line_end, st)
                 if p < 0:
                     return _ERROR
                 if target == 0:
@@ -280,30 +263,9 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
                 st[_S_ERR_B] = st[_S_MAXID]
                 return _ERROR
             # the clause's literals, straight into the store (kept only if the step checks)
-            k = 0
-            while True:
-                p = _skip(buf, p, line_end)
-                if p >= line_end:
-                    st[_S_ERR] = _E_UNTERMINATED
-                    return _ERROR
-                lit, p = _number(buf, p, line_end, st)
-                if p < 0:
-                    return _ERROR
-                if lit == 0:
-                    break
-                if lit > nvars or -lit > nvars:
-                    st[_S_ERR] = _E_LITERAL if lit > _MAX_LITERAL or -lit > _MAX_LITERAL \
-                        else _E_FRESH
-                    st[_S_ERR_A] = lit
-                    st[_S_ERR_B] = nvars
-                    return _ERROR
-                if nlit + k >= lits.shape[0]:  # no room: grow, then read this line again
-                    st[_S_LINE] -= 1
-                    st[_S_POS] = line_start
-                    st[_S_NEED] = nlit + 2 * k + 16
-                    return _NEED_LITS
-                lits[nlit + k] = lit
-                k += 1
+            k, p = _literals(buf, p, line_end, st, lits, nlit, nvars, line_start)
+            if p < 0:  # an error, or no room (grow, then read this line again)
+                return _ERROR if p == -1 else _NEED_LITS
             # RUP along the hints: assign the negation of the clause ...
             t = 0
             for i in range(k):
@@ -325,11 +287,7 @@ def _lrat_lines(buf, start, end, st, cid, cstart, clen, lits, val, trail):
             status = 0
             nhint = 0
             while True:
-                p = _skip(buf, p, line_end)
-                if p >= line_end:
-                    status = _E_UNTERMINATED
-                    break
-                hint, p = _number(buf, p, line_end, st)
+                hint, p = _next(buf, p, line_end, st)
                 if p < 0:
                     status = st[_S_ERR]
                     break

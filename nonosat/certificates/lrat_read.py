@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from nonosat.errors import NonosatError, one_line
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 
 #: Bytes read from a file at a time.
 CHUNK_BYTES = 8 << 20
@@ -184,6 +184,83 @@ def _skip(buf, p, e):
     while p < e and _is_space(buf[p]):
         p += 1
     return p
+
+
+@njit(cache=True, nogil=True)
+def _literals(buf, p, e, st, dest, start, nvars, line_start):
+    """Read a clause's literals, up to its ``0``, from ``buf[p:e]`` (a line that starts at
+    ``line_start``) into ``dest[start:]``.  Returns ``(count, next position)``; position -1 on
+    an error (``st[_S_ERR]``: a literal outside ``nvars`` variables, ``_E_LITERAL`` past
+    ``_MAX_LITERAL`` else ``_E_FRESH``, with ``st[_S_ERR_A]`` the literal and ``st[_S_ERR_B]``
+    ``nvars``; or a bad number), -2 when ``dest`` is full (``st[_S_NEED]``: the room to grow it
+    to; ``st[_S_POS]``: the line to read again, not counted in ``st[_S_LINE]``)."""
+    k = 0
+    while True:
+        lit, p = _next(buf, p, e, st)
+        if p < 0 or lit == 0:
+            return k, p
+        if lit > nvars or -lit > nvars:
+            st[_S_ERR] = _E_LITERAL if lit > _MAX_LITERAL or -lit > _MAX_LITERAL else _E_FRESH
+            st[_S_ERR_A] = lit
+            st[_S_ERR_B] = nvars
+            return k, -1
+        if start + k >= dest.shape[0]:
+            st[_S_NEED] = start + 2 * k + 16
+            st[_S_POS] = line_start
+            st[_S_LINE] -= 1
+            return k, -2
+        dest[start + k] = lit
+        k += 1
+
+
+@njit(cache=True, nogil=True)
+def _line_end(buf, p, end):
+    """The position of the line break (or ``end``) that ends the line at ``buf[p]``."""
+    while p < end and buf[p] != 10:
+        p += 1
+    return p
+
+
+@njit(cache=True, nogil=True)
+def _line_head(buf, p, e, st, with_id):
+    """Read the start of the proof line ``buf[p:e]``: its clause ID (text LRAT, ``with_id``;
+    0 for DRAT) and whether it is a deletion (``d``).  Returns ``(ID, deletion, next
+    position)``; on an error (a blank line, a bad or non-positive ID, a ``d`` not followed by a
+    space) sets ``st[_S_ERR]`` and returns position -1."""
+    p = _skip(buf, p, e)
+    if p >= e:
+        st[_S_ERR] = _E_EMPTY_LINE
+        return 0, False, -1
+    ident = 0
+    if with_id:
+        ident, p = _number(buf, p, e, st)
+        if p < 0:
+            return 0, False, -1
+        if ident <= 0:
+            st[_S_ERR] = _E_ZERO_ID if ident == 0 else _E_SYNTAX
+            st[_S_ERR_A] = 45
+            return 0, False, -1
+        p = _skip(buf, p, e)
+    if p < e and buf[p] == 100:  # 'd'
+        if p + 1 < e and not _is_space(buf[p + 1]):
+            st[_S_ERR] = _E_SYNTAX
+            st[_S_ERR_A] = buf[p + 1]
+            return 0, True, -1
+        return ident, True, p + 1
+    return ident, False, p
+
+
+@njit(cache=True, nogil=True)
+def _next(buf, p, e, st):
+    """The next number of a list that a ``0`` must end before the line does (literals, hints,
+    deleted IDs): ``(value, next position)``; on an error (the line ends first:
+    ``_E_UNTERMINATED``; or not a number, :func:`_number`) sets ``st[_S_ERR]`` and returns
+    position -1."""
+    p = _skip(buf, p, e)
+    if p >= e:
+        st[_S_ERR] = _E_UNTERMINATED
+        return 0, -1
+    return _number(buf, p, e, st)
 
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from nonosat.certificates.lrat_read import (
     _DONE,
@@ -50,6 +49,7 @@ from nonosat.certificates.lrat_read import (
     _open_source,
 )
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 
 #: First sizes of the clause store (clauses, literals); it doubles as needed (or compacts).
 _INITIAL_CLAUSES = 1 << 12

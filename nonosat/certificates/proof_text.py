@@ -2,7 +2,7 @@
 SAT solver's LRAT renumbered into the certificate's clause IDs (:func:`renumber_lrat`).
 
 The proof writer's side (:mod:`~nonosat.certificates.rup`, :mod:`~nonosat.certificates.prove`,
-:mod:`~nonosat.certificates.colour`); nonosat's LRAT checker reads proofs with code of its own
+:mod:`~nonosat.certificates.colour_proofs`); nonosat's LRAT checker reads proofs with code of its own
 (:mod:`~nonosat.certificates.lrat_read`).
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 
 
 @njit(cache=True, nogil=True)

@@ -14,6 +14,7 @@ import numpy as np
 
 from nonosat.certificates.checkers import (
     ProofCheck,
+    ProofOutcome,
     checker_executable,
     drat_to_lrat,
     resolve_checkers,
@@ -56,7 +57,7 @@ LRAT_SOURCES = {
 
 
 @dataclass
-class Certificate:
+class Certificate(ProofOutcome):
     """Outcome of :func:`certify`.
 
     Attributes
@@ -116,16 +117,6 @@ class Certificate:
     prover: str = "sat"
     lrat: str | None = field(default=None, repr=False)
     lrat_source: str | None = None
-
-    @property
-    def proved(self) -> bool:
-        """Whether the verdict is backed by a proof (unique or none) that every checker that ran
-        accepted (at least one ran)."""
-        return (
-            self.verdict in ("unique", "none")
-            and bool(self.checks)
-            and all(c.ok for c in self.checks)
-        )
 
 
 def certify(
@@ -207,17 +198,11 @@ def certify(
         answer: bool | None = True
     else:
         with SatRun(enc.clauses, solver) as run:
-            answer = run.solve(deadline)
-            first = enc.solution(run.model()) if answer else None
-            if first is not None:
-                run.add_clause(blocking_clause(first))
-                again = run.solve(deadline)
-                if again:
-                    cert.verdict = "multiple"
-                    cert.solutions = [first, enc.solution(run.model())]
-                elif again is None:
-                    answer = None
+            answer, first, second = run.first_two(enc.solution, blocking_clause, deadline)
             cert.stats["find"] = run.stats()
+        if first is not None and second is not None:
+            cert.verdict = "multiple"
+            cert.solutions = [first, second]
     times["solve"] = time.perf_counter() - t
     if answer is None or cert.verdict == "multiple":
         return _finish(cert, start)

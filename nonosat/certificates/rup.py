@@ -43,10 +43,10 @@ from collections.abc import Sequence
 from itertools import chain
 
 import numpy as np
-from numba import njit
 
 from nonosat.certificates.proof_text import grow, put_clause, put_int
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 
 # meta slots (int64 array shared between calls)
 _NTRAIL, _NCLAUSES, _NLITS, _NEXTRA, _CONFLICT0, _NFORMULA, _OUTLEN, _DRATLEN = range(8)
@@ -149,26 +149,20 @@ def _cone_vars(conflict, lits, cstart, reason, seen, stack, visited, implied):
 
 
 @njit(cache=True, nogil=True)
+def _cone_trail(conflict, lits, cstart, reason, tpos, seen, stack, visited, implied):
+    """The variables :func:`_cone_vars` finds, by trail position (a new array).  A reason
+    clause's implied literal is assigned after all its others, so this is also the order in
+    which the reasons became unit: the order LRAT hints need."""
+    found = implied[: _cone_vars(conflict, lits, cstart, reason, seen, stack, visited, implied)]
+    return found[np.argsort(tpos[found])]
+
+
+@njit(cache=True, nogil=True)
 def _cone(conflict, lits, cstart, reason, tpos, seen, stack, pairs_t, pairs_c, hints, nh):
     """Write the hints of ``conflict`` into ``hints[nh:]``: the reasons of the literals its
     implication cone holds, by trail position, then ``conflict``; returns the new end."""
-    npairs = _cone_vars(conflict, lits, cstart, reason, seen, stack, pairs_t, pairs_c)
-    for k in range(npairs):
-        pairs_c[k] = reason[pairs_c[k]]
-    order = np.empty(npairs, np.int64)
-    keys = np.empty(npairs, np.int64)
-    for k in range(npairs):
-        c = pairs_c[k]
-        # the literal a reason clause implies is the one assigned last among its literals
-        best = -1
-        for j in range(cstart[c], cstart[c + 1]):
-            t = tpos[abs(lits[j])]
-            if t > best:
-                best = t
-        keys[k] = best
-    order[:] = np.argsort(keys, kind="mergesort")
-    for k in range(npairs):
-        hints[nh] = pairs_c[order[k]] + 1
+    for v in _cone_trail(conflict, lits, cstart, reason, tpos, seen, stack, pairs_t, pairs_c):
+        hints[nh] = reason[v] + 1
         nh += 1
     hints[nh] = conflict + 1
     nh += 1
@@ -192,61 +186,100 @@ def _drat_line(drat, meta, slits, a, b, deletion):
 
 
 @njit(cache=True, nogil=True)
+def _lrat_head(lrat, meta, ident, slits, a, b):
+    """Start the LRAT line of clause ``ident``: the ID, the literals ``slits[a:b]`` and their
+    ``0`` (room assumed); returns the end, where the hints go."""
+    n = put_int(lrat, meta[_OUTLEN], ident)
+    lrat[n] = 32
+    return put_clause(lrat, n + 1, slits, a, b)
+
+
+@njit(cache=True, nogil=True)
+def _lrat_put(lrat, n, ident):
+    """Append a space and the clause ID ``ident`` at ``lrat[n]``; returns the new end."""
+    lrat[n] = 32
+    return put_int(lrat, n + 1, ident)
+
+
+@njit(cache=True, nogil=True)
+def _lrat_end(lrat, n, meta):
+    """Close the LRAT line at ``lrat[n]`` with `` 0`` and a line break, and record its end."""
+    lrat[n] = 32
+    lrat[n + 1] = 48
+    lrat[n + 2] = 10
+    meta[_OUTLEN] = n + 3
+
+
+@njit(cache=True, nogil=True)
+def _add_clause(src, a, b, lits, cstart, alive, meta):
+    """Add the clause ``src[a:b]`` to the database (room assumed); returns its index."""
+    c = meta[_NCLAUSES]
+    n0 = meta[_NLITS]
+    for k in range(a, b):
+        lits[n0 + k - a] = src[k]
+    meta[_NLITS] = n0 + b - a
+    cstart[c + 1] = n0 + b - a
+    alive[c] = 1
+    meta[_NCLAUSES] = c + 1
+    return c
+
+
+@njit(cache=True, nogil=True)
+def _deletable(slits, a, b, lits, cstart, alive, extra, reason, meta):
+    """The live lemma with the literals ``slits[a:b]``, or -1 when there is none or it must
+    stay: a clause that is the reason of a level-0 literal stays (LRAT hints may still name
+    it)."""
+    for j in range(meta[_NEXTRA]):
+        c = extra[j]
+        if not alive[c] or cstart[c + 1] - cstart[c] != b - a:
+            continue
+        same = True
+        for k in range(a, b):
+            hit = False
+            for q in range(cstart[c], cstart[c + 1]):
+                if lits[q] == slits[k]:
+                    hit = True
+                    break
+            if not hit:
+                same = False
+                break
+        if same:
+            for q in range(cstart[c], cstart[c + 1]):
+                if reason[abs(lits[q])] == c:
+                    return -1
+            return c
+    return -1
+
+
+@njit(cache=True, nogil=True)
 def _materialize(conflict, base, lits, cstart, alive, reason, tpos, trail, seen, stack, pairs_t,
                  pairs_c, meta, lrat, drat):
     """Give every level-0 literal in the cone of ``conflict`` a unit clause of its own, written
     as an LRAT lemma (hints: its antecedents' unit clauses, then its reason) and as a DRAT
     lemma, so that later hints name one clause for it instead of re-deriving it.  Returns the
     LRAT and DRAT buffers."""
-    nlevel0 = 0
-    for k in range(_cone_vars(conflict, lits, cstart, reason, seen, stack, pairs_t, pairs_c)):
-        v = pairs_c[k]
+    for v in _cone_trail(conflict, lits, cstart, reason, tpos, seen, stack, pairs_t, pairs_c):
         r = reason[v]
-        if tpos[v] < base and cstart[r + 1] - cstart[r] != 1:  # not a unit clause already
-            pairs_c[nlevel0] = v
-            nlevel0 += 1
-    if nlevel0 == 0:
-        return lrat, drat
-    keys = np.empty(nlevel0, np.int64)
-    for k in range(nlevel0):
-        keys[k] = tpos[pairs_c[k]]
-    order = np.argsort(keys)
-    for k in range(nlevel0):
-        v = pairs_c[order[k]]
-        lit = trail[tpos[v]]
-        r = reason[v]
-        c = meta[_NCLAUSES]
-        n0 = meta[_NLITS]
-        lits[n0] = lit
-        meta[_NLITS] = n0 + 1
-        cstart[c + 1] = n0 + 1
-        alive[c] = 1
-        meta[_NCLAUSES] = c + 1
+        if tpos[v] >= base or cstart[r + 1] - cstart[r] == 1:
+            continue  # assigned under the lemma's negation, or its reason is a unit already
+        c = _add_clause(trail, tpos[v], tpos[v] + 1, lits, cstart, alive, meta)  # its literal
         lrat = grow(lrat, meta[_OUTLEN] + 24 * (cstart[r + 1] - cstart[r]) + 48)
-        n = put_int(lrat, meta[_OUTLEN], c + 1)
-        lrat[n] = 32
-        n = put_clause(lrat, n + 1, lits, n0, n0 + 1)
+        n = _lrat_head(lrat, meta, c + 1, lits, cstart[c], cstart[c + 1])
         for j in range(cstart[r], cstart[r + 1]):
             u = abs(lits[j])
             if u != v:
-                lrat[n] = 32
-                n = put_int(lrat, n + 1, reason[u] + 1)
-        lrat[n] = 32
-        n = put_int(lrat, n + 1, r + 1)
-        lrat[n] = 32
-        lrat[n + 1] = 48
-        lrat[n + 2] = 10
-        meta[_OUTLEN] = n + 3
+                n = _lrat_put(lrat, n, reason[u] + 1)
+        _lrat_end(lrat, _lrat_put(lrat, n, r + 1), meta)
         # the same unit in the DRAT proof, so that the LRAT's lemmas are a subsequence of the
         # DRAT's (what a consistency check of the two compares)
-        drat = _drat_line(drat, meta, lits, n0, n0 + 1, False)
+        drat = _drat_line(drat, meta, lits, cstart[c], cstart[c + 1], False)
         reason[v] = c
     return lrat, drat
 
 
 @njit(cache=True, nogil=True)
-def _run_steps(kind, slits, sstart, first, skip_implied, materialize, skipped, lits, cstart, alive, occ_start, occ, extra, val,
-               reason, tpos, trail, seen, stack, pairs_t, pairs_c, hints, meta, lrat, drat):
+def _run_steps(kind, slits, sstart, first, skip_implied, materialize, skipped, lits, cstart,
+               alive, occ_start, occ, extra, val, reason, tpos, trail, seen, stack, pairs_t, pairs_c, hints, meta, lrat, drat):
     """Check and record steps ``first..``; returns (index of the first step that is not RUP
     or ``len(kind)``, lrat buffer, drat buffer)."""
     nsteps = kind.size
@@ -255,43 +288,14 @@ def _run_steps(kind, slits, sstart, first, skip_implied, materialize, skipped, l
         b = sstart[s + 1]
         size = b - a
         if kind[s] == 1:  # deletion: the live lemma with the same literals
-            found = -1
-            for j in range(meta[_NEXTRA]):
-                c = extra[j]
-                if not alive[c] or cstart[c + 1] - cstart[c] != size:
-                    continue
-                same = True
-                for k in range(a, b):
-                    hit = False
-                    for q in range(cstart[c], cstart[c + 1]):
-                        if lits[q] == slits[k]:
-                            hit = True
-                            break
-                    if not hit:
-                        same = False
-                        break
-                if same:
-                    # a clause that is the reason of a level-0 literal stays (LRAT hints may
-                    # still name it)
-                    used = False
-                    for q in range(cstart[c], cstart[c + 1]):
-                        if reason[abs(lits[q])] == c:
-                            used = True
-                    if not used:
-                        found = c
-                    break
+            found = _deletable(slits, a, b, lits, cstart, alive, extra, reason, meta)
             if found >= 0:
                 alive[found] = 0
                 lrat = grow(lrat, meta[_OUTLEN] + 64)
                 n = put_int(lrat, meta[_OUTLEN], meta[_NCLAUSES])
                 lrat[n] = 32
                 lrat[n + 1] = 100  # 'd'
-                lrat[n + 2] = 32
-                n = put_int(lrat, n + 3, found + 1)
-                lrat[n] = 32
-                lrat[n + 1] = 48
-                lrat[n + 2] = 10
-                meta[_OUTLEN] = n + 3
+                _lrat_end(lrat, _lrat_put(lrat, n + 2, found + 1), meta)
                 # in the DRAT proof too; a deletion left out of the LRAT (a reason of a level-0
                 # literal, a formula clause, a unit) is left out of both, so that the two
                 # proofs hold the same clauses
@@ -335,53 +339,33 @@ def _run_steps(kind, slits, sstart, first, skip_implied, materialize, skipped, l
         meta[_NTRAIL] = base
         if conflict < 0:
             return s, lrat, drat
-        # add the lemma to the database
-        c = meta[_NCLAUSES]
-        n0 = meta[_NLITS]
-        for k in range(a, b):
-            lits[n0 + k - a] = slits[k]
-        meta[_NLITS] = n0 + size
-        cstart[c + 1] = n0 + size
-        alive[c] = 1
-        meta[_NCLAUSES] = c + 1
-        # its text, LRAT then DRAT
+        # add the lemma to the database, and its text: LRAT then DRAT
+        c = _add_clause(slits, a, b, lits, cstart, alive, meta)
         lrat = grow(lrat, meta[_OUTLEN] + 16 * (size + nh) + 32)
-        n = put_int(lrat, meta[_OUTLEN], c + 1)
-        lrat[n] = 32
-        n = put_clause(lrat, n + 1, slits, a, b)
+        n = _lrat_head(lrat, meta, c + 1, slits, a, b)
         for k in range(nh):
-            lrat[n] = 32
-            n = put_int(lrat, n + 1, hints[k])
-        lrat[n] = 32
-        lrat[n + 1] = 48
-        lrat[n + 2] = 10
-        meta[_OUTLEN] = n + 3
+            n = _lrat_put(lrat, n, hints[k])
+        _lrat_end(lrat, n, meta)
         drat = _drat_line(drat, meta, slits, a, b, False)
         if size == 0:
             meta[_CONFLICT0] = c
             continue
         if meta[_CONFLICT0] >= 0:
             continue
+        if size == 1 and val[abs(slits[a])] != 0:
+            # already true at level 0 (false is impossible: the lemma was RUP and the level-0
+            # state has no conflict): the unit clause is the shorter reason
+            reason[abs(slits[a])] = c
+            continue
         if size == 1:
-            lit = slits[a]
-            x = val[abs(lit)]
-            if x == 0:
-                _assign(lit, c, val, reason, tpos, trail, meta)
-                found = _propagate(base, lits, cstart, alive, occ_start, occ, extra, val, reason,
-                                   tpos, trail, meta)
-                if found >= 0:
-                    meta[_CONFLICT0] = found
-            else:
-                # already true at level 0 (false is impossible: the lemma was RUP and the
-                # level-0 state has no conflict): the unit clause is the shorter reason
-                reason[abs(lit)] = c
+            _assign(slits[a], c, val, reason, tpos, trail, meta)
         else:
             extra[meta[_NEXTRA]] = c
             meta[_NEXTRA] += 1
-            found = _propagate(base, lits, cstart, alive, occ_start, occ, extra, val, reason,
-                               tpos, trail, meta)
-            if found >= 0:
-                meta[_CONFLICT0] = found
+        found = _propagate(base, lits, cstart, alive, occ_start, occ, extra, val, reason, tpos,
+                           trail, meta)
+        if found >= 0:
+            meta[_CONFLICT0] = found
     return nsteps, lrat, drat
 
 
@@ -421,6 +405,15 @@ def _load(lits, cstart, nclauses, nvars, val, reason, tpos, trail, meta, occ_sta
         conflict = _propagate(0, lits, cstart, alive, occ_start, occ, extra, val, reason, tpos,
                               trail, meta)
     meta[_CONFLICT0] = conflict
+
+
+def _room(a: np.ndarray, need: int) -> np.ndarray:
+    """``a``, or when it is shorter than ``need`` a copy at least twice as long (zeros after)."""
+    if need <= a.size:
+        return a
+    out = np.zeros(max(need, 2 * a.size), a.dtype)
+    out[: a.size] = a
+    return out
 
 
 class RupChecker:
@@ -507,22 +500,12 @@ class RupChecker:
         return bool(self._meta[_CONFLICT0] >= 0)
 
     def _reserve(self, nsteps: int, nlits: int) -> None:
-        need_c = int(self._meta[_NCLAUSES]) + nsteps
-        if need_c + 1 > self._cstart.size:
-            size = max(need_c + 1, 2 * self._cstart.size)
-            self._cstart = np.concatenate([self._cstart, np.zeros(size - self._cstart.size,
-                                                                  np.int64)])
-            self._alive = np.concatenate([self._alive, np.zeros(size - self._alive.size,
-                                                                np.uint8)])
-        need_l = int(self._meta[_NLITS]) + nlits
-        if need_l > self._lits.size:
-            size = max(need_l, 2 * self._lits.size)
-            self._lits = np.concatenate([self._lits, np.zeros(size - self._lits.size, np.int32)])
-        need_e = int(self._meta[_NEXTRA]) + nsteps
-        if need_e > self._extra.size:
-            size = max(need_e, 2 * self._extra.size)
-            self._extra = np.concatenate([self._extra, np.zeros(size - self._extra.size,
-                                                                np.int64)])
+        """Room for ``nsteps`` more clauses of ``nlits`` literals in all."""
+        nclauses = int(self._meta[_NCLAUSES]) + nsteps
+        self._cstart = _room(self._cstart, nclauses + 1)
+        self._alive = _room(self._alive, nclauses)
+        self._lits = _room(self._lits, int(self._meta[_NLITS]) + nlits)
+        self._extra = _room(self._extra, int(self._meta[_NEXTRA]) + nsteps)
 
     def run(self, steps: Sequence[Sequence[int]], deletions: Sequence[bool] | None = None,
             ) -> int:
@@ -550,8 +533,8 @@ class RupChecker:
         self._reserve(n + self.nvars + 1, slits.size + self.nvars + 1)  # + materialized units
         self.skipped = np.zeros(n, np.uint8)
         done, self._lrat, self._drat = _run_steps(
-            kind, slits, sstart, 0, self.skip_implied, self.materialize, self.skipped, self._lits, self._cstart, self._alive, self._occ_start,
-            self._occ, self._extra, self._val, self._reason, self._tpos, self._trail,
+            kind, slits, sstart, 0, self.skip_implied, self.materialize, self.skipped, self._lits,
+            self._cstart, self._alive, self._occ_start, self._occ, self._extra, self._val, self._reason, self._tpos, self._trail,
             self._seen, self._stack, self._pairs_t, self._pairs_c, self._hints, self._meta,
             self._lrat, self._drat)
         self.lemmas += int(done) - int(self.skipped.sum())

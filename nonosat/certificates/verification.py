@@ -1,6 +1,6 @@
 """The outcome of checking a certificate directory (:class:`Verification`), shared by the
 checks of proofs (:mod:`~nonosat.certificates.recheck`), of colour certificates
-(:mod:`~nonosat.certificates.colour`) and of witnesses (:mod:`~nonosat.certificates.witness`)."""
+(:mod:`~nonosat.certificates.colour_proofs`) and of witnesses (:mod:`~nonosat.certificates.witness`)."""
 
 from __future__ import annotations
 

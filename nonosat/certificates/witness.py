@@ -151,7 +151,7 @@ def _rows(puzzle: Puzzle, solution: np.ndarray) -> list[str]:
 
 def _puzzle_json(puzzle: Puzzle) -> bytes:
     if puzzle.is_colour:
-        from nonosat.certificates.colour import colour_puzzle_json
+        from nonosat.certificates.colour_proofs import colour_puzzle_json
 
         return colour_puzzle_json(puzzle).encode()
     from nonosat.certificates.bundle import puzzle_json
@@ -301,7 +301,7 @@ def _read_puzzle(root: Path) -> Puzzle:
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise FormatError(str(path), None, f"invalid JSON: {str(exc)[:120]}") from None
     if colour:
-        from nonosat.certificates.colour import read_colour_puzzle_json
+        from nonosat.certificates.colour_proofs import read_colour_puzzle_json
 
         puzzle = read_colour_puzzle_json(text, str(path))
     else:

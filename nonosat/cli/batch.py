@@ -34,6 +34,7 @@ from nonosat.cli.options import (
     JsonOpt,
     TaaiOutOpt,
     engine_list,
+    paths_param,
     timeout_param,
 )
 from nonosat.cli.output import brief_line, echo, emit
@@ -53,13 +54,8 @@ JOB_HELP = {
     "analyse": "difficulty analysis: techniques needed, grade, ambiguity of several solutions",
 }
 
-PathsArg = Annotated[
-    list[Path],
-    typer.Argument(
-        help="Puzzle files and directories (searched recursively for puzzle files).",
-        show_default=False,
-    ),
-]
+PathsArg = Annotated[list[Path], paths_param(
+    "Puzzle files and directories (searched recursively for puzzle files).")]
 DoOpt = Annotated[
     str,
     typer.Option(

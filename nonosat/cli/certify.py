@@ -309,7 +309,7 @@ def verify_command(
     if puzzle_file is not None:  # FILE#N: puzzle N of a multi-puzzle file, as nonosat names it
         expected_path, expected_index = split_puzzle_ref(puzzle_file)
         expected = read_puzzle(expected_path, None, expected_index)
-    from nonosat.certificates.colour import (
+    from nonosat.certificates.colour_proofs import (
         ColourVerification,
         is_colour_certificate,
         verify_colour_certificate,

@@ -42,7 +42,7 @@ from nonosat.text import printable
 from nonosat.verdict import CROSSCHECK_ENGINES
 
 if TYPE_CHECKING:
-    from nonosat.crosscheck import CrossCheck
+    from nonosat.engines.compare import CrossCheck
     from nonosat.puzzle import Puzzle
 
 TimeoutOpt = Annotated[float | None, timeout_param(
@@ -67,8 +67,8 @@ def crosscheck_command(
     brief: BriefOpt = False,
 ) -> None:
     """Compare every engine's verdict and solution on each puzzle."""
-    from nonosat.crosscheck import crosscheck
     from nonosat.engines import get_engine
+    from nonosat.engines.compare import crosscheck
     from nonosat.errors import EngineError
 
     names = engine_list(engines, _DEFAULT_ENGINES, engines_alias)
@@ -157,7 +157,7 @@ def collect(paths: list[Path], format: str | None, index: int | None,
     for path in paths:
         file, number = split_puzzle_ref(path, index)
         if file.is_dir():
-            from nonosat.batch.inputs import collect_puzzles
+            from nonosat.batch.collect import collect_puzzles
 
             found = collect_puzzles([file], format)
             if found.errors and (skipped is None or not found.puzzles):

@@ -72,7 +72,7 @@ def compact_grid(grid) -> list[str]:
 def grid_lines(puzzle, grid, *, clues: bool) -> list[str]:
     """The grid with its clues when that fits the terminal, else compact."""
     if clues:
-        from nonosat.render.text import render_text
+        from nonosat.render.clue_grid import render_text
 
         text = render_text(puzzle, grid).splitlines()
         if max(map(len, text)) <= terminal_width():

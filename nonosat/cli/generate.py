@@ -42,7 +42,7 @@ from nonosat.cli.output import echo, emit
 from nonosat.cli.running import announce_compile, handle_errors
 
 if TYPE_CHECKING:
-    from nonosat.certificates.colour import ColourCertificate
+    from nonosat.certificates.colour_proofs import ColourCertificate
     from nonosat.certificates.prove import Certificate
 
 TimeoutOpt = Annotated[float | None, timeout_param(
@@ -181,7 +181,7 @@ def generate_command(
 
 
 def _size(text: str, option: str) -> tuple[int, int | None]:
-    from nonosat.generate.picture import parse_size
+    from nonosat.generate.from_image import parse_size
 
     try:
         return parse_size(text)
@@ -204,7 +204,7 @@ def _status_line(console: Any) -> Any:
 def _picture(picture, size, out, colours, grade, max_changes, threshold, invert, filter,
              despeckle, diff, certify, title, timeout, force, json_output, format) -> None:
     from nonosat.formats import write_puzzle, writer_format
-    from nonosat.generate.picture import picture_grid, read_picture_file
+    from nonosat.generate.from_image import picture_grid, read_picture_file
     from nonosat.generate.unique import make_unique
 
     width, height = _size(size, "--size")
@@ -299,7 +299,7 @@ def _certify(made, directory: Path, force: bool) -> dict[str, Any]:
     checkers = resolve_checkers(["auto"])
     cert: Certificate | ColourCertificate
     if made.puzzle.is_colour:
-        from nonosat.certificates.colour import certify_colour, write_colour_certificate
+        from nonosat.certificates.colour_proofs import certify_colour, write_colour_certificate
 
         cert = certify_colour(made.puzzle, checkers=checkers)
         write_colour_certificate(cert, directory, force)

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from typer.models import OptionInfo
+from typer.models import ArgumentInfo, OptionInfo
 
 #: ``--timeout`` per command when neither the option nor ``$NONOSAT_TIMEOUT`` is given
 #: (seconds; per puzzle for the commands over many puzzles).
@@ -95,15 +95,17 @@ PuzzleArg = Annotated[
         metavar="PUZZLE",
     ),
 ]
-PuzzlesArg = Annotated[
-    list[Path],
-    typer.Argument(
-        help="Puzzle files, directories (searched recursively) or FILE#N names; multi-puzzle "
-        "files are taken puzzle by puzzle.",
-        show_default=False,
-        metavar="PUZZLE",
-    ),
-]
+
+
+def paths_param(what: str, metavar: str | None = None) -> ArgumentInfo:
+    """The puzzle files and directories a command reads (``what``: its help), for the
+    ``Annotated[list[Path], ...]`` of a command that takes several (no default shown)."""
+    return typer.Argument(help=what, show_default=False, metavar=metavar)
+
+
+PuzzlesArg = Annotated[list[Path], paths_param(
+    "Puzzle files, directories (searched recursively) or FILE#N names; multi-puzzle files are "
+    "taken puzzle by puzzle.", metavar="PUZZLE")]
 FormatOpt = Annotated[
     str | None,
     typer.Option(

@@ -88,8 +88,8 @@ def render_command(
         echo_colour_grid(puzzle, grid, masks=True)
     elif out is None:
         from nonosat.puzzle import Cell
+        from nonosat.render.clue_grid import render_text
         from nonosat.render.layout import DIFFERS, cell_states
-        from nonosat.render.text import render_text
 
         grid = None
         if solutions:

@@ -26,6 +26,7 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -81,6 +82,9 @@ _VERDICT = {
 LOAD_SHOWN_S = 0.5
 #: Solution grids printed in full; the others are counted (--json lists them all).
 SHOWN = 3
+#: Largest puzzle (cells) that ``solve`` first line-solves with the kernels run as Python, to
+#: skip loading numba when that finishes it (:func:`nonosat.engines.solve`).
+INTERPRETED_MAX_CELLS = 1024
 
 
 @handle_errors
@@ -105,15 +109,14 @@ def solve_command(
 
     puzzle, name = load_puzzle(puzzle_path, format, index)
     partial = starting_state(state, puzzle)
-    if engine in ("native", "auto"):
-        announce_compile(puzzle.is_colour)
     options: dict[str, Any] = {}  # engine options (solve() takes them as **options)
     if sat_solver is not None:
         if engine != "sat":
             raise EngineError("--sat-solver applies to --engine sat")
         options["solver"] = sat_solver
     started = time.perf_counter()
-    result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout, **options)
+    with _lazy_start(engine, puzzle.is_colour):
+        result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout, **options)
     counted = None
     if count:
         from nonosat.engines.counting import count_after_solve
@@ -151,6 +154,17 @@ def solve_command(
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
+def _lazy_start(engine: str, colour: bool) -> contextlib.AbstractContextManager[None]:
+    """For the native and auto engines: numba is loaded only when a kernel first runs compiled,
+    with the notice of :func:`announce_compile` then, if at all; a small puzzle that line
+    solving finishes runs interpreted (:func:`nonosat.engines.solve`) and loads no numba."""
+    if engine not in ("native", "auto"):
+        return contextlib.nullcontext()
+    from nonosat import lazy_jit
+
+    return lazy_jit.lazy_start(INTERPRETED_MAX_CELLS, lambda: announce_compile(colour))
+
+
 def solve_extras(puzzle: Puzzle, result: SolveResult,
                  partial: np.ndarray | None = None) -> dict[str, object]:
     """What ``solve``'s text prints beyond :meth:`SolveResult.to_json`: the classification and
@@ -178,7 +192,7 @@ def report_lines(puzzle: Puzzle, result: SolveResult, limit: int,
     classification (:func:`nonosat.analysis.classify.solve_classification`: one line-solving
     fixpoint, no further solving)."""
     from nonosat.cli.output import fits, grid_summary
-    from nonosat.render.text import render_text
+    from nonosat.render.clue_grid import render_text
 
     lines: list[str] = []
     solutions = result.solutions
@@ -231,7 +245,7 @@ def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int,
 
 def mark_differences(text: str, puzzle: Puzzle, solution: np.ndarray,
                      solutions: list[np.ndarray]) -> str:
-    """``text`` (:func:`nonosat.render.text.render_text` of ``solution``) with each cell on which
+    """``text`` (:func:`nonosat.render.clue_grid.render_text` of ``solution``) with each cell on which
     ``solutions`` differ drawn ``@@`` when filled in ``solution`` and ``..`` when empty."""
     import numpy as np
 

@@ -46,6 +46,7 @@ from nonosat.cli.options import (
     IndexOpt,
     JobsOpt,
     JsonOpt,
+    paths_param,
     timeout_help,
     use_checker_path,
 )
@@ -53,13 +54,8 @@ from nonosat.cli.output import brief_line, echo, echo_grid, emit
 from nonosat.cli.running import handle_errors
 from nonosat.text import printable
 
-PuzzlesArg = Annotated[
-    list[Path],
-    typer.Argument(
-        help="The puzzle file; with --results, the puzzle files and directories its rows name.",
-        show_default=False,
-    ),
-]
+PuzzlesArg = Annotated[list[Path], paths_param(
+    "The puzzle file; with --results, the puzzle files and directories its rows name.")]
 SolutionOpt = Annotated[
     Path | None,
     typer.Option("--solution", "-s", help="The other solver's solution (a picture file)."),
@@ -206,7 +202,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
         names = sorted({p.relative_to(out).parts[0] for p in written})
         echo(printable(f"  witness: {out}/ ({', '.join(names)})"))
     elif judgement.outcome == "refuted" and judgement.claim_outcome == "refuted":
-        from nonosat.render.text import render_text
+        from nonosat.render.clue_grid import render_text
 
         for k, sol in enumerate(judgement.evidence, start=1):
             echo(f"  nonosat's solution {k}:")

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from nonosat.errors import PuzzleError
+from nonosat.errors import PuzzleError, check_known
 from nonosat.puzzle import Clue
 
 #: Encoding name -> version.  The version changes whenever the clauses an encoding produces for
@@ -359,11 +359,7 @@ def check_encoding(name: str) -> str:
     PuzzleError
         Unknown name; the message lists the known ones.
     """
-    if name not in _LINE_ENCODERS:
-        raise PuzzleError(
-            f"unknown CNF encoding {name!r}; choose one of {', '.join(_LINE_ENCODERS)}"
-        )
-    return name
+    return check_known(name, _LINE_ENCODERS, "CNF encoding", PuzzleError)
 
 
 def line_clauses(

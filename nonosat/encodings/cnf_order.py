@@ -22,10 +22,10 @@ import gc
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
 from nonosat.errors import PuzzleError
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 from nonosat.puzzle import Cell, Puzzle
 
 #: Truth constants inside the kernels (as :data:`nonosat.encodings.cnf_lines.TRUE`): ``-TRUE``

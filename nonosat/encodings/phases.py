@@ -31,9 +31,9 @@ References
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 from nonosat.puzzle import Cell, Puzzle
 from nonosat.stop import StopToken
 

@@ -56,7 +56,7 @@ import gc
 import tempfile
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +104,9 @@ MAX_CALL_S = 4.0
 #: and a call this short bounds the wait (the studio's 100 ms target for a superseded request).
 STOP_CALL_S = 0.04
 
+#: Clauses :meth:`SatRun.add_flat` adds between two looks at the run's stop token (about 10 ms
+#: of adding).
+ADD_CHUNK = 20_000
 #: The conflict budget the last solver of this process ended with (0: none yet).
 _last_budget = [0]
 
@@ -238,6 +241,9 @@ class SatRun:
             raise EngineError(f"SAT solver {self.name!r} takes no options; CaDiCaL does")
         self.calls = 0
         self.solve_time_s = 0.0
+        #: True once :meth:`add_flat` stopped early at the run's token: the formula is then not
+        #: the one asked for, and every solve answers ``None``
+        self.incomplete = False
         interrupts.before_blocking()  # the solver holds the GIL: the CLI's native guard, if any
         try:
             self._solver = Solver(name=self.name, with_proof=with_proof and not lrat)
@@ -300,6 +306,10 @@ class SatRun:
         Python frame per clause (``append_formula`` runs two).  Python's cyclic collector is
         paused meanwhile: the short-lived slices can form no cycle, and would otherwise set off
         collections of the whole heap (as in :func:`nonosat.encodings.cnf_order.clause_lists`).
+        A run with a stop token adds :data:`ADD_CHUNK` clauses at a time and looks at the
+        token in between: once it is set, the rest is not added, :attr:`incomplete` is set and
+        no solve of this run answers (Faase's 80x95 order encoding took 0.25 s or more to add,
+        uninterrupted, after a superseded studio request).
 
         Raises
         ------
@@ -318,14 +328,21 @@ class SatRun:
         starts = [0, *stops[:-1]]
         direct = _DIRECT_ADD.get(self.name)
         handle = getattr(self._solver.solver, direct[1], None) if direct else None
+        fn = getattr(pysolvers, direct[0]) if handle is not None and direct is not None else None
+        step = len(stops) if self._stop is None else ADD_CHUNK
         enabled = gc.isenabled()
         gc.disable()
         try:
-            clauses = map(flat.__getitem__, map(slice, starts, stops))
-            if handle is not None and direct is not None:
-                deque(map(getattr(pysolvers, direct[0]), repeat(handle), clauses), maxlen=0)
-            else:
-                deque(map(self._solver.add_clause, clauses), maxlen=0)
+            for first in range(0, len(stops), step):
+                if self._stop is not None and self._stop.is_set():
+                    self.incomplete = True
+                    return
+                chunk = slice(first, first + step)
+                clauses = map(flat.__getitem__, map(slice, starts[chunk], stops[chunk]))
+                if fn is not None:
+                    deque(map(fn, repeat(handle), clauses), maxlen=0)
+                else:
+                    deque(map(self._solver.add_clause, clauses), maxlen=0)
         finally:
             if enabled:
                 gc.enable()
@@ -370,6 +387,8 @@ class SatRun:
         Interrupted
             An interrupt was requested (:mod:`nonosat.interrupts`), checked between calls.
         """
+        if self.incomplete:
+            return None
         start = time.perf_counter()
         try:
             interrupts.check()
@@ -394,6 +413,8 @@ class SatRun:
         Interrupted
             An interrupt was requested, checked between calls.
         """
+        if self.incomplete:
+            return None
         start = time.perf_counter()
         left = max(1, int(conflicts))
         try:
@@ -493,6 +514,37 @@ class SatRun:
         if model is None:
             raise EngineError("the SAT solver has no model (the last solve was not SAT)")
         return list(model)
+
+    def first_two(self, decode: Callable[[list[int]], np.ndarray],
+                  block: Callable[[np.ndarray], Sequence[int]], deadline: float | None = None,
+                  ) -> tuple[bool | None, np.ndarray | None, np.ndarray | None]:
+        """Solve; then add the blocking clause of the first solution and solve again (the
+        uniqueness check).
+
+        Parameters
+        ----------
+        decode : callable
+            A model (:meth:`model`) to a solution grid.
+        block : callable
+            A solution grid to the clause that excludes it.
+        deadline : float or None
+            As :meth:`solve`, for both calls.
+
+        Returns
+        -------
+        (bool or None, ndarray or None, ndarray or None)
+            ``(answer, first, second)``: ``answer`` None when time ran out in either call,
+            else whether there is a solution; ``first`` the solution found first, ``second``
+            another one (None: ``first`` is the only one, or time ran out).
+        """
+        answer = self.solve(deadline)
+        first = decode(self.model()) if answer else None
+        if first is None:
+            return answer, None, None
+        self.add_clause(block(first))
+        again = self.solve(deadline)
+        return (None if again is None else answer), first, (
+            decode(self.model()) if again else None)
 
     def proof(self) -> list[str]:
         """The DRAT proof logged so far, as text lines (``"1 -2 0"``, ``"d 1 2 0"``).

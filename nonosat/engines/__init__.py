@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from nonosat.errors import EngineError, InvalidSolutionError
+from nonosat.errors import EngineError, InvalidSolutionError, check_known
 
 if TYPE_CHECKING:  # numpy and the model stay unimported until a solve: `nonosat --help` is light
     import numpy as np
@@ -40,6 +40,14 @@ ENGINE_MODULES: dict[str, str] = {
 
 #: The engines a cross-check compares (``auto`` is native + sat, so it is not independent).
 INDEPENDENT_ENGINES = ("native", "sat", "cpsat")
+
+#: The engine that gives every command's verdict: the portfolio ``nonosat solve`` runs by default.
+PORTFOLIO = "auto"
+
+#: The engines ``crosscheck`` compares by default: nonosat's verdict (:data:`PORTFOLIO`), the SAT
+#: engine on its own (CaDiCaL from the first clause, no native deductions) and OR-Tools CP-SAT
+#: (another model and solver altogether).
+CROSSCHECK_ENGINES = (PORTFOLIO, "sat", "cpsat")
 
 
 class Status(StrEnum):
@@ -194,12 +202,7 @@ def get_engine(name: str, **options: Any) -> Engine:
         Unknown engine name (the message lists the known ones) or an engine whose module cannot
         be imported.
     """
-    try:
-        target = ENGINE_MODULES[name]
-    except KeyError:
-        raise EngineError(
-            f"unknown engine {name!r}; choose one of {', '.join(ENGINE_MODULES)}"
-        ) from None
+    target = ENGINE_MODULES[check_known(name, ENGINE_MODULES, "engine")]
     module_name, _, class_name = target.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -266,7 +269,11 @@ def solve(
 
     The engine is loaded first (:func:`load_engine`); that time is ``result.load_s``, apart from
     ``result.time_s``, the engine's own time on this puzzle, so that a first run's compile or
-    cache load is never reported as solving time.
+    cache load is never reported as solving time.  When the caller allowed it
+    (:func:`nonosat.lazy_jit.allow_interpreted`: the command line) and numba is not loaded yet,
+    a small black-and-white puzzle is first line-solved by the kernels run as Python; if that
+    fixes every cell, the engine runs interpreted too, nothing is loaded, and ``load_s`` is the
+    time of that first look (:func:`_solved_interpreted`).
 
     Every solution an engine returns is checked against the clues (and against ``partial``)
     here, independently of the engine: an invalid solution raises
@@ -282,12 +289,18 @@ def solve(
 
     if limit < 1:
         raise EngineError(f"the solution limit must be at least 1 (got {limit})")
-    load_s = load_engine(engine, colour=puzzle.is_colour, **options)
-    start = time.perf_counter()
     extra = {} if stop is None else {"stop": stop}  # engines without one still work
-    result = get_engine(engine, **options).solve(
-        puzzle, partial=partial, limit=limit, timeout=timeout, **extra
-    )
+    look_s = time.perf_counter()
+    result = _solved_interpreted(puzzle, engine, partial, limit, timeout, extra, options)
+    if result is None:
+        load_s = load_engine(engine, colour=puzzle.is_colour, **options)
+        start = time.perf_counter()
+        result = get_engine(engine, **options).solve(
+            puzzle, partial=partial, limit=limit, timeout=timeout, **extra
+        )
+    else:  # the interpreted first look at the puzzle takes the place of loading the kernels
+        start = time.perf_counter() - result.time_s
+        load_s = start - look_s
     for k, sol in enumerate(result.solutions):
         errors = puzzle.line_errors(sol)
         if errors:
@@ -313,3 +326,52 @@ def solve(
     # an engine that loaded more on the way (auto's first hand-off to SAT) says so in its stats
     result.load_s = load_s + float(result.stats.get("load_s", 0.0))
     return result
+
+
+def _solved_interpreted(
+    puzzle: Puzzle, engine: str, partial: np.ndarray | None, limit: int,
+    timeout: float | None, extra: dict[str, Any], options: dict[str, Any],
+) -> SolveResult | None:
+    """The native or ``auto`` engine's result on a small black-and-white puzzle that line
+    solving finishes, computed without numba: the same kernels run as Python
+    (:func:`nonosat.lazy_jit.interpreted`), when the caller allowed it
+    (:func:`nonosat.lazy_jit.allow_interpreted`, the command line) and numba is not loaded yet
+    (loading it, about 0.5 s, is most of a small puzzle's ``nonosat solve``).  ``None``
+    (nothing decided; the compiled path follows) unless line propagation alone, run as Python
+    from the clues and ``partial``, fixes every cell: then the engine itself runs, interpreted,
+    and its search ends at its root node (one solution, and no other since every cell was
+    forced), so the result is the compiled engine's, counters and trace included
+    (``tests/test_lazy_jit.py`` compares them)."""
+    import numpy as np
+
+    from nonosat import lazy_jit
+
+    if (engine not in ("native", "auto") or puzzle.is_colour or options
+            or max(puzzle.shape) > INTERPRETED_MAX_LINE
+            or not lazy_jit.interpreted_allowed(puzzle.height * puzzle.width)
+            or (partial is not None and np.shape(partial) != puzzle.shape)):
+        return None
+    from nonosat.native.stepping import Stepper
+
+    try:
+        with lazy_jit.interpreted(INTERPRETED_LOOK_S):
+            look = Stepper(puzzle)
+            if partial is not None:
+                look.give(partial)
+            if look.propagate() is None or look.open_cells().size:
+                return None
+        del look
+        with lazy_jit.interpreted():
+            return get_engine(engine).solve(puzzle, partial=partial, limit=limit,
+                                            timeout=timeout, **extra)
+    except (lazy_jit.OutOfTime, OverflowError):  # slow, or arithmetic Python cannot mirror
+        return None
+
+
+#: Longest line of a puzzle that :func:`solve` may line-solve as Python (the lines of one
+#: machine word: :data:`nonosat.native.line.BITS_MAX_LINE`).
+INTERPRETED_MAX_LINE = 62
+#: Seconds the interpreted line solving of :func:`solve` may take before it gives up for the
+#: compiled kernels (a puzzle that line solving does not finish, or a slow one, pays at most
+#: this on top of loading them).
+INTERPRETED_LOOK_S = 0.1

@@ -10,7 +10,7 @@ other; colour puzzles and longer lines are Ganak's alone.  ``crosscheck=True`` l
 and raises :class:`CountDisagreement` when their exact counts differ (the tests do).  For Ganak
 it encodes the puzzle (black-and-white: the default ``order`` encoding, :func:`nonosat.encodings.cnf.encode`;
 colour: :func:`nonosat.encodings.cnf_colour.encode_colour`) and counts the models projected on
-the cell variables with Ganak (:mod:`nonosat.encodings.count`), after the cells the native
+the cell variables with Ganak (:mod:`nonosat.encodings.ganak`), after the cells the native
 solver's root node (line propagation and probing) fixes are added as unit clauses (they hold in
 every solution, and they shrink the counter's work), so that the auxiliary variables
 of the encoding never change the count: black-and-white cells are variables ``1 .. h*w``, colour
@@ -237,9 +237,9 @@ def _count_native(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | N
 
 def _count_ganak(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
                  encoding: str, start: float, stop: StopToken | None = None) -> SolutionCount:
-    """Ganak on the CNF projected on the cells (:mod:`nonosat.encodings.count`) within what is
+    """Ganak on the CNF projected on the cells (:mod:`nonosat.encodings.ganak`) within what is
     left of ``timeout`` seconds counted from ``start``; ``stop`` kills it early."""
-    from nonosat.encodings.count import COUNTER_NAME, count_models
+    from nonosat.encodings.ganak import COUNTER_NAME, count_models
 
     h, w = puzzle.shape
     if puzzle.is_colour:

@@ -1,4 +1,4 @@
-"""The CP-SAT engine: the automaton model of :mod:`nonosat.encodings.cpsat` solved by OR-Tools.
+"""The CP-SAT engine: the automaton model of :mod:`nonosat.encodings.cpsat_model` solved by OR-Tools.
 
 Solutions are enumerated by a solution callback that stops the search at the limit.  CP-SAT can
 lose solutions when it enumerates with several workers while still reporting the search as
@@ -17,7 +17,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from nonosat import interrupts
-from nonosat.encodings.cpsat import build_model
+from nonosat.encodings.cpsat_model import build_model
 from nonosat.engines import Engine, SolveResult, Status
 from nonosat.errors import EngineError
 from nonosat.puzzle import Puzzle

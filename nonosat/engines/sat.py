@@ -195,7 +195,9 @@ class SatEngine(Engine):
             options = FIRST_SOLUTION_OPTIONS.get(self.solver)
         else:
             options = None
-        with SatRun(clauses, self.solver, options=options, flat=flat) as run:
+        # a token that asks for a bounded latency (the studio's) makes the run's calls short
+        short = stop if stop is not None and stop.latency is not None else None
+        with SatRun(clauses, self.solver, options=options, flat=flat, stop=short) as run:
             # the solver holds its own copy: free the Python clause lists (about 150 bytes a
             # clause; 48 MB on Faase, 80x95) before the search grows the solver's memory
             del clauses, flat
@@ -300,7 +302,8 @@ class SatEngine(Engine):
         enc = encode_colour(puzzle, partial)
         encoded = time.perf_counter()
         solutions: list[np.ndarray] = []
-        with SatRun(enc.clauses, self.solver) as run:
+        short = stop if stop is not None and stop.latency is not None else None
+        with SatRun(enc.clauses, self.solver, stop=short) as run:
             complete = _enumerate(run, enc.solution, enc.blocking_clause, solutions, limit,
                                   deadline, stop)
             stats = run.stats()
@@ -335,3 +338,64 @@ def _enumerate(
         if found is not None:
             found(solution)
     return True
+
+
+#: CaDiCaL's options for :func:`other_than`: stable mode only, so that the search keeps to
+#: the phases of the picture from its first decision.  On the burst drawing of
+#: ``benchmarks/bench_studio_draw.py`` (100x100) the default options took 1,004 conflicts
+#: (0.35 s) in one call and never ended in the 40 ms calls a stop token asks for (restarts
+#: undid the guidance: still undecided after 5 s); stable mode: 1 conflict, 26 ms.
+OTHER_THAN_OPTIONS = {"stabilizeonly": 1}
+
+
+def other_than(puzzle: Puzzle, goal: np.ndarray, partial: np.ndarray | None = None, *,
+               deadline: float, stop: StopToken | None = None) -> SolveResult:
+    """The verdict of a drawing whose picture ``goal`` is known to be a solution: one SAT call,
+    "a solution other than ``goal``", with the solver's phases on ``goal``.
+
+    Where the search for a first solution is the hard part (24 short strokes scattered over an
+    empty 100x100 board: rows of one block, columns of single cells, a packing problem on which
+    the native engine and the SAT engine's ``limit=2`` enumeration both ran past 5 s), the
+    drawing already is that solution, and a second one, when there is one, lies near it
+    (solution-guided search, as the map's witnesses: :mod:`nonosat.analysis.backbone`): the
+    call takes tens of milliseconds there (:data:`OTHER_THAN_OPTIONS`).  The formula is the SAT
+    engine's (the order encoding, :func:`nonosat.encodings.cnf_order.encode_order_flat`, with
+    ``partial``'s cells as units).  The studio asks it of a drawing (:mod:`nonosat.studio.quick`).
+
+    Returns
+    -------
+    SolveResult
+        ``UNIQUE`` (solutions ``[goal]``) when no other solution exists, ``MULTIPLE``
+        (``[goal, other]``, ``other`` checked against the clues) when one does, ``UNKNOWN``
+        (``[goal]``) at the ``deadline`` (``time.perf_counter()`` value) or once ``stop`` is
+        set; engine ``"sat"``.
+    """
+    from nonosat.encodings.cnf_order import encode_order_flat
+
+    start = time.perf_counter()
+    lits, ends, nvars = encode_order_flat(puzzle, partial)
+    cells = np.arange(1, goal.size + 1)
+    agree = np.where(goal.ravel(), cells, -cells)
+    solutions = [goal]
+    complete = False
+    with SatRun([], flat=(lits, ends), options=OTHER_THAN_OPTIONS, stop=stop) as run:
+        del lits, ends
+        run.set_phases(agree.tolist())
+        run.add_clause((-agree).tolist())  # some cell differs from the picture
+        answer = run.solve(deadline, stop)
+        if answer is not None:
+            complete = True
+            if answer:
+                model = np.asarray(run.model()[: goal.size], dtype=np.int64)
+                other = (model > 0).reshape(goal.shape)
+                if not puzzle.is_solution(other) or np.array_equal(other, goal):
+                    raise AssertionError("the SAT model is not another solution: an encoding "
+                                         "bug")
+                solutions.append(other)
+        stats = run.stats()
+    stats.update(encoding="order", variables=nvars, from_picture=True)
+    status = (Status.MULTIPLE if len(solutions) > 1 else Status.UNIQUE if complete
+              else Status.UNKNOWN)
+    return SolveResult(status=status, solutions=solutions, engine="sat",
+                       exhausted=complete and len(solutions) < 2,
+                       time_s=time.perf_counter() - start, stats=stats)

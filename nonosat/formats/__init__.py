@@ -41,7 +41,7 @@ FORMAT_MODULES: tuple[str, ...] = (
     "nonosat.formats.cwd",
     "nonosat.formats.picross_native",
     "nonosat.formats.pbm",
-    "nonosat.formats.png",
+    "nonosat.formats.pixels",
     "nonosat.formats.picture",  # last: the loosest sniffing
 )
 

@@ -13,7 +13,7 @@ import numpy as np
 from nonosat.errors import FormatError
 from nonosat.formats import Format, one_line_text
 from nonosat.formats.picture import require_goal
-from nonosat.formats.png import read_image
+from nonosat.formats.pixels import read_image
 from nonosat.puzzle import Puzzle
 
 

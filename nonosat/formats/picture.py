@@ -5,7 +5,7 @@ rows are padded with empty cells (editors strip trailing spaces); leading and tr
 are dropped.  The clues are derived from the picture, which is kept as the goal
 (:meth:`Puzzle.from_picture`).  Writing needs the puzzle's picture (its goal).
 
-PBM and PNG images are :mod:`nonosat.formats.pbm` and :mod:`nonosat.formats.png`.
+PBM and PNG images are :mod:`nonosat.formats.pbm` and :mod:`nonosat.formats.pixels`.
 """
 
 from __future__ import annotations

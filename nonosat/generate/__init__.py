@@ -1,4 +1,4 @@
-"""Making puzzles: from a picture (:mod:`nonosat.generate.picture`: decode, scale, threshold or
+"""Making puzzles: from a picture (:mod:`nonosat.generate.from_image`: decode, scale, threshold or
 quantise) and made unique with the fewest cell changes found (:mod:`nonosat.generate.unique`),
 or random (:mod:`nonosat.generate.random`).
 

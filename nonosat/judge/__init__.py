@@ -59,9 +59,9 @@ from nonosat.judge.answer import Judgement, verify
 from nonosat.judge.claims import CLAIM_WORDS, CLAIMS, OUTCOMES, parse_claim
 from nonosat.judge.evidence import witness_dir, witness_files, write_files, write_witness
 from nonosat.judge.parallel import verify_results
-from nonosat.judge.report import VerifySummary, summarise_verdicts
 from nonosat.judge.results_files import MAX_RESULTS_BYTES, PuzzleIndex, ResultRow, read_results
 from nonosat.judge.solution import LineError, SolutionCheck, check_solution, parse_solution
+from nonosat.judge.summary import VerifySummary, summarise_verdicts
 
 __all__ = [
     "CLAIMS", "CLAIM_WORDS", "Judgement", "LineError", "MAX_RESULTS_BYTES", "OUTCOMES",

@@ -40,9 +40,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 from nonosat.puzzle import Puzzle
 from nonosat.stop import StopToken
 

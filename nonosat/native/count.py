@@ -54,9 +54,9 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 from nonosat.native.count_parts import (
     M_ABORT,
     M_BRANCH,

@@ -7,9 +7,9 @@ described there).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 
 # -- the counter's scalar state (meta) ----------------------------------------------------
 M_NODES = 0  #: decisions made

@@ -38,9 +38,9 @@ from typing import NamedTuple
 
 import networkx as nx
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 from nonosat.native.line import line_kernel
 from nonosat.puzzle import Cell, Puzzle, unknown_grid
 

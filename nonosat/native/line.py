@@ -39,9 +39,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 from nonosat.native.line_bits import BITS_MAX_LINE, line_kernel_bits, line_masks
 from nonosat.native.line_dp import line_kernel_dp
 from nonosat.native.line_words import (

@@ -8,10 +8,8 @@ line); :func:`line_kernel_bits` its face on a line of cell states.  The algorith
 
 from __future__ import annotations
 
-from numba import njit
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
-
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import leading_zeros, njit, trailing_zeros
 
 #: Longest line the bit-parallel kernel handles (int64 masks; the sign bit and one carry bit are
 #: kept free so that additions never overflow).
@@ -90,7 +88,7 @@ def line_masks(clue, n, e, f, starts):  # pragma: no cover - compiled
     last = 0
     if ne != 0:
         # numba's stubs type the @intrinsic as its typing function (typingctx, src)
-        z0 = trailing_zeros(ne)  # type: ignore[call-arg]
+        z0 = trailing_zeros(ne)
         # one past the last cell that cannot be empty: the last block ends at or after it
         last = 64 - leading_zeros(ne)
     # forward pass: starts consistent with the prefix

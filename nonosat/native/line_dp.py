@@ -9,9 +9,9 @@ against brute force in the tests.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 
 
 @njit(cache=True, nogil=True)

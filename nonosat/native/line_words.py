@@ -10,10 +10,9 @@ states.  Same algorithm as :func:`nonosat.native.line_bits.line_masks` (describe
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import leading_zeros, njit, trailing_zeros
 from nonosat.native.line_bits import _fill_down
 
 #: Cells per word of the multi-word kernel (:func:`line_masks_words`): 62 of an int64's bits, so
@@ -166,11 +165,11 @@ def line_masks_words(clue, n, ws):  # pragma: no cover - compiled
     last = 0
     for i in range(nw):
         if ws[_NE, i] != 0:
-            z0 = i * LIMB + trailing_zeros(ws[_NE, i])  # type: ignore[call-arg]  # numba intrinsic: stub gap
+            z0 = i * LIMB + trailing_zeros(ws[_NE, i])
             break
     for i in range(nw - 1, -1, -1):
         if ws[_NE, i] != 0:
-            last = i * LIMB + 64 - leading_zeros(ws[_NE, i])  # type: ignore[call-arg]  # numba intrinsic: stub gap
+            last = i * LIMB + 64 - leading_zeros(ws[_NE, i])
             break
     # forward pass: starts consistent with the prefix
     _w_low(ws, _REACH, nw, z0 + 1)
@@ -345,13 +344,13 @@ def line_masks2(clue, n, e0, e1, f0, f1, starts):  # pragma: no cover - compiled
     z0 = n
     last = 0
     if ne0 != 0:
-        z0 = trailing_zeros(ne0)  # type: ignore[call-arg]  # numba intrinsic: stub gap
+        z0 = trailing_zeros(ne0)
     elif ne1 != 0:
-        z0 = LIMB + trailing_zeros(ne1)  # type: ignore[call-arg]  # numba intrinsic: stub gap
+        z0 = LIMB + trailing_zeros(ne1)
     if ne1 != 0:
-        last = LIMB + 64 - leading_zeros(ne1)  # type: ignore[call-arg]  # numba intrinsic: stub gap
+        last = LIMB + 64 - leading_zeros(ne1)
     elif ne0 != 0:
-        last = 64 - leading_zeros(ne0)  # type: ignore[call-arg]  # numba intrinsic: stub gap
+        last = 64 - leading_zeros(ne0)
     r0, r1 = _low2(z0 + 1)
     for j in range(k):
         c = clue[j]

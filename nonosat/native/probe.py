@@ -26,9 +26,9 @@ All kernels run compiled (numba) on the state tuple of :mod:`nonosat.native.prop
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 from nonosat.native.propagate import (
     KIND_DECISION,
     KIND_FAILED_LITERAL,

@@ -64,12 +64,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, types
-from numba.core import cgutils
-from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import lazy_intrinsic, njit, trailing_zeros
 from nonosat.native.line import BITS_MAX_LINE, line_kernel_words, line_masks, words_scratch
 from nonosat.puzzle import PackedClues
 
@@ -199,6 +196,9 @@ def problem_tuple(packed: PackedClues) -> tuple:
 def _borrow_value(context: Any, builder: Any, ty: Any, value: Any) -> Any:  # pragma: no cover
     """LLVM code (at compile time): ``value`` (of numba type ``ty``) with every array in it
     borrowed (see :func:`borrowed`)."""
+    from numba import types
+    from numba.core import cgutils
+
     if isinstance(ty, types.Array):
         ary = context.make_array(ty)(context, builder, value)
         ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
@@ -232,9 +232,16 @@ def _borrowed(typingctx, value):  # pragma: no cover - compiled
     return value(value), codegen
 
 
+def _make_borrowed() -> Any:
+    from numba.extending import intrinsic
+
+    return intrinsic(_borrowed)
+
+
 #: :func:`_borrowed` as a compiled function (``borrowed(x)``; numba's stubs type an
-#: ``@intrinsic`` as its typing function, hence ``Any``).
-borrowed: Any = intrinsic(_borrowed)
+#: ``@intrinsic`` as its typing function, hence ``Any``); ``value`` itself when run as Python
+#: (:mod:`nonosat.lazy_jit`).
+borrowed: Any = lazy_intrinsic("borrowed", lambda value: value, _make_borrowed)
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -485,7 +492,7 @@ def propagate(problem, state):  # pragma: no cover - compiled
                 cmasked = rows_masked
             while new != 0:
                 # numba's stubs type the @intrinsic as its typing function (typingctx, src)
-                p: int = trailing_zeros(new)  # type: ignore[call-arg]
+                p: int = trailing_zeros(new)
                 bit = 1 << p
                 new ^= bit
                 cell = base + p * step

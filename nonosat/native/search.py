@@ -32,10 +32,10 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from nonosat import interrupts
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 from nonosat.native.probe import (
     PROBE_STOPPED,
     TRACK_LINES,
@@ -621,8 +621,7 @@ def kernels_cached() -> bool:
     kernels), else beside the package; and reads its index, which numba ignores when the source
     or numba's version changed."""
     try:
-        # numba's Dispatcher stubs do not declare its private cache
-        cache_file = search_kernel._cache._cache_file  # type: ignore[attr-defined]
+        cache_file = search_kernel._cache._cache_file
         if not os.path.exists(cache_file._index_path):
             return False
         return bool(cache_file._load_index())

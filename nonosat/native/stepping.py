@@ -39,9 +39,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 from nonosat.native.probe import (
     TRACK_LINES,
     TRACK_TOUCHED,

@@ -16,9 +16,9 @@ holds and the new grid is a solution.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from nonosat.kernel_cache import stamp_module
+from nonosat.lazy_jit import njit
 from nonosat.puzzle import Puzzle, pack_clues
 
 

@@ -1,2 +1,2 @@
-"""Showing puzzles and solutions: text in the terminal (:mod:`nonosat.render.text`), SVG and PNG
+"""Showing puzzles and solutions: text in the terminal (:mod:`nonosat.render.clue_grid`), SVG and PNG
 pictures.  Rendering uses the model and engine results; nothing here solves."""

@@ -1,6 +1,6 @@
 """Colour puzzles as clue-annotated text grids with rich styles (truecolour in a terminal).
 
-The layout is that of :mod:`nonosat.render.text`: column clues stacked above the grid, row clues
+The layout is that of :mod:`nonosat.render.clue_grid`: column clues stacked above the grid, row clues
 to the left, each cell two (or three) characters wide.  A cell of colour ``k`` is its palette
 character repeated, styled as a solid block of the colour (``"yy"`` in yellow on yellow); the
 background is blank; a cell still undecided (a grid state with several colours) is ``??``.  Clue

@@ -1,6 +1,6 @@
 """The studio's JSON API (``/api/...``): a thin layer over nonosat's engines, analysis, formats,
 rendering and certificates.  Every endpoint calls the same functions as the matching CLI
-command; solves run in worker threads under a time limit (:mod:`nonosat.studio.jobs`).  The
+command; solves run in worker threads under a time limit (:mod:`nonosat.studio.runner`).  The
 reference is ``docs/studio.md`` (the OpenAPI schema at ``/openapi.json``).
 
 The routes are split by job: files, pictures, short codes, downloads and the gallery here;
@@ -32,7 +32,7 @@ from nonosat.studio.api_common import (
     _run,
 )
 from nonosat.studio.colourcode import PREFIX as COLOUR_CODE_PREFIX
-from nonosat.studio.jobs import JobToken, Superseded
+from nonosat.studio.runner import JobToken, Superseded
 from nonosat.studio.schemas import (
     ConvertRequest,
     ParseRequest,
@@ -239,7 +239,7 @@ async def picture(request: Request) -> dict[str, Any]:
     Otsu), ``invert``, ``despeckle``, ``client``, ``seq``.  The file's size is checked before it
     is read whole and the picture's pixel count from its header before it is decoded; decoding
     and scaling run in a worker thread, off the event loop."""
-    from nonosat.generate.picture import MAX_PICTURE_BYTES, picture_grid
+    from nonosat.generate.from_image import MAX_PICTURE_BYTES, picture_grid
 
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise HTTPException(422, "body: send the picture as a multipart form (field 'file')")

@@ -13,7 +13,7 @@ from fastapi import HTTPException, Request
 from fastapi.responses import Response
 
 from nonosat.puzzle import Puzzle
-from nonosat.studio.jobs import JobRunner, Superseded
+from nonosat.studio.runner import JobRunner, Superseded
 
 #: Media types of written formats (others are ``text/plain``).
 MEDIA_TYPES = {".png": "image/png", ".xml": "application/xml", ".json": "application/json",
@@ -28,7 +28,7 @@ def _jobs(request: Request) -> JobRunner:
 async def _run(request: Request, body: Any, func) -> Any:
     """Run ``func(token)`` in a worker thread under ``body``'s client key (:mod:`.jobs`); 409
     when a newer request superseded it.  A client that hangs up cancels the job; a full runner
-    raises :class:`~nonosat.studio.jobs.Busy` (503, answered by the application)."""
+    raises :class:`~nonosat.studio.runner.Busy` (503, answered by the application)."""
     client = getattr(body, "client", None)
     try:
         return await _jobs(request).run(func, client if isinstance(client, str) else None,

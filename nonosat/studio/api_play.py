@@ -11,7 +11,7 @@ from fastapi import APIRouter, HTTPException, Request
 
 from nonosat.puzzle import Cell, Puzzle
 from nonosat.studio.api_common import SUPERSEDED, _line_json, _run
-from nonosat.studio.jobs import JobToken, clamp_timeout, stop_kwargs
+from nonosat.studio.runner import JobToken, clamp_timeout, stop_kwargs
 from nonosat.studio.schemas import (
     StateRequest,
     StepsRequest,
@@ -43,7 +43,7 @@ def _mistakes(puzzle: Puzzle, grid: np.ndarray, timeout: float, stop: JobToken |
 def hint_work(puzzle: Puzzle, grid: np.ndarray, timeout: float
               ) -> Callable[[JobToken], dict[str, Any]]:
     """The job of ``POST /api/hint``: ``work(token)`` gives the answer; the token is handed to
-    the finders that take a ``stop=`` parameter (:func:`~nonosat.studio.jobs.stop_kwargs`)."""
+    the finders that take a ``stop=`` parameter (:func:`~nonosat.studio.runner.stop_kwargs`)."""
     from nonosat.analysis.hints import Hint, next_hint
 
     if puzzle.is_colour:
@@ -117,11 +117,11 @@ def steps_work(puzzle: Puzzle, max_solutions: int, max_steps: int | None, timeou
                ) -> Callable[[JobToken], dict[str, Any] | None]:
     """The job of ``POST /api/steps``: ``work(token)`` gives ``StepRun.to_json`` from the
     givens; a walk the steps alone leave undecided is finished by the verdict's portfolio
-    (:func:`nonosat.studio.stepping.portfolio_steps`, which reads the token).  ``None`` when
+    (:func:`nonosat.studio.steps_to_end.portfolio_steps`, which reads the token).  ``None`` when
     the token was set (the steps of a deep search are not written out for nobody: tens of
     thousands take a few hundred milliseconds)."""
     from nonosat.studio.quick import start_grid
-    from nonosat.studio.stepping import portfolio_steps
+    from nonosat.studio.steps_to_end import portfolio_steps
 
     start = start_grid(puzzle)  # the givens: the steps start from them
 
@@ -148,7 +148,7 @@ def steps_work(puzzle: Puzzle, max_solutions: int, max_steps: int | None, timeou
 async def steps(body: StepsRequest, request: Request) -> dict[str, Any]:
     """``StepRun.to_json``: steps, status, solutions (see docs/studio.md); a walk the steps
     alone leave undecided is finished by the verdict's portfolio
-    (:func:`nonosat.studio.stepping.portfolio_steps`)."""
+    (:func:`nonosat.studio.steps_to_end.portfolio_steps`)."""
     puzzle = puzzle_from_json(body.puzzle)
     work = steps_work(puzzle, body.max_solutions, body.max_steps, clamp_timeout(body.timeout))
     out = await _run(request, body, work)

@@ -1,23 +1,26 @@
 """The studio's solving routes (``/api/analyse``, ``/api/keep-trying``, ``/api/suggest``,
 ``/api/solve``, ``/api/make-unique``, ``/api/render``, ``/api/certify``), included in
 :data:`nonosat.studio.api.router`.  Every job runs in a worker thread and reads its
-:class:`~nonosat.studio.jobs.JobToken` (:mod:`nonosat.studio.jobs`)."""
+:class:`~nonosat.studio.runner.JobToken` (:mod:`nonosat.studio.runner`)."""
 
 from __future__ import annotations
 
+import asyncio
 import io
+import json
+import logging
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import numpy as np
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 
 from nonosat.puzzle import Puzzle
 from nonosat.studio.api_common import SUPERSEDED, _download, _filename, _run
-from nonosat.studio.jobs import JobToken, clamp_timeout, stop_kwargs
+from nonosat.studio.runner import Disconnected, JobToken, clamp_timeout, stop_kwargs
 from nonosat.studio.schemas import (
     AnalyseRequest,
     CertifyRequest,
@@ -33,31 +36,101 @@ from nonosat.studio.schemas import (
 )
 
 router = APIRouter()
+log = logging.getLogger("nonosat.studio")
 
 
 # -- solving -------------------------------------------------------------------------------------
-@router.post("/analyse", summary="Verdict, whole ambiguity map, grade and make-unique suggestions")
-async def analyse(body: AnalyseRequest, request: Request) -> dict[str, Any]:
-    """The editor's call on each edit (see docs/studio.md)."""
+@router.post("/analyse", summary="Verdict, whole ambiguity map, grade and make-unique suggestions",
+             response_model=None)
+async def analyse(body: AnalyseRequest, request: Request) -> dict[str, Any] | Response:
+    """The editor's call on each edit (see docs/studio.md).  With ``stream``, the answer is
+    NDJSON (:func:`_stream`): the verdict's line as soon as the verdict is known, then the whole
+    analysis, so that a map or grade that takes seconds does not hold the verdict back."""
     from nonosat.studio.quick import Cancelled, quick_analyse
 
     puzzle = puzzle_from_json(body.puzzle)
     timeout = clamp_timeout(body.timeout)
     suggest_timeout = (None if body.suggest_timeout is None  # the default grows with the puzzle
                        else clamp_timeout(body.suggest_timeout))
+    loop = asyncio.get_running_loop()
+    first: asyncio.Future[dict[str, Any]] = loop.create_future()
+
+    def tell(line: dict[str, Any]) -> None:  # in the worker thread
+        def put() -> None:
+            if not first.done():
+                first.set_result(line)
+        loop.call_soon_threadsafe(put)
 
     def work(token: JobToken):
         try:
             return quick_analyse(puzzle, timeout=timeout, suggest=body.suggest,
                                  suggest_timeout=suggest_timeout, should_stop=token,
-                                 stop=token).to_json()
+                                 stop=token, on_verdict=tell if body.stream else None).to_json()
         except Cancelled:
             return None
 
+    if body.stream:
+        return await _stream(_run(request, body, work), first)
     out = await _run(request, body, work)
     if out is None:
         raise HTTPException(409, SUPERSEDED)
     return out
+
+
+#: Media type of a streamed answer: one JSON object a line.
+NDJSON = "application/x-ndjson"
+
+
+def _line(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
+
+
+async def _stream(job: Awaitable[dict[str, Any] | None],
+                  first: asyncio.Future[dict[str, Any]]) -> Response:
+    """A streamed analysis: NDJSON lines ``{"stage": "verdict", ...}`` (as soon as
+    ``first`` has it) then ``{"stage": "done", ...whole analysis}``; a job superseded or failing
+    after the verdict was sent ends with ``{"stage": "superseded"}`` or ``{"stage": "error",
+    "detail": ...}``.  Until the verdict is known the request answers as an unstreamed one
+    does: 409 when superseded, 4xx/503 on errors (raised here, answered by the application).
+    When the client goes away the job is cancelled (its thread stops)."""
+    task = asyncio.ensure_future(job)
+    both: list[asyncio.Future[Any]] = [task, first]
+    try:
+        await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if task.done():  # decided before any verdict line went out: one line, or the error
+        out = task.result()
+        if out is None:
+            raise HTTPException(409, SUPERSEDED)
+        return Response(_line({"stage": "done", **out}), media_type=NDJSON)
+    verdict_line = first.result()
+
+    async def lines() -> AsyncIterator[bytes]:
+        try:
+            yield _line(verdict_line)
+            try:
+                out = await task
+            except HTTPException as exc:  # superseded (409)
+                yield _line({"stage": "superseded" if exc.status_code == 409 else "error",
+                             "detail": str(exc.detail)})
+                return
+            except Disconnected:
+                return
+            except Exception as exc:  # noqa: BLE001 - the status line is sent: say it in-band
+                log.exception("analysis failed after its verdict was sent")
+                yield _line({"stage": "error", "detail": f"internal error "
+                                                         f"({type(exc).__name__})"})
+                return
+            yield _line({"stage": "superseded", "detail": SUPERSEDED} if out is None
+                        else {"stage": "done", **out})
+        finally:
+            if not task.done():  # the client went away mid-stream: stop the job
+                task.cancel()
+
+    return StreamingResponse(lines(), media_type=NDJSON,
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 @router.post("/keep-trying", status_code=202,

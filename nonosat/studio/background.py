@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from nonosat.stop import CANCELLED, TIME_LIMIT
-from nonosat.studio.jobs import Busy, JobToken
+from nonosat.studio.runner import Busy, JobToken
 
 #: Largest time limit of a background verdict (seconds).
 MAX_LIMIT_S = 300.0
@@ -126,7 +126,7 @@ class BackgroundJobs:
     Parameters
     ----------
     max_running : int
-        Jobs running at once; :meth:`start` raises :class:`~nonosat.studio.jobs.Busy` beyond.
+        Jobs running at once; :meth:`start` raises :class:`~nonosat.studio.runner.Busy` beyond.
     grace_s : float
         Seconds past a job's limit after which its token is set.
     """

@@ -34,7 +34,7 @@ percentile over 5 s with the native engine).  The studio therefore uses:
 of ``nonosat analyse``, on the colour kernels): the grade from
 :func:`~nonosat.analysis.staged.staged_solve` (line solving, implications over "cell takes colour
 c", probing), the map from :func:`~nonosat.analysis.backbone.ambiguity_map`, givens from
-:func:`~nonosat.analysis.givens.uniqueness_givens`; solutions, givens and edits are
+:func:`~nonosat.analysis.extra_givens.uniqueness_givens`; solutions, givens and edits are
 written over :data:`nonosat.studio.cells.INDEX_CHARS` (``.`` background, ``a`` colour 1, ...).
 """
 
@@ -49,14 +49,15 @@ import numpy as np
 
 from nonosat.analysis.ambiguity import MAX_EDITS, edit_suggestions, sat_backbone
 from nonosat.engines import SolveResult, Status, solve
+from nonosat.engines.sat import other_than
 from nonosat.formats.givens import givens_of
 from nonosat.puzzle import Cell, Puzzle, grid_rows
 from nonosat.stop import TIME_LIMIT, StopToken
-from nonosat.studio.jobs import stop_kwargs
+from nonosat.studio.runner import stop_kwargs
 
 __all__ = ["MAX_EDITS", "Cancelled", "QuickAnalysis", "classify", "edit_suggestions",
-           "quick_analyse", "quick_grade", "sat_backbone", "suggestion_budget", "suggestions",
-           "verdict"]
+           "drawn_solution", "quick_analyse", "quick_grade", "sat_backbone",
+           "suggestion_budget", "suggestions", "verdict", "verdict_json"]
 
 #: Seconds the native engine gets before the ``auto`` portfolio takes over.
 NATIVE_BUDGET_S = 0.25
@@ -148,8 +149,9 @@ def backbone(puzzle: Puzzle, solutions: list[np.ndarray], known: np.ndarray | No
 
 def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None,
             stop: StopToken | None = None) -> SolveResult:
-    """Up to two solutions: native under :data:`NATIVE_BUDGET_S`, then ``auto`` for the rest of
-    ``timeout`` (seconds).  Status ``UNKNOWN`` when neither decided in time, or when ``stop``
+    """Up to two solutions: native under :data:`NATIVE_BUDGET_S`, then, for the rest of
+    ``timeout`` (seconds), :func:`nonosat.engines.sat.other_than` when the drawn picture is a solution, else
+    the ``auto`` portfolio.  Status ``UNKNOWN`` when neither decided in time, or when ``stop``
     was set (it is passed to the engines when they take a ``stop=`` parameter, and checked
     between the two)."""
     start = time.perf_counter()
@@ -161,9 +163,32 @@ def verdict(puzzle: Puzzle, timeout: float, partial: np.ndarray | None = None,
     left = timeout - (time.perf_counter() - start)
     if left <= 0 or (stop is not None and stop.is_set()):
         return result
+    goal = drawn_solution(puzzle, partial)
+    if goal is not None:
+        other = other_than(puzzle, goal, partial, deadline=start + timeout, stop=stop)
+        other.stats["native_first"] = result.stats
+        return other
     auto = solve(puzzle, "auto", partial=partial, limit=2, timeout=left, **extra)
     auto.stats["native_first"] = result.stats
     return auto
+
+
+def drawn_solution(puzzle: Puzzle, partial: np.ndarray | None = None) -> np.ndarray | None:
+    """The drawn picture (``puzzle.goal``, bool ``(height, width)``) when it is a solution of a
+    black-and-white ``puzzle`` that agrees with the givens ``partial`` (int8 grid state); else
+    ``None`` (colour, no picture, or clues typed by hand that the picture does not fit)."""
+    goal = puzzle.goal
+    if puzzle.is_colour or goal is None:
+        return None
+    goal = np.asarray(goal, dtype=bool)
+    if goal.shape != puzzle.shape or not puzzle.is_solution(goal):
+        return None
+    if partial is not None:
+        state = np.asarray(partial)
+        known = state != Cell.UNKNOWN
+        if np.any(goal[known] != (state[known] == Cell.FILLED)):
+            return None
+    return goal
 
 
 #: The grade of a run stopped by its token before the grade was known.
@@ -289,6 +314,7 @@ def quick_analyse(
     stop: StopToken | None = None,
     progress: Callable[[str, dict[str, Any]], None] | None = None,
     deadline: float | None = None,
+    on_verdict: Callable[[dict[str, Any]], None] | None = None,
 ) -> QuickAnalysis:
     """Verdict, whole ambiguity map, grade and suggestions of ``puzzle`` (module docstring).
 
@@ -306,7 +332,7 @@ def quick_analyse(
         Polled between phases; when it returns ``True`` :class:`Cancelled` is raised.
     stop : StopToken, optional
         Polled as ``should_stop`` is, and handed to the engines that take a ``stop=`` parameter
-        (:func:`nonosat.studio.jobs.stop_kwargs`).  Set by its timer (``TIME_LIMIT``), the
+        (:func:`nonosat.studio.runner.stop_kwargs`).  Set by its timer (``TIME_LIMIT``), the
         analysis finishes with what it has (no more map, no suggestions) instead of raising.
     progress : callable(phase, known), optional
         Called as each phase starts (``"verdict"``, ``"grade"``, ``"map"``, ``"suggestions"``)
@@ -315,6 +341,9 @@ def quick_analyse(
     deadline : float, optional
         ``time.perf_counter()`` value by which the whole must end: the verdict and the map get
         at most what is left of it (the map then stays partial, ``backbone_complete`` false).
+    on_verdict : callable(dict), optional
+        Called once the verdict is known, before the grade and the map, with
+        :func:`verdict_json` of it (the studio streams it to the page at once).
 
     Raises
     ------
@@ -349,6 +378,8 @@ def quick_analyse(
     tell("verdict", undecided=cells)
     result = verdict(puzzle, budget(), givens, stop=stop)
     check()
+    if on_verdict is not None:
+        on_verdict(verdict_json(puzzle, result, time.perf_counter() - start))
     tell("grade", status=result.status.value,
          **({"proved": cells, "ambiguous": 0, "undecided": 0}
             if result.status == Status.UNIQUE else {}))
@@ -387,6 +418,25 @@ def quick_analyse(
     check()
     out.time_s = time.perf_counter() - start
     return out
+
+
+#: The classification a verdict alone gives (before the grade and the map are known).
+VERDICT_WORDS = {"unique": "unique solution", "multiple": "several solutions",
+                 "none": "no solution", "unknown": "undecided (time limit)",
+                 "solved": "solved"}
+
+
+def verdict_json(puzzle: Puzzle, result: SolveResult, seconds: float) -> dict[str, Any]:
+    """The verdict alone, in the shape of :meth:`QuickAnalysis.to_json` (``status``, ``engine``,
+    ``time_s`` = ``seconds`` since the analysis began, ``solve_time_s``, ``width``, ``height``,
+    up to two ``solutions``, ``classification``), with ``"stage": "verdict"``: the first line of
+    a streamed ``POST /api/analyse``."""
+    status = result.status.value
+    return {"stage": "verdict", "status": status, "engine": result.engine,
+            "time_s": round(seconds, 6), "solve_time_s": round(result.time_s, 6),
+            "width": puzzle.width, "height": puzzle.height,
+            "solutions": [_rows(puzzle, s) for s in result.solutions[:2]],
+            "classification": VERDICT_WORDS.get(status, status)}
 
 
 def suggestion_budget(puzzle: Puzzle) -> float:
@@ -470,9 +520,9 @@ def _colour_suggestions(
     stop: StopToken | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`suggestions` of a colour puzzle: givens of the goal picture (when it is a solution,
-    else of the first solution) by :func:`nonosat.analysis.givens.uniqueness_givens`, then
+    else of the first solution) by :func:`nonosat.analysis.extra_givens.uniqueness_givens`, then
     one-cell edits; cells as ``[r, c, ch]`` over :data:`nonosat.studio.cells.INDEX_CHARS`."""
-    from nonosat.analysis.givens import uniqueness_givens
+    from nonosat.analysis.extra_givens import uniqueness_givens
     from nonosat.studio.cells import INDEX_CHARS
 
     assert puzzle.palette is not None

@@ -84,6 +84,8 @@ class AnalyseRequest(PuzzleRequest):
     suggest_timeout: float | None = Field(None, description="most seconds for the suggestions "
                                                             "(default: grows with the puzzle, "
                                                             "2 s + 0.02 s per cell, at most 30)")
+    stream: bool = Field(False, description="answer as NDJSON: the verdict's line as soon as it "
+                                            "is known, then the whole analysis (docs/studio.md)")
 
 
 class SolveRequest(PuzzleRequest):

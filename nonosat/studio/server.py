@@ -1,9 +1,11 @@
-"""Starting and stopping the studio's server (uvicorn on :func:`nonosat.studio.app.create_app`).
+"""Starting and stopping the studio's server (uvicorn on :func:`nonosat.studio.asgi.create_app`).
 
 The socket is bound here, before uvicorn starts, so that a port in use is one clear error
 (:class:`PortInUseError`) instead of uvicorn's log and exit.  The numba kernels are warmed in a
-background thread at start-up (:func:`nonosat.studio.app.warm_up`) so that the first request
-does not pay their compilation; then the objects alive so far are frozen out of the garbage
+background thread at start-up (:func:`nonosat.studio.asgi.warm_up`) so that no request pays
+their compilation or loading: the server listens at once, but jobs wait for the warm-up before
+they start (:class:`~nonosat.studio.runner.JobRunner`'s ``ready``), so that a request superseded
+meanwhile never starts instead of running on through a kernel's loading; then the objects alive so far are frozen out of the garbage
 collector's full collections (``gc.freeze``), which otherwise dominate the slowest edits.  Nothing here prints: messages go to the ``say`` callback.
 """
 
@@ -93,10 +95,15 @@ def serve(
     """
     import uvicorn
 
-    from nonosat.studio.app import create_app, warm_up
+    from nonosat.studio.asgi import create_app, warm_up
+    from nonosat.studio.runner import JobRunner
 
     sock = bind(host, port)
-    app = create_app(list(paths), host=host)
+    # with warming, jobs wait for the kernels to be loaded before they start (JobRunner's
+    # ready): loading cannot be interrupted, so a job that loaded a kernel itself could not stop
+    # when superseded
+    ready = threading.Event() if warm else None
+    app = create_app(list(paths), host=host, jobs=JobRunner(ready=ready))
     page = "/"
     if len(paths) == 1 and Path(paths[0]).is_file():
         first = app.state.gallery.first_id(Path(paths[0]))
@@ -124,6 +131,9 @@ def serve(
                 return
             except Exception as exc:  # noqa: BLE001 - warming is an optimisation only
                 say(f"warm-up failed ({exc}); the first request will compile instead")
+            finally:
+                if ready is not None:
+                    ready.set()
 
         threading.Thread(target=warmer, name="nonosat-warm", daemon=True).start()
 

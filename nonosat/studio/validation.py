@@ -1,4 +1,4 @@
-"""One-line messages for invalid requests, shared by the application (:mod:`nonosat.studio.app`)
+"""One-line messages for invalid requests, shared by the application (:mod:`nonosat.studio.asgi`)
 and the API (:mod:`nonosat.studio.api`), which both import it (so neither imports the other)."""
 
 from __future__ import annotations

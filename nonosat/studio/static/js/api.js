@@ -76,6 +76,35 @@ export async function post(path, body, kind = path) {
   return response ? response.json() : null;
 }
 
+/**
+ * The JSON objects of a streamed (NDJSON) answer, one a line, as they arrive. `stop()` (when
+ * given) is asked before each: once it answers true the reading is cancelled.
+ */
+export async function* jsonLines(response, stop = () => false) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      if (stop()) return;
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      let nl;
+      while ((nl = text.indexOf("\n")) >= 0) {
+        const line = text.slice(0, nl).trim();
+        text = text.slice(nl + 1);
+        if (line) yield JSON.parse(line);
+        if (stop()) return;
+      }
+    }
+    text += decoder.decode();
+    if (text.trim()) yield JSON.parse(text);
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
 /** POST a multipart form (file uploads). */
 export async function postForm(path, form) {
   let response;

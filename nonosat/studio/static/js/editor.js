@@ -4,7 +4,7 @@
 // `givens` grid, so the verdict, map and grade are those of the puzzle with its givens.
 // Every operation is undoable (history.js): Ctrl-Z, Ctrl-Y / Ctrl-Shift-Z and the buttons.
 
-import { post, say, shown } from "./api.js";
+import { ApiError, jsonLines, post, postRaw, say, shown } from "./api.js";
 import { blocks, cluesOf, colourBlocks, gridRows, INDEX, longestClue, makeGrid } from "./grid.js";
 import { History } from "./history.js";
 import { colourClueLine, copyPalette, PaletteEditor, parseColourClues, remapPicture } from "./palette.js";
@@ -421,6 +421,7 @@ export class Editor {
     if (this.app.pictures && this.app.pictures.proposal) this.app.pictures.discard(true);
     this.last = null;
     $("verdict").dataset.busy = "true";
+    $("verdict").dataset.verdictBusy = "true";
     if (this.app.mode === "edit") {
       if (!drawn) this.show();
       else this.schedule();
@@ -430,6 +431,7 @@ export class Editor {
 
   schedule() {
     $("verdict").dataset.busy = "true";
+    $("verdict").dataset.verdictBusy = "true";
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.analyse(), DEBOUNCE_MS);
   }
@@ -443,28 +445,60 @@ export class Editor {
     return gridRows(grid);
   }
 
+  /**
+   * Ask for the analysis of the drawing as it is now, streamed: the verdict's line comes as soon
+   * as the verdict is known and is shown at once (`#verdict[data-verdict-busy]` false); the map,
+   * grade and suggestions follow with the whole analysis (`#verdict[data-busy]` false). An
+   * edit in between makes the answer stale: the next request supersedes it on the server, which
+   * stops its work, and what still arrives is dropped.
+   */
   async analyse() {
     const version = this.version;
     const puzzle = this.puzzle();
     const current = () => version === this.version;
     $("verdict").dataset.busy = "true";
+    $("verdict").dataset.verdictBusy = "true";
     try {
-      const out = await post("analyse", { puzzle, suggest: false }, "analyse");
-      if (!out || !current()) return;
-      this.last = out;
-      this.showAnalysis(out);
-      $("verdict").dataset.busy = "false";
-      if (out.status === "multiple") this.suggest(puzzle, version);
+      const response = await postRaw("analyse", { puzzle, suggest: false, stream: true }, "analyse");
+      if (!response || !current()) return;
+      for await (const line of jsonLines(response, () => !current())) {
+        if (line.stage === "verdict") {
+          this.showVerdict(line);
+          continue;
+        }
+        if (line.stage === "superseded") return;
+        if (line.stage === "error") { say(line.detail, true); throw new ApiError(500, line.detail); }
+        this.last = line;
+        this.showAnalysis(line);
+        $("verdict").dataset.busy = "false";
+        $("verdict").dataset.verdictBusy = "false";
+        if (line.status === "multiple") this.suggest(puzzle, version);
+      }
     } catch (err) {
       if (!current()) return;
       this.showError(shown(err) ? err.message : String(err));
     }
   }
 
+  /** The verdict alone (the first line of a streamed analysis): the map and grade follow. */
+  showVerdict(out) {
+    const verdict = $("verdict");
+    verdict.dataset.status = out.status;
+    verdict.textContent = VERDICT[out.status] || out.status;
+    const ms = (s) => (s < 0.1 ? `${(s * 1000).toFixed(1)} ms` : `${s.toFixed(2)} s`);
+    $("verdict-detail").textContent = `${out.classification} · `
+      + (out.status === "unknown" ? `${engine(out.engine)} gave up after ${ms(out.solve_time_s)}`
+        : `decided by ${engine(out.engine)} in ${ms(out.solve_time_s)}`)
+      + " · map and grade on their way…";
+    $("grade").textContent = "…";
+    verdict.dataset.verdictBusy = "false";
+  }
+
   /** An analysis found by Keep trying (for the current puzzle) replaces the live one. */
   takeAnalysis(out) {
     this.last = out;
     $("verdict").dataset.busy = "false";
+    $("verdict").dataset.verdictBusy = "false";
     this.showAnalysis(out);
     if (out.status === "multiple" && !(out.suggestions && out.suggestions.length)) {
       this.suggest(this.puzzle(), this.version);
@@ -485,12 +519,14 @@ export class Editor {
       : { level: null, name: "not graded", reason: status === "none" ? "no solution" : "several solutions" },
     techniques: {}, suggestions: [], noSuggest: true };
     $("verdict").dataset.busy = "false";
+    $("verdict").dataset.verdictBusy = "false";
     this.showAnalysis(this.last);
   }
 
   /** The verdict could not be had: no verdict, no difficulty, no suggestions shown. */
   showError(message) {
     $("verdict").dataset.busy = "false";
+    $("verdict").dataset.verdictBusy = "false";
     $("verdict").dataset.status = "error";
     $("verdict").textContent = "—";
     $("verdict-detail").textContent = message;

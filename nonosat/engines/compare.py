@@ -30,12 +30,11 @@ from typing import Any
 import numpy as np
 
 from nonosat import interrupts
-from nonosat.engines import Status, get_engine, load_engine
+from nonosat.engines import CROSSCHECK_ENGINES, Status, get_engine, load_engine
 from nonosat.errors import PuzzleError
 from nonosat.puzzle import Puzzle, clue_text, colour_clue_text, colour_rows, grid_rows
-from nonosat.verdict import CROSSCHECK_ENGINES
 
-#: The engines a cross-check compares by default (:data:`nonosat.verdict.CROSSCHECK_ENGINES`):
+#: The engines a cross-check compares by default (:data:`nonosat.engines.CROSSCHECK_ENGINES`):
 #: nonosat's verdict (the portfolio of ``nonosat solve``, so that crosscheck decides every
 #: puzzle solve decides), the SAT engine on its own and OR-Tools CP-SAT.
 DEFAULT_ENGINES = CROSSCHECK_ENGINES

@@ -76,11 +76,19 @@ class Busy(Exception):  # noqa: N818 - an outcome, not a failure
         self.retry_after = retry_after
 
 
+#: How long a superseded or abandoned job may go on computing (issue 29: within 100 ms), the
+#: :attr:`~nonosat.stop.StopToken.latency` of every job's token.
+JOB_LATENCY_S = 0.1
+
+
 class JobToken(StopToken):
     """A job's stop token; calling it is :meth:`is_set` (the ``should_stop`` callable that work
     functions written before stop tokens poll)."""
 
     __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(latency=JOB_LATENCY_S)
 
     def __call__(self) -> bool:
         return self.is_set()
@@ -139,6 +147,12 @@ class JobRunner:
         Threads in the pool.
     queue : int
         Jobs that may wait for a thread; beyond ``workers + queue`` live jobs, :class:`Busy`.
+    ready : threading.Event, optional
+        Set once the compiled kernels are loaded (the server's warm-up,
+        :func:`nonosat.studio.asgi.warm_up`): until then a job waits, as if queued, before it
+        starts, and one cancelled meanwhile never starts.  Loading a kernel cannot be
+        interrupted (a first analysis in a fresh process spent about 400 ms in it), so no job
+        should be the one to load it.
 
     Attributes
     ----------
@@ -150,9 +164,11 @@ class JobRunner:
         had started (what :mod:`benchmarks.bench_studio` reports).
     """
 
-    def __init__(self, workers: int = WORKERS, queue: int = QUEUE):
+    def __init__(self, workers: int = WORKERS, queue: int = QUEUE,
+                 ready: threading.Event | None = None):
         self.workers = workers
         self.queue = queue
+        self.ready = ready
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nonosat-job")
         self._lock = threading.Lock()
         self._live: dict[str, _Ticket] = {}
@@ -238,6 +254,10 @@ class JobRunner:
                 self._release(client, ticket)
 
     def _call(self, ticket: _Ticket, func: Callable[[JobToken], T]) -> T:
+        ready = self.ready
+        if ready is not None:  # the kernels are being loaded: wait for them as a queued job
+            while not ready.wait(POLL_S / 5) and not ticket.token.is_set():
+                pass
         with self._lock:
             ticket.started = not ticket.token.is_set()
             if not ticket.started:  # cancelled while queued: never starts

@@ -8,7 +8,7 @@ Ganak [1]_ (through ``pyganak``, its Python binding, which runs Arjun's preproce
 the number of distinct assignments of a chosen set of variables (the *sampling set*) that extend
 to a model of the formula.
 
-The counter runs in a **child process** (``python -m nonosat.encodings.count``): ``pyganak``'s
+The counter runs in a **child process** (``python -m nonosat.encodings.ganak``): ``pyganak``'s
 ``count()`` cannot be interrupted, prints progress lines on the standard output from C++, and is
 new code to this project; in a child it is bounded by the time limit (the child is killed on
 expiry), its output stays out of the caller's, a crash is an error rather than a dead process,
@@ -138,7 +138,7 @@ def count_models(
 
     env = {**os.environ, "NONOSAT_COUNT_MEMORY": str(max_memory_bytes())}
     deadline = None if timeout is None else start + timeout
-    with subprocess.Popen([sys.executable, "-m", "nonosat.encodings.count"],
+    with subprocess.Popen([sys.executable, "-m", "nonosat.encodings.ganak"],
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, env=env) as proc:
         pending: bytes | None = data

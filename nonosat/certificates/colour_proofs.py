@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nonosat.certificates.checkers import ProofOutcome
 from nonosat.encodings.cnf_colour import ColourCnf, encode_colour
 from nonosat.encodings.satsolver import DEFAULT_SOLVER, SatRun, proof_solver_name
 from nonosat.errors import FormatError, PuzzleError
@@ -44,28 +45,19 @@ FILES = ("puzzle.json", "puzzle.cnf", "proof.drat", "proof.lrat", "solution.txt"
 
 
 @dataclass
-class ColourCertificate:
-    """Outcome of :func:`certify_colour`.
+class ColourCertificate(ProofOutcome):
+    """Outcome of :func:`certify_colour`: the attributes of
+    :class:`~nonosat.certificates.prove.Certificate` that a SAT-made colour proof has
+    (``puzzle``, ``verdict``, ``solver``, ``formula``, ``nvars``, ``proof``, ``checks``,
+    ``times``, ``lrat``, ``lrat_source``, :attr:`proved`), with these differences:
 
     Attributes
     ----------
-    puzzle : Puzzle
-    verdict : str
-        ``"unique"``, ``"multiple"``, ``"none"`` or ``"unknown"`` (time limit).
     solutions : list of ndarray of int8
-        The solution (unique), two solutions (multiple) or none.
-    formula : list of list of int, or None
-        The refuted formula (encoding, plus the blocking clause when unique).
-    nvars : int
-    proof : str or None
-        Text DRAT proof that ``formula`` is unsatisfiable.
-    lrat : str or None
-        The same proof as LRAT (made in-process), ``None`` when it could not be made.
-    lrat_source : str or None
-        Who made :attr:`lrat` (:data:`nonosat.certificates.prove.LRAT_SOURCES`).
-    checks : list of ProofCheck
-    times : dict of str to float
-        Seconds: ``encode``, ``solve``, ``prove``, ``check``, ``total``.
+        Colour indices (0 = background): the solution (unique), two solutions (multiple) or
+        none.
+    encoded : int
+        Clauses of the encoding (the rest of ``formula`` is the blocking clause).
     """
 
     puzzle: Puzzle
@@ -79,15 +71,7 @@ class ColourCertificate:
     times: dict[str, float] = field(default_factory=dict)
     encoded: int = 0
     lrat: str | None = field(default=None, repr=False)
-    lrat_source: str | None = None  # clauses of the encoding (the rest of ``formula`` is the blocking clause)
-
-    @property
-    def proved(self) -> bool:
-        """Whether the verdict is unique/none and every checker that ran (one at least)
-        accepted the proof."""
-        return self.verdict in ("unique", "none") and bool(self.checks) and all(
-            c.ok for c in self.checks
-        )
+    lrat_source: str | None = None
 
 
 def certify_colour(
@@ -123,16 +107,10 @@ def certify_colour(
     cert.times["encode"] = time.perf_counter() - start
     t = time.perf_counter()
     with SatRun(enc.clauses, solver) as run:
-        answer = run.solve(deadline)
-        first = enc.solution(run.model()) if answer else None
-        if first is not None:
-            run.add_clause(enc.blocking_clause(first))
-            again = run.solve(deadline)
-            if again:
-                cert.verdict = "multiple"
-                cert.solutions = [first, enc.solution(run.model())]
-            elif again is None:
-                answer = None
+        answer, first, second = run.first_two(enc.solution, enc.blocking_clause, deadline)
+    if first is not None and second is not None:
+        cert.verdict = "multiple"
+        cert.solutions = [first, second]
     cert.times["solve"] = time.perf_counter() - t
     if answer is None or cert.verdict == "multiple":
         cert.times["total"] = time.perf_counter() - start

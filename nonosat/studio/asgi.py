@@ -9,7 +9,7 @@ errors become 4xx with a one-line ``detail``; anything unexpected is logged and 
 without internals.  Before anything else, :class:`nonosat.studio.security.LocalOnly` refuses
 requests that do not come from this machine's own pages (a foreign ``Host``: 421; a
 cross-origin or wrongly typed state-changing request: 403 / 415); a full job runner answers 503
-with ``Retry-After`` (:mod:`nonosat.studio.jobs`).
+with ``Retry-After`` (:mod:`nonosat.studio.runner`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from fastapi.staticfiles import StaticFiles
 from nonosat.errors import FormatError, NonosatError, PuzzleError
 from nonosat.studio.api import router
 from nonosat.studio.gallery import Gallery
-from nonosat.studio.jobs import Busy, Disconnected, JobRunner
+from nonosat.studio.runner import Busy, Disconnected, JobRunner
 from nonosat.studio.security import LocalOnly, allowed_hosts
 from nonosat.studio.validation import validation_message
 
@@ -115,13 +115,13 @@ def create_app(paths: Iterable[Path] = (), *, include_games: bool = True,
         header are answered, beside ``127.0.0.1``, ``localhost`` and ``[::1]``
         (:mod:`nonosat.studio.security`).
     jobs : JobRunner, optional
-        The job runner (default: :data:`~nonosat.studio.jobs.WORKERS` threads).
+        The job runner (default: :data:`~nonosat.studio.runner.WORKERS` threads).
 
     Returns
     -------
     FastAPI
         ``app.state.gallery`` (:class:`~nonosat.studio.gallery.Gallery`), ``app.state.jobs``
-        (:class:`~nonosat.studio.jobs.JobRunner`) and ``app.state.background``
+        (:class:`~nonosat.studio.runner.JobRunner`) and ``app.state.background``
         (:class:`~nonosat.studio.background.BackgroundJobs`, *Keep trying*) hold the server's
         state.
     """
@@ -188,6 +188,16 @@ def create_app(paths: Iterable[Path] = (), *, include_games: bool = True,
         return JSONResponse({"detail": f"internal error ({type(exc).__name__}); see the "
                                        f"server's log"}, status_code=500)
 
+    @app.get("/api/jobs", summary="The job runner's state (kernels ready, jobs, stop times)")
+    async def jobs_state() -> dict[str, Any]:
+        """Whether the kernels are loaded (``ready``), jobs running and holding a slot, the
+        runner's counts and the last cancelled jobs' stop times (ms from the cancel to their
+        thread's end): what ``benchmarks/bench_studio.py --fresh`` reads."""
+        ready = runner.ready
+        return {"ready": ready is None or ready.is_set(), "running": runner.running(),
+                "load": runner.load(), "counts": dict(runner.counts),
+                "stop_ms": [round(x * 1000, 1) for x in list(runner.stop_latencies)[-50:]]}
+
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
         page = STATIC_DIR / "index.html"
@@ -243,6 +253,16 @@ def warm_up() -> float:
         puzzle = Puzzle(rows=tuple(line_blocks(r) for r in pic),
                         cols=tuple(line_blocks(c) for c in pic.T), goal=pic)
         quick_analyse(puzzle, timeout=30, suggest=True, suggest_timeout=0.2)
+    # colour: the colour line, propagation and probing kernels and the implication graph's
+    # (a 2x2 diagonal in one colour has two solutions, and a 3x3 of two colours one)
+    from nonosat.studio.schemas import PuzzleIn, puzzle_from_json
+
+    palette = [{"name": "white", "rgb": "#ffffff"}, {"name": "red", "rgb": "#ff0000"},
+               {"name": "blue", "rgb": "#0000ff"}]
+    for goal in (["a.", ".a"], ["ab.", ".ab", "b.a"]):
+        quick_analyse(puzzle_from_json(PuzzleIn.model_validate(
+            {**_colour_clues(goal), "palette": palette, "goal": goal})),
+            timeout=30, suggest=True, suggest_timeout=0.2)
     from nonosat.engines import solve
 
     solve(puzzle, "sat", limit=2, timeout=30)
@@ -260,3 +280,25 @@ def warm_up() -> float:
 
     certify_puzzle(Puzzle(rows=((2,), (1,)), cols=((2,), (1,))), timeout=30)
     return time.perf_counter() - start
+
+
+def _colour_clues(goal: list[str]) -> dict[str, list[list[int]]]:
+    """The clues of a colour picture (rows over ``.``, ``a``, ``b``, ...) in the API's JSON:
+    ``rows``/``cols`` block lengths, ``row_colours``/``col_colours`` their colour indices."""
+    def line(cells: str) -> tuple[list[int], list[int]]:
+        lengths: list[int] = []
+        colours: list[int] = []
+        prev = "."
+        for ch in cells:
+            if ch != "." and ch == prev:
+                lengths[-1] += 1
+            elif ch != ".":
+                lengths.append(1)
+                colours.append(ord(ch) - ord("a") + 1)
+            prev = ch
+        return lengths, colours
+
+    rows = [line(r) for r in goal]
+    cols = [line("".join(col)) for col in zip(*goal, strict=True)]
+    return {"rows": [r[0] for r in rows], "row_colours": [r[1] for r in rows],
+            "cols": [c[0] for c in cols], "col_colours": [c[1] for c in cols]}
