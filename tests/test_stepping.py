@@ -143,3 +143,25 @@ def test_stamp_starts_a_new_probing_event():
     assert s.last_probed().tolist() == []
     assert s.probe(since=s.checkpoint) is not None  # nothing changed: nothing re-probed
     assert s.last_probed().tolist() == []
+
+
+def test_steppers_sharing_a_small_line_cache_never_fill_it():
+    """Two steppers share one line cache of 16 rows (the search and the steppers it builds
+    share theirs).  The count of entries is the table's, so together they never fill it (each
+    counting its own, they could: the compiled lookup then probed a full table forever), and
+    both reach the fixpoint of a stepper with a table of its own."""
+    from nonosat.native.propagate import new_line_cache
+
+    rng = np.random.default_rng(2611)
+    for _ in range(5):
+        puzzle = Puzzle.from_picture(rng.random((12, 12)) < 0.5)
+        alone = Stepper(puzzle)
+        alone.propagate()
+        alone.probe()
+        shared = new_line_cache(16)
+        first, second = Stepper(puzzle, cache=shared), Stepper(puzzle, cache=shared)
+        for stepper in (first, second):
+            stepper.propagate()
+            stepper.probe()
+            assert np.array_equal(stepper.grid(), alone.grid())
+        assert 0 <= shared[-1, 1] <= 12  # 3/4 of 16 rows, counted over both steppers

@@ -98,7 +98,7 @@ ST_EVENT = 13  #: event counter for change tracking
 ST_EXHAUSTED = 14  #: 1 when the search space is exhausted
 ST_BACKTRACKS = 15  #: backtracks
 ST_CACHE_HITS = 16  #: line cache hits
-ST_CACHE_COUNT = 17  #: entries stored in the line cache
+ST_CACHE_COUNT = 17  #: entries this state stored in the line cache (the table keeps its own count)
 ST_SIZE = 18
 
 CACHE_MAX_LINE = BITS_MAX_LINE  #: longest line solved on masks and cached (62: bits of an int64)
@@ -108,7 +108,10 @@ CACHE_MAX_ENTRIES = 3 * CACHE_SLOTS // 4  #: entries before the cache is emptied
 
 def new_line_cache(slots: int = CACHE_SLOTS) -> np.ndarray:
     """An empty line cache: int64 array of shape (slots + 1, 5), all zero (free) but the last row,
-    which holds the generation (1).
+    which holds the generation (column 0: 1) and the entries stored in this generation (column 1).
+    The count lives in the table, not in a solver state, because states share a table (the
+    search and the steppers it builds): counted per state, two states could together fill it,
+    and the linear probing of :func:`_cache_slot` would then never end.
 
     ``slots`` must be a power of two; the cache is emptied when three quarters are used.
     ``np.zeros`` maps fresh pages, so a small puzzle touches only the slots it uses."""
@@ -122,6 +125,7 @@ def new_line_cache(slots: int = CACHE_SLOTS) -> np.ndarray:
 def clear_line_cache(cache: np.ndarray) -> None:
     """Empty ``cache`` (every entry becomes stale: the generation moves on)."""
     cache[-1, 0] += 1
+    cache[-1, 1] = 0
 
 
 def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = None,
@@ -385,9 +389,11 @@ def _lookup(cache, st, clue, line, n, fmask, emask, starts):  # pragma: no cover
     st[ST_LINE_SOLVES] += 1
     full = (1 << n) - 1
     ok, can_e, can_f = line_masks(clue, n, full & ~fmask, full & ~emask, starts)
-    if st[ST_CACHE_COUNT] >= 3 * (cache.shape[0] - 1) // 4:
-        cache[cache.shape[0] - 1, 0] += 1  # a new generation: every entry is stale
-        low = cache[cache.shape[0] - 1, 0] << 32
+    last = cache.shape[0] - 1
+    if cache[last, 1] >= 3 * last // 4:  # entries of every state sharing the table
+        cache[last, 0] += 1  # a new generation: every entry is stale
+        cache[last, 1] = 0
+        low = cache[last, 0] << 32
         st[ST_CACHE_COUNT] = 0
         slot = _cache_slot(cache, line, fmask, emask)
     fo = -1
@@ -400,6 +406,7 @@ def _lookup(cache, st, clue, line, n, fmask, emask, starts):  # pragma: no cover
     cache[slot, 2] = emask
     cache[slot, 3] = fo
     cache[slot, 4] = eo
+    cache[last, 1] += 1
     st[ST_CACHE_COUNT] += 1
     return fo, eo
 
