@@ -13,6 +13,7 @@ import json
 import re
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -97,14 +98,20 @@ def child() -> dict:
     return json.loads(run.stdout)
 
 
+def _propagated(case: tuple) -> tuple[Puzzle, np.ndarray | None, Stepper, Any]:
+    """The case's puzzle and givens, a compiled stepper given them and propagated, and what
+    propagation deduced (``None``: a contradiction)."""
+    puzzle, partial = _puzzle(*case)
+    s = Stepper(puzzle)
+    if partial is not None:
+        s.give(partial)
+    return puzzle, partial, s, s.propagate()
+
+
 def test_interpreted_line_solving_matches_the_compiled(child):
     line_solved = 0
     for case, row in zip(CASES, child["cases"], strict=True):
-        puzzle, partial = _puzzle(*case)
-        s = Stepper(puzzle)
-        if partial is not None:
-            s.give(partial)
-        d = s.propagate()
+        _, _, s, d = _propagated(case)
         assert row["grid"] == s.flat.tolist(), case
         assert row["counters"] == s.counters().tolist(), case
         assert row["deductions"] == (None if d is None else [d.cells.tolist(), d.kinds.tolist(),
@@ -116,11 +123,7 @@ def test_interpreted_line_solving_matches_the_compiled(child):
 def test_interpreted_results_are_the_compiled_engines(child):
     decided = 0
     for case, row in zip(CASES, child["cases"], strict=True):
-        puzzle, partial = _puzzle(*case)
-        s = Stepper(puzzle)
-        if partial is not None:
-            s.give(partial)
-        d = s.propagate()
+        puzzle, partial, s, d = _propagated(case)
         solved = d is not None and not s.open_cells().size
         results = iter(row["results"])
         for engine in ("auto", "native"):
