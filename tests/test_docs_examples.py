@@ -5,6 +5,7 @@ the page's ``printf`` lines write, whose output must be the line the page shows.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -150,3 +151,30 @@ def test_studio_api_examples(tmp_path, monkeypatch):
         assert set(steps_json["steps"][0]) <= set(step)
         assert step["kind"] in steps_json["steps"][0]["kind"].split("|")
     assert got["solutions"] == [puzzle_json["goal"]]
+
+
+def test_proof_checking_python_block(tmp_path, monkeypatch):
+    """docs/proof-checking.md's first Python block, on a certificate ``nonosat certify`` writes:
+    each call gives what its comment shows (the figures of the check aside)."""
+    from typer.testing import CliRunner
+
+    from nonosat.cli.app import app
+
+    monkeypatch.chdir(tmp_path)
+    made = CliRunner().invoke(app, ["certify", str(GAMES / "heart.non"), "--out", "cert"])
+    assert made.exit_code == 0, made.output
+    block = _blocks("proof-checking.md", "python")[0]
+    namespace: dict = {}
+    values = []
+    for statement in ast.parse(block).body:
+        if isinstance(statement, ast.Expr):
+            values.append(eval(compile(ast.Expression(statement.value), "docs", "eval"),
+                               namespace))
+        else:
+            exec(compile(ast.Module([statement], []), "docs/proof-checking.md", "exec"), namespace)
+    shown = [line.partition("#")[2].strip() for line in block.splitlines() if "#" in line]
+    check, agree = values
+    fields = dict(re.findall(r"(\w+)=([^,)]+)", shown[0]))
+    assert check.ok is (fields["ok"] == "True") and repr(check.reason) == fields["reason"]
+    assert check.timed_out is (fields["timed_out"] == "True") and check.lemmas >= 1
+    assert agree == ast.literal_eval(shown[1])
