@@ -1,7 +1,9 @@
 """The examples of ``docs/`` pages that ``tests/test_readme.py`` does not run (it runs the
 ``nonosat ...`` lines of ``sh`` blocks): the Python API blocks of ``docs/solving.md``, in order
-and in one namespace, and the ``python -c`` example of ``docs/proof-checking.md`` on the files
-the page's ``printf`` lines write, whose output must be the line the page shows."""
+and in one namespace; docs/proof-checking.md's ``check_lrat`` block and its ``python -c``
+example on the files the page's ``printf`` lines write, whose output must be the line the page
+shows; the error examples of docs/formats.md and docs/limits.md and formats.md's pbnsolve loop;
+docs/studio.md's Python block and API examples through FastAPI's TestClient (issue 28 item 5)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from tests.conftest import CORPUS, GAMES, REPO, _missing
 
@@ -70,17 +73,26 @@ def test_proof_checking_forged_lrat_example(tmp_path, monkeypatch, capsys):
     assert ran == 1
 
 
-def test_formats_repeated_colour_example(tmp_path):
-    """docs/formats.md: the file the page shows (``$ cat``) gets the error line the page shows."""
-    (block,) = [b for b in _blocks("formats.md", "console") if "two-reds.non" in b]
+@pytest.mark.parametrize(("page", "marker"), [("formats.md", "two-reds.non"),
+                                              ("limits.md", "NONOSAT_MAX_CELLS=100")])
+def test_console_error_examples(tmp_path, page, marker):
+    """docs/formats.md and docs/limits.md: the file the page shows (``$ cat FILE``, or a
+    ``games/`` puzzle), read by the ``$ [VAR=VALUE] nonosat ...`` command shown, gets the exit
+    code and the output lines the page shows."""
+    (block,) = [b for b in _blocks(page, "console") if marker in b]
+    (tmp_path / "games").symlink_to(GAMES)
     ran = 0
     for command, output in _console_steps(block):
         words = shlex.split(command.partition("  #")[0])
+        env = dict(os.environ)
+        while "=" in words[0]:
+            name, _, value = words.pop(0).partition("=")
+            env[name] = value
         if words[0] == "cat":
             (tmp_path / words[1]).write_text("\n".join(output) + "\n")
         elif words[0] == "nonosat":
             out = subprocess.run([sys.executable, "-m", "nonosat", *words[1:]], cwd=tmp_path,
-                                 capture_output=True, text=True, timeout=120)
+                                 env=env, capture_output=True, text=True, timeout=120)
             match = re.search(r"# exit (\d+)", command)
             assert out.returncode == (int(match.group(1)) if match else 0), out.stderr
             assert (out.stdout + out.stderr).splitlines() == output
