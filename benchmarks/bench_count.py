@@ -16,7 +16,7 @@ within 10 s.
 Usage::
 
     python benchmarks/bench_count.py [--step 50] [--start 0] [--timeout 10] [--ganak-timeout 10]
-        [--only 450,550] [--set taai2011.txt] [--games]
+        [--only 450,550] [--set taai2011.txt] [--games] [--probing 2]
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=10.0)
     ap.add_argument("--ganak-timeout", type=float, default=10.0)
     ap.add_argument("--games", action="store_true", help="also the project's games")
+    ap.add_argument("--probing", type=int, default=None,
+                    help="the native counter's probing mode (count_grid's probing=; default: "
+                         "its default)")
     args = ap.parse_args()
 
     from nonosat.engines.counting import COUNT_LIMIT, count_solutions, root_fixpoint
@@ -74,7 +77,8 @@ def main() -> int:
             native_s = time.perf_counter() - t0
         else:
             with for_solve(None, args.timeout) as token:
-                got = count_grid(puzzle, root, limit=COUNT_LIMIT, stop=token)
+                extra = {} if args.probing is None else {"probing": args.probing}
+                got = count_grid(puzzle, root, limit=COUNT_LIMIT, stop=token, **extra)
             native_s = time.perf_counter() - t0
             nodes = got.stats["nodes"]
             exact = got.exact

@@ -109,6 +109,30 @@ def clue_text(clue: Clue) -> str:
     return " ".join(map(str, clue)) if clue else "0"
 
 
+def _line_runs(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The runs of filled cells of every row of ``grid`` (bool, shape (n, length)), in
+    order: the row of each run and its length."""
+    n, length = grid.shape
+    padded = np.zeros((n, length + 2), dtype=np.int8)
+    padded[:, 1:-1] = grid
+    step = np.diff(padded, axis=1)
+    rows, begins = np.nonzero(step == 1)
+    ends = np.nonzero(step == -1)[1]
+    return rows, ends - begins
+
+
+def _runs_match(sol: np.ndarray, expected: tuple[np.ndarray, ...] | None) -> bool:
+    """Whether every row and column of ``sol`` (bool, shape (height, width)) has the runs of
+    ``expected`` (:meth:`Puzzle._expected_runs`); ``False`` when ``expected`` is ``None``."""
+    if expected is None:
+        return False
+    for grid, line, length in ((sol, expected[0], expected[1]), (sol.T, expected[2], expected[3])):
+        got_line, got_length = _line_runs(grid)
+        if not (np.array_equal(got_line, line) and np.array_equal(got_length, length)):
+            return False
+    return True
+
+
 def line_blocks(cells: Sequence[bool] | np.ndarray) -> tuple[int, ...]:
     """The clue of a solved line: lengths of its runs of filled cells, left to right.
 
@@ -382,6 +406,8 @@ class Puzzle:
                 f"solution is {sol.shape[1] if sol.ndim == 2 else '?'}x{sol.shape[0]} "
                 f"but the puzzle is {self.width}x{self.height}"
             )
+        if _runs_match(sol, self._expected_runs()):
+            return []
         errors: list[tuple[int, Clue, tuple[int, ...]]] = []
         for i, clue in enumerate(self.rows):
             actual = line_blocks(sol[i])
@@ -392,6 +418,24 @@ class Puzzle:
             if clue is not None and actual != clue:
                 errors.append((self.height + j, clue, actual))
         return errors
+
+    def _expected_runs(self) -> tuple[np.ndarray, ...] | None:
+        """The clues as run arrays for :func:`_runs_match` (computed once): ``(row of each row
+        block, its length, column of each column block, its length)``; ``None`` when a clue is
+        unknown."""
+        runs = self.__dict__.get("_runs")
+        if runs is None and "_runs" not in self.__dict__:
+            if all(c is not None for c in self.rows) and all(c is not None for c in self.cols):
+                runs = tuple(
+                    a
+                    for clues in (self.rows, self.cols)
+                    for a in (
+                        np.repeat(np.arange(len(clues)), [len(c or ()) for c in clues]),
+                        np.fromiter((b for c in clues for b in c or ()), dtype=np.int64),
+                    )
+                )
+            self.__dict__["_runs"] = runs  # frozen: a cache beside the fields, never compared
+        return runs
 
     def _colour_line_errors(self, solution: np.ndarray) -> list:
         """:meth:`line_errors` of a colour puzzle: ``(line, (lengths, colours), actual)``."""
@@ -546,7 +590,19 @@ class PackedClues:
 
 
 def pack_clues(puzzle: Puzzle) -> PackedClues:
-    """Flatten ``puzzle``'s clues into :class:`PackedClues` (rows first, then columns)."""
+    """Flatten ``puzzle``'s clues into :class:`PackedClues` (rows first, then columns).
+
+    Computed once per puzzle (kept beside its fields) and shared by every solver state built
+    on the puzzle: the kernels only read it, and nothing may write to its arrays."""
+    packed = puzzle.__dict__.get("_packed")
+    if packed is None:
+        packed = _pack_clues(puzzle)
+        puzzle.__dict__["_packed"] = packed  # frozen: a cache beside the fields
+    return packed
+
+
+def _pack_clues(puzzle: Puzzle) -> PackedClues:
+    """:func:`pack_clues`, computed."""
     lines = puzzle.lines
     start = np.zeros(len(lines) + 1, dtype=np.int32)
     flat: list[int] = []

@@ -1,22 +1,31 @@
-"""Exact solution counts of black-and-white nonograms: a #SAT search at the level of lines.
+"""Exact solution counts of black-and-white nonograms: a #SAT search over line segments.
 
 :func:`count_grid` counts the pictures that satisfy every clue (and agree with a partial grid)
 without storing them, up to a limit, compiled with numba.  It is a DPLL-style model counter
-whose clauses are whole nonogram lines:
+whose constraints are nonogram lines, cut into independent segments as cells are decided:
 
 1. **Propagation** at every node is the native solver's complete line solver to a fixpoint
    (:func:`nonosat.native.propagate.propagate`, with its line cache): a line that cannot hold
    its clue ends the branch with count 0.
-2. **Components.**  The undecided cells and the lines holding them form a bipartite graph (a row
-   and a column are joined by each undecided cell they share).  Lines with no undecided cell are
-   complete and checked, so the count of the grid is the *product* of the counts of the
-   connected components, each counted on its own (a component's count depends only on its
-   lines' known cells).
+2. **Components over line segments.**  A line whose blocks fall apart is cut: when the last
+   cell that block ``j - 1`` can cover (over the arrangements the line solver allows, from its
+   blocks' possible starts) lies at least two cells before the first cell block ``j`` can
+   cover, the cells between are empty in every arrangement, and the line's arrangements are
+   the pairs of an arrangement of blocks ``..j-1`` on the cells before and one of blocks
+   ``j..`` on the cells after: the line's constraint is the product of its *segments'*
+   (:func:`nonosat.native.count_parts._refine`; a segment is a line's cells ``lo..hi``
+   holding its blocks ``p..q-1``, the nonogram analogue of a CNF counter splitting a line's
+   clauses between blocks).  The segments holding undecided cells form a bipartite graph (a
+   row segment and a column segment are joined by each undecided cell they share); the count
+   is the *product* of the counts of its connected components, each counted on its own (a
+   component's count depends only on its segments' cells and blocks).  Segments are cut again
+   as the search decides cells (a cut, once made, holds below the node).
 3. **Component cache.**  The count of a component is stored under its exact key (each of its
-   lines with its known-filled and known-empty cells as bit masks), so a component met again
-   under another branch, or another order of decisions, is not counted twice: the component
-   caching of Thurley's sharpSAT [1]_ and of Ganak [2]_ (here the key is exact, compared word
-   for word, so a hash collision cannot change a count).
+   segments: line, cells, blocks, and the known-filled and known-empty cells among its cells
+   as bit masks), so a component met again under another branch, or another order of
+   decisions, is not counted twice: the component caching of Thurley's sharpSAT [1]_ and of
+   Ganak [2]_ (here the key is exact, compared word for word, so a hash collision cannot
+   change a count).
 4. **Branching** on one undecided cell of the component (:data:`BRANCH_RULES`): the count is
    the sum of the counts of its two values.
 5. **Bounded counting.**  Every count is asked for with a cap: an answer below the cap is
@@ -66,6 +75,7 @@ from nonosat.native.count_parts import (
     M_MAXDEPTH,
     M_NODES,
     M_PROBE_DEPTH,
+    M_PROBE_MIN,
     M_PROBES,
     M_PROBING,
     M_SPLITS,
@@ -76,8 +86,14 @@ from nonosat.native.count_parts import (
     _key_hash,
     _lookup,
     _popcount,
+    _refine,
     _store,
+    ctz,
     new_count_context,
+    seg_line,
+    seg_mask,
+    seg_word,
+    segment_stack_words,
 )
 from nonosat.native.line import BITS_MAX_LINE
 from nonosat.native.propagate import (
@@ -96,6 +112,14 @@ from nonosat.native.propagate import (
 from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
 from nonosat.stop import StopToken
 
+#: Nested splits the segment stack holds at first (:func:`count_grid` grows it when a count
+#: needs more: never seen on 25x25 puzzles, whose searches are at most ~160 frames deep).
+SEG_STACK_DEPTH = 256
+
+#: Probing mode 3 probes the cells at most this many cells from a newly assigned cell along
+#: its row and column.
+NEAR = 2
+
 KIND_PROBE = KIND_FAILED_LITERAL  #: the trail reason of a probe's (temporary) assignments
 
 #: Counts above this are reported as the lower bound ``limit + 1`` by default.
@@ -108,8 +132,8 @@ DEFAULT_LIMIT = 10**6
 BRANCH_RULES = (0, 1)
 
 @njit(cache=True, nogil=True)
-def _choose(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
-    """The cell to branch on in the component ``lines[lo:lo+n]`` (:data:`BRANCH_RULES`)."""
+def _choose(problem, state, ctx, segs, lo, n):  # pragma: no cover - compiled
+    """The cell to branch on in the component ``segs[lo:lo+n]`` (:data:`BRANCH_RULES`)."""
     h, w = problem[3][0], problem[3][1]
     lf, le = state[11], state[12]
     rule = ctx[0][M_BRANCH]
@@ -117,18 +141,14 @@ def _choose(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
         best = -1
         best_score = -1
         for i in range(lo, lo + n):
-            line = lines[i]
+            line = seg_line(segs[i])
             if line >= h:
-                continue
-            full = (1 << w) - 1
-            free = full & ~(lf[line] | le[line])
-            nr = _popcount(free)
+                break  # sorted: rows first
+            free = seg_mask(segs[i]) & ~(lf[line] | le[line])
+            nr = _popcount(((1 << w) - 1) & ~(lf[line] | le[line]))
             while free != 0:
-                c = 0
-                x = free & -free
-                while (x >> c) != 1:
-                    c += 1
-                free ^= x
+                c = ctz(free)
+                free &= free - 1
                 col = h + c
                 nc = _popcount(((1 << h) - 1) & ~(lf[col] | le[col]))
                 score = nr + nc
@@ -136,42 +156,60 @@ def _choose(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
                     best_score = score
                     best = line * w + c
         return best
-    best_line = -1
+    best_seg = -1
     best_free = 1 << 30
     for i in range(lo, lo + n):
-        line = lines[i]
-        length = w if line < h else h
-        full = (1 << length) - 1
-        u = _popcount(full & ~(lf[line] | le[line]))
+        line = seg_line(segs[i])
+        u = _popcount(seg_mask(segs[i]) & ~(lf[line] | le[line]))
         if 0 < u < best_free:
             best_free = u
-            best_line = line
-    line = best_line
-    length = w if line < h else h
-    free = ((1 << length) - 1) & ~(lf[line] | le[line])
-    p = 0
-    while ((free >> p) & 1) == 0:
-        p += 1
+            best_seg = i
+    line = seg_line(segs[best_seg])
+    p = ctz(seg_mask(segs[best_seg]) & ~(lf[line] | le[line]))
     if line < h:
         return line * w + p
     return p * w + (line - h)
 
 
+@njit(cache=True, nogil=True)
+def _open_cells(problem, state, segs, lo, n):  # pragma: no cover - compiled
+    """The number of undecided cells of the component ``segs[lo:lo+n]`` (those of its rows)."""
+    h = problem[3][0]
+    lf, le = state[11], state[12]
+    total = 0
+    for i in range(lo, lo + n):
+        line = seg_line(segs[i])
+        if line >= h:
+            break
+        total += _popcount(seg_mask(segs[i]) & ~(lf[line] | le[line]))
+    return total
+
+
 @njit(cache=True, nogil=True, inline='always')
 def _mark_dirty(problem, state, ctx, since, stamp, end):  # pragma: no cover - compiled
-    """Mark the row and column of every cell at trail positions ``since .. end - 1`` dirty."""
+    """Mark the row and column of every cell at trail positions ``since .. end - 1`` dirty (with
+    probing modes 3 and 4: the cells at most :data:`NEAR` cells from it along its row and column)."""
     h, w = problem[3][0], problem[3][1]
-    trail, dirty = state[1], ctx[6]
+    trail, dirty, near = state[1], ctx[6], ctx[10]
+    cells_only = ctx[0][M_PROBING] >= 3
     for t in range(since, end):
         cell = trail[t]
         r = cell // w
-        dirty[r] = stamp
-        dirty[h + cell - r * w] = stamp
+        c = cell - r * w
+        if cells_only:
+            for d in range(-NEAR, NEAR + 1):
+                if 0 <= c + d < w:
+                    near[cell + d] = stamp
+                if 0 <= r + d < h:
+                    near[cell + d * w] = stamp
+        else:
+            dirty[r] = stamp
+            dirty[h + c] = stamp
 
 
 @njit(cache=True, nogil=True)
-def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - compiled
-    """Failed-literal probing on the undecided cells of the component ``lines[lo:lo+n]``, to a
+def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compiled
+    """Failed-literal probing on the undecided cells of the component ``segs[lo:lo+n]``, to a
     fixpoint: a value whose propagation contradicts fixes the other value (kept on the trail:
     the caller undoes it).  A cell is probed when its row or column changed since trail position
     ``since`` (every cell when ``since < 0``), or since the previous pass fixed cells: the
@@ -185,34 +223,40 @@ def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - comp
     h, w = problem[3][0], problem[3][1]
     grid, st, stop = state[0], state[6], state[15]
     lf, le = state[11], state[12]
-    meta, dirty, score = ctx[0], ctx[6], ctx[7]
-    full = (1 << w) - 1
+    meta, dirty, score, near = ctx[0], ctx[6], ctx[7], ctx[10]
     meta[M_STAMP] += 1
     stamp = meta[M_STAMP]
     if since < 0:
         for i in range(lo, lo + n):
-            dirty[lines[i]] = stamp
+            dirty[seg_line(segs[i])] = stamp
     elif meta[M_PROBING] == 2 and st[ST_TLEN] > since:
         # light probing: from the lines of the first cell assigned (the decision) only
         _mark_dirty(problem, state, ctx, since, stamp, since + 1)
     else:
         _mark_dirty(problem, state, ctx, since, stamp, st[ST_TLEN])
+        if meta[M_PROBING] == 4 and st[ST_TLEN] > since:
+            # and the decision's row and column
+            cell = state[1][since]
+            dirty[cell // w] = stamp
+            dirty[h + cell % w] = stamp
     while True:
         changed = False
         pass_start = st[ST_TLEN]
         for i in range(lo, lo + n):
-            line = lines[i]
+            line = seg_line(segs[i])
             if line >= h:
-                break  # the lines are sorted: rows first
+                break  # the segments are sorted: rows first
             if stop[0] != 0:
                 meta[M_ABORT] = 1
                 return -1
-            free = full & ~(lf[line] | le[line])
+            free = seg_mask(segs[i]) & ~(lf[line] | le[line])
             row_dirty = dirty[line] == stamp
-            c = 0
             while free != 0:
+                c = ctz(free)
+                free &= free - 1
                 cell = line * w + c
-                if (free & 1) and grid[cell] == 3 and (row_dirty or dirty[h + c] == stamp):
+                if grid[cell] == 3 and (row_dirty or dirty[h + c] == stamp
+                                        or near[cell] == stamp):
                     mark = st[ST_TLEN]
                     assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
                     okf = propagate(problem, state)
@@ -239,8 +283,6 @@ def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - comp
                     else:
                         undo_to(state, mark)
                         score[cell] = (nf + 1) * (ne + 1)
-                free >>= 1
-                c += 1
         if not changed:
             break
         meta[M_STAMP] += 1
@@ -249,25 +291,23 @@ def _probe(problem, state, ctx, lines, lo, n, since):  # pragma: no cover - comp
     best = -1
     best_score = -1
     for i in range(lo, lo + n):
-        line = lines[i]
+        line = seg_line(segs[i])
         if line >= h:
             break
-        free = full & ~(lf[line] | le[line])
-        c = 0
+        free = seg_mask(segs[i]) & ~(lf[line] | le[line])
         while free != 0:
-            if free & 1:
-                cell = line * w + c
-                if score[cell] > best_score:
-                    best_score = score[cell]
-                    best = cell
-            free >>= 1
-            c += 1
+            c = ctz(free)
+            free &= free - 1
+            cell = line * w + c
+            if score[cell] > best_score:
+                best_score = score[cell]
+                best = cell
     return best
 
 
 # frame kinds and fields of the counter's explicit stack (numba compiles recursion, but its
 # on-disk cache does not load recursive kernels reliably)
-K_SPLIT = 0  #: count the undecided part of some lines: the product of its components
+K_SPLIT = 0  #: count the undecided part of some segments: the product of its components
 K_COMP = 1  #: count one component: probe, then branch on a cell
 F_KIND, F_LO, F_N, F_CAP, F_SINCE, F_ACC, F_PHASE, F_MARK, F_CELL, F_PMARK = range(10)
 F_TOP, F_AT, F_END, F_SHARE, F_MODE = range(10, 15)
@@ -292,8 +332,9 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
 
     A depth-first search on an explicit stack ``frames`` (int64, (``2 * h * w + 8``,
     :data:`F_SIZE`); ``hvs`` (uint64) the component frames' key hashes).  A *split* frame
-    counts the undecided part of a list of lines (sorted line numbers, at the propagation
-    fixpoint) as the product of its components' counts: each component is asked for the cap
+    counts the undecided part of a list of segments (sorted segment words, at the propagation
+    fixpoint): it cuts them where their lines' blocks now fall apart, then takes the product
+    of its components' counts: each component is asked for the cap
     divided by the product so far; once one reaches its share, the remaining ones are only
     checked to have a solution (cap 1).  A *component* frame looks its key up in the cache,
     probes (the cells fixed are undone when it ends; what is left is split again), else
@@ -301,15 +342,18 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
     cap.  The cells assigned since a frame's ``since`` trail position are new at that node
     (``-1``: every cell): probing starts from their lines.
     """
-    meta, lines = ctx[0], ctx[3]
+    meta, segs = ctx[0], ctx[3]
     st, stop = state[6], state[15]
+    start, known = problem[1], problem[2]
     h, w = problem[3][0], problem[3][1]
     if not propagate(problem, state):
         clear_queue(state)
         return 0
     n0 = h + w
-    for i in range(n0):
-        lines[i] = i
+    for line in range(n0):
+        length = w if line < h else h
+        k = start[line + 1] - start[line] if known[line] else 0
+        segs[line] = seg_word(line, 0, length - 1, 0, k)
     meta[M_TOP] = n0
     probing = meta[M_PROBING] != 0
     sp = _push(frames, 0, K_SPLIT, 0, n0, cap, -1)
@@ -322,26 +366,33 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
         phase = frames[f, F_PHASE]
         if frames[f, F_KIND] == K_SPLIT:
             if phase == 0:
-                k, m = _components(problem, state, ctx, lines, lo, n)
+                top = meta[M_TOP]
+                r = _refine(problem, state, ctx, segs, lo, n, top)
+                k, m = (-1, 0) if r < 0 else _components(problem, state, ctx, segs, top, r,
+                                                         top + r)
+                if k < 0:
+                    meta[M_ABORT] = 2  # the segment stack is full (never, by its size)
+                    ret = 0
+                    sp -= 1
+                    continue
                 if k == 0:
                     ret = 1  # every cell decided (and every line checked by propagation)
                     sp -= 1
                     continue
                 if k > 1:
                     meta[M_SPLITS] += 1
-                top = meta[M_TOP]
                 frames[f, F_TOP] = top
-                frames[f, F_AT] = top
-                frames[f, F_END] = top + m
+                frames[f, F_AT] = top + r
+                frames[f, F_END] = top + r + m
                 frames[f, F_ACC] = 1
                 frames[f, F_MODE] = 0
                 frames[f, F_PHASE] = 1
-                meta[M_TOP] = top + m
+                meta[M_TOP] = top + r + m
             else:
                 # a component counted: ret
                 result = -1
                 at = frames[f, F_AT]
-                frames[f, F_AT] = at + lines[at] + 1
+                frames[f, F_AT] = at + segs[at] + 1
                 if meta[M_ABORT] != 0 or ret == 0:
                     result = 0
                 elif frames[f, F_MODE] == 0:
@@ -363,7 +414,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             else:
                 share = 1
             frames[f, F_SHARE] = share
-            sp = _push(frames, sp, K_COMP, at + 1, lines[at], share, frames[f, F_SINCE])
+            sp = _push(frames, sp, K_COMP, at + 1, segs[at], share, frames[f, F_SINCE])
             continue
         # a component frame
         if phase == 0:
@@ -372,9 +423,9 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
                 ret = 0
                 sp -= 1
                 continue
-            hv = _key_hash(state, lines, lo, n)
+            hv = _key_hash(state, segs, lo, n)
             hvs[f] = hv
-            slot = _lookup(state, ctx, lines, lo, n, hv)
+            slot = _lookup(state, ctx, segs, lo, n, hv)
             table = ctx[1]
             if table[slot, 0] == meta[M_GEN]:
                 packed = table[slot, 3]
@@ -387,8 +438,9 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             pmark = st[ST_TLEN]
             frames[f, F_PMARK] = pmark
             cell = -1
-            if probing and sp <= meta[M_PROBE_DEPTH]:
-                cell = _probe(problem, state, ctx, lines, lo, n, frames[f, F_SINCE])
+            if (probing and sp <= meta[M_PROBE_DEPTH]
+                    and _open_cells(problem, state, segs, lo, n) >= meta[M_PROBE_MIN]):
+                cell = _probe(problem, state, ctx, segs, lo, n, frames[f, F_SINCE])
                 if meta[M_ABORT] != 0:
                     undo_to(state, pmark)
                     ret = 0
@@ -396,7 +448,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
                     continue
                 if cell == -2:
                     undo_to(state, pmark)
-                    _store(state, ctx, lines, lo, n, hv, 0, True)
+                    _store(state, ctx, segs, lo, n, hv, 0, True)
                     ret = 0
                     sp -= 1
                     continue
@@ -406,7 +458,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
                     sp = _push(frames, sp, K_SPLIT, lo, n, fcap, pmark)
                     continue
             else:
-                cell = _choose(problem, state, ctx, lines, lo, n)
+                cell = _choose(problem, state, ctx, segs, lo, n)
             frames[f, F_CELL] = cell
             frames[f, F_ACC] = 0
             value = 2
@@ -414,7 +466,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
         elif phase == 3:
             undo_to(state, frames[f, F_PMARK])
             if meta[M_ABORT] == 0:
-                _store(state, ctx, lines, lo, n, hvs[f], ret, ret < fcap)
+                _store(state, ctx, segs, lo, n, hvs[f], ret, ret < fcap)
             sp -= 1
             continue
         else:
@@ -427,7 +479,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             total = frames[f, F_ACC] + ret
             if total >= fcap or phase == 2:
                 total = min(total, fcap)
-                _store(state, ctx, lines, lo, n, hvs[f], total, total < fcap)
+                _store(state, ctx, segs, lo, n, hvs[f], total, total < fcap)
                 ret = total
                 sp -= 1
                 continue
@@ -468,7 +520,7 @@ class NativeCount:
     stats : dict of str to int
         ``nodes`` (decisions), ``cache_hits``, ``cached`` (components stored), ``splits``
         (nodes whose undecided cells fell apart into several components), ``cache_clears``,
-        ``max_depth``.
+        ``max_depth``, ``probes``, ``restarts`` (counts run again with a larger segment stack).
     """
 
     count: int | None
@@ -492,8 +544,9 @@ def count_grid(
     limit: int = DEFAULT_LIMIT,
     stop: StopToken | None = None,
     branch: int = 0,
-    probing: bool | int = True,
+    probing: bool | int = 3,
     probe_depth: int | None = None,
+    probe_min: int = 0,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
 
@@ -512,12 +565,20 @@ def count_grid(
     branch : int
         Branching rule without probing (:data:`BRANCH_RULES`).
     probing : bool or int
-        Failed-literal probing at every node (default, 1: the cells of every line changed
+        Failed-literal probing at every node (``True`` or 1: the cells of every line changed
         since the parent node; 2: of the decision's row and column only, and of the lines
-        probing changes); the branch is then the cell whose two values propagate furthest.
+        probing changes; 3, the default: the cells at most :data:`NEAR` cells from a cell
+        assigned since the parent node, along its row and column; 4: those and the decision's
+        row and column; ``False`` or 0: none); the branch is then the cell whose two values
+        propagate furthest.  Mode 3 against 1 (``benchmarks/bench_count.py --probing``, taai2011,
+        same load): #275 1.45 s / 2.28 s, #400 0.07 / 0.13 s, #425 (67,270 solutions) counted
+        in 6.7-9.1 s / not in 10 s; #500 (1,454) counted by neither in 10 s.
     probe_depth : int, optional
         Probe only at nodes at most this deep on the search stack (two frames per decision);
         ``None``: everywhere.
+    probe_min : int
+        Probe only components with at least this many undecided cells (smaller ones branch by
+        ``branch`` alone).
 
     Returns
     -------
@@ -546,23 +607,38 @@ def count_grid(
     h, w = puzzle.shape
     packed = pack_clues(puzzle)
     flag = np.zeros(1, dtype=np.int64) if stop is None else stop.flag
-    state = new_state(packed, unknown_grid(puzzle), stop=flag)
-    if partial is not None:
-        _apply_partial(puzzle, state, np.asarray(partial, dtype=np.int8))
-    ctx = new_count_context(h + w, h * w)
-    ctx[0][M_BRANCH] = branch
-    ctx[0][M_PROBING] = int(probing)
-    ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
-    frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
-    hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
-    t0 = time.perf_counter()
-    got = int(count_kernel(problem_tuple(packed), state, ctx, frames, hvs, limit + 1))
-    took = time.perf_counter() - t0
-    meta = ctx[0]
-    stats = {"nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
+    blocks = len(packed.blocks)
+    # the segment stack: room for SEG_STACK_DEPTH nested splits first, all of them (its bound,
+    # far more than a count needs) only after a count that filled it (then counted again)
+    full = segment_stack_words(h + w, h * w, blocks)
+    words = min(full, segment_stack_words(h + w, SEG_STACK_DEPTH, blocks))
+    took = 0.0
+    restarts = 0
+    while True:
+        state = new_state(packed, unknown_grid(puzzle), stop=flag)
+        if partial is not None:
+            _apply_partial(puzzle, state, np.asarray(partial, dtype=np.int8))
+        ctx = new_count_context(h + w, h * w, blocks, seg_words=words)
+        ctx[0][M_BRANCH] = branch
+        ctx[0][M_PROBING] = int(probing)
+        ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
+        ctx[0][M_PROBE_MIN] = probe_min
+        frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
+        hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
+        t0 = time.perf_counter()
+        got = int(count_kernel(problem_tuple(packed), state, ctx, frames, hvs, limit + 1))
+        took += time.perf_counter() - t0
+        meta = ctx[0]
+        if meta[M_ABORT] != 2 or words >= full:
+            break
+        words = min(full, 8 * words)
+        restarts += 1
+    stats = {"restarts": restarts, "nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
              "cached": int(meta[M_STORES]), "splits": int(meta[M_SPLITS]),
              "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),
              "probes": int(meta[M_PROBES])}
+    if meta[M_ABORT] == 2:
+        raise MemoryError("the native counter's segment stack is full")
     if got < 0:
         return NativeCount(None, False, False, took, stats)
     return NativeCount(got, got <= limit, True, took, stats)

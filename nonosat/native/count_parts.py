@@ -1,5 +1,6 @@
 """The native counter's working state: its ``M_*`` counters, the component cache (exact keys,
-open addressing) and the split of a component's lines into connected components
+open addressing), the cut of lines into segments (:func:`_refine`) and the split of a
+component's segments into connected components
 (:mod:`nonosat.native.count` holds the search that uses them; the method and its sources are
 described there).
 """
@@ -9,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from nonosat.kernel_cache import stamp_module
-from nonosat.lazy_jit import njit
+from nonosat.lazy_jit import leading_zeros, njit, trailing_zeros
+from nonosat.native.line import line_masks
 
 # -- the counter's scalar state (meta) ----------------------------------------------------
 M_NODES = 0  #: decisions made
@@ -24,7 +26,7 @@ M_GEN = 8  #: the cache's generation (entries of older ones are free)
 M_CLEARS = 9  #: times the cache was emptied (full)
 M_BRANCH = 10  #: the branching rule
 M_MAXDEPTH = 11  #: deepest stack
-M_DEPTH = 12  #: (unused)
+M_PROBE_MIN = 12  #: probe only components with at least this many undecided cells
 M_PROBES = 13  #: probes (one per cell and value)
 M_PROBING = 14  #: 0: no probing; 1: from every changed line; 2: from the decision's lines
 M_STAMP = 15  #: the dirty marks' current stamp
@@ -36,34 +38,94 @@ TABLE_SLOTS = 1 << 18
 ARENA_WORDS = 1 << 22
 
 
-def new_count_context(n_lines: int, n_cells: int, slots: int = TABLE_SLOTS,
-                      arena: int = ARENA_WORDS) -> tuple:
-    """The counter's working arrays: ``(meta, table, arena, lines, comp, queue, dirty,
-    score)``.
+def segment_stack_words(n_lines: int, depth: int, n_blocks: int) -> int:
+    """Words of a segment stack that holds ``depth`` nested splits of at most
+    ``n_lines + n_blocks + 2`` segments each (3 words a segment: the split's refined segments,
+    then its components' lengths and segments).  The nested splits on a path of the search hold
+    ever fewer undecided cells, so ``depth = n_cells`` always suffices."""
+    return 3 * (n_lines + n_blocks + 2) * (depth + 2) + 16
+
+
+def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
+                      slots: int = TABLE_SLOTS, arena: int = ARENA_WORDS,
+                      seg_words: int | None = None) -> tuple:
+    """The counter's working arrays: ``(meta, table, arena, segs, comp, queue, dirty, score,
+    rowseg, colseg, near)``.
 
     ``meta`` (int64, :data:`M_SIZE`) the ``M_*`` counters; ``table`` (int64, (slots, 4)) the
     cache's rows ``(generation tag, key offset, key length, value * 2 + exact)``; ``arena``
-    (int64) the keys, three words per line ``(line, filled mask, empty mask)``; ``lines``
-    (int32) the stack of component line lists; ``comp``/``queue`` (int32, ``n_lines``) scratch
-    of the component search; ``dirty`` (int64, ``n_lines``) the stamp of the probing pass that
-    must probe a line's cells; ``score`` (int64, ``n_cells``) each cell's last probe score.
+    (int64) the keys, three words per segment ``(segment word, filled mask, empty mask)``
+    (:func:`seg_word`; the masks restricted to the segment's cells); ``segs`` (int64) the stack
+    of component segment lists; ``comp``/``queue`` (int32, one per possible segment) scratch of
+    the component search; ``dirty`` (int64, ``n_lines``) the stamp of the probing pass that must
+    probe a line's cells; ``score`` (int64, ``n_cells``) each cell's last probe score;
+    ``rowseg``/``colseg`` (int32, ``n_cells``) the segment of a cell's row / column in the list
+    being split; ``near`` (int64, ``n_cells``) the stamp of the probing pass that must probe a
+    cell (probing mode 3).  ``n_blocks`` is the number of blocks of all clues (``-1``: at most one per two
+    cells of every line): every segment holds a block, or is a line without a clue.
+    ``seg_words``: the segment stack's size (default: :func:`segment_stack_words` for
+    ``n_cells`` nested splits, enough for any count); a count that fills a smaller stack stops
+    with ``meta[M_ABORT] == 2``.
     """
     if slots < 4 or slots & (slots - 1):
         raise ValueError(f"cache slots must be a power of two >= 4, not {slots}")
+    if n_blocks < 0:
+        n_blocks = n_cells + n_lines
+    n_segs = n_lines + n_blocks + 2
     meta = np.zeros(M_SIZE, dtype=np.int64)
     meta[M_GEN] = 1
     return (
         meta,
         np.zeros((slots, 4), dtype=np.int64),
         np.zeros(arena, dtype=np.int64),
-        # every level of the recursion holds at most n_lines lines and as many lengths, and a
-        # level is one decision deeper than the one below it (at most n_cells on a path)
-        np.zeros(2 * n_lines * (n_cells + 2), dtype=np.int32),
-        np.full(n_lines, -1, dtype=np.int32),
-        np.zeros(n_lines, dtype=np.int32),
+        np.zeros(segment_stack_words(n_lines, n_cells, n_blocks) if seg_words is None
+                 else seg_words, dtype=np.int64),
+        np.full(n_segs, -1, dtype=np.int32),
+        np.zeros(n_segs, dtype=np.int32),
         np.zeros(n_lines, dtype=np.int64),
         np.zeros(n_cells, dtype=np.int64),
+        np.zeros(n_cells, dtype=np.int32),
+        np.zeros(n_cells, dtype=np.int32),
+        np.zeros(n_cells, dtype=np.int64),
     )
+
+
+# -- segments -------------------------------------------------------------------------------
+# A segment is one int64 word: ``line << 32 | lo << 24 | hi << 16 | p << 8 | q``: the cells
+# ``lo..hi`` of ``line`` hold its blocks ``p..q-1`` (every arrangement of the line puts those
+# blocks there and no other block there), so the line's constraint is the product of its
+# segments' constraints.  ``p == q == 0`` on a line without a clue (no constraint).  Lists of
+# segments are sorted (by line, then position): rows first.
+
+@njit(cache=True, nogil=True, inline='always')
+def seg_word(line, lo, hi, p, q):  # pragma: no cover - compiled
+    """The segment word of ``line``'s cells ``lo..hi`` holding blocks ``p..q-1``."""
+    return (np.int64(line) << 32) | (lo << 24) | (hi << 16) | (p << 8) | q
+
+
+@njit(cache=True, nogil=True, inline='always')
+def seg_line(s):  # pragma: no cover - compiled
+    return s >> 32
+
+
+@njit(cache=True, nogil=True, inline='always')
+def seg_mask(s):  # pragma: no cover - compiled
+    """The segment's cells as a mask of its line."""
+    lo = (s >> 24) & 255
+    hi = (s >> 16) & 255
+    return ((1 << (hi + 1)) - 1) & ~((1 << lo) - 1)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def ctz(x):  # pragma: no cover - compiled
+    """Trailing zeros of the int64 ``x`` (64 for 0)."""
+    return trailing_zeros(x)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def clz(x):  # pragma: no cover - compiled
+    """Leading zeros of the int64 ``x``."""
+    return leading_zeros(x)
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -76,13 +138,15 @@ def _popcount(x):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _key_hash(state, lines, lo, n):  # pragma: no cover - compiled
-    """64-bit hash of the component ``lines[lo:lo+n]``'s key (splitmix64-style mixing)."""
+def _key_hash(state, segs, lo, n):  # pragma: no cover - compiled
+    """64-bit hash of the component ``segs[lo:lo+n]``'s key (splitmix64-style mixing)."""
     lf, le = state[11], state[12]
     h = np.uint64(0x243F6A8885A308D3) ^ np.uint64(n)
     for i in range(lo, lo + n):
-        line = lines[i]
-        for v in (np.uint64(line + 1), np.uint64(lf[line]), np.uint64(le[line])):
+        s = segs[i]
+        line = seg_line(s)
+        r = seg_mask(s)
+        for v in (np.uint64(s), np.uint64(lf[line] & r), np.uint64(le[line] & r)):
             h ^= v
             h *= np.uint64(0x9E3779B97F4A7C15)
             h ^= h >> np.uint64(29)
@@ -90,7 +154,7 @@ def _key_hash(state, lines, lo, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _lookup(state, ctx, lines, lo, n, hv):  # pragma: no cover - compiled
+def _lookup(state, ctx, segs, lo, n, hv):  # pragma: no cover - compiled
     """Row of the cache holding the component's key, or the free row where it belongs
     (linear probing; the table is never full: it is emptied at half load)."""
     meta, table, arena = ctx[0], ctx[1], ctx[2]
@@ -106,9 +170,12 @@ def _lookup(state, ctx, lines, lo, n, hv):  # pragma: no cover - compiled
         if table[i, 2] == 3 * n:
             same = True
             for k in range(n):
-                line = lines[lo + k]
+                s = segs[lo + k]
+                line = seg_line(s)
+                r = seg_mask(s)
                 o = off + 3 * k
-                if arena[o] != line or arena[o + 1] != lf[line] or arena[o + 2] != le[line]:
+                if (arena[o] != s or arena[o + 1] != lf[line] & r
+                        or arena[o + 2] != le[line] & r):
                     same = False
                     break
             if same:
@@ -117,7 +184,7 @@ def _lookup(state, ctx, lines, lo, n, hv):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _store(state, ctx, lines, lo, n, hv, value, exact):  # pragma: no cover - compiled
+def _store(state, ctx, segs, lo, n, hv, value, exact):  # pragma: no cover - compiled
     """Store the component's count (emptying the cache first when it is full)."""
     meta, table, arena = ctx[0], ctx[1], ctx[2]
     lf, le = state[11], state[12]
@@ -128,13 +195,15 @@ def _store(state, ctx, lines, lo, n, hv, value, exact):  # pragma: no cover - co
         meta[M_CLEARS] += 1
         if 3 * n > arena.shape[0]:
             return
-    i = _lookup(state, ctx, lines, lo, n, hv)
+    i = _lookup(state, ctx, segs, lo, n, hv)
     off = meta[M_ARENA]
     for k in range(n):
-        line = lines[lo + k]
-        arena[off + 3 * k] = line
-        arena[off + 3 * k + 1] = lf[line]
-        arena[off + 3 * k + 2] = le[line]
+        s = segs[lo + k]
+        line = seg_line(s)
+        r = seg_mask(s)
+        arena[off + 3 * k] = s
+        arena[off + 3 * k + 1] = lf[line] & r
+        arena[off + 3 * k + 2] = le[line] & r
     meta[M_ARENA] = off + 3 * n
     meta[M_ENTRIES] += 1
     meta[M_STORES] += 1
@@ -145,61 +214,133 @@ def _store(state, ctx, lines, lo, n, hv, value, exact):  # pragma: no cover - co
 
 
 @njit(cache=True, nogil=True)
-def _components(problem, state, ctx, lines, lo, n):  # pragma: no cover - compiled
-    """Write the connected components of the lines ``lines[lo:lo+n]`` that hold undecided
-    cells (a row and a column joined by each undecided cell they share) at the line stack's top,
-    one after another, each as its length then its lines (sorted, as ``lines[lo:lo+n]`` is).
-    Returns ``(k, m)``: the number of components and the words written."""
+def _refine(problem, state, ctx, segs, lo, n, out):  # pragma: no cover - compiled
+    """Write the segments of ``segs[lo:lo+n]`` (sorted, at the propagation fixpoint) that hold
+    undecided cells at ``segs[out:]``, each cut where its line's blocks now fall apart: between
+    blocks ``j - 1`` and ``j`` when the last cell block ``j - 1`` can cover (over the line's
+    arrangements consistent with its known cells) lies at least two cells before the first cell
+    block ``j`` can cover (the cells between are empty in every arrangement).  A segment's
+    cells are narrowed to those its blocks can cover.  The complete line solver
+    (:func:`nonosat.native.line.line_masks`) gives each block's possible starts.  Returns the
+    number of segments written, or ``-1`` when the stack is full."""
+    blocks, start, known, dims = problem
+    h, w = dims[0], dims[1]
+    lf, le, starts = state[11], state[12], state[14]
+    size = segs.shape[0]
+    r = 0
+    cur = -1
+    for i in range(lo, lo + n):
+        s = segs[i]
+        line = seg_line(s)
+        free = seg_mask(s) & ~(lf[line] | le[line])
+        if free == 0:
+            continue
+        if out + r + 1 > size:
+            return -1
+        if not known[line]:
+            segs[out + r] = s
+            r += 1
+            continue
+        length = w if line < h else h
+        b0 = start[line]
+        clue = blocks[b0:start[line + 1]]
+        if line != cur:
+            full = (1 << length) - 1
+            ok, _, _ = line_masks(clue, length, full & ~lf[line], full & ~le[line], starts)
+            cur = line
+        p = (s >> 8) & 255
+        q = s & 255
+        j0 = p
+        a = ctz(starts[p])
+        for j in range(p + 1, q + 1):
+            last = 63 - clz(starts[j - 1]) + clue[j - 1] - 1
+            if j < q:
+                first = ctz(starts[j])
+                if last + 1 >= first:
+                    continue
+            part = ((1 << (last + 1)) - 1) & ~((1 << a) - 1)
+            if part & ~(lf[line] | le[line]) != 0:
+                if out + r + 1 > size:
+                    return -1
+                segs[out + r] = seg_word(line, a, last, j0, j)
+                r += 1
+            if j < q:
+                j0 = j
+                a = first
+    return r
+
+
+@njit(cache=True, nogil=True)
+def _components(problem, state, ctx, segs, lo, n, out):  # pragma: no cover - compiled
+    """Write the connected components of the segments ``segs[lo:lo+n]`` (each holding undecided
+    cells; every undecided cell's row segment and column segment among them) at ``segs[out:]``,
+    one after another, each as its length then its segments (sorted, as ``segs[lo:lo+n]`` is):
+    two segments are joined by an undecided cell they share.  Returns ``(k, m)``: the number of
+    components and the words written, or ``(-1, 0)`` when the stack is full."""
     h, w = problem[3][0], problem[3][1]
     lf, le = state[11], state[12]
-    meta, comp, queue = ctx[0], ctx[4], ctx[5]
+    comp, queue, rowseg, colseg = ctx[4], ctx[5], ctx[8], ctx[9]
+    if out + 2 * n > segs.shape[0]:
+        return -1, 0
+    for i in range(n):
+        s = segs[lo + i]
+        line = seg_line(s)
+        free = seg_mask(s) & ~(lf[line] | le[line])
+        comp[i] = -1
+        if line < h:
+            base = line * w
+            while free != 0:
+                b = ctz(free)
+                free &= free - 1
+                rowseg[base + b] = i
+        else:
+            c = line - h
+            while free != 0:
+                b = ctz(free)
+                free &= free - 1
+                colseg[b * w + c] = i
     k = 0
-    for i in range(lo, lo + n):
-        comp[lines[i]] = -1
-    for i in range(lo, lo + n):
-        s = lines[i]
-        if comp[s] >= 0:
+    for i0 in range(n):
+        if comp[i0] >= 0:
             continue
-        length = w if s < h else h
-        if ((1 << length) - 1) & ~(lf[s] | le[s]) == 0:
-            continue
-        comp[s] = k
-        queue[0] = s
+        comp[i0] = k
+        queue[0] = i0
         qn = 1
         qi = 0
         while qi < qn:
-            line = queue[qi]
+            i = queue[qi]
             qi += 1
-            if line < h:
-                free = ((1 << w) - 1) & ~(lf[line] | le[line])
-                base = h
-            else:
-                free = ((1 << h) - 1) & ~(lf[line] | le[line])
-                base = 0
-            p = 0
+            s = segs[lo + i]
+            line = seg_line(s)
+            free = seg_mask(s) & ~(lf[line] | le[line])
             while free != 0:
-                if free & 1:
-                    other = base + p
-                    if comp[other] < 0:
-                        comp[other] = k
-                        queue[qn] = other
-                        qn += 1
-                free >>= 1
-                p += 1
+                b = ctz(free)
+                free &= free - 1
+                if line < h:
+                    other = colseg[line * w + b]
+                else:
+                    other = rowseg[b * w + line - h]
+                if comp[other] < 0:
+                    comp[other] = k
+                    queue[qn] = other
+                    qn += 1
         k += 1
-    top = meta[M_TOP]
-    m = 0
+    # counting sort by component, keeping the order: queue[c] = where component c's words start
     for c in range(k):
-        at = top + m
-        m += 1
-        for i in range(lo, lo + n):
-            if comp[lines[i]] == c:
-                lines[top + m] = lines[i]
-                m += 1
-        lines[at] = top + m - at - 1
-    for i in range(lo, lo + n):
-        comp[lines[i]] = -1
-    return k, m
+        queue[c] = 0
+    for i in range(n):
+        queue[comp[i]] += 1
+    at = out
+    for c in range(k):
+        size = queue[c]
+        segs[at] = size
+        queue[c] = at + 1
+        at += size + 1
+    for i in range(n):
+        c = comp[i]
+        segs[queue[c]] = segs[lo + i]
+        queue[c] += 1
+    return k, at - out
 
 
 stamp_module(globals())

@@ -160,7 +160,8 @@ def new_state(packed: PackedClues, grid: np.ndarray, cache: np.ndarray | None = 
         np.zeros(1, dtype=np.int64) if stop is None else _stop_flag(stop),
         words_scratch(longest if longest > BITS_MAX_LINE else 1),
     )
-    sync_line_masks(state)
+    if (flat != 3).any():  # the masks of a grid with nothing known are the zeros above
+        sync_line_masks(state)
     return state
 
 
