@@ -44,6 +44,7 @@ KERNEL_FILES = (
     "native/colour.py",
     "native/count.py",
     "native/count_parts.py",
+    "native/count_probe.py",
     "encodings/cnf_order.py",
     "encodings/phases.py",
     "certificates/proof_text.py",

@@ -205,7 +205,7 @@ def _implications_or_probing(puzzle: Puzzle, partial: np.ndarray | None) -> str:
 
 
 def _line_solved_by_native(result: SolveResult) -> bool:
-    """Whether the native engine's root trace (:class:`nonosat.native.search.Trace`) fixed
+    """Whether the native engine's root trace (:class:`nonosat.native.trace.Trace`) fixed
     every cell by line solving alone (and givens): then the line-solving fixpoint from the
     clues and givens is complete, which :func:`solve_classification` would otherwise compute
     again (line solving's fixpoint does not depend on the order of the lines, and probing

@@ -158,7 +158,7 @@ def certify_puzzle(
 
     # the portfolio's native part ran the root node (propagation and probing): its deductions
     # are the proof's first lemmas
-    from nonosat.native.search import Trace
+    from nonosat.native.trace import Trace
 
     trace = decision.trace
     if not isinstance(trace, Trace):

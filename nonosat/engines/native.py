@@ -31,7 +31,7 @@ class NativeEngine(Engine):
     def _run(self, puzzle: Puzzle, partial: np.ndarray | None, limit: int,
              timeout: float | None, stop: StopToken | None) -> SolveResult:
         """See :meth:`nonosat.engines.Engine.solve`.  ``result.trace`` is the root deduction
-        trace (:class:`nonosat.native.search.Trace`).
+        trace (:class:`nonosat.native.trace.Trace`).
 
         The compiled search reads a stop token (:func:`nonosat.stop.for_solve`) set by ``stop``,
         by ``timeout`` and by an interrupt, so each stops it within one probe; a stopped search
