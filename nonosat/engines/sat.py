@@ -195,9 +195,8 @@ class SatEngine(Engine):
             options = FIRST_SOLUTION_OPTIONS.get(self.solver)
         else:
             options = None
-        # a token that asks for a bounded latency (the studio's) makes the run's calls short
-        short = stop if stop is not None and stop.latency is not None else None
-        with SatRun(clauses, self.solver, options=options, flat=flat, stop=short) as run:
+        with SatRun(clauses, self.solver, options=options, flat=flat,
+                    stop=_brief(stop)) as run:
             # the solver holds its own copy: free the Python clause lists (about 150 bytes a
             # clause; 48 MB on Faase, 80x95) before the search grows the solver's memory
             del clauses, flat
@@ -302,8 +301,7 @@ class SatEngine(Engine):
         enc = encode_colour(puzzle, partial)
         encoded = time.perf_counter()
         solutions: list[np.ndarray] = []
-        short = stop if stop is not None and stop.latency is not None else None
-        with SatRun(enc.clauses, self.solver, stop=short) as run:
+        with SatRun(enc.clauses, self.solver, stop=_brief(stop)) as run:
             complete = _enumerate(run, enc.solution, enc.blocking_clause, solutions, limit,
                                   deadline, stop)
             stats = run.stats()
@@ -314,6 +312,13 @@ class SatEngine(Engine):
             encode_time_s=round(encoded - start, 6),
         )
         return self._result(solutions, limit, complete, start, stats)
+
+
+def _brief(stop: StopToken | None) -> StopToken | None:
+    """The token for the engine's :class:`SatRun`: ``stop`` when it asks for a bounded latency
+    (:attr:`nonosat.stop.StopToken.latency`, the studio's jobs), whose run then makes short
+    calls; else ``None`` (the CLI's long calls; ``stop`` is still read between them)."""
+    return stop if stop is not None and stop.latency is not None else None
 
 
 def _enumerate(
