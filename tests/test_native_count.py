@@ -255,3 +255,19 @@ def test_native_count_grows_a_full_segment_stack(monkeypatch):
     got = count_grid(puzzle)
     assert (got.count, got.exact) == (want, True)
     assert got.stats["restarts"] >= 1
+
+
+def test_native_count_gives_up_when_the_segment_stack_reaches_its_bound(monkeypatch):
+    """The segment stack grows only up to ``SEG_STACK_MAX_WORDS``: a count that needs more
+    gives up with a reason (no crash, no MemoryError), and the portfolio reports it unfinished."""
+    import nonosat.native.count as native_count
+
+    puzzle = Puzzle.from_picture(np.random.default_rng(4).random((6, 7)) < 0.4)
+    monkeypatch.setattr(native_count, "SEG_STACK_DEPTH", 0)
+    monkeypatch.setattr(native_count, "SEG_STACK_MAX_WORDS", 1)
+    got = count_grid(puzzle)
+    assert (got.count, got.exact, got.finished, got.reason) == (
+        None, False, False, "segment stack full")
+    assert got.stats["restarts"] == 0
+    out = count_solutions(puzzle, timeout=30, counter="native", simplify=False)
+    assert (out.count, out.exact, out.reason) == (None, False, "segment stack full")

@@ -228,7 +228,7 @@ def _count_native(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | N
     interrupts.check()  # an interrupted count is no count
     took = time.perf_counter() - start
     if not got.finished:
-        return SolutionCount(None, False, NATIVE_COUNTER, took, reason or "stopped")
+        return SolutionCount(None, False, NATIVE_COUNTER, took, reason or got.reason or "stopped")
     if got.exact:
         return SolutionCount(got.count, True, NATIVE_COUNTER, took)
     return SolutionCount(got.count, False, NATIVE_COUNTER, took,

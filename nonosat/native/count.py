@@ -115,6 +115,12 @@ from nonosat.stop import StopToken
 #: needs more: never seen on 25x25 puzzles, whose searches are at most ~160 frames deep).
 SEG_STACK_DEPTH = 256
 
+#: The most int64 words the segment stack may grow to (32 MiB).  Its bound for any count
+#: (:func:`~nonosat.native.count_parts.segment_stack_words` with one nested split per cell) is
+#: 349 MiB on a 62x62 puzzle with 31 blocks a line, more than a batch child's address-space
+#: limit may allow: a count that fills this many words gives up (``reason``) instead.
+SEG_STACK_MAX_WORDS = 1 << 22
+
 
 #: Counts above this are reported as the lower bound ``limit + 1`` by default.
 DEFAULT_LIMIT = 10**6
@@ -395,6 +401,10 @@ class NativeCount:
         ``nodes`` (decisions), ``cache_hits``, ``cached`` (components stored), ``splits``
         (nodes whose undecided cells fell apart into several components), ``cache_clears``,
         ``max_depth``, ``probes``, ``restarts`` (counts run again with a larger segment stack).
+    reason : str
+        Why an unfinished count stopped: ``"stopped"`` (the stop flag) or
+        ``"segment stack full"`` (the search nests deeper than :data:`SEG_STACK_MAX_WORDS`
+        allows); ``""`` when it finished.
     """
 
     count: int | None
@@ -402,6 +412,7 @@ class NativeCount:
     finished: bool
     time_s: float
     stats: dict[str, int]
+    reason: str = ""
 
 
 def supported(puzzle: Puzzle) -> bool:
@@ -483,9 +494,10 @@ def count_grid(
     packed = pack_clues(puzzle)
     flag = np.zeros(1, dtype=np.int64) if stop is None else stop.flag
     blocks = len(packed.blocks)
-    # the segment stack: room for SEG_STACK_DEPTH nested splits first, all of them (its bound,
-    # far more than a count needs) only after a count that filled it (then counted again)
-    full = segment_stack_words(h + w, h * w, blocks)
+    # the segment stack: room for SEG_STACK_DEPTH nested splits first, 8 times more after a
+    # count that filled it (then counted again), up to its bound for any count (far more than
+    # a count needs) or SEG_STACK_MAX_WORDS, whichever is smaller
+    full = min(segment_stack_words(h + w, h * w, blocks), max(SEG_STACK_MAX_WORDS, 1))
     words = min(full, segment_stack_words(h + w, SEG_STACK_DEPTH, blocks))
     took = 0.0
     restarts = 0
@@ -513,9 +525,9 @@ def count_grid(
              "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),
              "probes": int(meta[M_PROBES])}
     if meta[M_ABORT] == 2:
-        raise MemoryError("the native counter's segment stack is full")
+        return NativeCount(None, False, False, took, stats, "segment stack full")
     if got < 0:
-        return NativeCount(None, False, False, took, stats)
+        return NativeCount(None, False, False, took, stats, "stopped")
     return NativeCount(got, got <= limit, True, took, stats)
 
 
