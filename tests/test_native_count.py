@@ -271,3 +271,24 @@ def test_native_count_gives_up_when_the_segment_stack_reaches_its_bound(monkeypa
     assert got.stats["restarts"] == 0
     out = count_solutions(puzzle, timeout=30, counter="native", simplify=False)
     assert (out.count, out.exact, out.reason) == (None, False, "segment stack full")
+
+
+def test_a_stopped_native_count_proves_a_lower_bound():
+    """A count stopped after ``max_nodes`` decisions reports the solutions its finished parts
+    prove: never more than the enumerator's count, often more than 0, and the count itself
+    when it finishes."""
+    rng = np.random.default_rng(11)
+    bounds = []
+    for _ in range(6):
+        puzzle = Puzzle.from_picture(rng.random((6, 7)) < 0.45)
+        want = rowwise_count(puzzle)
+        nodes = count_grid(puzzle).stats["nodes"]
+        for m in sorted(set(np.linspace(0, nodes, 7).astype(int).tolist())):
+            got = count_grid(puzzle, max_nodes=m)
+            if got.finished:
+                assert (got.count, got.lower_bound) == (want, want)
+            else:
+                assert got.count is None and got.reason == "stopped"
+                assert 0 <= got.lower_bound <= want, (puzzle.rows, puzzle.cols, m)
+                bounds.append((got.lower_bound, want))
+    assert any(0 < lb < want for lb, want in bounds)

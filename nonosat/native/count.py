@@ -72,6 +72,7 @@ from nonosat.native.count_parts import (
     M_CLEARS,
     M_GEN,
     M_HITS,
+    M_MAX_NODES,
     M_MAXDEPTH,
     M_NODES,
     M_PROBE_DEPTH,
@@ -79,6 +80,7 @@ from nonosat.native.count_parts import (
     M_PROBES,
     M_PROBING,
     M_SPLITS,
+    M_STOP_SP,
     M_STORES,
     M_TOP,
     _components,
@@ -298,8 +300,9 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             continue
         # a component frame
         if phase == 0:
-            if stop[0] != 0:
+            if stop[0] != 0 or meta[M_NODES] >= meta[M_MAX_NODES]:
                 meta[M_ABORT] = 1
+                meta[M_STOP_SP] = sp
                 ret = 0
                 sp -= 1
                 continue
@@ -322,6 +325,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
                     and _open_cells(problem, state, segs, lo, n) >= meta[M_PROBE_MIN]):
                 cell = _probe(problem, state, ctx, segs, lo, n, frames[f, F_SINCE])
                 if meta[M_ABORT] != 0:
+                    meta[M_STOP_SP] = sp
                     undo_to(state, pmark)
                     ret = 0
                     sp -= 1
@@ -391,7 +395,8 @@ class NativeCount:
     ----------
     count : int or None
         The exact count when ``exact``; ``limit + 1`` (a lower bound) when the puzzle has more
-        than ``limit`` solutions; ``None`` when the count was stopped (time limit, cancel).
+        than ``limit`` solutions; ``None`` when the count was stopped (time limit, cancel,
+        ``max_nodes``).
     exact : bool
     finished : bool
         The count ended (exact or above the limit), not stopped.
@@ -405,6 +410,9 @@ class NativeCount:
         Why an unfinished count stopped: ``"stopped"`` (the stop flag) or
         ``"segment stack full"`` (the search nests deeper than :data:`SEG_STACK_MAX_WORDS`
         allows); ``""`` when it finished.
+    lower_bound : int
+        A count that finished: ``count``.  A stopped count: the solutions its finished parts
+        prove (:func:`_stopped_lower_bound`, often 0), at most ``limit + 1``.
     """
 
     count: int | None
@@ -413,6 +421,7 @@ class NativeCount:
     time_s: float
     stats: dict[str, int]
     reason: str = ""
+    lower_bound: int = 0
 
 
 def supported(puzzle: Puzzle) -> bool:
@@ -432,6 +441,7 @@ def count_grid(
     probing: bool | int = 3,
     probe_depth: int | None = None,
     probe_min: int = 0,
+    max_nodes: int | None = None,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
 
@@ -465,6 +475,9 @@ def count_grid(
     probe_min : int
         Probe only components with at least this many undecided cells (smaller ones branch by
         ``branch`` alone).
+    max_nodes : int, optional
+        Stop (as the stop flag does) once this many decisions were made: a budget that does
+        not depend on the machine's load.
 
     Returns
     -------
@@ -510,6 +523,7 @@ def count_grid(
         ctx[0][M_PROBING] = int(probing)
         ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
         ctx[0][M_PROBE_MIN] = probe_min
+        ctx[0][M_MAX_NODES] = 1 << 62 if max_nodes is None else max_nodes
         frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
         hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
         t0 = time.perf_counter()
@@ -527,8 +541,38 @@ def count_grid(
     if meta[M_ABORT] == 2:
         return NativeCount(None, False, False, took, stats, "segment stack full")
     if got < 0:
-        return NativeCount(None, False, False, took, stats, "stopped")
-    return NativeCount(got, got <= limit, True, took, stats)
+        lower = min(_stopped_lower_bound(frames, meta), limit + 1)
+        return NativeCount(None, False, False, took, stats, "stopped", lower)
+    return NativeCount(got, got <= limit, True, took, stats, "", got)
+
+
+def _stopped_lower_bound(frames: np.ndarray, meta: np.ndarray) -> int:
+    """The solutions a count stopped by its flag has proved: read from its search path (the
+    frames on the stack when the flag was seen, ``meta[M_STOP_SP]``; unwinding the stack only
+    advances each split frame past its current component), from the top down.  The top frame
+    is a component not counted yet (0).  A component frame that is branching adds the
+    (finished) count of its first value: ``count >= acc + bound(child)``; one that probed
+    passes its child's bound on.  A split frame multiplies the product of its finished
+    components by its current one's bound when that component is its last, since then
+    ``count = product * count(current)``; with components still to count, which may have no
+    solution, the bound is 0.  (In the split's check mode, where the product has already
+    reached its cap, a last component with a solution proves the cap.)  Every count in the
+    frames is exact or a capped lower bound, so the result is a lower bound on the count."""
+    lower = 0
+    for f in range(int(meta[M_STOP_SP]) - 2, -1, -1):
+        if frames[f, F_KIND] == K_COMP:
+            phase = frames[f, F_PHASE]
+            if phase in (1, 2):
+                lower += int(frames[f, F_ACC])
+            elif phase != 3:
+                lower = 0
+        elif frames[f, F_AT] < frames[f, F_END]:
+            lower = 0
+        elif frames[f, F_MODE] == 0:
+            lower *= int(frames[f, F_ACC])
+        else:
+            lower = int(frames[f, F_CAP]) if lower >= 1 else 0
+    return lower
 
 
 def _apply_partial(puzzle: Puzzle, state: tuple, partial: np.ndarray) -> None:

@@ -31,7 +31,9 @@ M_PROBES = 13  #: probes (one per cell and value)
 M_PROBING = 14  #: 0: no probing; 1: from every changed line; 2: from the decision's lines
 M_STAMP = 15  #: the dirty marks' current stamp
 M_PROBE_DEPTH = 16  #: probe only in frames at most this deep on the stack
-M_SIZE = 17
+M_STOP_SP = 17  #: frames on the stack when the stop flag was seen (the path to read bounds from)
+M_MAX_NODES = 18  #: stop (as the stop flag does) once this many decisions were made
+M_SIZE = 19
 
 #: Cache table rows (a power of two) and key arena words: 2**18 * 4 + 2**22 int64 words (40 MB).
 TABLE_SLOTS = 1 << 18
