@@ -221,11 +221,13 @@ def segment_puzzles(draw):
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(segment_puzzles(), st.sampled_from((True, False, 2, 3, 4)), st.sampled_from((0, 1)),
-       st.sampled_from((0, 8)))
-def test_native_count_on_segments_equals_rowwise_enumeration(case, probing, branch, probe_min):
+       st.sampled_from((0, 8)), st.sampled_from((0, 6)))
+def test_native_count_on_segments_equals_rowwise_enumeration(case, probing, branch, probe_min,
+                                                              full_depth):
     puzzle, partial = case
     want = rowwise_count(puzzle, partial)
-    got = count_grid(puzzle, partial, probing=probing, branch=branch, probe_min=probe_min)
+    got = count_grid(puzzle, partial, probing=probing, branch=branch, probe_min=probe_min,
+                     full_depth=full_depth)
     assert got.finished and got.exact
     assert got.count == want, (puzzle.rows, puzzle.cols, partial.tolist())
     if want > 3:

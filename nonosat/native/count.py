@@ -70,10 +70,12 @@ from nonosat.native.count_parts import (
     M_ABORT,
     M_BRANCH,
     M_CLEARS,
+    M_FULL_DEPTH,
     M_GEN,
     M_HITS,
     M_MAX_NODES,
     M_MAXDEPTH,
+    M_MODE,
     M_NODES,
     M_PROBE_DEPTH,
     M_PROBE_MIN,
@@ -83,6 +85,7 @@ from nonosat.native.count_parts import (
     M_STOP_SP,
     M_STORES,
     M_TOP,
+    M_ZEROS,
     _components,
     _key_hash,
     _lookup,
@@ -323,6 +326,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             cell = -1
             if (probing and sp <= meta[M_PROBE_DEPTH]
                     and _open_cells(problem, state, segs, lo, n) >= meta[M_PROBE_MIN]):
+                meta[M_MODE] = 1 if sp <= meta[M_FULL_DEPTH] else meta[M_PROBING]
                 cell = _probe(problem, state, ctx, segs, lo, n, frames[f, F_SINCE])
                 if meta[M_ABORT] != 0:
                     meta[M_STOP_SP] = sp
@@ -438,10 +442,11 @@ def count_grid(
     limit: int = DEFAULT_LIMIT,
     stop: StopToken | None = None,
     branch: int = 0,
-    probing: bool | int = 3,
+    probing: bool | int = 4,
     probe_depth: int | None = None,
     probe_min: int = 0,
     max_nodes: int | None = None,
+    full_depth: int = 0,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
 
@@ -462,13 +467,17 @@ def count_grid(
     probing : bool or int
         Failed-literal probing at every node (``True`` or 1: the cells of every line changed
         since the parent node; 2: of the decision's row and column only, and of the lines
-        probing changes; 3, the default: the cells at most
+        probing changes; 3: the cells at most
         :data:`~nonosat.native.count_probe.NEAR` cells from a cell assigned since the parent
-        node, along its row and column; 4: those and the decision's
+        node, along its row and column; 4, the default: those and the decision's
         row and column; ``False`` or 0: none); the branch is then the cell whose two values
         propagate furthest.  Mode 3 against 1 (``benchmarks/bench_count.py --probing``, taai2011,
         same load): #275 1.45 s / 2.28 s, #400 0.07 / 0.13 s, #425 (67,270 solutions) counted
-        in 6.7-9.1 s / not in 10 s; #500 (1,454) counted by neither in 10 s.
+        in 6.7-9.1 s / not in 10 s; #500 (1,454) counted by neither in 10 s.  Mode 4 against 3
+        (10 s each, interleaved, load 10): #425 8.0 / 8.4 s, #275 1.66 / 1.49 s; on the puzzles
+        neither finishes, mode 4 refutes far fewer components and proves larger lower bounds
+        (:attr:`NativeCount.lower_bound`): #375 122,718 / 36,170, #450 86,067 / 51,913, #475
+        45,037 / 0, #500 288 / 0.
     probe_depth : int, optional
         Probe only at nodes at most this deep on the search stack (two frames per decision);
         ``None``: everywhere.
@@ -478,6 +487,9 @@ def count_grid(
     max_nodes : int, optional
         Stop (as the stop flag does) once this many decisions were made: a budget that does
         not depend on the machine's load.
+    full_depth : int
+        Frames at most this deep on the stack probe as mode 1 whatever ``probing`` says
+        (0: none; an experiment, not a default: no better on taai2011).
 
     Returns
     -------
@@ -524,6 +536,7 @@ def count_grid(
         ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
         ctx[0][M_PROBE_MIN] = probe_min
         ctx[0][M_MAX_NODES] = 1 << 62 if max_nodes is None else max_nodes
+        ctx[0][M_FULL_DEPTH] = full_depth
         frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
         hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
         t0 = time.perf_counter()
@@ -537,7 +550,7 @@ def count_grid(
     stats = {"restarts": restarts, "nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
              "cached": int(meta[M_STORES]), "splits": int(meta[M_SPLITS]),
              "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),
-             "probes": int(meta[M_PROBES])}
+             "probes": int(meta[M_PROBES]), "refuted": int(meta[M_ZEROS])}
     if meta[M_ABORT] == 2:
         return NativeCount(None, False, False, took, stats, "segment stack full")
     if got < 0:
