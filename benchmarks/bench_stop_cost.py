@@ -13,7 +13,11 @@ source tree, made in a scratch folder:
   is the kernels without the flag).  The patch is listed (file, line, text) when B is built.
 
 Each copy has its own numba cache (numba keeps it in ``__pycache__`` beside the source file, and
-the copies are made without one), compiled once before the measured runs.
+the copies are made without one).  Under valgrind the kernels are compiled for the CPU valgrind
+presents (no AVX-512: numba's cache key holds the CPU name and features), so a first run compiles
+them under valgrind, once per tree (20 minutes on a loaded 2-core machine); ``--scratch DIR
+--reuse`` keeps the trees and their caches for the next run.  A and B are compiled for the same
+target, so the comparison is like for like, though not the host's exact machine code.
 
 Each worker process (``PYTHONPATH=copy``) imports the package, loads the kernels on a tiny puzzle,
 builds the puzzles, and then solves them (a full run) or not (an empty run, the baseline: the
@@ -34,13 +38,15 @@ probability 0.45 or 0.40, alternately, numpy's default generator seeded with ``-
 uniqueness search needs at least one decision (chosen with tree A, outside valgrind), and every
 ``--taai-step``-th puzzle of taai2011 from ``--taai-start`` (``--taai`` of them).
 
-Also ``--latency``: the wall time from a stop token set 50 ms into a hard solve to the engine's
-return, A only (no valgrind), in ``--rounds`` interleaved rounds with the load average.
+Also ``--latency`` (no valgrind): the wall time from a stop token set 50 ms into a hard solve to
+the solve's return, in A (the flag stops the kernel within a probe) and in B (only the token
+polled between two compiled calls, slices of about 20 ms, stops it), in ``--rounds`` rounds
+alternating the trees' order, with the load average.
 
 Usage::
 
-    nice -n 10 python benchmarks/bench_stop_cost.py            # instructions, ~10 minutes
-    python benchmarks/bench_stop_cost.py --latency --rounds 20   # stop latency only
+    nice -n 10 python benchmarks/bench_stop_cost.py --scratch /tmp/stopcost --reuse
+    python benchmarks/bench_stop_cost.py --scratch /tmp/stopcost --reuse --latency --rounds 5
 """
 
 from __future__ import annotations
@@ -269,7 +275,7 @@ def callgrind_counts(path: Path) -> tuple[int, int]:
 
 def hard_puzzles() -> list:
     """The stop-latency puzzles: the 60x60 random picture of ``tests/test_native_stop.py`` (its
-    root node probes for seconds), and a random 25x25 the search does not decide within seconds
+    nodes probe for tens of milliseconds), and a random 25x25 the search does not decide within seconds
     (nodes of a few milliseconds)."""
     import numpy as np
 
