@@ -242,8 +242,9 @@ def activate() -> None:
             hook()
         if _active:  # a hook looked at a kernel's cache, which activated numba
             return
-        import numba  # noqa: F401
+        from nonosat.kernel_cache import import_numba
 
+        import_numba()  # numba without the imports it makes only in case (SciPy, PyYAML)
         made: dict[int, Any] = {}
         for item in _lazy:
             made[id(item)] = item._make()
