@@ -169,9 +169,9 @@ class _LazyYaml:
     imports PyYAML on first use, which numba makes only when a ``.numba_config.yaml`` exists."""
 
     def __getattr__(self, name: str) -> Any:
-        import yaml
+        import importlib
 
-        return getattr(yaml, name)
+        return getattr(importlib.import_module("yaml"), name)
 
 
 def import_numba(hide_scipy: bool = True) -> bool:
@@ -204,7 +204,7 @@ def import_numba(hide_scipy: bool = True) -> bool:
     if lazy_yaml:
         from numba.core import config
 
-        config.yaml = _LazyYaml()  # type: ignore[attr-defined]
+        config.yaml = _LazyYaml()
         config._HAVE_YAML = True
     return True
 
