@@ -190,7 +190,8 @@ def import_numba(hide_scipy: bool = True) -> bool:
     if "numba" in sys.modules:
         return False
     hide = [name for name in (_SCIPY_FOR_NUMBA if hide_scipy else ()) if name not in sys.modules]
-    lazy_yaml = "yaml" not in sys.modules and importlib.util.find_spec("yaml") is not None
+    lazy_yaml = ("yaml" not in sys.modules and not os.path.isfile(".numba_config.yaml")
+                 and importlib.util.find_spec("yaml") is not None)
     if lazy_yaml:
         hide.append("yaml")
     for name in hide:
