@@ -6,11 +6,13 @@ decorator returns a :class:`LazyKernel`, which holds the Python function and its
 imports nothing: importing the native solver costs no ``import numba`` (about 0.3 s) and no
 compiler-target set-up (about 0.1 s).  The first call of any kernel from Python, or any look at a
 numba attribute of one (``signatures``, ``_cache``, ...), **activates** numba once per process
-(:func:`activate`): numba is imported, every kernel defined so far gets its numba dispatcher
-(``numba.njit(**options)(function)``, on-disk cache stamped by :mod:`nonosat.kernel_cache`), and
-every module of nonosat that holds a lazy kernel or a lazy intrinsic as a global gets the compiled
-object in its place, so that numba, compiling or loading a kernel, finds dispatchers among its
-callees' globals.  Kernels defined after that get their dispatcher at once.
+(:func:`activate`: numba is imported) and gives *that* kernel its numba dispatcher
+(``numba.njit(**options)(function)``, on-disk cache stamped by :mod:`nonosat.kernel_cache`), put
+in place of the lazy kernel in every module of nonosat that holds it as a global.  Other kernels
+stay lazy until they are used: a process that loads one cached kernel makes one dispatcher.
+Before numba compiles anything (its ``numba:compile`` event), every kernel and lazy intrinsic is
+made and put in place (:func:`make_all`), so that numba, compiling a kernel, finds dispatchers
+among its callees' globals; kernels defined after that get their dispatcher at once.
 
 **Interpreted runs.**  Inside :func:`interpreted`, a call of a lazy kernel runs its Python source
 (the same function numba compiles: no second copy of the solver) as long as numba has not been
