@@ -266,39 +266,14 @@ def main() -> None:
     _exit(code)
 
 
-#: Environment variable that, set to ``1``, makes :func:`_exit` leave through ``sys.exit``
-#: always (the interpreter's whole clean-up).
-FULL_EXIT_ENV = "NONOSAT_FULL_EXIT"
-
-
 def _exit(code: Any) -> None:
-    """End the process with ``code`` (as ``sys.exit``), skipping the interpreter's tear-down of
-    every module and object when numba is loaded: that tear-down (numba's and LLVM's objects,
-    nothing the user sees) took 0.1-0.15 s CPU of a ``nonosat solve`` that loaded one kernel,
-    against about 0.01 s without numba (issue 27, docs/startup.md).  Everything a normal exit
-    does that has an effect still happens: the standard streams are flushed and the ``atexit``
-    functions run (weakref finalizers, logging, multiprocessing).  Only a process with no
-    thread that a normal exit would wait for (daemon threads end either way), and an integer
-    (or no) code, leaves this way; any other keeps ``sys.exit``, as does
-    ``NONOSAT_FULL_EXIT=1``."""
-    import os
-    import threading
+    """End the process with ``code`` (as ``sys.exit``), without the interpreter's tear-down when
+    numba is loaded (:func:`nonosat.quick_exit.leave`: 0.1-0.2 s CPU of a ``nonosat solve``
+    that loaded a kernel)."""
+    from nonosat.quick_exit import leave
 
-    waiting = [t for t in threading.enumerate()
-               if t is not threading.main_thread() and not t.daemon and t.is_alive()]
-    if ("numba" not in sys.modules or os.environ.get(FULL_EXIT_ENV) == "1" or waiting
-            or not (code is None or isinstance(code, int))):
-        sys.exit(code)
-    import atexit
-
-    try:
-        atexit._run_exitfuncs()
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:
-                stream.flush()
-    except BaseException:  # a failing clean-up or a closed stream: the ordinary way out
-        sys.exit(code)
-    os._exit(0 if code is None else code & 0xFF)
+    leave(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":
