@@ -192,8 +192,8 @@ _EXIT = (
 
 def test_quick_exit_after_numba_keeps_output_code_and_atexit():
     """A command that loaded numba leaves without the interpreter's tear-down
-    (nonosat.quick_exit.leave, issue 27): the same output (block-buffered into a pipe), exit code and atexit functions as
-    the ordinary exit (NONOSAT_FULL_EXIT=1)."""
+    (nonosat.quick_exit.leave, issue 27): the same output (block-buffered into a pipe), exit
+    code and atexit functions as the ordinary exit (NONOSAT_FULL_EXIT=1)."""
     game = str(REPO / "games" / "cross-ambiguous.non")
 
     def run(full: str) -> tuple[int, str]:
