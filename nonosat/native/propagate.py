@@ -75,7 +75,8 @@ import numpy as np
 
 from nonosat.kernel_cache import stamp_module
 from nonosat.lazy_jit import lazy_intrinsic, njit, trailing_zeros
-from nonosat.native.line import BITS_MAX_LINE, line_kernel_words, line_masks, words_scratch
+from nonosat.native.line import BITS_MAX_LINE, line_kernel_words, words_scratch
+from nonosat.native.line_bits import line_masks_inline
 from nonosat.puzzle import PackedClues
 
 # -- why a cell was assigned (tkind) ----------------------------------------------------------
@@ -386,7 +387,7 @@ def _lookup(cache, st, clue, line, n, fmask, emask, starts):  # pragma: no cover
         return cache[slot, 3], cache[slot, 4]
     st[ST_LINE_SOLVES] += 1
     full = (1 << n) - 1
-    ok, can_e, can_f = line_masks(clue, n, full & ~fmask, full & ~emask, starts)
+    ok, can_e, can_f = line_masks_inline(clue, n, full & ~fmask, full & ~emask, starts)
     fo = -1
     eo = -1
     if ok:
