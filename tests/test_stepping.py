@@ -147,9 +147,10 @@ def test_stamp_starts_a_new_probing_event():
 
 def test_steppers_sharing_a_small_line_cache_never_fill_it():
     """Two steppers share one line cache of 16 rows (the search and the steppers it builds
-    share theirs).  The count of entries is the table's, so together they never fill it (each
-    counting its own, they could: the compiled lookup then probed a full table forever), and
-    both reach the fixpoint of a stepper with a table of its own."""
+    share theirs).  The count of filled rows is the table's (at most its rows: the table is
+    direct-mapped, an entry replaces another; the linear-probing table before it, counted per
+    state, could fill, and its lookup then probed a full table forever), and both reach the
+    fixpoint of a stepper with a table of its own."""
     from nonosat.native.propagate import new_line_cache
 
     rng = np.random.default_rng(2611)
@@ -164,4 +165,4 @@ def test_steppers_sharing_a_small_line_cache_never_fill_it():
             stepper.propagate()
             stepper.probe()
             assert np.array_equal(stepper.grid(), alone.grid())
-        assert 0 <= shared[-1, 1] <= 12  # 3/4 of 16 rows, counted over both steppers
+        assert 0 < shared[-1, 1] <= 16  # rows filled, counted over both steppers

@@ -112,7 +112,7 @@ class AutoEngine(Engine):
         implications = search.root_implication_literals() if self.implications else ()
         trace = outcome.trace
         solutions = outcome.solutions
-        del search, outcome  # free the native state (line cache 1.3 MB, trail, scratch) before SAT grows
+        del search, outcome  # free the native state (line cache 655 KB, trail, scratch) before SAT grows
         if token.is_set():  # stopped while probing for implications (they may be incomplete)
             return _stopped(solutions, start, stats, trace, token)
         # the first hand-off of a process loads PySAT and the SAT engine's compiled kernels: that

@@ -44,6 +44,7 @@ from nonosat.native.propagate import (
     clear_queue,
     mark_changed,
     propagate,
+    propagate_inline,
     put,
     undo_to,
 )
@@ -357,7 +358,7 @@ def probe_tracked(problem, state, scratch, track):  # pragma: no cover - compile
             # branch 1: filled
             st[ST_PROBES] += 1
             assign(problem, state, cell, 2, KIND_DECISION, -1, -1)
-            ok_f = propagate(problem, state)
+            ok_f = propagate_inline(problem, state)
             nf = st[ST_TLEN] - base
             if exact:
                 _touch(problem, state, scratch, cell, base, st[ST_TLEN])
@@ -370,7 +371,7 @@ def probe_tracked(problem, state, scratch, track):  # pragma: no cover - compile
             # branch 2: empty
             st[ST_PROBES] += 1
             assign(problem, state, cell, 1, KIND_DECISION, -1, -1)
-            ok_e = propagate(problem, state)
+            ok_e = propagate_inline(problem, state)
             ne = st[ST_TLEN] - base
             if exact:
                 _touch(problem, state, scratch, cell, base, st[ST_TLEN])

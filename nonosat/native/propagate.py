@@ -36,23 +36,31 @@ than through :func:`assign`/:func:`undo_to` must call :func:`sync_line_masks` af
 tournament puzzles repeat line states often), so results for lines of at most
 :data:`CACHE_MAX_LINE` cells are memoised in a hash table keyed by ``(line, known-filled mask,
 known-empty mask)``, whose value is the solved line's masks (``(-1, -1)`` for a contradiction).
-The table is one int64 array of :data:`CACHE_SLOTS` rows ``(tag, key masks, value masks)`` with
-open addressing (linear probing), so it needs nothing compiled at run time: a numba typed dict
-cost about 0.4 s of compilation in every process, most of a small puzzle's ``nonosat solve``.
-An extra last row holds the table's **generation** ``g`` (from 1); an entry's tag is
-``g * 2**32 + line + 1``, and an entry of an older generation counts as a free slot.  Emptying
-the table is therefore one increment (:func:`clear_line_cache`), not a write of the table: that
-is done when :data:`CACHE_MAX_ENTRIES` entries are stored, and when a table is reused for another
-puzzle (:func:`nonosat.native.search.NativeSearch` takes its table from a small pool, so that a
-run of puzzles does not fault in fresh pages each).
+The table is one int64 array of :data:`CACHE_SLOTS` rows ``(tag, key masks, value masks)``,
+**direct-mapped** (a key has one row, given by its hash; a new entry replaces the row's old one),
+so it needs nothing compiled at run time: a numba typed dict cost about 0.4 s of compilation in
+every process, most of a small puzzle's ``nonosat solve``.  An extra last row holds the table's
+**generation** ``g`` (from 1) and the rows filled in it; an entry's tag is ``g * 2**32 + line +
+1``, and an entry of an older generation counts as a free row.  Emptying the table is therefore
+one increment (:func:`clear_line_cache`), not a write of the table: that is done when a table is
+reused for another puzzle (:func:`nonosat.native.search.NativeSearch` takes its table from a
+small pool, so that a run of puzzles does not fault in fresh pages each).  A direct-mapped table
+never fills, so it is never emptied during a search (the linear-probing table it replaced was
+emptied at three quarters full, losing every entry).
 
-The table has 2**15 rows (1.3 MB): with the mask-based line solver a miss costs about 0.1 us,
-so a table that stays in the processor's caches beats one that keeps more entries.  Kernel time,
-100 puzzles each (every 10th, native search with the auto engine's budget, sizes interleaved
-per puzzle): taai2011 2**13..2**16 rows 1.333 / 1.315 / 1.341 / 1.366 s, 2**19 (the previous
-size, 20 MB) 10-30 % slower than 2**14, no cache about 15 % slower; tcga2016 alike; Knotty
-and three large survey puzzles (1M probes) prefer larger tables, 1.73 / 1.63 / 1.59 s at
-2**14 / 2**15 / 2**16 (benchmarks/RESULTS.md, "Line state as masks").
+The table has 2**14 rows (655 KB): with the mask-based line solver a miss costs about 0.1 us,
+while a hit's first load is a cache miss of the processor when the table does not stay in its
+caches (``perf``: the tag load was the hottest instruction of a 25x25 search, 12 % of samples,
+with the 1.3 MB linear-probing table of 2**15 rows).  Kernel CPU of ``auto``'s native stage,
+generated sets, the same probes (``benchmarks/bench_native_ab.py``, 3 rounds, load 8-10; line
+solves per lookup in brackets): random25-0.4-s7412x40 0.93x of the 2**15 linear table
+(fastest rounds 0.78x; misses 0.293 against 0.268), random30-0.45-s7413x15 0.88x (0.83x; 0.308
+against 0.279); 2**13 rows direct-mapped 0.76x / 1.17x (misses 0.327 / 0.350), 2**13 with
+linear probing 0.91x / 0.97x (0.344 / 0.382).  Earlier, with the table of 2**15 rows, on
+taai2011 100 puzzles: 2**13..2**16 rows 1.333 / 1.315 / 1.341 / 1.366 s, 2**19 (20 MB) 10-30 %
+slower, no cache about 15 % slower; Knotty and three large survey puzzles (1M probes) preferred
+larger tables, 1.73 / 1.63 / 1.59 s at 2**14 / 2**15 / 2**16 (benchmarks/RESULTS.md, "Line
+state as masks").
 
 Lines are numbered rows first (``0..h-1``), then columns (``h..h+w-1``).  Undoing to a trail
 length resets the cells assigned since then to unknown: a cell only ever goes from unknown to one
@@ -67,7 +75,8 @@ import numpy as np
 
 from nonosat.kernel_cache import stamp_module
 from nonosat.lazy_jit import lazy_intrinsic, njit, trailing_zeros
-from nonosat.native.line import BITS_MAX_LINE, line_kernel_words, line_masks, words_scratch
+from nonosat.native.line import BITS_MAX_LINE, line_kernel_words, words_scratch
+from nonosat.native.line_bits import line_masks_inline
 from nonosat.puzzle import PackedClues
 
 # -- why a cell was assigned (tkind) ----------------------------------------------------------
@@ -98,23 +107,21 @@ ST_EVENT = 13  #: event counter for change tracking
 ST_EXHAUSTED = 14  #: 1 when the search space is exhausted
 ST_BACKTRACKS = 15  #: backtracks
 ST_CACHE_HITS = 16  #: line cache hits
-ST_CACHE_COUNT = 17  #: entries this state stored in the line cache (the table keeps its own count)
+ST_CACHE_COUNT = 17  #: free rows of the line cache this state filled (the table keeps its own count)
 ST_SIZE = 18
 
 CACHE_MAX_LINE = BITS_MAX_LINE  #: longest line solved on masks and cached (62: bits of an int64)
-CACHE_SLOTS = 1 << 15  #: hash table rows (a power of two)
-CACHE_MAX_ENTRIES = 3 * CACHE_SLOTS // 4  #: entries before the cache is emptied (load 0.75)
+CACHE_SLOTS = 1 << 14  #: hash table rows (a power of two)
 
 
 def new_line_cache(slots: int = CACHE_SLOTS) -> np.ndarray:
     """An empty line cache: int64 array of shape (slots + 1, 5), all zero (free) but the last row,
-    which holds the generation (column 0: 1) and the entries stored in this generation (column 1).
-    The count lives in the table, not in a solver state, because states share a table (the
-    search and the steppers it builds): counted per state, two states could together fill it,
-    and the linear probing of :func:`_cache_slot` would then never end.
+    which holds the generation (column 0: 1) and the rows filled in this generation (column 1, at
+    most ``slots``).  The count lives in the table, not in a solver state, because states share a
+    table (the search and the steppers it builds).
 
-    ``slots`` must be a power of two; the cache is emptied when three quarters are used.
-    ``np.zeros`` maps fresh pages, so a small puzzle touches only the slots it uses."""
+    ``slots`` must be a power of two.  ``np.zeros`` maps fresh pages, so a small puzzle touches
+    only the rows it uses."""
     if slots < 4 or slots & (slots - 1):
         raise ValueError(f"line cache slots must be a power of two >= 4, not {slots}")
     cache = np.zeros((slots + 1, 5), dtype=np.int64)
@@ -254,7 +261,8 @@ def enqueue(state, line):  # pragma: no cover - compiled
     queue, inq, st = state[4], state[5], state[6]
     if not inq[line]:
         cap = queue.shape[0]
-        queue[(st[ST_QHEAD] + st[ST_QCOUNT]) % cap] = line
+        i = st[ST_QHEAD] + st[ST_QCOUNT]  # head < cap and count < cap: no division needed
+        queue[i - cap if i >= cap else i] = line
         st[ST_QCOUNT] += 1
         inq[line] = True
 
@@ -345,25 +353,14 @@ def undo_to(state, tlen):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True, inline='always')
 def _cache_slot(cache, line, fmask, emask):  # pragma: no cover - compiled
-    """Row of ``cache`` holding key ``(line, fmask, emask)``, or the free row where it belongs.
-
-    Multiplicative hashing of the three key words (constants from splitmix64 / xxHash), then
-    linear probing; the table is never full (see :data:`CACHE_MAX_ENTRIES`).  A slot is free when
-    its tag is below the current generation's (see the module docstring)."""
+    """Row of ``cache`` where key ``(line, fmask, emask)`` lives (direct-mapped: one row per
+    key, a new entry replaces the old one).  Multiplicative hashing of the three key words
+    (constants from splitmix64 / xxHash)."""
     h = np.uint64(line + 1) * np.uint64(0x9E3779B97F4A7C15)
     h ^= np.uint64(fmask) * np.uint64(0xBF58476D1CE4E5B9)
     h ^= np.uint64(emask) * np.uint64(0x94D049BB133111EB)
     h ^= h >> np.uint64(31)
-    slots = cache.shape[0] - 1
-    mask = slots - 1
-    i = np.int64(h & np.uint64(mask))
-    low = cache[slots, 0] << 32
-    tag = low + line + 1
-    while True:
-        t = cache[i, 0]
-        if t < low or (t == tag and cache[i, 1] == fmask and cache[i, 2] == emask):
-            return i
-        i = (i + 1) & mask
+    return np.int64(h & np.uint64(cache.shape[0] - 2))
 
 
 @njit(cache=True, nogil=True)
@@ -382,32 +379,28 @@ def _lookup(cache, st, clue, line, n, fmask, emask, starts):  # pragma: no cover
     """:func:`solve_line_masks` on the arrays it needs (a call passing the whole state tuple
     costs more than a cache hit)."""
     slot = _cache_slot(cache, line, fmask, emask)
-    low = cache[cache.shape[0] - 1, 0] << 32
-    if cache[slot, 0] >= low:
+    last = cache.shape[0] - 1
+    tag = (cache[last, 0] << 32) + line + 1
+    t = cache[slot, 0]
+    if t == tag and cache[slot, 1] == fmask and cache[slot, 2] == emask:
         st[ST_CACHE_HITS] += 1
         return cache[slot, 3], cache[slot, 4]
     st[ST_LINE_SOLVES] += 1
     full = (1 << n) - 1
-    ok, can_e, can_f = line_masks(clue, n, full & ~fmask, full & ~emask, starts)
-    last = cache.shape[0] - 1
-    if cache[last, 1] >= 3 * last // 4:  # entries of every state sharing the table
-        cache[last, 0] += 1  # a new generation: every entry is stale
-        cache[last, 1] = 0
-        low = cache[last, 0] << 32
-        st[ST_CACHE_COUNT] = 0
-        slot = _cache_slot(cache, line, fmask, emask)
+    ok, can_e, can_f = line_masks_inline(clue, n, full & ~fmask, full & ~emask, starts)
     fo = -1
     eo = -1
     if ok:
         fo = can_f & ~can_e
         eo = can_e & ~can_f
-    cache[slot, 0] = low + line + 1
+    if t < (cache[last, 0] << 32):  # a free row (or one of an older generation)
+        cache[last, 1] += 1
+        st[ST_CACHE_COUNT] += 1
+    cache[slot, 0] = tag
     cache[slot, 1] = fmask
     cache[slot, 2] = emask
     cache[slot, 3] = fo
     cache[slot, 4] = eo
-    cache[last, 1] += 1
-    st[ST_CACHE_COUNT] += 1
     return fo, eo
 
 
@@ -446,7 +439,20 @@ def propagate(problem, state):  # pragma: no cover - compiled
     """Solve queued lines until the queue is empty (fixpoint) or a line is contradictory.
 
     Returns ``True`` at the fixpoint, ``False`` on a contradiction (the queue is then cleared;
-    the caller undoes the trail).
+    the caller undoes the trail).  The compiled call of :func:`propagate_inline`.
+    """
+    return propagate_inline(problem, state)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def propagate_inline(problem, state):  # pragma: no cover - compiled
+    """:func:`propagate`, inlined into its caller: for the hot loops of probing.
+
+    A compiled call of :func:`propagate` counts a reference to each of the about 20 arrays of
+    ``problem`` and ``state`` on entry and again on exit (numba's calling convention): on borrowed
+    views (:func:`borrowed`) these are calls of ``NRT_incref``/``NRT_decref`` that only test a
+    null pointer, but 80 of them a call were 7 % of a 25x25 search's samples (``perf``).  Inlined
+    into a caller that holds borrowed views, numba prunes them.
     """
     blocks, start, known, dims = problem
     h, w = dims[0], dims[1]
@@ -459,7 +465,8 @@ def propagate(problem, state):  # pragma: no cover - compiled
     cap = queue.shape[0]
     while st[ST_QCOUNT] > 0:
         line = queue[st[ST_QHEAD]]
-        st[ST_QHEAD] = (st[ST_QHEAD] + 1) % cap
+        head = st[ST_QHEAD] + 1
+        st[ST_QHEAD] = 0 if head == cap else head
         st[ST_QCOUNT] -= 1
         inq[line] = False
         if not known[line]:
@@ -518,7 +525,8 @@ def propagate(problem, state):  # pragma: no cover - compiled
                     if cmasked:
                         le[cross] |= cbit
                 if not inq[cross]:
-                    queue[(st[ST_QHEAD] + st[ST_QCOUNT]) % cap] = cross
+                    i = st[ST_QHEAD] + st[ST_QCOUNT]
+                    queue[i - cap if i >= cap else i] = cross
                     st[ST_QCOUNT] += 1
                     inq[cross] = True
             continue
