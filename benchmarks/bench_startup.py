@@ -17,10 +17,11 @@ then times, each in a fresh interpreter, the steps a run goes through, cumulativ
   :mod:`nonosat.lazy_jit`: no numba yet);
 * ``interpreted heart``: reading ``games/heart.non`` and solving it with the default engine as
   ``nonosat solve`` does (line solving finishes it: the kernels run as Python, no numba);
-* ``numba``: importing numba as the command line does (SciPy hidden) and activating the lazy
-  kernels (numba's dispatchers made, nothing loaded yet);
-* ``load native``: :func:`nonosat.engines.load_engine` of the native engine (numba initialises
-  its compiler target and loads the cached kernels);
+* ``numba``: importing numba as the command line does (SciPy and PyYAML hidden) and activating
+  the lazy kernels (no dispatcher made yet: each is made when first used);
+* ``load native``: :func:`nonosat.engines.load_engine` of the native engine (the search kernel's
+  dispatcher, numba's target context and runtime, and the cached kernel loaded without numba's
+  target refresh: :func:`nonosat.kernel_cache.load_without_refresh`);
 * ``load auto``: the same for the default engine;
 * ``compiled heart``: the heart solved with the default engine on top (compiled).
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -93,51 +95,132 @@ def stamp_module(namespace: dict[str, Any]) -> int:
 
 
 def stamp_kernel(kernel: Any) -> bool:
-    """Give one numba dispatcher the stamp of all kernel sources (see :func:`stamp_module`);
-    ``False`` when ``kernel`` has no on-disk cache to stamp."""
-    cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
+    """Give one numba dispatcher the stamp of all kernel sources (see :func:`stamp_module`) and
+    the quick cache load (:func:`load_without_refresh`); ``False`` when ``kernel`` has no
+    on-disk cache to stamp."""
+    cache = getattr(kernel, "_cache", None)
+    cache_file = getattr(cache, "_cache_file", None)
     if cache_file is not None and hasattr(cache_file, "_source_stamp"):
         cache_file._source_stamp = source_stamp()
+        load_without_refresh(cache)
         return True
     return False
 
 
-#: Modules that numba imports only to look at SciPy: ``numba/__init__`` imports ``scipy`` for its
-#: version check, and the CPU target's first initialisation imports ``scipy.linalg`` (all of it,
-#: for ``cython_blas``) to know whether compiled ``np.dot``/``np.linalg`` can be offered.
-_SCIPY_FOR_NUMBA = ("scipy", "scipy.linalg.cython_blas")
+#: Environment variable that, set to ``1``, keeps numba's own cache load (with its full
+#: target refresh) for nonosat's kernels: a switch for diagnosing, not for use.
+FULL_REFRESH_ENV = "NONOSAT_NUMBA_FULL_REFRESH"
 
 
-def import_numba_without_scipy() -> bool:
-    """Import numba and initialise its CPU target (which loading any cached kernel does) with
-    SciPy hidden, so that neither imports SciPy: about 0.1 s of a whole ``nonosat solve`` on an
-    idle machine (``python -X importtime``: ``scipy.linalg`` under ``numba.np.arraymath``), paid
-    by every process that loads a kernel, when none of nonosat's kernels uses BLAS.
+def load_without_refresh(cache: Any) -> bool:
+    """Make numba's on-disk ``cache`` of one nonosat kernel load a cached kernel without
+    *refreshing* numba's CPU target first.
 
-    The price: in this process, numba compiles no new function that calls ``np.dot``, ``@`` or
-    ``np.linalg`` on arrays (numba decided BLAS is missing); importing SciPy itself works as
-    before.  So only the command line calls this (one process per command, running only
-    nonosat's kernels), never a library import.  Does nothing when numba is imported already.
+    numba's ``Cache.load_overload`` calls ``target_context.refresh()`` before it reads the cache:
+    that imports and registers the typing and lowering of all of numba's supported Python and
+    NumPy (``numba.np.arraymath``, ``numba.np.linalg`` with ``scipy.linalg``, the typed
+    containers, ``np.random``, ...), which compiling needs and running compiled code does not:
+    0.15 s CPU of a process that loads one kernel (0.25 s with SciPy; issue 27, measured
+    2026-11-27, docs/startup.md).  Loading object code needs only what the code calls: numba's
+    runtime (``NRT_*``, initialised here as numba does: ``rtsys.initialize``), the C helpers
+    and math functions registered when the target context is made, and the hash secrets of
+    ``numba.cpython.hashing`` (imported here); unpickling the entry imports the modules its
+    types come from.  numba refreshes the target itself before compiling anything
+    (``CompilerBase``) and before lowering a function it does not know, so a kernel missing
+    from the cache, or a caller's own ``numba.njit`` function, compiles as before.
+
+    Touches numba's private cache methods (``_load_overload``,
+    ``_guard_against_spurious_io_errors``, numba 0.5x-0.6x); where they are missing, or
+    :data:`FULL_REFRESH_ENV` is ``1``, nothing is changed.
 
     Returns
     -------
     bool
-        Whether numba was imported here with SciPy hidden.
+        Whether the quick load was installed on ``cache``.
     """
-    import sys
+    if os.environ.get(FULL_REFRESH_ENV) == "1":
+        return False
+    if not (hasattr(cache, "_load_overload")
+            and hasattr(cache, "_guard_against_spurious_io_errors")):
+        return False
+    cache.load_overload = types.MethodType(_load_overload, cache)
+    return True
+
+
+def _load_overload(cache: Any, sig: Any, target_context: Any) -> Any:
+    """``Cache.load_overload`` without the target refresh (see :func:`load_without_refresh`)."""
+    import numba.cpython.hashing  # noqa: F401  # its hash secrets are symbols compiled code uses
+    from numba.core.runtime import rtsys
+
+    rtsys.initialize(target_context)  # once per process; numba's refresh would do it
+    with cache._guard_against_spurious_io_errors():
+        return cache._load_overload(sig, target_context)
+    return None  # the guard swallowed an I/O error: not cached, numba compiles
+
+
+#: Modules that numba imports only to look at SciPy: ``numba/__init__`` imports ``scipy`` for its
+#: version check, and the CPU target's refresh imports ``scipy.linalg`` (all of it, for
+#: ``cython_blas``) to know whether compiled ``np.correlate``/``np.convolve`` can use BLAS.
+_SCIPY_FOR_NUMBA = ("scipy", "scipy.linalg.cython_blas")
+
+
+class _LazyYaml:
+    """Stands for the ``yaml`` module in ``numba.core.config`` (see :func:`import_numba`):
+    imports PyYAML on first use, which numba makes only when a ``.numba_config.yaml`` exists."""
+
+    def __getattr__(self, name: str) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module("yaml"), name)
+
+
+def import_numba(hide_scipy: bool = True) -> bool:
+    """Import numba without the imports it makes only in case: PyYAML (numba's config reads a
+    ``.numba_config.yaml`` file with it, only when one is in the working directory: it then gets
+    PyYAML on first use, as before) and, with ``hide_scipy``, SciPy (numba's version check of
+    it is skipped).  About 0.04 s CPU of a process that loads a kernel (issue 27).
+
+    Returns
+    -------
+    bool
+        Whether numba was imported here (``False``: it was imported already).
+    """
+    import importlib.util
 
     if "numba" in sys.modules:
         return False
-    hidden = [name for name in _SCIPY_FOR_NUMBA if name not in sys.modules]
-    for name in hidden:
+    hide = [name for name in (_SCIPY_FOR_NUMBA if hide_scipy else ()) if name not in sys.modules]
+    lazy_yaml = ("yaml" not in sys.modules and not os.path.isfile(".numba_config.yaml")
+                 and importlib.util.find_spec("yaml") is not None)
+    if lazy_yaml:
+        hide.append("yaml")
+    for name in hide:
         sys.modules[name] = None  # type: ignore[assignment]  # an import of it raises ImportError
     try:
         import numba  # noqa: F401
-        from numba.core.registry import cpu_target
-
-        cpu_target.target_context.refresh()
     finally:
-        for name in hidden:
+        for name in hide:
             if sys.modules.get(name, 0) is None:
                 del sys.modules[name]
+    if lazy_yaml:
+        from numba.core import config
+
+        config.yaml = _LazyYaml()
+        config._HAVE_YAML = True
     return True
+
+
+def import_numba_without_scipy() -> bool:
+    """Import numba as :func:`import_numba` does, SciPy hidden (the command line's import).
+
+    Since the quick cache load (:func:`load_without_refresh`), loading cached kernels no longer
+    refreshes numba's CPU target, so SciPy is imported (``scipy.linalg``, for BLAS) only if
+    something is compiled in this process: then ``np.dot``, ``@`` and ``np.linalg`` compile as
+    usual (each looks for BLAS when it is compiled).
+
+    Returns
+    -------
+    bool
+        Whether numba was imported here.
+    """
+    return import_numba(hide_scipy=True)

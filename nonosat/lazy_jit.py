@@ -6,11 +6,13 @@ decorator returns a :class:`LazyKernel`, which holds the Python function and its
 imports nothing: importing the native solver costs no ``import numba`` (about 0.3 s) and no
 compiler-target set-up (about 0.1 s).  The first call of any kernel from Python, or any look at a
 numba attribute of one (``signatures``, ``_cache``, ...), **activates** numba once per process
-(:func:`activate`): numba is imported, every kernel defined so far gets its numba dispatcher
-(``numba.njit(**options)(function)``, on-disk cache stamped by :mod:`nonosat.kernel_cache`), and
-every module of nonosat that holds a lazy kernel or a lazy intrinsic as a global gets the compiled
-object in its place, so that numba, compiling or loading a kernel, finds dispatchers among its
-callees' globals.  Kernels defined after that get their dispatcher at once.
+(:func:`activate`: numba is imported) and gives *that* kernel its numba dispatcher
+(``numba.njit(**options)(function)``, on-disk cache stamped by :mod:`nonosat.kernel_cache`), put
+in place of the lazy kernel in every module of nonosat that holds it as a global.  Other kernels
+stay lazy until they are used: a process that loads one cached kernel makes one dispatcher.
+Before numba compiles anything (its ``numba:compile`` event), every kernel and lazy intrinsic is
+made and put in place (:func:`make_all`), so that numba, compiling a kernel, finds dispatchers
+among its callees' globals; kernels defined after that get their dispatcher at once.
 
 **Interpreted runs.**  Inside :func:`interpreted`, a call of a lazy kernel runs its Python source
 (the same function numba compiles: no second copy of the solver) as long as numba has not been
@@ -41,6 +43,9 @@ from typing import Any
 
 #: Whether numba has been activated in this process (see :func:`activate`).
 _active = False
+#: Whether every lazy kernel has been made (:func:`make_all`: numba compiled something); from
+#: then on, a kernel defined is made at once.
+_all_made = False
 _lock = threading.RLock()
 #: Every lazy kernel and lazy intrinsic made so far, in definition order.
 _lazy: list[LazyKernel | LazyIntrinsic] = []
@@ -50,6 +55,11 @@ _before_activation: list[Callable[[], None]] = []
 _local = threading.local()
 #: Largest puzzle (cells) that :func:`interpreted_allowed` lets run interpreted; 0: none.
 _interpreted_cells = 0
+
+
+def _interpreting() -> bool:
+    """Whether this thread is inside :func:`interpreted`."""
+    return bool(getattr(_local, "interpreted", 0))
 
 
 class OutOfTime(Exception):
@@ -87,19 +97,17 @@ class LazyKernel:
     def __call__(self, *args: Any) -> Any:
         dispatcher = self.dispatcher
         if dispatcher is None:
-            if getattr(_local, "interpreted", 0):
+            if not _active and _interpreting():
                 if _local.deadline is not None and time.perf_counter() > _local.deadline:
                     raise OutOfTime(f"interpreted run past its time, at {self.__qualname__}")
                 return self.py_func(*args)
-            activate()
-            dispatcher = self.dispatcher
+            dispatcher = _compiled(self)
         return dispatcher(*args)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        activate()
-        return getattr(self.dispatcher, name)
+        return getattr(_compiled(self), name)
 
     def __repr__(self) -> str:
         state = "active" if self.dispatcher is not None else "lazy"
@@ -136,10 +144,9 @@ class LazyIntrinsic:
     def __call__(self, *args: Any) -> Any:
         dispatcher = self.dispatcher
         if dispatcher is None:
-            if getattr(_local, "interpreted", 0):
+            if not _active and _interpreting():
                 return self.python(*args)
-            activate()
-            dispatcher = self.dispatcher
+            dispatcher = _compiled(self)
         return dispatcher(*args)
 
     def __repr__(self) -> str:
@@ -162,7 +169,7 @@ def njit(*args: Any, **options: Any) -> Any:
     def decorate(func: Callable[..., Any]) -> Any:
         with _lock:
             kernel = LazyKernel(func, options)
-            if _active:
+            if _all_made:
                 return kernel._make()
             _lazy.append(kernel)
             return kernel
@@ -174,7 +181,7 @@ def lazy_intrinsic(name: str, python: Callable[..., Any], make: Callable[[], Any
     """A :class:`LazyIntrinsic` (or, once numba is active, ``make()`` itself)."""
     with _lock:
         item = LazyIntrinsic(name, python, make)
-        if _active:
+        if _all_made:
             return item._make()
         _lazy.append(item)
         return item
@@ -227,9 +234,17 @@ def before_activation(hook: Callable[[], None]) -> None:
 
 
 def activate() -> None:
-    """Import numba and replace every lazy kernel and intrinsic by its compiled form, in every
-    module of nonosat that holds one as a global (see the module docstring).  Idempotent and
-    thread-safe; the hooks of :func:`before_activation` run first."""
+    """Import numba (:func:`nonosat.kernel_cache.import_numba`) and make compiled kernels
+    possible from now on.  Idempotent and thread-safe; the hooks of :func:`before_activation`
+    run first.
+
+    Each lazy kernel or intrinsic gets its numba object when it is first used compiled (called
+    from Python, or a numba attribute looked at): :func:`_compiled` makes it and puts it in
+    place of the lazy one in every module of nonosat that holds it.  A process that loads one
+    cached kernel makes one dispatcher, not one per kernel defined (about 40 ms CPU for 52
+    kernels, issue 27).  Compiling is different: numba finds a kernel's callees among its
+    globals, so before numba compiles anything (its ``numba:compile`` event), every kernel is
+    made and put in place (:func:`make_all`)."""
     global _active
     if _active:
         return
@@ -242,22 +257,70 @@ def activate() -> None:
             hook()
         if _active:  # a hook looked at a kernel's cache, which activated numba
             return
-        import numba  # noqa: F401
+        from nonosat.kernel_cache import import_numba
 
+        import_numba()  # numba without the imports it makes only in case (SciPy, PyYAML)
+        _listen_for_compiles()
+        _active = True
+
+
+def _compiled(item: LazyKernel | LazyIntrinsic) -> Any:
+    """The numba object of ``item``, made now if it was not (numba activated first), and put
+    in place of ``item`` in every module of nonosat that holds it."""
+    activate()
+    with _lock:
+        if item.dispatcher is None:
+            item._make()
+            _rebind({id(item): item.dispatcher})
+        return item.dispatcher
+
+
+def make_all() -> None:
+    """Make every lazy kernel and intrinsic defined so far, and any defined later at once, each
+    put in place of the lazy one in every module of nonosat that holds it (numba, compiling a
+    kernel, finds dispatchers among its callees' globals).  Activates numba; runs by itself
+    before numba compiles anything (see :func:`activate`)."""
+    global _all_made
+    activate()
+    with _lock:
+        if _all_made:
+            return
         made: dict[int, Any] = {}
         for item in _lazy:
-            made[id(item)] = item._make()
-        for name, module in list(sys.modules.items()):
-            if module is None or not (name == "nonosat" or name.startswith("nonosat.")):
-                continue
-            namespace = getattr(module, "__dict__", None)
-            if namespace is None:
-                continue
-            for key, value in list(namespace.items()):
-                if isinstance(value, (LazyKernel, LazyIntrinsic)) and id(value) in made:
-                    namespace[key] = made[id(value)]
+            made[id(item)] = item.dispatcher if item.dispatcher is not None else item._make()
+        _rebind(made)
         _lazy.clear()
-        _active = True
+        _all_made = True
+
+
+def _rebind(made: dict[int, Any]) -> None:
+    """Put ``made[id(lazy)]`` in place of every lazy kernel or intrinsic ``lazy`` held as a
+    global by a module of nonosat."""
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == "nonosat" or name.startswith("nonosat.")):
+            continue
+        namespace = getattr(module, "__dict__", None)
+        if namespace is None:
+            continue
+        for key, value in list(namespace.items()):
+            if isinstance(value, (LazyKernel, LazyIntrinsic)) and id(value) in made:
+                namespace[key] = made[id(value)]
+
+
+def _listen_for_compiles() -> None:
+    """Run :func:`make_all` when numba starts compiling (its ``numba:compile`` event, sent by
+    a dispatcher before it types a function), once."""
+    from numba.core import event
+
+    class BeforeCompile(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            if not _all_made:
+                make_all()
+
+        def on_end(self, ev: Any) -> None:
+            pass
+
+    event.register("numba:compile", BeforeCompile())
 
 
 @contextlib.contextmanager

@@ -83,8 +83,12 @@ def test_load_engine_loads_the_colour_kernels_only_for_colour(colour):
         "from nonosat.engines import load_engine\n"
         "from nonosat.native import colour\n"
         f"load_engine('auto', colour={colour})\n"
-        "print(len(colour.colour_propagate.signatures), len(colour.colour_probe.signatures))\n"
+        "from nonosat.native import search\n"
+        "print(len(colour.colour_propagate.signatures), len(colour.colour_probe.signatures),\n"
+        "      len(search.search_kernel.signatures))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300, check=True).stdout.split()
-    assert (out != ["0", "0"]) is colour and len(out) == 2, out
+    assert (out[:2] != ["0", "0"]) is colour and len(out) == 3, out
+    # and the black-and-white search kernel only for black and white (issue 27: start-up)
+    assert (out[2] == "0") is colour, out

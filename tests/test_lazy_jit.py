@@ -86,6 +86,8 @@ from nonosat.native import probe, propagate
 out["numba_after"] = "numba" in sys.modules
 out["rebound"] = (type(search.search_kernel).__name__, type(probe.propagate).__name__,
                   probe.propagate is propagate.propagate)
+lazy_jit.make_all()  # what numba's first compile in a process does
+out["all_made"] = (type(probe.propagate).__name__, probe.propagate is propagate.propagate)
 print(json.dumps(out))
 """
 
@@ -152,7 +154,10 @@ def test_kernels_stay_lazy_until_a_compiled_use(child):
     assert child["out_of_time"]
     assert not child["numba_before"]
     assert child["numba_after"]
-    assert child["rebound"] == ["CPUDispatcher", "CPUDispatcher", True]
+    # the kernel used is made and put in place; a kernel not used is not made (a dispatcher
+    # costs its making and a cache directory check) until numba compiles something
+    assert child["rebound"] == ["CPUDispatcher", "LazyKernel", True]
+    assert child["all_made"] == ["CPUDispatcher", True]
 
 
 _CLI = r"""
@@ -185,3 +190,34 @@ def test_solve_of_a_line_solvable_game_loads_no_numba():
     assert compiled.endswith("True 0\n"), compiled
     assert interpreted.replace("False 0\n", "") == compiled.replace("True 0\n", "")
     assert "line-solvable" in interpreted
+
+
+_COMPILE = r"""
+import sys
+import numpy as np
+from nonosat import lazy_jit
+from nonosat.native import line_bits
+line_bits.line_kernel_bits  # noqa: B018  (the module's kernels, lazy)
+assert isinstance(line_bits.line_masks, lazy_jit.LazyKernel)
+clue = np.array([2, 1], dtype=np.int32)
+cells = np.full(5, 3, dtype=np.int8)
+out = np.zeros(5, dtype=np.int8)
+ok = line_bits.line_kernel_bits(clue, cells, out, np.zeros(2, dtype=np.int64))
+print(ok, out.tolist(), type(line_bits.line_masks).__name__, type(line_bits._shl).__name__,
+      dict(line_bits.line_kernel_bits._cache_misses) != {})
+"""
+
+
+def test_a_kernel_compiled_with_lazy_callees(tmp_path):
+    """A kernel compiled (an empty numba cache) while its callees are still lazy: numba's
+    compile event makes every kernel first, so the compile finds dispatchers among the kernel's
+    globals (lazy_jit.make_all).  The line [2 1] on 5 cells: cell 0 may be either, cell 1
+    filled, the rest open."""
+    import os
+
+    run = subprocess.run([sys.executable, "-c", _COMPILE], capture_output=True, text=True,
+                         timeout=300, cwd=REPO, env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert run.returncode == 0, run.stderr
+    ok, rest = run.stdout.split(" ", 1)
+    assert ok in ("True", "1"), run.stdout
+    assert rest.strip() == "[3, 2, 3, 3, 3] CPUDispatcher CPUDispatcher True", run.stdout

@@ -3,7 +3,7 @@ cancel): from another thread, by a time limit, by an interrupt; and the other en
 
 A stopped solve is never a verdict: ``UNKNOWN`` (``stats["stopped"]``) or ``Interrupted``.
 The latencies asserted here are loose (a loaded 2-core machine); the measured figures are
-printed by ``benchmarks/bench_stop.py``.
+printed by ``benchmarks/bench_stop_cost.py --latency``.
 """
 
 from __future__ import annotations

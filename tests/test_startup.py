@@ -175,3 +175,34 @@ def test_a_command_imports_only_its_own_module():
                                    "nonosat.cli.inputs", "nonosat.cli.options",
                                    "nonosat.cli.output", "nonosat.cli.running",
                                    "nonosat.cli.signals"}  # shared, light
+
+
+_EXIT = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: print('atexit ran'))\n"
+    "class Torn:\n"
+    "    def __del__(self):\n"
+    "        print('torn down')\n"
+    "torn = Torn()  # deleted by the interpreter's tear-down, which the quick exit skips\n"
+    "from nonosat.cli.app import main\n"
+    "sys.argv = ['nonosat', 'solve', sys.argv[1]]\n"
+    "main()\n"
+)
+
+
+def test_quick_exit_after_numba_keeps_output_code_and_atexit():
+    """A command that loaded numba leaves without the interpreter's tear-down
+    (nonosat.quick_exit.leave, issue 27): the same output (block-buffered into a pipe), exit
+    code and atexit functions as the ordinary exit (NONOSAT_FULL_EXIT=1)."""
+    game = str(REPO / "games" / "cross-ambiguous.non")
+
+    def run(full: str) -> tuple[int, str]:
+        out = subprocess.run([sys.executable, "-c", _EXIT, game], capture_output=True,
+                             text=True, cwd=REPO, env={**os.environ, "NONOSAT_FULL_EXIT": full})
+        return out.returncode, re.sub(r"\[native, .*?\]", "[T]", out.stdout, flags=re.S)
+
+    quick, full = run("0"), run("1")
+    assert full[1].rstrip().endswith("torn down")  # the ordinary exit
+    assert "torn down" not in quick[1]  # the quick one (numba was loaded)
+    assert quick[0] == 1 and quick == (full[0], full[1].replace("torn down\n", "")), (quick, full)
+    assert quick[1].rstrip().endswith("atexit ran") and "2 solutions found" in quick[1]

@@ -222,9 +222,9 @@ def load_engine(name: str, *, colour: bool = False, **options: Any) -> float:
     decides that puzzle natively; it loads PySAT and the SAT engine's kernels on its first
     hand-off to SAT and reports that time as ``stats["load_s"]``, which :func:`solve` adds to
     ``load_s``, so that a puzzle that never needs SAT never pays for it (about 25 ms a process).
-    With ``colour=True`` the engine is also run on a 2x2 colour puzzle with two solutions, which
-    loads (or compiles) the colour kernels, a separate set that a black-and-white run never
-    touches.
+    With ``colour=True`` the engine is run on a 2x2 colour puzzle with two solutions instead,
+    which loads (or compiles) the colour kernels, a separate set: a colour puzzle does not use
+    the black-and-white kernels, and a black-and-white run never touches the colour ones.
 
     Returns
     -------
@@ -241,12 +241,12 @@ def load_engine(name: str, *, colour: bool = False, **options: Any) -> float:
     start = time.perf_counter()
     key = (name, repr(sorted(options.items())))
     colour_key = (name + ":colour", key[1])
-    if key in _LOADED and (not colour or colour_key in _LOADED):
+    if (colour_key if colour else key) in _LOADED:
         return 0.0
-    if key not in _LOADED:
+    if not colour:
         get_engine(name, **options).solve(Puzzle(((1,), (1,)), ((1,), (1,))), limit=2)
         _LOADED.add(key)
-    if colour and colour_key not in _LOADED:
+    else:
         palette = Palette((Colour("white", (255, 255, 255), "."), Colour("red", (255, 0, 0), "r")))
         two = Puzzle(((1,), (1,)), ((1,), (1,)), palette=palette,
                      row_colours=((1,), (1,)), col_colours=((1,), (1,)))
