@@ -24,11 +24,18 @@ Sets: tournament files by stem (``taai2011``, ``tcga2016``, ``icga2018``, ``icga
 ``NonogramRecord/question``), generated TAAI-style sets ``random{N}-{ratio}-s{seed}x{count}``
 (``random25-0.45-s11x200``: 200 random 25x25 pictures, black ratio 0.45, seed 11; see
 ``bench_native_ab.py``), ``survey`` (webpbn survey with Knotty and Faase; give ``--timeout
-600``) and ``everyday`` (the set of ``run.py``).  Usage::
+600``), ``everyday`` (the set of ``run.py``) and ``longlines``: every black-and-white corpus
+puzzle with a row or column over 62 cells (the multi-word line masks), whatever its format,
+each distinct puzzle once, one row per puzzle printed as well, timeout 300 s a puzzle unless
+``--timeout`` says otherwise (nonosolve's timeout is wall-clock, and it needs about 50 s of CPU
+on Faase); a puzzle with a line over 510 cells (nonosolve answers ``ERROR``) is solved by
+nonosat alone and kept out of the ratio.  A generated set of another size than 25x25
+(``random80x95-0.6-s1x10``) is handed to the peers as ``.nin`` files.  Usage::
 
     python benchmarks/bench_peers.py --sets taai2011 --sample 100 --modes 2,1
     python benchmarks/bench_peers.py --sets taai2011,tcga2016,icga2018,icga2023 --modes 2,1
     python benchmarks/bench_peers.py --sets survey --timeout 600 --hugi
+    python benchmarks/bench_peers.py --sets longlines --modes 2,1
 """
 
 from __future__ import annotations
@@ -73,8 +80,19 @@ def generated_set(name: str, tmp: Path) -> dict:
 
     from nonosat.formats import write_puzzles
 
+    puzzles = random_set(name)
+    if any(p.shape != (25, 25) for p in puzzles):  # the tournament format is 25x25 only
+        from nonosat.formats import write_puzzle
+
+        folder = tmp / f"{name}-src"
+        folder.mkdir(exist_ok=True)
+        specs: list[tuple[str, str, int | None]] = []
+        for k, p in enumerate(puzzles, start=1):
+            write_puzzle(p, folder / f"{k:04d}.nin", format="nin")
+            specs.append((f"#{k}", str(folder / f"{k:04d}.nin"), None))
+        return file_set(name, specs, tmp)
     file = tmp / f"{name}.txt"
-    write_puzzles(random_set(name), file, format="tournament")
+    write_puzzles(puzzles, file, format="tournament")
     return tournament_set(name, None, tmp, path=file)
 
 
@@ -120,6 +138,73 @@ def file_set(name: str, specs: list[tuple[str, str, int | None]], tmp: Path) -> 
     return {"name": name, "kind": "files", "puzzles": puzzles, "skipped": skipped}
 
 
+#: A line over this many cells takes the multi-word masks (``nonosat/native/line_words.py``).
+LONG_LINE = 62
+#: nonosolve (c08a8d9) answers ``ERROR`` at once for a puzzle with a line of 511 cells or more
+#: (measured on 510x2 / 511x2 and 2x512 puzzles): such puzzles are solved by nonosat alone.
+NONOSOLVE_MAX_LINE = 510
+#: Seconds per puzzle of the long-lines set unless ``--timeout`` says otherwise.
+LONGLINES_TIMEOUT = 300.0
+
+
+def longlines_specs() -> tuple[list[tuple[str, str, int | None]], list[str]]:
+    """``(id, path, index)`` of every black-and-white corpus puzzle with a row or column over
+    :data:`LONG_LINE` cells, in every format nonosat reads, each distinct puzzle once (the first
+    file in path order; a copy in another format is listed as a duplicate), and notes on what was
+    left out.  ``NonogramRecord/`` is not read: its 30,000 puzzles are all 25x25 (checked)."""
+    from nonosat.formats import read_puzzles
+
+    specs: list[tuple[str, str, int | None]] = []
+    notes: list[str] = []
+    seen: dict[tuple, str] = {}
+    for path in sorted(CORPUS.rglob("*")):
+        if not path.is_file() or "NonogramRecord" in path.parts:
+            continue
+        try:
+            found = read_puzzles(path)
+        except Exception:  # not a puzzle file (README, LICENSE), or a triddler
+            continue
+        for k, p in enumerate(found, start=1):
+            if max(p.width, p.height) <= LONG_LINE:
+                continue
+            index = (p.number or k) if len(found) > 1 else None
+            pid = f"{path.relative_to(CORPUS)}" + (f"#{index}" if index else "")
+            if p.is_colour or any(c is None for c in p.lines):
+                notes.append(f"{pid} ({p.width}x{p.height}): colour or unknown clues")
+                continue
+            key = (p.rows, p.cols)
+            if key in seen:
+                notes.append(f"{pid}: the same clues as {seen[key]}")
+                continue
+            seen[key] = pid
+            specs.append((pid, str(path), index))
+    return specs, notes
+
+
+def longlines_set(tmp: Path) -> dict:
+    """The long-lines set (:func:`longlines_specs`) as ``.nin`` files; puzzles with a line over
+    :data:`NONOSOLVE_MAX_LINE` cells go to ``alone`` (nonosat only, out of the ratio)."""
+    from nonosat.formats import read_puzzle
+
+    specs, notes = longlines_specs()
+    s = file_set("longlines", specs, tmp)
+    s["notes"] = notes
+    s["alone"] = []
+    kept = []
+    for pid, nin, _ in s["puzzles"]:
+        p = read_puzzle(nin)
+        if max(p.width, p.height) > NONOSOLVE_MAX_LINE:
+            s["alone"].append((pid, nin, None))
+            s["notes"].append(f"{pid} ({p.width}x{p.height}): nonosat only, out of the ratio "
+                              f"(nonosolve rejects lines over {NONOSOLVE_MAX_LINE} cells)")
+        else:
+            kept.append((pid, nin, None))
+    s["puzzles"] = kept
+    s["detail"] = True
+    s["timeout"] = LONGLINES_TIMEOUT
+    return s
+
+
 def load_sets(names: list[str], sample: int | None, tmp: Path) -> list[dict]:
     sys.path.insert(0, str(HERE))
     import run  # the set definitions of benchmarks/run.py
@@ -133,6 +218,8 @@ def load_sets(names: list[str], sample: int | None, tmp: Path) -> list[dict]:
             if sample:
                 specs = specs[:: max(len(specs) // sample, 1)][:sample]
             out.append(file_set("everyday", specs, tmp))
+        elif name == "longlines":
+            out.append(longlines_set(tmp))
         elif name.startswith("random"):
             out.append(generated_set(name, tmp))
         else:
@@ -297,6 +384,16 @@ def summary(solver: str, result: dict) -> dict:
             else 0, "verdicts": " ".join(f"{k} {v}" for k, v in sorted(counts.items()))}
 
 
+def per_puzzle(name: str, limit: int, results: dict[str, dict]) -> list[str]:
+    """One table row per puzzle and solver (small sets: ``detail``)."""
+    out = []
+    for solver, res in results.items():
+        for r in res["rows"]:
+            out.append(f"| {name} | {limit} | {r['id']} | {solver} | {r['cpu_s']:.3f} | "
+                       f"{r['status']} |")
+    return out
+
+
 def disagreements(a: dict, b: dict) -> list[str]:
     """Puzzles where both decided and the verdicts differ."""
     decided = {"unique", "multiple", "none", "solved"}
@@ -319,7 +416,8 @@ def main() -> None:
     ap.add_argument("--modes", default="2,1", help="solution limits: 2 uniqueness, 1 first")
     ap.add_argument("--sample", type=int, help="every k-th puzzle, N puzzles per set")
     ap.add_argument("--engine", default="auto", help="nonosat engine")
-    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per puzzle")
+    ap.add_argument("--timeout", type=float,
+                    help=f"seconds per puzzle (default 60; longlines {LONGLINES_TIMEOUT:g})")
     ap.add_argument("--hugi", action="store_true", help="also run hugi --threads 1 (limit 2)")
     ap.add_argument("--peer-cpu", action="store_true",
                     help="nonosolve's per-puzzle times of a tournament set as CPU (one process "
@@ -339,17 +437,24 @@ def main() -> None:
         tmp = Path(t)
         sets = load_sets(args.sets.split(","), args.sample, tmp)
         print(f"CPU seconds (user+sys), one process at a time; nonosat engine {args.engine}; "
-              f"timeout {args.timeout:g} s; load average {os.getloadavg()[0]:.2f}")
+              f"timeout {args.timeout or 60:g} s (longlines "
+              f"{args.timeout or LONGLINES_TIMEOUT:g} s); load average {os.getloadavg()[0]:.2f}")
+        for s in sets:
+            for note in s.get("notes", []):
+                print(f"# {s['name']}: {note}")
         print()
         print("| set | limit | solver | puzzles | process CPU s | puzzles CPU s | median ms | "
               "p90 ms | p99 ms | max s | verdicts | x nonosolve (process) | x median |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        details = []
         for s in sets:
+            sargs = argparse.Namespace(**{**vars(args), "timeout": args.timeout or s.get(
+                "timeout", 60.0)})
             for limit in (int(m) for m in args.modes.split(",")):
-                results = {"nonosolve": run_nonosolve(s, limit, args, tmp),
-                           "nonosat": run_nonosat(s, limit, args, tmp)}
+                results = {"nonosolve": run_nonosolve(s, limit, sargs, tmp),
+                           "nonosat": run_nonosat(s, limit, sargs, tmp)}
                 if args.hugi:
-                    h = run_hugi(s, limit, args, tmp)
+                    h = run_hugi(s, limit, sargs, tmp)
                     if h:
                         results["hugi"] = h
                 ref = summary("nonosolve", results["nonosolve"])
@@ -368,6 +473,21 @@ def main() -> None:
                                                                results["nonosolve"])]
                 print(f"| {s['name']} | {limit} | disagreements with nonosolve: {len(bad)} "
                       f"{'; '.join(bad[:10])} |||||||||||", flush=True)
+                if s.get("detail"):
+                    details += per_puzzle(s["name"], limit, results)
+                if s.get("alone"):
+                    alone = run_nonosat({**s, "puzzles": s["alone"]}, limit, sargs, tmp)
+                    details += per_puzzle(s["name"], limit, {"nonosat": alone})
+                    dump.append({"set": s["name"], "limit": limit, "solver": "nonosat alone",
+                                 **alone})
+        if details:
+            print()
+            print(f"nonosolve's per-puzzle CPU below is its whole process; its start-up (a 2x2 "
+                  f"puzzle, median of 5) is {nonosolve_startup_cpu(tmp):.3f} s. nonosat's is "
+                  f"the solve alone (its start-up is in the process CPU above).")
+            print("| set | limit | puzzle | solver | CPU s | verdict |")
+            print("|---|---|---|---|---|---|")
+            print("\n".join(details))
     if args.json:
         args.json.write_text(json.dumps(dump))
 
