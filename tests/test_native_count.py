@@ -221,11 +221,13 @@ def segment_puzzles(draw):
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(segment_puzzles(), st.sampled_from((True, False, 2, 3, 4)), st.sampled_from((0, 1)),
-       st.sampled_from((0, 8)))
-def test_native_count_on_segments_equals_rowwise_enumeration(case, probing, branch, probe_min):
+       st.sampled_from((0, 8)), st.sampled_from((0, 6)))
+def test_native_count_on_segments_equals_rowwise_enumeration(case, probing, branch, probe_min,
+                                                              full_depth):
     puzzle, partial = case
     want = rowwise_count(puzzle, partial)
-    got = count_grid(puzzle, partial, probing=probing, branch=branch, probe_min=probe_min)
+    got = count_grid(puzzle, partial, probing=probing, branch=branch, probe_min=probe_min,
+                     full_depth=full_depth)
     assert got.finished and got.exact
     assert got.count == want, (puzzle.rows, puzzle.cols, partial.tolist())
     if want > 3:
@@ -255,3 +257,40 @@ def test_native_count_grows_a_full_segment_stack(monkeypatch):
     got = count_grid(puzzle)
     assert (got.count, got.exact) == (want, True)
     assert got.stats["restarts"] >= 1
+
+
+def test_native_count_gives_up_when_the_segment_stack_reaches_its_bound(monkeypatch):
+    """The segment stack grows only up to ``SEG_STACK_MAX_WORDS``: a count that needs more
+    gives up with a reason (no crash, no MemoryError), and the portfolio reports it unfinished."""
+    import nonosat.native.count as native_count
+
+    puzzle = Puzzle.from_picture(np.random.default_rng(4).random((6, 7)) < 0.4)
+    monkeypatch.setattr(native_count, "SEG_STACK_DEPTH", 0)
+    monkeypatch.setattr(native_count, "SEG_STACK_MAX_WORDS", 1)
+    got = count_grid(puzzle)
+    assert (got.count, got.exact, got.finished, got.reason) == (
+        None, False, False, "segment stack full")
+    assert got.stats["restarts"] == 0
+    out = count_solutions(puzzle, timeout=30, counter="native", simplify=False)
+    assert (out.count, out.exact, out.reason) == (None, False, "segment stack full")
+
+
+def test_a_stopped_native_count_proves_a_lower_bound():
+    """A count stopped after ``max_nodes`` decisions reports the solutions its finished parts
+    prove: never more than the enumerator's count, often more than 0, and the count itself
+    when it finishes."""
+    rng = np.random.default_rng(11)
+    bounds = []
+    for _ in range(6):
+        puzzle = Puzzle.from_picture(rng.random((6, 7)) < 0.45)
+        want = rowwise_count(puzzle)
+        nodes = count_grid(puzzle).stats["nodes"]
+        for m in sorted(set(np.linspace(0, nodes, 7).astype(int).tolist())):
+            got = count_grid(puzzle, max_nodes=m)
+            if got.finished:
+                assert (got.count, got.lower_bound) == (want, want)
+            else:
+                assert got.count is None and got.reason == "stopped"
+                assert 0 <= got.lower_bound <= want, (puzzle.rows, puzzle.cols, m)
+                bounds.append((got.lower_bound, want))
+    assert any(0 < lb < want for lb, want in bounds)

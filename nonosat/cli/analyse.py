@@ -355,7 +355,9 @@ def _several(result) -> str:
         return counted.describe()
     if result.counted_all:
         return f"{len(result.solutions)} solutions"
-    return f"several solutions (at least {len(result.solutions)})"
+    # the counter's lower bound (a stopped count's finished parts) when it is larger
+    lower = max(len(result.solutions), (counted.count or 0) if counted is not None else 0)
+    return f"several solutions (at least {lower})"
 
 
 #: What the report says of a section the time limit cut short or left no time for.

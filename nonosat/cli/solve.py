@@ -235,6 +235,8 @@ def verdict_line(puzzle: Puzzle, result: SolveResult, limit: int,
             verdict = counted.describe()
         elif counted is not None:
             verdict += f"; not counted exactly ({counted.reason or 'counter did not finish'})"
+            if (counted.count or 0) > len(result.solutions):
+                verdict += f", at least {counted.count}"
     timing = f"{result.engine}, {result.time_s:.3f} s"
     if counted is not None and counted.method not in ("engine", "lower bound"):
         timing += f"; counted by {counted.method} in {counted.time_s:.3f} s"

@@ -131,8 +131,9 @@ def count_solutions(
     -------
     SolutionCount
         ``exact`` with the count; the lower bound ``COUNT_LIMIT + 1`` when the native counter
-        found more than :data:`COUNT_LIMIT` and Ganak did not finish; or ``count=None`` with
-        the reason when no counter finished.
+        found more than :data:`COUNT_LIMIT` and Ganak did not finish; the lower bound a stopped
+        native count proved (its finished parts, :attr:`~nonosat.native.count.NativeCount.lower_bound`)
+        when it is at least 1; or ``count=None`` with the reason when nothing is known.
 
     Raises
     ------
@@ -228,7 +229,13 @@ def _count_native(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | N
     interrupts.check()  # an interrupted count is no count
     took = time.perf_counter() - start
     if not got.finished:
-        return SolutionCount(None, False, NATIVE_COUNTER, took, reason or "stopped")
+        # what the stopped count's finished parts prove (0: nothing)
+        lower = got.lower_bound or None
+        if lower is not None and lower > COUNT_LIMIT:
+            return SolutionCount(lower, False, NATIVE_COUNTER, took,
+                                 f"more than {COUNT_LIMIT:,} solutions")
+        return SolutionCount(lower, False, NATIVE_COUNTER, took,
+                             reason or got.reason or "stopped")
     if got.exact:
         return SolutionCount(got.count, True, NATIVE_COUNTER, took)
     return SolutionCount(got.count, False, NATIVE_COUNTER, took,

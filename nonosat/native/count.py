@@ -70,17 +70,22 @@ from nonosat.native.count_parts import (
     M_ABORT,
     M_BRANCH,
     M_CLEARS,
+    M_FULL_DEPTH,
     M_GEN,
     M_HITS,
+    M_MAX_NODES,
     M_MAXDEPTH,
+    M_MODE,
     M_NODES,
     M_PROBE_DEPTH,
     M_PROBE_MIN,
     M_PROBES,
     M_PROBING,
     M_SPLITS,
+    M_STOP_SP,
     M_STORES,
     M_TOP,
+    M_ZEROS,
     _components,
     _key_hash,
     _lookup,
@@ -114,6 +119,12 @@ from nonosat.stop import StopToken
 #: Nested splits the segment stack holds at first (:func:`count_grid` grows it when a count
 #: needs more: never seen on 25x25 puzzles, whose searches are at most ~160 frames deep).
 SEG_STACK_DEPTH = 256
+
+#: The most int64 words the segment stack may grow to (32 MiB).  Its bound for any count
+#: (:func:`~nonosat.native.count_parts.segment_stack_words` with one nested split per cell) is
+#: 349 MiB on a 62x62 puzzle with 31 blocks a line, more than a batch child's address-space
+#: limit may allow: a count that fills this many words gives up (``reason``) instead.
+SEG_STACK_MAX_WORDS = 1 << 22
 
 
 #: Counts above this are reported as the lower bound ``limit + 1`` by default.
@@ -292,8 +303,9 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             continue
         # a component frame
         if phase == 0:
-            if stop[0] != 0:
+            if stop[0] != 0 or meta[M_NODES] >= meta[M_MAX_NODES]:
                 meta[M_ABORT] = 1
+                meta[M_STOP_SP] = sp
                 ret = 0
                 sp -= 1
                 continue
@@ -314,8 +326,10 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             cell = -1
             if (probing and sp <= meta[M_PROBE_DEPTH]
                     and _open_cells(problem, state, segs, lo, n) >= meta[M_PROBE_MIN]):
+                meta[M_MODE] = 1 if sp <= meta[M_FULL_DEPTH] else meta[M_PROBING]
                 cell = _probe(problem, state, ctx, segs, lo, n, frames[f, F_SINCE])
                 if meta[M_ABORT] != 0:
+                    meta[M_STOP_SP] = sp
                     undo_to(state, pmark)
                     ret = 0
                     sp -= 1
@@ -385,7 +399,8 @@ class NativeCount:
     ----------
     count : int or None
         The exact count when ``exact``; ``limit + 1`` (a lower bound) when the puzzle has more
-        than ``limit`` solutions; ``None`` when the count was stopped (time limit, cancel).
+        than ``limit`` solutions; ``None`` when the count was stopped (time limit, cancel,
+        ``max_nodes``).
     exact : bool
     finished : bool
         The count ended (exact or above the limit), not stopped.
@@ -395,6 +410,13 @@ class NativeCount:
         ``nodes`` (decisions), ``cache_hits``, ``cached`` (components stored), ``splits``
         (nodes whose undecided cells fell apart into several components), ``cache_clears``,
         ``max_depth``, ``probes``, ``restarts`` (counts run again with a larger segment stack).
+    reason : str
+        Why an unfinished count stopped: ``"stopped"`` (the stop flag) or
+        ``"segment stack full"`` (the search nests deeper than :data:`SEG_STACK_MAX_WORDS`
+        allows); ``""`` when it finished.
+    lower_bound : int
+        A count that finished: ``count``.  A stopped count: the solutions its finished parts
+        prove (:func:`_stopped_lower_bound`, often 0), at most ``limit + 1``.
     """
 
     count: int | None
@@ -402,6 +424,8 @@ class NativeCount:
     finished: bool
     time_s: float
     stats: dict[str, int]
+    reason: str = ""
+    lower_bound: int = 0
 
 
 def supported(puzzle: Puzzle) -> bool:
@@ -418,9 +442,11 @@ def count_grid(
     limit: int = DEFAULT_LIMIT,
     stop: StopToken | None = None,
     branch: int = 0,
-    probing: bool | int = 3,
+    probing: bool | int = 4,
     probe_depth: int | None = None,
     probe_min: int = 0,
+    max_nodes: int | None = None,
+    full_depth: int = 0,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
 
@@ -441,19 +467,29 @@ def count_grid(
     probing : bool or int
         Failed-literal probing at every node (``True`` or 1: the cells of every line changed
         since the parent node; 2: of the decision's row and column only, and of the lines
-        probing changes; 3, the default: the cells at most
+        probing changes; 3: the cells at most
         :data:`~nonosat.native.count_probe.NEAR` cells from a cell assigned since the parent
-        node, along its row and column; 4: those and the decision's
+        node, along its row and column; 4, the default: those and the decision's
         row and column; ``False`` or 0: none); the branch is then the cell whose two values
         propagate furthest.  Mode 3 against 1 (``benchmarks/bench_count.py --probing``, taai2011,
         same load): #275 1.45 s / 2.28 s, #400 0.07 / 0.13 s, #425 (67,270 solutions) counted
-        in 6.7-9.1 s / not in 10 s; #500 (1,454) counted by neither in 10 s.
+        in 6.7-9.1 s / not in 10 s; #500 (1,454) counted by neither in 10 s.  Mode 4 against 3
+        (10 s each, interleaved, load 10): #425 8.0 / 8.4 s, #275 1.66 / 1.49 s; on the puzzles
+        neither finishes, mode 4 refutes far fewer components and proves larger lower bounds
+        (:attr:`NativeCount.lower_bound`): #375 122,718 / 36,170, #450 86,067 / 51,913, #475
+        45,037 / 0, #500 288 / 0.
     probe_depth : int, optional
         Probe only at nodes at most this deep on the search stack (two frames per decision);
         ``None``: everywhere.
     probe_min : int
         Probe only components with at least this many undecided cells (smaller ones branch by
         ``branch`` alone).
+    max_nodes : int, optional
+        Stop (as the stop flag does) once this many decisions were made: a budget that does
+        not depend on the machine's load.
+    full_depth : int
+        Frames at most this deep on the stack probe as mode 1 whatever ``probing`` says
+        (0: none; an experiment, not a default: no better on taai2011).
 
     Returns
     -------
@@ -483,9 +519,10 @@ def count_grid(
     packed = pack_clues(puzzle)
     flag = np.zeros(1, dtype=np.int64) if stop is None else stop.flag
     blocks = len(packed.blocks)
-    # the segment stack: room for SEG_STACK_DEPTH nested splits first, all of them (its bound,
-    # far more than a count needs) only after a count that filled it (then counted again)
-    full = segment_stack_words(h + w, h * w, blocks)
+    # the segment stack: room for SEG_STACK_DEPTH nested splits first, 8 times more after a
+    # count that filled it (then counted again), up to its bound for any count (far more than
+    # a count needs) or SEG_STACK_MAX_WORDS, whichever is smaller
+    full = min(segment_stack_words(h + w, h * w, blocks), max(SEG_STACK_MAX_WORDS, 1))
     words = min(full, segment_stack_words(h + w, SEG_STACK_DEPTH, blocks))
     took = 0.0
     restarts = 0
@@ -498,6 +535,8 @@ def count_grid(
         ctx[0][M_PROBING] = int(probing)
         ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
         ctx[0][M_PROBE_MIN] = probe_min
+        ctx[0][M_MAX_NODES] = 1 << 62 if max_nodes is None else max_nodes
+        ctx[0][M_FULL_DEPTH] = full_depth
         frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
         hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
         t0 = time.perf_counter()
@@ -511,12 +550,42 @@ def count_grid(
     stats = {"restarts": restarts, "nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
              "cached": int(meta[M_STORES]), "splits": int(meta[M_SPLITS]),
              "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),
-             "probes": int(meta[M_PROBES])}
+             "probes": int(meta[M_PROBES]), "refuted": int(meta[M_ZEROS])}
     if meta[M_ABORT] == 2:
-        raise MemoryError("the native counter's segment stack is full")
+        return NativeCount(None, False, False, took, stats, "segment stack full")
     if got < 0:
-        return NativeCount(None, False, False, took, stats)
-    return NativeCount(got, got <= limit, True, took, stats)
+        lower = min(_stopped_lower_bound(frames, meta), limit + 1)
+        return NativeCount(None, False, False, took, stats, "stopped", lower)
+    return NativeCount(got, got <= limit, True, took, stats, "", got)
+
+
+def _stopped_lower_bound(frames: np.ndarray, meta: np.ndarray) -> int:
+    """The solutions a count stopped by its flag has proved: read from its search path (the
+    frames on the stack when the flag was seen, ``meta[M_STOP_SP]``; unwinding the stack only
+    advances each split frame past its current component), from the top down.  The top frame
+    is a component not counted yet (0).  A component frame that is branching adds the
+    (finished) count of its first value: ``count >= acc + bound(child)``; one that probed
+    passes its child's bound on.  A split frame multiplies the product of its finished
+    components by its current one's bound when that component is its last, since then
+    ``count = product * count(current)``; with components still to count, which may have no
+    solution, the bound is 0.  (In the split's check mode, where the product has already
+    reached its cap, a last component with a solution proves the cap.)  Every count in the
+    frames is exact or a capped lower bound, so the result is a lower bound on the count."""
+    lower = 0
+    for f in range(int(meta[M_STOP_SP]) - 2, -1, -1):
+        if frames[f, F_KIND] == K_COMP:
+            phase = frames[f, F_PHASE]
+            if phase in (1, 2):
+                lower += int(frames[f, F_ACC])
+            elif phase != 3:
+                lower = 0
+        elif frames[f, F_AT] < frames[f, F_END]:
+            lower = 0
+        elif frames[f, F_MODE] == 0:
+            lower *= int(frames[f, F_ACC])
+        else:
+            lower = int(frames[f, F_CAP]) if lower >= 1 else 0
+    return lower
 
 
 def _apply_partial(puzzle: Puzzle, state: tuple, partial: np.ndarray) -> None:

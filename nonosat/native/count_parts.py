@@ -31,7 +31,12 @@ M_PROBES = 13  #: probes (one per cell and value)
 M_PROBING = 14  #: 0: no probing; 1: from every changed line; 2: from the decision's lines
 M_STAMP = 15  #: the dirty marks' current stamp
 M_PROBE_DEPTH = 16  #: probe only in frames at most this deep on the stack
-M_SIZE = 17
+M_STOP_SP = 17  #: frames on the stack when the stop flag was seen (the path to read bounds from)
+M_MAX_NODES = 18  #: stop (as the stop flag does) once this many decisions were made
+M_ZEROS = 19  #: components stored with count 0 (refuted subtrees)
+M_FULL_DEPTH = 20  #: frames at most this deep probe every cell of their changed lines (mode 1)
+M_MODE = 21  #: the probing mode of the current probing pass
+M_SIZE = 22
 
 #: Cache table rows (a power of two) and key arena words: 2**18 * 4 + 2**22 int64 words (40 MB).
 TABLE_SLOTS = 1 << 18
@@ -207,6 +212,8 @@ def _store(state, ctx, segs, lo, n, hv, value, exact):  # pragma: no cover - com
     meta[M_ARENA] = off + 3 * n
     meta[M_ENTRIES] += 1
     meta[M_STORES] += 1
+    if value == 0:
+        meta[M_ZEROS] += 1
     table[i, 0] = meta[M_GEN]
     table[i, 1] = off
     table[i, 2] = 3 * n

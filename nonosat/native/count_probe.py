@@ -1,9 +1,9 @@
 """The exact counter's probing (:mod:`nonosat.native.count`): failed-literal probing of the
 cells a count node changed, at the level of lines, with the line solver's propagation.
 
-Mode 1 probes every undecided cell of the changed lines, mode 3 (the default) only the cells at
-most :data:`NEAR` cells from a newly assigned cell along its row or column, mode 4 mode 3 plus
-the decision's row and column (:func:`nonosat.native.count.count_grid`'s ``probing``).  A probe
+Mode 1 probes every undecided cell of the changed lines, mode 3 only the cells at
+most :data:`NEAR` cells from a newly assigned cell along its row or column, mode 4 (the default)
+mode 3 plus the decision's row and column (:func:`nonosat.native.count.count_grid`'s ``probing``).  A probe
 that fails fixes the other value, as in the native solver's probing
 (:mod:`nonosat.native.probe`); the assignments of a probe that succeeds are undone.
 """
@@ -14,8 +14,8 @@ from nonosat.kernel_cache import stamp_module
 from nonosat.lazy_jit import njit
 from nonosat.native.count_parts import (
     M_ABORT,
+    M_MODE,
     M_PROBES,
-    M_PROBING,
     M_STAMP,
     ctz,
     seg_line,
@@ -43,7 +43,7 @@ def _mark_dirty(problem, state, ctx, since, stamp, end):  # pragma: no cover - c
     probing modes 3 and 4: the cells at most :data:`NEAR` cells from it along its row and column)."""
     h, w = problem[3][0], problem[3][1]
     trail, dirty, near = state[1], ctx[6], ctx[10]
-    cells_only = ctx[0][M_PROBING] >= 3
+    cells_only = ctx[0][M_MODE] >= 3
     for t in range(since, end):
         cell = trail[t]
         r = cell // w
@@ -81,12 +81,12 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
     if since < 0:
         for i in range(lo, lo + n):
             dirty[seg_line(segs[i])] = stamp
-    elif meta[M_PROBING] == 2 and st[ST_TLEN] > since:
+    elif meta[M_MODE] == 2 and st[ST_TLEN] > since:
         # light probing: from the lines of the first cell assigned (the decision) only
         _mark_dirty(problem, state, ctx, since, stamp, since + 1)
     else:
         _mark_dirty(problem, state, ctx, since, stamp, st[ST_TLEN])
-        if meta[M_PROBING] == 4 and st[ST_TLEN] > since:
+        if meta[M_MODE] == 4 and st[ST_TLEN] > since:
             # and the decision's row and column
             cell = state[1][since]
             dirty[cell // w] = stamp
