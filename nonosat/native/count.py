@@ -235,6 +235,9 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
         clear_queue(state)
         return 0
     n0 = h + w
+    if segs.shape[0] < n0:
+        meta[M_ABORT] = 2  # no room for the root's segments (count_grid never allows it)
+        return 0
     for line in range(n0):
         length = w if line < h else h
         k = start[line + 1] - start[line] if known[line] else 0
@@ -522,7 +525,9 @@ def count_grid(
     # the segment stack: room for SEG_STACK_DEPTH nested splits first, 8 times more after a
     # count that filled it (then counted again), up to its bound for any count (far more than
     # a count needs) or SEG_STACK_MAX_WORDS, whichever is smaller
-    full = min(segment_stack_words(h + w, h * w, blocks), max(SEG_STACK_MAX_WORDS, 1))
+    # (never below the room for the root's segments, one per line)
+    root = segment_stack_words(h + w, 0, blocks)
+    full = min(segment_stack_words(h + w, h * w, blocks), max(SEG_STACK_MAX_WORDS, root))
     words = min(full, segment_stack_words(h + w, SEG_STACK_DEPTH, blocks))
     took = 0.0
     restarts = 0
