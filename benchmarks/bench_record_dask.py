@@ -281,7 +281,8 @@ def warm_workers(client: Any, workers: dict[str, str], timeout: float) -> float:
 def nonosolve_rows(stem: str, pairs: list[tuple[str, Any]], mode: str, timeout: float,
                    cache: Path, until: float | None = None) -> dict[str, Any] | None:
     """nonosolve's verdict per puzzle number of one set and mode (cached in ``cache``); ``None``
-    when it is not cached and ``until`` (epoch seconds) has passed."""
+    when it is not cached and ``until`` (epoch seconds) has passed; ``{"error": ...}`` (not
+    cached: the next run tries again) when nonosolve exits with an error or is killed."""
     numbers = [number_of(i) for i, _ in pairs]
     tag = f"{stem}-n{mode}-{len(numbers)}"
     out = cache / f"{tag}.json"
@@ -301,9 +302,12 @@ def nonosolve_rows(stem: str, pairs: list[tuple[str, Any]], mode: str, timeout: 
                                 else by_number[n] + "\n" for n in numbers))
         log = tmp / "log.txt"
         before = os.times()
-        subprocess.run([str(NONOSOLVE), "--taai", str(file), "-n", mode, "-o",
-                        str(tmp / "sol.txt"), "--log", str(log), "--timeout", str(timeout)],
-                       check=True, stdout=subprocess.DEVNULL)
+        try:
+            subprocess.run([str(NONOSOLVE), "--taai", str(file), "-n", mode, "-o",
+                            str(tmp / "sol.txt"), "--log", str(log), "--timeout", str(timeout)],
+                           check=True, stdout=subprocess.DEVNULL)
+        except subprocess.CalledProcessError as e:  # killed from outside, or crashed: no rows
+            return {"error": f"nonosolve exited with {e.returncode}"}
         after = os.times()
         verdicts = {}
         for line in log.read_text().splitlines():
@@ -631,8 +635,8 @@ def check_and_report(args: Any, puzzles: dict[str, list[tuple[str, Any]]], workd
                                  args.reference_until)
             ours: Counter[str] = Counter(str(status.get((i, job))) for i, _ in pairs)
             row[mode] = dict(ours)
-            if ref is None:
-                not_compared.append(f"{stem} -n {mode}")
+            if ref is None or "error" in ref:
+                not_compared.append(f"{stem} -n {mode}" + (f" ({ref['error']})" if ref else ""))
                 continue
             nonosolve_cpu[mode] += ref["cpu_s"]
             for i, _ in pairs:
@@ -694,7 +698,7 @@ def print_table(report: dict[str, Any]) -> None:
           f"{len(report['disagreements'])} {report['disagreements'][:10]}; nonosolve undecided "
           f"{len(report['nonosolve_undecided'])} {report['nonosolve_undecided'][:5]}; "
           f"not compared "
-          f"(--reference-until): {', '.join(report['not_compared']) or 'none'}")
+          f"(--reference-until, or nonosolve failed): {', '.join(report['not_compared']) or 'none'}")
     print(f"checks: {'ok' if report['ok'] else 'FAILED'} {report['problems'][:10]}; processes "
           f"left {len(report['processes_left'])}; whole run {report['run_wall_s']:.1f} s "
           f"(warm-up {report['warm_up_s'] or 0:.1f} s)", flush=True)
