@@ -125,12 +125,26 @@ def test_exit_codes_are_in_the_commands_footer(args, code, monkeypatch):
     assert code in EXIT_CODES[args[0]]
 
 
-def test_first_run_message_with_an_empty_numba_cache_dir(tmp_path):
-    code = "from nonosat.cli.running import announce_compile\nannounce_compile()\n"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
-                         env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
-    assert out.returncode == 0, out.stderr
-    assert "compiling the solver kernels" in out.stderr
+def test_the_compile_notice_comes_when_numba_compiles_and_only_then(tmp_path):
+    """The notice follows numba's compile event: nothing for a process that compiles nothing,
+    once (not per kernel) for one that compiles, and nothing when the kernel is in the cache."""
+    quiet = "from nonosat.cli.running import announce_compile\nannounce_compile()\n"
+    compiles = quiet + (
+        "import numba\n"
+        "@numba.njit(cache=True)\ndef g(x):\n    return x + 1\n"
+        "@numba.njit(cache=True)\ndef f(x):\n    return g(x) * 2\n"
+        "assert f(3) == 8 and f(2.5) == 7.0\n")
+    module = tmp_path / "kernels_here.py"
+    module.write_text(compiles)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    said = []
+    for code in (quiet, None, None):
+        args = ["-c", code] if code else [str(module)]
+        out = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=REPO,
+                             env=env)
+        assert out.returncode == 0, out.stderr
+        said.append(out.stderr.count("compiling the solver kernels"))
+    assert said == [0, 1, 0]  # none; once for four compiles; none from the cache
 
 
 def test_solve_defaults_to_the_portfolio(tmp_path, monkeypatch):

@@ -200,46 +200,41 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+#: What a command says on stderr when numba starts compiling (:func:`announce_compile`).
+COMPILE_NOTICE = "nonosat: compiling the solver kernels (first run only; cached afterwards) ..."
+_notice_registered = False
+
+
 def announce_compile(colour: bool = False) -> None:
-    """Say on stderr that the numba kernels are being compiled when they are not cached yet, so a
-    first run does not appear to hang (later runs load them from the cache).  ``colour``: the
-    colour kernels (:mod:`nonosat.native.colour`) instead of the black-and-white ones, which are
-    the native search kernel and the kernels a hand-off to SAT compiles (the order encoding's
-    build and the belief-propagation phases)."""
+    """Import numba (SciPy kept out) and say :data:`COMPILE_NOTICE` on stderr, once, when numba
+    starts compiling a kernel, so that a first run does not appear to hang; a run that loads
+    every kernel it uses from numba's on-disk cache says nothing.
+
+    The notice follows numba's ``numba:compile`` event, which a dispatcher sends only for a
+    signature its cache does not hold, so it appears when and only when something compiles:
+    the search at the start, the hand-off's kernels (the order encoding's build, the
+    belief-propagation phases) only if the puzzle reaches SAT.  (It used to be decided from the
+    cache files at the start, and was printed whenever the hand-off's kernels were not cached,
+    even for a puzzle that never reached SAT.)  ``colour`` is kept for the callers: the event
+    covers the colour kernels as well."""
+    global _notice_registered
     from nonosat.kernel_cache import import_numba_without_scipy
 
     import_numba_without_scipy()  # the first numba import of a command: SciPy stays out of it
-    if colour:
-        from nonosat.native.colour import colour_kernels_cached as kernels_cached
+    if _notice_registered:
+        return
+    _notice_registered = True
+    from numba.core import event
 
-        cached = kernels_cached()
-    else:
-        from nonosat.native.search import kernels_cached
+    class _Notice(event.Listener):
+        said = False
 
-        # the hand-off's kernels: their cache files, without importing their modules (which a
-        # puzzle that never reaches SAT would not load at all)
-        cached = kernels_cached() and all(
-            _index_present(module, kernel) for module, kernel in _HANDOFF_KERNELS)
-    if not cached:
-        typer.echo(
-            "nonosat: compiling the solver kernels (first run only; cached afterwards) ...",
-            err=True,
-        )
+        def on_start(self, ev: Any) -> None:
+            if not self.said:
+                self.said = True
+                typer.echo(COMPILE_NOTICE, err=True)
 
+        def on_end(self, ev: Any) -> None:
+            pass
 
-#: ``(module, function)`` of the kernels a black-and-white hand-off to SAT compiles.
-_HANDOFF_KERNELS = (("encodings/cnf_order.py", "order_puzzle_kernel"),
-                    ("encodings/phases.py", "_bp"), ("encodings/phases.py", "_start_phase_lits"))
-
-
-def _index_present(module: str, kernel: str) -> bool:
-    """Whether numba's cache index file of ``kernel`` (in ``module``, package-relative) exists
-    where numba looks (``NUMBA_CACHE_DIR`` or beside the module); does not read it."""
-    import os
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / module
-    stem = f"{path.stem}.{kernel}-*.nbi"
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return any(Path(os.environ["NUMBA_CACHE_DIR"]).rglob(stem))
-    return any((path.parent / "__pycache__").glob(stem))
+    event.register("numba:compile", _Notice())

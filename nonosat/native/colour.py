@@ -465,22 +465,5 @@ def colour_search(
     return ColourOutcome(solutions, finished, root, stats)
 
 
-def colour_kernels_cached() -> bool:
-    """Whether numba's on-disk cache already holds the compiled colour probing kernel (looks in
-    ``NUMBA_CACHE_DIR`` when set, else beside the package), as
-    :func:`nonosat.native.search.kernels_cached` does for the black-and-white ones."""
-    import os
-    from pathlib import Path
-
-    here = Path(__file__).resolve().parent
-    roots = [here / "__pycache__"]
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        base = Path(os.environ["NUMBA_CACHE_DIR"])
-        roots = [base, *base.rglob("*")] + roots
-    return any(
-        any(root.glob("colour.colour_probe-*.nbi")) for root in roots if root.is_dir()
-    )
-
-
 # numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
 stamp_module(globals())

@@ -26,7 +26,6 @@ explainer into steps.
 
 from __future__ import annotations
 
-import os
 import time
 import weakref
 from dataclasses import dataclass
@@ -507,28 +506,6 @@ class NativeSearch(Stepper):
     def outcome(self) -> SearchOutcome:
         """The current :class:`SearchOutcome`."""
         return SearchOutcome(self.solutions(), self._finished, self.stats(), self.trace())
-
-
-def kernels_cached() -> bool:
-    """Whether numba's on-disk cache already holds the compiled search kernel for this source
-    and this numba (so the first solve loads it in well under a second instead of compiling for
-    several seconds).  Asks the kernel's own cache where numba will look: ``NUMBA_CACHE_DIR``
-    when set (an empty one means compiling, even if ``__pycache__`` beside the package holds
-    kernels), else beside the package; and reads its index, which numba ignores when the source
-    or numba's version changed."""
-    try:
-        cache_file = search_kernel._cache._cache_file
-        if not os.path.exists(cache_file._index_path):
-            return False
-        return bool(cache_file._load_index())
-    except Exception:  # numba's cache internals changed: fall back to looking for the index
-        from pathlib import Path
-
-        here = Path(__file__).resolve().parent
-        roots = [here / "__pycache__"]
-        if os.environ.get("NUMBA_CACHE_DIR"):
-            roots = list(Path(os.environ["NUMBA_CACHE_DIR"]).rglob("native_*"))
-        return any(any(root.glob("search.search_kernel-*.nbi")) for root in roots)
 
 
 # numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)
