@@ -174,11 +174,14 @@ class _LazyYaml:
         return getattr(importlib.import_module("yaml"), name)
 
 
-def import_numba(hide_scipy: bool = True) -> bool:
+def import_numba() -> bool:
     """Import numba without the imports it makes only in case: PyYAML (numba's config reads a
     ``.numba_config.yaml`` file with it, only when one is in the working directory: it then gets
-    PyYAML on first use, as before) and, with ``hide_scipy``, SciPy (numba's version check of
-    it is skipped).  About 0.04 s CPU of a process that loads a kernel (issue 27).
+    PyYAML on first use, as before) and SciPy (numba's version check of it is skipped).  About
+    0.04 s CPU of a process that loads a kernel (issue 27).  Since the quick cache load
+    (:func:`load_without_refresh`), SciPy is imported (``scipy.linalg``, for BLAS) only if
+    something is compiled in this process: then ``np.dot``, ``@`` and ``np.linalg`` compile as
+    usual (each looks for BLAS when it is compiled).
 
     Returns
     -------
@@ -189,7 +192,7 @@ def import_numba(hide_scipy: bool = True) -> bool:
 
     if "numba" in sys.modules:
         return False
-    hide = [name for name in (_SCIPY_FOR_NUMBA if hide_scipy else ()) if name not in sys.modules]
+    hide = [name for name in _SCIPY_FOR_NUMBA if name not in sys.modules]
     lazy_yaml = ("yaml" not in sys.modules and not os.path.isfile(".numba_config.yaml")
                  and importlib.util.find_spec("yaml") is not None)
     if lazy_yaml:
@@ -210,17 +213,5 @@ def import_numba(hide_scipy: bool = True) -> bool:
     return True
 
 
-def import_numba_without_scipy() -> bool:
-    """Import numba as :func:`import_numba` does, SciPy hidden (the command line's import).
-
-    Since the quick cache load (:func:`load_without_refresh`), loading cached kernels no longer
-    refreshes numba's CPU target, so SciPy is imported (``scipy.linalg``, for BLAS) only if
-    something is compiled in this process: then ``np.dot``, ``@`` and ``np.linalg`` compile as
-    usual (each looks for BLAS when it is compiled).
-
-    Returns
-    -------
-    bool
-        Whether numba was imported here.
-    """
-    return import_numba(hide_scipy=True)
+#: The command line's name for :func:`import_numba` (numba with SciPy hidden).
+import_numba_without_scipy = import_numba

@@ -138,7 +138,7 @@ def analyse_command(
             raise FormatError(str(path), None, "already exists; use --force to overwrite it")
     if map_file is not None and map_file.suffix.lower() not in (".svg", ".png"):
         raise FormatError(str(map_file), None, "--map must end in .svg or .png")
-    announce_compile(colour=puzzle.is_colour)
+    announce_compile()
     loaded = _load(engine, setup, colour=puzzle.is_colour)
     progress: list = []
     report = _report_on_overrun(progress, name, json_output, backdoor_timeout)

@@ -176,7 +176,7 @@ def certify_command(
     warn_dratify(checker)
     puzzle, ref = load_puzzle(puzzle_path, format, index)
     ensure_writable_dir(out, force)
-    announce_compile(colour=puzzle.is_colour)
+    announce_compile()
     checkers = resolve_checkers(checker or ["auto"])
     solver = sat_solver or DEFAULT_SOLVER
     if puzzle.is_colour:  # the portfolio decides; the SAT solver's proof of the colour CNF

@@ -107,7 +107,7 @@ def explain_command(
     from nonosat.puzzle import grid_rows, unknown_grid
 
     puzzle, name = load_puzzle(puzzle_path, format, index)
-    announce_compile(puzzle.is_colour)
+    announce_compile()
     if puzzle.is_colour:
         _explain_colour(puzzle, name, max_steps, grid, json_output, engine, timeout)
     limit = timeout  # resolved by handle_errors

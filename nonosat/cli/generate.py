@@ -170,7 +170,7 @@ def generate_command(
             raise FormatError(str(path), None, "already exists; use --force to overwrite it")
     if diff is not None and diff.suffix.lower() != ".png":
         raise FormatError(str(diff), None, "--diff must end in .png")
-    announce_compile(colours >= 2)
+    announce_compile()
     if random is not None:
         _random(random, out, colours, grade, density, seed, count, timeout, force, json_output,
                 format, diff, certify)

@@ -53,7 +53,7 @@ def hint_command(
 
     puzzle, name = load_puzzle(puzzle_path, format, index)
     grid = starting_state(state, puzzle)
-    announce_compile(colour=puzzle.is_colour)
+    announce_compile()
     hint = next_hint(puzzle, grid, engine=engine, timeout=timeout)  # resolved by handle_errors
     if json_output:
         emit("hint", {"puzzle": name, **hint.to_json(puzzle)})

@@ -205,7 +205,7 @@ COMPILE_NOTICE = "nonosat: compiling the solver kernels (first run only; cached 
 _notice_registered = False
 
 
-def announce_compile(colour: bool = False) -> None:
+def announce_compile() -> None:
     """Import numba (SciPy kept out) and say :data:`COMPILE_NOTICE` on stderr, once, when numba
     starts compiling a kernel, so that a first run does not appear to hang; a run that loads
     every kernel it uses from numba's on-disk cache says nothing.
@@ -215,8 +215,7 @@ def announce_compile(colour: bool = False) -> None:
     the search at the start, the hand-off's kernels (the order encoding's build, the
     belief-propagation phases) only if the puzzle reaches SAT.  (It used to be decided from the
     cache files at the start, and was printed whenever the hand-off's kernels were not cached,
-    even for a puzzle that never reached SAT.)  ``colour`` is kept for the callers: the event
-    covers the colour kernels as well."""
+    even for a puzzle that never reached SAT.)  The event covers the colour kernels as well."""
     global _notice_registered
     from nonosat.kernel_cache import import_numba_without_scipy
 

@@ -115,7 +115,7 @@ def solve_command(
             raise EngineError("--sat-solver applies to --engine sat")
         options["solver"] = sat_solver
     started = time.perf_counter()
-    with _lazy_start(engine, puzzle.is_colour):
+    with _lazy_start(engine):
         result = solve(puzzle, engine, partial=partial, limit=limit, timeout=timeout, **options)
     counted = None
     if count:
@@ -154,7 +154,7 @@ def solve_command(
     raise typer.Exit(STATUS_EXIT[result.status])
 
 
-def _lazy_start(engine: str, colour: bool) -> contextlib.AbstractContextManager[None]:
+def _lazy_start(engine: str) -> contextlib.AbstractContextManager[None]:
     """For the native and auto engines: numba is loaded only when a kernel first runs compiled,
     with the notice of :func:`announce_compile` then, if at all; a small puzzle that line
     solving finishes runs interpreted (:func:`nonosat.engines.solve`) and loads no numba."""
@@ -162,7 +162,7 @@ def _lazy_start(engine: str, colour: bool) -> contextlib.AbstractContextManager[
         return contextlib.nullcontext()
     from nonosat import lazy_jit
 
-    return lazy_jit.lazy_start(INTERPRETED_MAX_CELLS, lambda: announce_compile(colour))
+    return lazy_jit.lazy_start(INTERPRETED_MAX_CELLS, announce_compile)
 
 
 def solve_extras(puzzle: Puzzle, result: SolveResult,

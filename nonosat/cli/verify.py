@@ -164,7 +164,7 @@ def _verify_one(puzzle_path: Path, solution_path: Path | None, claim: str | None
     if claimed is not None:
         from nonosat.cli.running import announce_compile
 
-        announce_compile(puzzle.is_colour)
+        announce_compile()
     judgement = verify(puzzle, claimed, solutions, timeout=timeout or None, checkers=checkers)
     written = write_witness(judgement, out, force) if out is not None else []
     code = _EXIT[judgement.outcome]
