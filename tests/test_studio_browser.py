@@ -177,7 +177,8 @@ def resize(driver, h: int, w: int) -> None:
 
 def set_mode(driver, mode: str) -> None:
     el(driver, f"#mode-{mode}").click()
-    wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == mode)
+    # data-mode-shown: the mode's board is drawn (play first awaits its storage key)
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.modeShown") == mode)
 
 
 def open_file(driver, path: Path) -> None:

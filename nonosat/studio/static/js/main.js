@@ -35,6 +35,9 @@ const app = {
 
   async setMode(mode, force = false) {
     if (mode === this.mode && !force) return;
+    // data-mode-shown is the mode once its board is drawn (play waits for its storage key)
+    const call = (this.modeCalls = (this.modeCalls || 0) + 1);
+    delete document.body.dataset.modeShown;
     const previous = this.mode;
     if (previous === "play") this.player.hide();
     if (previous === "steps") this.stepper.pause();
@@ -59,6 +62,7 @@ const app = {
       }
       this.player.show();
     }
+    if (call === this.modeCalls) document.body.dataset.modeShown = mode;
   },
 };
 
