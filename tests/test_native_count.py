@@ -108,7 +108,7 @@ def test_auto_counts_natively_and_colour_with_ganak():
     got = count_after_solve(puzzle, solve(puzzle, "native", limit=2), limit=2, timeout=30)
     assert (got.count, got.exact, got.method) == (48, True, NATIVE_COUNTER)
     colour = read_puzzle(GAMES / "ladybird-ambiguous.xml")
-    assert count_solutions(colour, timeout=30).method == "ganak (pyganak)"
+    assert count_solutions(colour, timeout=30).method == "enumeration (CaDiCaL)"
 
 
 def test_a_disagreement_is_loud(monkeypatch):

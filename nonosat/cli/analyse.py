@@ -26,8 +26,8 @@ the backdoor share it; a section the limit cuts short keeps its partial result (
 a lower bound: "at least K cells ambiguous"), and a closing "time limits:" line (in --json,
 "sections") says which sections were cut short or not run.
 A puzzle with several solutions is counted exactly when a counter (the native line-level
-counter, then Ganak on the CNF projected on the cells; exact, not certified) finishes in its
-share of the time (at most 10 s): "N solutions".
+counter, CaDiCaL's enumeration of the solutions, or Ganak on the CNF projected on the cells;
+exact, not certified) finishes in its share of the time (at most 10 s): "N solutions".
 
 \b
 Grade (score on one scale, 1 to 5):

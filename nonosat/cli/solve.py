@@ -10,9 +10,9 @@ cells ambiguous)" (K: the cells on which the solutions found differ; `nonosat an
 whole map; "K cells ambiguous" when --limit was above the count and every solution was found),
 "no solution" (no extra solving: one line-solving fixpoint).  With --count, a puzzle with
 several solutions is counted exactly ("48 solutions"): by the native line-level counter
-(black-and-white, lines up to 62 cells; above 10^6 solutions a lower bound), else by Ganak
-(pyganak, the CNF's models projected on the cells), within what is left of --timeout; exact,
-but not certified.  If the count does not finish, the verdict keeps the lower bound.  With --json, one
+(black-and-white, lines up to 62 cells; above 10^6 solutions a lower bound), CaDiCaL's
+enumeration of the solutions, or Ganak (pyganak, the CNF's models projected on the cells),
+whichever finishes first within what is left of --timeout; exact, but not certified.  If the count does not finish, the verdict keeps the lower bound.  With --json, one
 JSON object (with --count: solution_count and solution_count_exact).  The puzzle may be named FILE#N, as nonosat names puzzle N of a multi-puzzle file.
 
 \b

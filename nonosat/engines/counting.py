@@ -1,21 +1,33 @@
-"""The exact number of solutions of a puzzle: the native line-level counter, or the CNF's models
-projected on the cell variables.
+"""The exact number of solutions of a puzzle: the native line-level counter, CaDiCaL's
+enumeration of the solutions, or the CNF's models projected on the cell variables (Ganak).
 
-``nonosat solve --count`` and ``nonosat analyse`` use :func:`count_solutions`.  On a
-black-and-white puzzle with lines of at most 62 cells it runs the native counter
-(:mod:`nonosat.native.count`: a #SAT search over cells with line propagation, probing and
-component caching, compiled; exact up to :data:`COUNT_LIMIT`, above it a lower bound) while
-Ganak counts in its child process (a portfolio on two cores): the first exact count stops the
-other; colour puzzles and longer lines are Ganak's alone.  ``crosscheck=True`` lets both finish
-and raises :class:`CountDisagreement` when their exact counts differ (the tests do).  For Ganak
-it encodes the puzzle (black-and-white: the default ``order`` encoding, :func:`nonosat.encodings.cnf.encode`;
-colour: :func:`nonosat.encodings.cnf_colour.encode_colour`) and counts the models projected on
-the cell variables with Ganak (:mod:`nonosat.encodings.ganak`), after the cells the native
-solver's root node (line propagation and probing) fixes are added as unit clauses (they hold in
-every solution, and they shrink the counter's work), so that the auxiliary variables
-of the encoding never change the count: black-and-white cells are variables ``1 .. h*w``, colour
-cells the ``h*w*C`` "cell has colour k" variables (exactly one per cell, so their projected
-models are the pictures).  The count is exact but not certified (no proof accompanies it).
+``nonosat solve --count`` and ``nonosat analyse`` use :func:`count_solutions`.  It runs a
+portfolio on two cores, in two lanes at the same time; the first exact count stops the other
+lane (``crosscheck=True`` lets every counter finish and raises :class:`CountDisagreement` when
+two exact counts differ; the tests do):
+
+* here, on a black-and-white puzzle with lines of at most 62 cells, the **native counter**
+  (:mod:`nonosat.native.count`: a #SAT search over cells with line propagation, probing and
+  component caching, compiled; exact up to :data:`COUNT_LIMIT`, above it a lower bound);
+  in a thread meanwhile, after the native counter's head start of :data:`ENUM_DELAY` s, the
+  **enumeration** (:mod:`nonosat.encodings.enumerate`: CaDiCaL finds a solution, a blocking
+  clause over the undecided cells excludes it, until the formula is unsatisfiable) for at most
+  :data:`ENUM_SECONDS` s or :data:`ENUM_CAP` solutions, then **Ganak**
+  (:mod:`nonosat.encodings.ganak`, in its child process) in the time left.  The native counter
+  is fast when the count decomposes into components; the enumeration when the count is small
+  but the branches with no solution are hard to refute (CaDiCaL learns clauses from them, the
+  native counter does not);
+* on a colour puzzle or a longer line, the enumeration here (up to :data:`COUNT_LIMIT`
+  solutions) and Ganak in the thread.
+
+Both CNF counters work on the puzzle's encoding (black-and-white: the default ``order``
+encoding, :func:`nonosat.encodings.cnf.encode`; colour: :func:`nonosat.encodings.cnf_colour.encode_colour`)
+after the cells the native solver's root node (line propagation and probing) fixes are added as
+unit clauses (they hold in every solution, and they shrink the counters' work), and count its
+models projected on the cell variables, so that the auxiliary variables of the encoding never
+change the count: black-and-white cells are variables ``1 .. h*w``, colour cells the ``h*w*C``
+"cell has colour k" variables (exactly one per cell, so their projected models are the
+pictures).  The count is exact but not certified (no proof accompanies it).
 """
 
 from __future__ import annotations
@@ -24,6 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nonosat.encodings.enumerate import ENUMERATOR_NAME
 from nonosat.engines import SolveResult, Status
 from nonosat.errors import EngineError
 
@@ -43,8 +56,19 @@ COUNT_LIMIT = 10**6
 #: How the native counter is named in reports and JSON (``count_method``).
 NATIVE_COUNTER = "native (line counter)"
 
+#: How the enumeration is named in reports and JSON (``count_method``).
+ENUMERATOR = ENUMERATOR_NAME
+
+#: In the portfolio, seconds the native counter runs alone before the enumeration starts
+#: beside it (most counts end in the native counter within them).
+ENUM_DELAY = 0.3
+#: In the portfolio, the enumeration's share: it stops after this many seconds (from its start)
+#: or :data:`ENUM_CAP` solutions, and Ganak counts in the time left.
+ENUM_SECONDS = 10.0
+ENUM_CAP = 100_000
+
 #: The counters :func:`count_solutions` knows.
-COUNTERS = ("auto", "native", "ganak")
+COUNTERS = ("auto", "native", "ganak", "enumerate")
 
 
 class CountDisagreement(EngineError):
@@ -101,8 +125,8 @@ def count_solutions(
     counter: str = "auto",
     crosscheck: bool = False,
 ) -> SolutionCount:
-    """Count the solutions of ``puzzle`` (agreeing with ``partial``): the native counter first
-    (black-and-white, lines of at most 62 cells), then Ganak in the time left.
+    """Count the solutions of ``puzzle`` (agreeing with ``partial``) with a portfolio of exact
+    counters on two cores (module docstring).
 
     Parameters
     ----------
@@ -112,35 +136,39 @@ def count_solutions(
         Grid state (black-and-white: :class:`~nonosat.puzzle.Cell` values; colour: bit masks),
         shape ``(height, width)``.
     timeout : float, optional
-        Seconds for the counter (including its process start-up, about 0.15 s).
+        Seconds for the count (including Ganak's process start-up, about 0.15 s).
     encoding : str
-        Black-and-white line encoding (:func:`nonosat.encodings.cnf.encode`); every encoding
-        gives the same projected count (the ``dfa`` encoding's unprojected count is far larger:
-        its automaton variables are not functions of the cells).
+        Black-and-white line encoding (:func:`nonosat.encodings.cnf.encode`) for Ganak and the
+        enumeration; every encoding gives the same projected count (the ``dfa`` encoding's
+        unprojected count is far larger: its automaton variables are not functions of the
+        cells).
     simplify : bool
         Add the cells the native root node fixes as unit clauses first (:func:`root_fixpoint`;
         sound: they hold in every solution).  ``False`` counts the encoding alone.
     counter : str
-        ``"auto"`` (the native counter and Ganak at the same time, each within ``timeout``;
-        the first exact count wins), ``"native"`` or ``"ganak"`` (one counter alone).
+        ``"auto"`` (the portfolio), or one counter alone: ``"native"``, ``"ganak"`` or
+        ``"enumerate"`` (CaDiCaL's enumeration, up to :data:`COUNT_LIMIT` solutions).
     crosscheck : bool
-        With ``"auto"``: let both counters finish (within ``timeout``) and compare their exact
-        counts.
+        With ``"auto"``: let every counter of the portfolio finish (within ``timeout``) and
+        compare their exact counts.
 
     Returns
     -------
     SolutionCount
-        ``exact`` with the count; the lower bound ``COUNT_LIMIT + 1`` when the native counter
-        found more than :data:`COUNT_LIMIT` and Ganak did not finish; the lower bound a stopped
-        native count proved (its finished parts, :attr:`~nonosat.native.count.NativeCount.lower_bound`)
-        when it is at least 1; or ``count=None`` with the reason when nothing is known.
+        ``exact`` with the count; else the largest lower bound known: ``COUNT_LIMIT + 1`` when
+        the native counter found more than :data:`COUNT_LIMIT`, the lower bound a stopped
+        native count proved (its finished parts,
+        :attr:`~nonosat.native.count.NativeCount.lower_bound`), or the solutions a stopped
+        enumeration found, when at least 1; or ``count=None`` with the reason when nothing is
+        known.
 
     Raises
     ------
     CountDisagreement
-        ``crosscheck`` and the two counters' exact counts differ.
+        Two counters' exact counts differ (``crosscheck``, or two counters that finished at
+        about the same time).
     EngineError
-        Ganak is needed but not installed, or failed.
+        Ganak is needed but not installed, or failed, and no other counter finished.
     PuzzleError
         ``partial`` has the wrong shape.
     ValueError
@@ -159,52 +187,95 @@ def count_solutions(
         partial = fixed
     from nonosat.native.count import supported
 
-    if counter == "ganak" or not supported(puzzle):
-        if counter == "native":
+    native_ok = supported(puzzle)
+    if counter == "native":
+        if not native_ok:
             raise ValueError("the native counter counts black-and-white puzzles with lines of "
                              "at most 62 cells")
-        return _count_ganak(puzzle, partial, timeout, encoding, start)
-    if counter == "native":
         return _count_native(puzzle, partial, timeout, start)
-    # the portfolio: Ganak in its child process while the native counter runs here (its
-    # kernel releases the GIL); the first exact count stops the other, unless crosscheck
+    if counter == "ganak":
+        return _count_ganak(puzzle, partial, timeout, encoding, start)
+    if counter == "enumerate":
+        return _count_enumeration(puzzle, partial, timeout, encoding, start)
+    return _portfolio(puzzle, partial, timeout, encoding, start, native_ok, crosscheck)
+
+
+def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
+               encoding: str, start: float, native_ok: bool, crosscheck: bool
+               ) -> SolutionCount:
+    """Two lanes at the same time (module docstring): here the native counter (or, when it
+    cannot count the puzzle, the enumeration), in a thread the enumeration for its share and
+    then Ganak (or Ganak alone); the first exact count stops the other lane unless
+    ``crosscheck``."""
     import threading
 
     from nonosat.stop import StopToken
 
-    ganak_stop = StopToken()
-    box: list[SolutionCount | BaseException] = []
+    stop_here, stop_there = StopToken(), StopToken()
+    here_done = threading.Event()
+    there: list[SolutionCount] = []
+    failed: list[BaseException] = []
 
-    def run_ganak() -> None:
+    def lane() -> None:
         try:
-            box.append(_count_ganak(puzzle, partial, timeout, encoding, start, stop=ganak_stop))
+            if native_ok:
+                # the native counter's head start: most counts end in it at once, and then
+                # nothing else runs (nor changes the method reported)
+                here_done.wait(ENUM_DELAY)
+                if stop_there.is_set():
+                    return
+                share = time.perf_counter() - start + ENUM_SECONDS  # from start, as timeout
+                got = _count_enumeration(
+                    puzzle, partial, share if timeout is None else min(timeout, share),
+                    encoding, start, stop=stop_there, cap=ENUM_CAP)
+                there.append(got)
+                if got.exact and not crosscheck:
+                    stop_here.set()
+                    return
+                if stop_there.is_set():
+                    return
+            there.append(_count_ganak(puzzle, partial, timeout, encoding, start,
+                                      stop=stop_there))
         except BaseException as exc:  # handed to the caller's thread
-            box.append(exc)
+            failed.append(exc)
 
-    thread = threading.Thread(target=run_ganak, name="ganak-count", daemon=True)
+    thread = threading.Thread(target=lane, name="count-lane", daemon=True)
     thread.start()
     try:
-        native = _count_native(puzzle, partial, timeout, start)
-        if native.exact and not crosscheck:
-            ganak_stop.set()
+        if native_ok:
+            here = _count_native(puzzle, partial, timeout, start, stop=stop_here)
+        else:
+            here = _count_enumeration(puzzle, partial, timeout, encoding, start,
+                                      stop=stop_here)
+        here_done.set()
+        if here.exact and not crosscheck:
+            stop_there.set()
         thread.join()
     finally:
-        ganak_stop.set()
+        here_done.set()
+        stop_there.set()
         thread.join()
-    got = box[0]
-    if isinstance(got, BaseException):
-        if native.exact and not crosscheck:
-            return native
-        raise got
-    ganak = got
-    if native.exact and ganak.exact and native.count != ganak.count:
-        raise CountDisagreement(
-            f"the native counter counts {native.count} solutions but Ganak {ganak.count}")
-    if native.exact:
-        return native
-    if ganak.exact or native.count is None:
-        return ganak
-    return native  # the native lower bound (more than COUNT_LIMIT)
+    results = [here, *there]
+    exact = [got for got in results if got.exact]
+    for got in exact[1:]:
+        if got.count != exact[0].count:
+            raise CountDisagreement(
+                f"the {_short(exact[0].method)} counts {exact[0].count} solutions but the "
+                f"{_short(got.method)} {got.count}")
+    if exact:
+        return exact[0]
+    if failed:
+        raise failed[0]
+    # no exact count: the largest lower bound known (the first lane's on a tie), else the
+    # last counter's reason (Ganak's when it ran)
+    best = max(results, key=lambda got: got.count or 0)
+    return best if best.count else results[-1]
+
+
+def _short(method: str) -> str:
+    """``"native (line counter)"`` -> ``"native counter"``, and so on, for messages."""
+    return {NATIVE_COUNTER: "native counter", ENUMERATOR: "enumeration",
+            "ganak (pyganak)": "Ganak"}.get(method, method)
 
 
 def _left(timeout: float | None, start: float) -> float | None:
@@ -213,15 +284,15 @@ def _left(timeout: float | None, start: float) -> float | None:
 
 
 def _count_native(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
-                  start: float) -> SolutionCount:
+                  start: float, stop: StopToken | None = None) -> SolutionCount:
     """The native counter (:func:`nonosat.native.count.count_grid`) within what is left of
-    ``timeout`` seconds counted from ``start``."""
+    ``timeout`` seconds counted from ``start``; ``stop`` stops it early."""
     from nonosat.native.count import count_grid
     from nonosat.stop import for_solve
 
     if timeout is not None and timeout <= 0:
         return SolutionCount(None, False, NATIVE_COUNTER, 0.0, "time limit")
-    with for_solve(None, _left(timeout, start)) as token:
+    with for_solve(stop, _left(timeout, start)) as token:
         got = count_grid(puzzle, partial, limit=COUNT_LIMIT, stop=token)
         reason = token.reason if token.is_set() else ""
     from nonosat import interrupts
@@ -240,6 +311,69 @@ def _count_native(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | N
         return SolutionCount(got.count, True, NATIVE_COUNTER, took)
     return SolutionCount(got.count, False, NATIVE_COUNTER, took,
                          f"more than {COUNT_LIMIT:,} solutions")
+
+
+def _count_enumeration(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
+                       encoding: str, start: float, stop: StopToken | None = None,
+                       cap: int = COUNT_LIMIT) -> SolutionCount:
+    """CaDiCaL's enumeration (:func:`nonosat.encodings.enumerate.count_by_enumeration`) of the
+    CNF's models projected on the cells (:func:`enumeration_problem`) within what is left of
+    ``timeout`` seconds counted from ``start``, up to ``cap`` solutions; ``stop`` stops it
+    early.  Stopped, its count is a lower bound (the solutions it found)."""
+    from nonosat.encodings.enumerate import count_by_enumeration
+
+    if timeout is not None and _left(timeout, start) == 0:
+        return SolutionCount(None, False, ENUMERATOR, 0.0, "time limit")
+    clauses, nvars, groups = enumeration_problem(puzzle, partial, encoding)
+    got = count_by_enumeration(clauses, nvars, groups, cap=cap, timeout=_left(timeout, start),
+                               stop=stop)
+    took = time.perf_counter() - start
+    if got.exact:
+        return SolutionCount(got.count, True, ENUMERATOR, took)
+    reason = (f"more than {cap:,} solutions" if got.count > cap
+              else got.reason or "stopped")
+    return SolutionCount(got.count or None, False, ENUMERATOR, took, reason)
+
+
+def enumeration_problem(puzzle: Puzzle, partial: np.ndarray | None, encoding: str = "order"
+                        ) -> tuple[list[list[int]], int, list[list[int]]]:
+    """The formula and projection the enumeration counts: ``(clauses, nvars, groups)`` for
+    :func:`nonosat.encodings.enumerate.count_by_enumeration`.
+
+    Black-and-white: the ``encoding`` CNF with ``partial``'s known cells as units, projected on
+    the variables of the cells ``partial`` leaves undecided (the others are fixed by their
+    units).  Colour: the colour CNF restricted to ``partial``, projected on one exactly-one
+    group per cell with two or more possible colours (its "cell has colour k" variables for
+    the colours still possible; the others are false by unit clauses).  Either way the
+    projected models are the pictures, one for one.
+    """
+    import numpy as np
+
+    from nonosat.puzzle import Cell
+
+    h, w = puzzle.shape
+    if puzzle.is_colour:
+        from nonosat.encodings.cnf_colour import encode_colour
+
+        enc = encode_colour(puzzle, partial)
+        ncol = puzzle.n_colours
+        if partial is None:
+            masks = [(1 << ncol) - 1] * (h * w)
+        else:
+            masks = np.asarray(partial, dtype=np.int64).reshape(-1).tolist()
+        groups = [[1 + i * ncol + k for k in range(ncol) if (mask >> k) & 1]
+                  for i, mask in enumerate(masks) if mask & (mask - 1)]
+        return enc.clauses, max(enc.nvars, h * w * ncol), groups
+    from nonosat.encodings.cnf import encode
+
+    benc = encode(puzzle, encoding, partial)
+    if partial is None:
+        free = np.arange(h * w)
+    else:
+        flat = np.asarray(partial).reshape(-1)
+        free = np.flatnonzero(~np.isin(flat, (int(Cell.FILLED), int(Cell.EMPTY),
+                                               int(Cell.CONFLICT))))
+    return benc.clauses, max(benc.nvars, h * w), [[v] for v in (free + 1).tolist()]
 
 
 def _count_ganak(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
