@@ -1,35 +1,46 @@
-"""Exact solution counts (issue 26): the native line-level counter against Ganak, as a table.
+"""Exact solution counts (issue 26): the native line-level counter, CaDiCaL's enumeration, Ganak
+and the portfolio of :func:`nonosat.engines.counting.count_solutions`, as a table.
 
-For every puzzle chosen (default: every 50th taai2011 puzzle, the 20 of ``benchmarks/RESULTS.md``'s
-counts, #450 and the nine that Ganak could not count in 10 s among them, and the project's
-games with several solutions), prints the exact count and the time to it of
+For every puzzle chosen (default: every 50th taai2011 puzzle; ``--sets`` samples several
+NonogramRecord files, ``--only`` names puzzles, ``--games`` adds the project's games with
+several solutions), prints the exact count and the time to it of
 
 * the native counter (:func:`nonosat.native.count.count_grid`, from the root node's fixed cells
-  as :func:`nonosat.engines.counting.count_solutions` runs it, ``--timeout`` s), and
+  as :func:`~nonosat.engines.counting.count_solutions` runs it, ``--timeout`` s),
+* the enumeration (``count_solutions(counter="enumerate")``: CaDiCaL, a blocking clause per
+  solution, ``--enum-timeout`` s; ``0`` skips it),
 * Ganak (pyganak on the ``order`` CNF projected on the cells, in its child process,
-  ``--ganak-timeout`` s; ``--ganak-timeout 0`` skips it),
+  ``--ganak-timeout`` s; ``0`` skips it), and
+* the portfolio (``count_solutions()``, the default count, ``--portfolio-timeout`` s; ``0``
+  skips it): its count and the counter that gave it,
 
-and whether they agree where both finish (a disagreement is printed as ``DISAGREE`` and makes
-the script exit 1).  The target: every corpus puzzle with <= 10^6 solutions counted exactly
-within 10 s.
+and whether the exact counts agree (a disagreement is printed as ``DISAGREE`` and makes the
+script exit 1).  The target: every corpus puzzle with <= 10^6 solutions counted exactly within
+10 s.
 
-A stopped native count shows the lower bound its finished parts prove (``>= N``).  The summary
-says how many were counted exactly within 10 s, how many were proved to have more than 10^6
-solutions (out of the target's scope), and how many are undecided.  ``--sets`` samples several
-NonogramRecord files (e.g. every 100th puzzle of each: ``--sets tcga2015,icga2019 --step 100``).
+A stopped native count shows the lower bound its finished parts prove (``>= N``), a stopped
+enumeration the solutions it found (``>= N``).  The summary says how many each counter and the
+portfolio counted exactly within 10 s, how many were proved to have more than 10^6 solutions
+(out of the target's scope), and how many are undecided.
 
 Usage::
 
-    python benchmarks/bench_count.py [--step 50] [--start 0] [--timeout 10] [--ganak-timeout 10]
-        [--only 450,550] [--set taai2011.txt] [--sets tcga2015,icga2019] [--games] [--probing 2]
+    python benchmarks/bench_count.py [--step 50] [--start 0] [--timeout 10] [--enum-timeout 10]
+        [--ganak-timeout 10] [--portfolio-timeout 10] [--only 450,550] [--set taai2011.txt]
+        [--sets tcga2015,icga2019] [--games] [--probing 2]
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from preamble import CORPUS, REPO, argument_parser  # first: puts REPO on sys.path
+
+if TYPE_CHECKING:
+    from nonosat.engines.counting import SolutionCount
+    from nonosat.puzzle import Puzzle
 
 
 def main() -> int:
@@ -42,14 +53,16 @@ def main() -> int:
     ap.add_argument("--step", type=int, default=50)
     ap.add_argument("--only", default="", help="0-based puzzle numbers, comma-separated")
     ap.add_argument("--timeout", type=float, default=10.0)
+    ap.add_argument("--enum-timeout", type=float, default=10.0)
     ap.add_argument("--ganak-timeout", type=float, default=10.0)
+    ap.add_argument("--portfolio-timeout", type=float, default=10.0)
     ap.add_argument("--games", action="store_true", help="also the project's games")
     ap.add_argument("--probing", type=int, default=None,
                     help="the native counter's probing mode (count_grid's probing=; default: "
                          "its default)")
     args = ap.parse_args()
 
-    from nonosat.engines.counting import COUNT_LIMIT, count_solutions, root_fixpoint
+    from nonosat.engines.counting import COUNT_LIMIT, root_fixpoint
     from nonosat.formats import read_puzzle, read_puzzles
     from nonosat.native.count import count_grid, supported
     from nonosat.puzzle import Puzzle
@@ -71,20 +84,25 @@ def main() -> int:
                    else range(args.start, len(puzzles), args.step))
         chosen += [(f"{path.stem} #{k}", puzzles[k]) for k in numbers]
 
-    print(f"## exact counts: native (<= {args.timeout:g} s) against Ganak "
-          f"(<= {args.ganak_timeout:g} s)\n")
-    print("| puzzle | native count | native s | nodes | Ganak count | Ganak s | agree |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"## exact counts: native (<= {args.timeout:g} s), enumeration (<= "
+          f"{args.enum_timeout:g} s), Ganak (<= {args.ganak_timeout:g} s), the portfolio (<= "
+          f"{args.portfolio_timeout:g} s)\n")
+    print("| puzzle | native count | native s | nodes | enum count | enum s | Ganak count | "
+          "Ganak s | portfolio count | by | portfolio s | agree |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     bad = 0
-    native_times = []
-    above = undecided = 0
+    within = {"native": 0, "enum": 0, "ganak": 0, "portfolio": 0}
+    above = undecided = total = 0
     for name, puzzle in chosen:
         if not supported(puzzle):
             continue
+        total += 1
+        exact_counts: list[int] = []
         t0 = time.perf_counter()
         root = root_fixpoint(puzzle)
         if root is None:
-            got_count, nodes, exact = "0", 0, True
+            got_count, nodes = "0", 0
+            exact_counts.append(0)
             native_s = time.perf_counter() - t0
         else:
             with for_solve(None, args.timeout) as token:
@@ -92,29 +110,61 @@ def main() -> int:
                 got = count_grid(puzzle, root, limit=COUNT_LIMIT, stop=token, **extra)
             native_s = time.perf_counter() - t0
             nodes = got.stats["nodes"]
-            exact = got.exact
+            if got.exact:
+                exact_counts.append(int(got.count or 0))
             got_count = (f"{got.count:,}" if got.exact else
                          f"> {COUNT_LIMIT:,}" if got.finished else
                          f"gave up (>= {got.lower_bound:,})")
             above += got.finished and not got.exact
-            undecided += not got.finished
-        native_times.append(native_s if exact else float("inf"))
-        ganak_count, ganak_s, agree = "-", "-", ""
-        if args.ganak_timeout > 0:
-            t0 = time.perf_counter()
-            g = count_solutions(puzzle, timeout=args.ganak_timeout, counter="ganak")
-            ganak_s = f"{time.perf_counter() - t0:.2f}"
-            ganak_count = f"{g.count:,}" if g.exact else "gave up"
-            if g.exact and exact:
-                agree = "yes" if f"{g.count:,}" == got_count else "DISAGREE"
-                bad += agree == "DISAGREE"
-        print(f"| {name} | {got_count} | {native_s:.2f} | {nodes:,} | {ganak_count} | "
-              f"{ganak_s} | {agree} |", flush=True)
-    within = sum(t <= 10.0 for t in native_times)
-    print(f"\nnative: counted exactly within 10 s: {within}/{len(native_times)}; proved more "
-          f"than {COUNT_LIMIT:,}: {above}; undecided: {undecided}; "
-          f"disagreements with Ganak: {bad}")
+        within["native"] += bool(exact_counts) and native_s <= 10.0
+
+        is_above = root is not None and got.finished and not got.exact
+        enum_count, enum_s, _ = _run(puzzle, "enumerate", args.enum_timeout, exact_counts,
+                                     within)
+        ganak_count, ganak_s, _ = _run(puzzle, "ganak", args.ganak_timeout, exact_counts,
+                                       within)
+        port_count, port_s, port = _run(puzzle, "auto", args.portfolio_timeout, exact_counts,
+                                        within)
+        by = "-" if port is None else _SHORT.get(port.method, port.method)
+        undecided += not exact_counts and not is_above
+        agree = ""
+        if len(exact_counts) > 1:
+            agree = "yes" if len(set(exact_counts)) == 1 else "DISAGREE"
+            bad += agree == "DISAGREE"
+        print(f"| {name} | {got_count} | {native_s:.2f} | {nodes:,} | {enum_count} | {enum_s} | "
+              f"{ganak_count} | {ganak_s} | {port_count} | {by} | {port_s} | {agree} |",
+              flush=True)
+    print(f"\ncounted exactly within 10 s, of {total}: native {within['native']}, enumeration "
+          f"{within['enum']}, Ganak {within['ganak']}, the portfolio {within['portfolio']}; "
+          f"native proved more than {COUNT_LIMIT:,}: {above}; undecided by every counter run: "
+          f"{undecided}; disagreements: {bad}")
     return 1 if bad else 0
+
+
+def _run(puzzle: Puzzle, counter: str, limit: float, exact_counts: list[int],
+         within: dict[str, int]) -> tuple[str, str, SolutionCount | None]:
+    """``count_solutions(counter=counter)`` within ``limit`` s (``0``: not run): the count and
+    the seconds as shown, and the result; an exact count is added to ``exact_counts`` and, when
+    within 10 s, to ``within``."""
+    from nonosat.engines.counting import count_solutions
+
+    if limit <= 0:
+        return "-", "-", None
+    t0 = time.perf_counter()
+    g = count_solutions(puzzle, timeout=limit, counter=counter)
+    took = time.perf_counter() - t0
+    if g.exact:
+        assert g.count is not None
+        exact_counts.append(g.count)
+        within[_KEY[counter]] += took <= 10.0
+        return f"{g.count:,}", f"{took:.2f}", g
+    shown = "gave up" if not g.count else f"gave up (>= {g.count:,})"
+    return shown, f"{took:.2f}", g
+
+
+_KEY = {"enumerate": "enum", "ganak": "ganak", "auto": "portfolio"}
+_SHORT = {"native (line counter)": "native", "enumeration (CaDiCaL)": "enum",
+          "ganak (pyganak)": "Ganak"}
 
 
 if __name__ == "__main__":
