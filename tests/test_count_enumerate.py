@@ -62,7 +62,7 @@ def projected_cnfs(draw):
     return clauses, nvars, groups
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(projected_cnfs())
 def test_projected_count_equals_brute_force(cnf):
     clauses, nvars, groups = cnf
@@ -125,7 +125,7 @@ def test_black_and_white_count_equals_brute_force(puzzle, encoding, simplify):
     assert got.exact and got.count == want, (got, want, puzzle.rows, puzzle.cols)
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(0, 2), min_size=9, max_size=9), st.booleans())
 def test_colour_count_equals_brute_force(cells, simplify):
     puzzle = Puzzle.from_picture(np.array(cells, dtype=np.int8).reshape(3, 3), palette=COLOURS)
