@@ -208,8 +208,12 @@ class SatRun:
         being kept.
     stop : StopToken, optional
         Read between the solver's budgeted calls by :meth:`solve` and :meth:`solve_limited`,
-        which give up (``None``) once it is set; the calls then aim at :data:`STOP_CALL_S`
+        which give up (``None``) once it is set; the calls then aim at ``stop_call_s``
         seconds each, so a set token is seen within about that.
+    stop_call_s : float
+        Seconds each call aims at when there is a ``stop`` token (default
+        :data:`STOP_CALL_S`).  Very short calls slow a long search down (each call restarts
+        some of CaDiCaL's schedules): the enumeration counter takes 0.4 s.
 
     Raises
     ------
@@ -227,9 +231,10 @@ class SatRun:
     def __init__(self, clauses: Sequence[Sequence[int]], name: str = DEFAULT_SOLVER,
                  with_proof: bool = False, options: dict[str, int] | None = None,
                  flat: tuple[np.ndarray, np.ndarray] | None = None, lrat: bool = False,
-                 *, stop: StopToken | None = None):
+                 *, stop: StopToken | None = None, stop_call_s: float = STOP_CALL_S):
         with_proof = with_proof or lrat
         self._stop = stop
+        self._stop_call_s = stop_call_s
         self.name = proof_solver_name(name) if with_proof else solver_name(name)
         self.with_proof = with_proof
         if lrat and self.name not in LRAT_SOLVERS:
@@ -262,7 +267,7 @@ class SatRun:
         # less for a call of CALL_S seconds (Knotty's ambiguity queries: about 300 conflicts)
         self._budget = min(FIRST_CONFLICT_BUDGET, _last_budget[0] or FIRST_CONFLICT_BUDGET)
         if stop is not None:  # short calls from the first: a first guess at the rate
-            self._budget = min(self._budget, int(FIRST_CONFLICT_RATE * STOP_CALL_S))
+            self._budget = min(self._budget, int(FIRST_CONFLICT_RATE * stop_call_s))
         if options:
             self._solver.configure(dict(options))
 
@@ -468,8 +473,9 @@ class SatRun:
         return result, used
 
     def _call_target(self, seconds: float) -> float:
-        """Seconds a call aims at: ``seconds``, at most :data:`STOP_CALL_S` with a stop token."""
-        return seconds if self._stop is None else min(seconds, STOP_CALL_S)
+        """Seconds a call aims at: ``seconds``, at most the run's ``stop_call_s`` with a stop
+        token."""
+        return seconds if self._stop is None else min(seconds, self._stop_call_s)
 
     def _conflicts(self) -> int | None:
         """Conflicts made so far (None when the solver does not say)."""

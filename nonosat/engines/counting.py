@@ -253,9 +253,9 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
         else:
             here = _count_enumeration(puzzle, partial, timeout, encoding, start,
                                       stop=stop_here)
-        here_done.set()
         if here.exact and not crosscheck:
-            stop_there.set()
+            stop_there.set()  # first: the lane, woken next, then starts nothing
+        here_done.set()
         thread.join()
     finally:
         here_done.set()
