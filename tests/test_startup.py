@@ -147,6 +147,37 @@ def test_the_compile_notice_comes_when_numba_compiles_and_only_then(tmp_path):
     assert said == [0, 1, 0]  # none; once for four compiles; none from the cache
 
 
+def test_every_engine_path_says_the_compile_notice(tmp_path):
+    """``solve --engine sat`` and ``--engine cpsat`` (not only native/auto) say the notice when
+    a kernel compiles on their way, once, and nothing when it comes from the cache: a small
+    kernel of nonosat's lazy ``njit`` in a fresh directory is run first by the engine call."""
+    runs = []
+    for engine, where in (("sat", "a"), ("sat", "a"), ("cpsat", "b")):
+        folder = tmp_path / where
+        folder.mkdir(exist_ok=True)
+        (folder / "kernel_here.py").write_text(
+            "from nonosat.lazy_jit import njit\n"
+            "@njit(cache=True)\ndef bump(x):\n    return x + 1\n")
+        code = (
+            "import sys\n"
+            f"sys.path.insert(0, {str(folder)!r})\n"
+            "import kernel_here\n"
+            "import nonosat.engines as engines\n"
+            "real = engines.solve\n"
+            "def solve(*args, **kw):\n"
+            "    assert kernel_here.bump(1) == 2\n"
+            "    return real(*args, **kw)\n"
+            "engines.solve = solve\n"
+            "from nonosat.cli.app import main\n"
+            f"sys.argv = ['nonosat', 'solve', 'heart.non', '--engine', {engine!r}, '--brief']\n"
+            "main()\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             cwd=GAMES, timeout=300)
+        assert out.returncode == 0, out.stderr
+        runs.append(out.stderr.count("compiling the solver kernels"))
+    assert runs == [1, 0, 1]  # compiled: once; from the cache: none; the other engine: once
+
+
 def test_solve_defaults_to_the_portfolio(tmp_path, monkeypatch):
     """`solve` (and `convert`, when it must solve for a picture) use `auto` unless told: the JSON
     of a puzzle the native root node leaves open carries the portfolio's hand-off flag (the
