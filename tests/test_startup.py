@@ -251,3 +251,29 @@ def test_quick_exit_after_numba_keeps_output_code_and_atexit():
     assert "torn down" not in quick[1]  # the quick one (numba was loaded)
     assert quick[0] == 1 and quick == (full[0], full[1].replace("torn down\n", "")), (quick, full)
     assert quick[1].rstrip().endswith("atexit ran") and "2 solutions found" in quick[1]
+
+
+def test_bench_peers_worker_leaves_as_the_command_line_does(tmp_path):
+    """``benchmarks/bench_peers.py --worker`` (the nonosat process whose CPU the peer ratios
+    count) ends with the quick exit of the command line: its rows written, its output flushed,
+    and no interpreter tear-down (the object below is never deleted)."""
+    spec, rows = tmp_path / "spec.json", tmp_path / "rows.json"
+    spec.write_text(json.dumps({"engine": "native", "limit": 2, "timeout": 60, "progress": True,
+                                "puzzles": [["heart", str(GAMES / "heart.non"), None]]}))
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(REPO / 'benchmarks')!r})\n"
+        "class Torn:\n"
+        "    def __del__(self):\n"
+        "        print('torn down')\n"
+        "torn = Torn()\n"
+        "print('buffered')\n"
+        "import bench_peers\n"
+        f"sys.argv = ['bench_peers.py', '--worker', {str(spec)!r}, {str(rows)!r}]\n"
+        "bench_peers.main()\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                         timeout=300, env={**os.environ, "NONOSAT_FULL_EXIT": "0"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "buffered\n"  # flushed, and no tear-down after it
+    assert "nonosat heart: unique" in out.stderr
+    assert [r["status"] for r in json.loads(rows.read_text())] == ["unique"]
