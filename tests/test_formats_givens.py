@@ -267,3 +267,24 @@ def test_colour_encode_keeps_the_givens_a_file_holds(name, tmp_path):
     out = runner.invoke(app, ["encode", str(path), "--out", "-", "--state", str(grid)])
     assert out.exit_code == 0, out.output
     assert len(_cnf_cell_models(out.stdout)) == 1
+
+
+def test_certify_says_it_leaves_the_files_givens_out(tmp_path):
+    """``certify`` proves the clues alone (a certificate's ``puzzle.json`` holds no givens):
+    for a file with givens it says so, and its verdict is CP-SAT's without them (the diagonals
+    puzzle: several solutions, though unique from its given)."""
+    from typer.testing import CliRunner
+
+    from nonosat.cli.app import app
+
+    path = tmp_path / "given.json"
+    path.write_bytes(encode_puzzles([with_givens(DIAGONALS, grid_from_rows(GIVENS, (2, 2)))],
+                                    get_format("json")))
+    assert solve(DIAGONALS, "cpsat", limit=3).status == Status.MULTIPLE
+    out = CliRunner().invoke(app, ["certify", str(path), "--out", str(tmp_path / "cert")])
+    assert out.exit_code == 1, out.output
+    assert "givens the file holds are left out" in out.stderr
+    plain = tmp_path / "plain.json"
+    plain.write_bytes(encode_puzzles([DIAGONALS], get_format("json")))
+    out = CliRunner().invoke(app, ["certify", str(plain), "--out", str(tmp_path / "cert2")])
+    assert out.exit_code == 1 and "givens" not in out.stderr

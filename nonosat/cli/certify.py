@@ -47,7 +47,7 @@ from nonosat.cli.options import (
     timeout_param,
     use_checker_path,
 )
-from nonosat.cli.output import brief_line, echo, emit
+from nonosat.cli.output import brief_line, echo, emit, warn
 from nonosat.cli.running import announce_compile, handle_errors
 from nonosat.text import printable
 
@@ -176,6 +176,11 @@ def certify_command(
     warn_dratify(checker)
     puzzle, ref = load_puzzle(puzzle_path, format, index)
     ensure_writable_dir(out, force)
+    from nonosat.formats.givens import givens_of
+
+    if givens_of(puzzle) is not None:  # a certificate holds the clues alone (puzzle.json)
+        warn(printable(f"{ref}: the givens the file holds are left out: certify decides and "
+                       "proves the clues alone ('nonosat solve' and 'encode' start from them)"))
     announce_compile()
     checkers = resolve_checkers(checker or ["auto"])
     solver = sat_solver or DEFAULT_SOLVER
