@@ -272,7 +272,8 @@ def test_colour_encode_keeps_the_givens_a_file_holds(name, tmp_path):
 def test_certify_says_it_leaves_the_files_givens_out(tmp_path):
     """``certify`` proves the clues alone (a certificate's ``puzzle.json`` holds no givens):
     for a file with givens it says so, and its verdict is CP-SAT's without them (the diagonals
-    puzzle: several solutions, though unique from its given)."""
+    puzzle: several solutions, though unique from its given); ``analyse`` and ``crosscheck``,
+    which judge the clues alone too, say so as well."""
     from typer.testing import CliRunner
 
     from nonosat.cli.app import app
@@ -288,3 +289,7 @@ def test_certify_says_it_leaves_the_files_givens_out(tmp_path):
     plain.write_bytes(encode_puzzles([DIAGONALS], get_format("json")))
     out = CliRunner().invoke(app, ["certify", str(plain), "--out", str(tmp_path / "cert2")])
     assert out.exit_code == 1 and "givens" not in out.stderr
+    for command, code in ((["analyse", str(path)], 1), (["crosscheck", str(path), str(plain)], 0)):
+        out = CliRunner().invoke(app, command)
+        assert out.exit_code == code, out.output
+        assert out.stderr.count("givens the file holds are left out") == 1, out.stderr

@@ -31,7 +31,7 @@ from typing import Annotated
 import typer
 
 from nonosat.cli.exits import EXIT_FAILED, EXIT_GAVE_UP, EXIT_MULTIPLE, EXIT_NONE, EXIT_OK
-from nonosat.cli.inputs import load_puzzle, split_puzzle_ref
+from nonosat.cli.inputs import load_puzzle, split_puzzle_ref, warn_givens_left_out
 from nonosat.cli.options import (
     BriefOpt,
     CheckerOpt,
@@ -47,7 +47,7 @@ from nonosat.cli.options import (
     timeout_param,
     use_checker_path,
 )
-from nonosat.cli.output import brief_line, echo, emit, warn
+from nonosat.cli.output import brief_line, echo, emit
 from nonosat.cli.running import announce_compile, handle_errors
 from nonosat.text import printable
 
@@ -176,11 +176,8 @@ def certify_command(
     warn_dratify(checker)
     puzzle, ref = load_puzzle(puzzle_path, format, index)
     ensure_writable_dir(out, force)
-    from nonosat.formats.givens import givens_of
-
-    if givens_of(puzzle) is not None:  # a certificate holds the clues alone (puzzle.json)
-        warn(printable(f"{ref}: the givens the file holds are left out: certify decides and "
-                       "proves the clues alone ('nonosat solve' and 'encode' start from them)"))
+    # a certificate holds the clues alone (puzzle.json)
+    warn_givens_left_out([(ref, puzzle)], "certify decides and proves the clues alone")
     announce_compile()
     checkers = resolve_checkers(checker or ["auto"])
     solver = sat_solver or DEFAULT_SOLVER
