@@ -3,8 +3,8 @@
 Cell (row r, column c), counted from 0, is variable r * width + c + 1 (true = filled) in every
 encoding; comment lines 'c cell r c -> v' repeat the mapping.  Auxiliary variables follow.  A
 partial grid (--state, else the givens the puzzle file holds) adds unit clauses; a colour
-puzzle's excludes the colours a known cell does not have.  OUT is never overwritten without --force; '-' writes
-to standard output.
+puzzle's exclude the colours a known cell does not have.  OUT is never overwritten without
+--force; '-' writes to standard output.
 """
 
 from __future__ import annotations
