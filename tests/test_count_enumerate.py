@@ -81,7 +81,7 @@ def test_auxiliary_freedom_does_not_change_the_projected_count():
     # the dfa encoding's automaton variables are not functions of the cells: 48 pictures
     puzzle = read_puzzle(GAMES / "cross-ambiguous.non")
     for encoding in ("dfa", "regular", "order"):
-        got = count_solutions(puzzle, encoding=encoding, simplify=False, timeout=30,
+        got = count_solutions(puzzle, encoding=encoding, simplify=False, timeout=120,
                               counter="enumerate")
         assert (got.count, got.exact, got.method) == (48, True, ENUMERATOR_NAME)
 
@@ -119,7 +119,7 @@ def test_a_cap_or_a_stop_gives_a_lower_bound():
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(bw_puzzles(), st.sampled_from(("order", "regular", "dfa")), st.booleans())
 def test_black_and_white_count_equals_brute_force(puzzle, encoding, simplify):
-    got = count_solutions(puzzle, timeout=30, encoding=encoding, simplify=simplify,
+    got = count_solutions(puzzle, timeout=120, encoding=encoding, simplify=simplify,
                           counter="enumerate")
     want = brute_force_solutions(puzzle)
     assert got.exact and got.count == want, (got, want, puzzle.rows, puzzle.cols)
@@ -129,7 +129,7 @@ def test_black_and_white_count_equals_brute_force(puzzle, encoding, simplify):
 @given(st.lists(st.integers(0, 2), min_size=9, max_size=9), st.booleans())
 def test_colour_count_equals_brute_force(cells, simplify):
     puzzle = Puzzle.from_picture(np.array(cells, dtype=np.int8).reshape(3, 3), palette=COLOURS)
-    got = count_solutions(puzzle, timeout=30, simplify=simplify, counter="enumerate")
+    got = count_solutions(puzzle, timeout=120, simplify=simplify, counter="enumerate")
     assert got.exact and got.count == brute_force_colour(puzzle)
 
 
