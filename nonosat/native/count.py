@@ -70,6 +70,9 @@ from nonosat.native.count_parts import (
     M_ABORT,
     M_BRANCH,
     M_CLEARS,
+    M_BOTH,
+    M_FAILED,
+    M_FLAGS,
     M_FULL_DEPTH,
     M_GEN,
     M_HITS,
@@ -81,11 +84,14 @@ from nonosat.native.count_parts import (
     M_PROBE_MIN,
     M_PROBES,
     M_PROBING,
+    M_SKIPPED,
     M_SPLITS,
     M_STOP_SP,
     M_STORES,
     M_TOP,
     M_ZEROS,
+    PROBE_BOTH,
+    PROBE_SKIP_IMPLIED,
     _components,
     _key_hash,
     _lookup,
@@ -135,6 +141,9 @@ DEFAULT_LIMIT = 10**6
 #: 1: the undecided cell whose row and column have the most undecided cells together (the
 #: cell that ties the most of the component together, to split it sooner).
 BRANCH_RULES = (0, 1)
+
+#: Probing options by default (``probe_flags`` of :func:`count_grid`).
+DEFAULT_PROBE_FLAGS = PROBE_BOTH | PROBE_SKIP_IMPLIED
 
 @njit(cache=True, nogil=True)
 def _choose(problem, state, ctx, segs, lo, n):  # pragma: no cover - compiled
@@ -450,6 +459,7 @@ def count_grid(
     probe_min: int = 0,
     max_nodes: int | None = None,
     full_depth: int = 0,
+    probe_flags: int = DEFAULT_PROBE_FLAGS,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
 
@@ -493,6 +503,10 @@ def count_grid(
     full_depth : int
         Frames at most this deep on the stack probe as mode 1 whatever ``probing`` says
         (0: none; an experiment, not a default: no better on taai2011).
+    probe_flags : int
+        Bits of :data:`~nonosat.native.count_parts.PROBE_BOTH` (fix the cells both values of a
+        probed cell force) and :data:`~nonosat.native.count_parts.PROBE_SKIP_IMPLIED` (skip the
+        probes a successful probe implies); :data:`DEFAULT_PROBE_FLAGS` by default.
 
     Returns
     -------
@@ -542,6 +556,7 @@ def count_grid(
         ctx[0][M_PROBE_MIN] = probe_min
         ctx[0][M_MAX_NODES] = 1 << 62 if max_nodes is None else max_nodes
         ctx[0][M_FULL_DEPTH] = full_depth
+        ctx[0][M_FLAGS] = probe_flags
         frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
         hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
         t0 = time.perf_counter()
@@ -555,7 +570,9 @@ def count_grid(
     stats = {"restarts": restarts, "nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
              "cached": int(meta[M_STORES]), "splits": int(meta[M_SPLITS]),
              "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),
-             "probes": int(meta[M_PROBES]), "refuted": int(meta[M_ZEROS])}
+             "probes": int(meta[M_PROBES]), "refuted": int(meta[M_ZEROS]),
+             "probes_skipped": int(meta[M_SKIPPED]), "probe_failed": int(meta[M_FAILED]),
+             "probe_both": int(meta[M_BOTH])}
     if meta[M_ABORT] == 2:
         return NativeCount(None, False, False, took, stats, "segment stack full")
     if got < 0:
