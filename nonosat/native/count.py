@@ -112,10 +112,12 @@ from nonosat.native.propagate import (
     KIND_GIVEN,
     ST_TLEN,
     assign,
+    borrowed,
     clear_queue,
     new_state,
     problem_tuple,
     propagate,
+    propagate_inline,
     sync_line_masks,
     undo_to,
 )
@@ -236,6 +238,9 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
     cap.  The cells assigned since a frame's ``since`` trail position are new at that node
     (``-1``: every cell): probing starts from their lines.
     """
+    # borrowed views: no reference counting in the calls below (the caller holds the arrays)
+    problem, state, ctx = borrowed(problem), borrowed(state), borrowed(ctx)
+    frames, hvs = borrowed(frames), borrowed(hvs)
     meta, segs = ctx[0], ctx[3]
     st, stop = state[6], state[15]
     start, known = problem[1], problem[2]
@@ -391,7 +396,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
         frames[f, F_MARK] = mark
         meta[M_NODES] += 1
         assign(problem, state, frames[f, F_CELL], value, KIND_DECISION, 0, -1)
-        if propagate(problem, state):
+        if propagate_inline(problem, state):
             sp = _push(frames, sp, K_SPLIT, lo, n, fcap - frames[f, F_ACC], mark)
             if sp > meta[M_MAXDEPTH]:
                 meta[M_MAXDEPTH] = sp
