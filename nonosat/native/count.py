@@ -68,9 +68,9 @@ from nonosat.kernel_cache import stamp_module
 from nonosat.lazy_jit import njit
 from nonosat.native.count_parts import (
     M_ABORT,
+    M_BOTH,
     M_BRANCH,
     M_CLEARS,
-    M_BOTH,
     M_FAILED,
     M_FLAGS,
     M_FULL_DEPTH,
