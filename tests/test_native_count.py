@@ -38,7 +38,7 @@ def small_puzzles(draw):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(small_puzzles(), st.booleans(), st.sampled_from((0, 1)), st.sampled_from((0, 1, 2, 3)))
+@given(small_puzzles(), st.booleans(), st.sampled_from((0, 1)), st.sampled_from((0, 1, 2, 3, 4, 7)))
 def test_native_count_equals_brute_force(puzzle, probing, branch, probe_flags):
     got = count_grid(puzzle, probing=probing, branch=branch, probe_flags=probe_flags)
     assert got.finished and got.exact
@@ -221,7 +221,7 @@ def segment_puzzles(draw):
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(segment_puzzles(), st.sampled_from((True, False, 2, 3, 4)), st.sampled_from((0, 1)),
-       st.sampled_from((0, 8)), st.sampled_from((0, 6)), st.sampled_from((0, 1, 2, 3)))
+       st.sampled_from((0, 8)), st.sampled_from((0, 6)), st.sampled_from((0, 1, 2, 3, 4, 7)))
 def test_native_count_on_segments_equals_rowwise_enumeration(case, probing, branch, probe_min,
                                                               full_depth, probe_flags):
     """Every probing option (probe-both fixes, skipped implied probes: ``probe_flags``) counts

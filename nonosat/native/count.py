@@ -510,8 +510,15 @@ def count_grid(
         (0: none; an experiment, not a default: no better on taai2011).
     probe_flags : int
         Bits of :data:`~nonosat.native.count_parts.PROBE_BOTH` (fix the cells both values of a
-        probed cell force) and :data:`~nonosat.native.count_parts.PROBE_SKIP_IMPLIED` (skip the
-        probes a successful probe implies); :data:`DEFAULT_PROBE_FLAGS` by default.
+        probed cell force), :data:`~nonosat.native.count_parts.PROBE_SKIP_IMPLIED` (skip the
+        probes a successful probe implies) and :data:`~nonosat.native.count_parts.SMALL_FIRST`
+        (count a split's components smallest first); :data:`DEFAULT_PROBE_FLAGS` by default
+        (the first two).  Measured (``benchmarks/bench_count_ab.py``, taai2011, load 7-11, so
+        read the node and probe counts first): flags 0 / 3, #425 (67,270 solutions) 27,568 /
+        34,706 nodes, 755,548 / 463,794 probes; #500 (1,454) 22,158 / 13,164 nodes, 4.37 M /
+        1.64 M probes; #450 (646,519) counted with 3 in 11.9 s (90,420 nodes), not with 0 in
+        15 s.  ``SMALL_FIRST`` changed nothing measurable (#450, #375, #550 at 40,000 nodes: lower
+        bounds up on one, down on two): an option, off.
 
     Returns
     -------
