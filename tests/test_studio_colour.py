@@ -29,7 +29,7 @@ PALETTE = Palette((Colour("white", (255, 255, 255), "."), Colour("red", (220, 30
 
 
 @pytest.fixture(scope="module")
-def client() -> TestClient:
+def client(warm_studio) -> TestClient:
     return TestClient(create_app())
 
 

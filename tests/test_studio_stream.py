@@ -112,7 +112,7 @@ def test_the_burst_drawing_has_a_verdict_from_its_picture():
 
 # -- streamed over HTTP ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def live() -> Iterator[LiveServer]:
+def live(warm_studio) -> Iterator[LiveServer]:
     server = LiveServer(create_app(jobs=JobRunner(workers=2, queue=2)))
     yield server
     server.stop()
