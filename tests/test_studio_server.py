@@ -644,7 +644,9 @@ def test_steps_of_a_deep_search_reach_the_end_with_the_portfolio(client, corpus)
 
     puzzle = read_puzzle(corpus_path("FastNonogramSolver", "puzzles", "survey",
                                      "webpbn-06574.nin"))
-    out = client.post("/api/steps", json={"puzzle": puzzle_to_json(puzzle), "timeout": 15})
+    # the longest limit: the walk and its portfolio take a few seconds idle, which a loaded
+    # machine stretched past 15 s (an "unknown" status)
+    out = client.post("/api/steps", json={"puzzle": puzzle_to_json(puzzle), "timeout": 30})
     assert out.status_code == 200
     run = out.json()
     assert run["status"] == solve(puzzle, "cpsat", limit=2).status.value == "unique"
