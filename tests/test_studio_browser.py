@@ -155,17 +155,48 @@ def shared(driver) -> None:
          message="the address was not updated")
 
 
+def next_frame(driver) -> None:
+    """Return once the page has run its next animation frame (the editor redraws the clues of
+    the cells painted since the last one then)."""
+    driver.execute_async_script("requestAnimationFrame(() => arguments[0]())")
+
+
+def _clue_extent(rows: list[list[str]]) -> tuple[int, int]:
+    """What sizes the clue areas: the most numbers in a column clue (its lines) and the longest
+    row clue's text."""
+    def clue(line: list[str]) -> list[int]:
+        return line_blocks(np.array([ch == "#" for ch in line], dtype=bool)) or [0]
+
+    return (max(len(clue(col)) for col in zip(*rows, strict=True)),
+            max(len(" ".join(map(str, clue(row)))) for row in rows))
+
+
 def draw(driver, *strokes: list[tuple[int, int]]) -> None:
-    """Paint with the mouse: each stroke is pressed on its first cell, dragged over the rest."""
+    """Paint with the mouse: each stroke is pressed on its first cell, dragged over the rest.
+
+    The editor redraws the clues once a frame, and a clue that grows (a column's clue one
+    number longer) moves the board.  The driver places the pointer from the layout it reads:
+    a move placed before such a frame and sent after it landed a row off (a loaded machine
+    painted (23, 22) for (24, 22)).  So a move after a paint that grows a clue area waits for
+    that frame; the other moves go at once."""
     from selenium.webdriver.common.action_chains import ActionChains
 
+    picture = [list(row) for row in grid(driver)]
+    extent = _clue_extent(picture)
     for stroke in strokes:
+        value = "." if picture[stroke[0][0]][stroke[0][1]] == "#" else "#"  # a stroke toggles
         chain = ActionChains(driver).click_and_hold(cell(driver, *stroke[0]))
-        for rc in stroke[1:]:
-            chain = chain.move_to_element(cell(driver, *rc))
+        picture[stroke[0][0]][stroke[0][1]] = value
+        for r, c in stroke[1:]:
+            grown = _clue_extent(picture)
+            if grown != extent:  # the board moves at the next frame: place the pointer after it
+                chain.perform()
+                next_frame(driver)
+                chain, extent = ActionChains(driver), grown
+            chain = chain.move_to_element(cell(driver, r, c))
+            picture[r][c] = value
         chain.release().perform()
-
-
+        extent = _clue_extent(picture)  # the release fits the board to its clues at once
 def resize(driver, h: int, w: int) -> None:
     for name, value in (("edit-height", h), ("edit-width", w)):
         box = el(driver, f"#{name}")

@@ -709,18 +709,21 @@ def test_a_job_superseded_in_the_grade_or_the_map_stops_with_no_finding(phase, m
     monkeypatch.setattr(satsolver.SatRun, "_call", spy)
     monkeypatch.setattr(probe, "probe_grid", spy_probe)
     monkeypatch.setattr(staged, "staged_solve", spy_staged)
-    set_at: list[float] = []
+    set_at: list[tuple[float, float]] = []
 
     def progress(ph: str, known: dict) -> None:
         if ph == phase and not set_at:
             token.set(CANCELLED)
-            set_at.append(time.perf_counter())
+            set_at.append((time.perf_counter(), time.thread_time()))
 
     with pytest.raises(Cancelled):
         quick_analyse(_random_multiple(), timeout=10, suggest=False, stop=token,
                       should_stop=token, progress=progress)
     assert set_at, f"the {phase} phase never began"
-    assert time.perf_counter() - set_at[0] < 1.0
+    # the analysis runs in this thread: its CPU time past the stop is the work it did on (which
+    # a loaded machine does not inflate, the wall clock it does)
+    wall, cpu = time.perf_counter() - set_at[0][0], time.thread_time() - set_at[0][1]
+    assert cpu < 1.0 and wall < 10, (cpu, wall)
     assert not any(calls), "SAT calls made after the token was set"
     assert not done_after, f"{done_after} ran to its end after the token was set"
 
