@@ -357,21 +357,32 @@ def allow_interpreted(max_cells: int) -> None:
 
 
 @contextlib.contextmanager
+def activation_hook(hook: Callable[[], None]) -> Iterator[None]:
+    """Within this block, ``hook`` registered with :func:`before_activation` (run at once if
+    numba is active already); unregistered at its end if it has not run (so that a process
+    running several commands, as a test does, does not keep it)."""
+    before_activation(hook)
+    try:
+        yield
+    finally:
+        with _lock:
+            if hook in _before_activation:
+                _before_activation.remove(hook)
+
+
+@contextlib.contextmanager
 def lazy_start(max_cells: int, hook: Callable[[], None]) -> Iterator[None]:
     """Within this block, :func:`allow_interpreted` (``max_cells``) and ``hook`` registered with
     :func:`before_activation`; both are undone at its end (so that a process running several
     commands, as a test does, keeps neither)."""
     global _interpreted_cells
-    before_activation(hook)
     old = _interpreted_cells
     _interpreted_cells = max_cells
     try:
-        yield
+        with activation_hook(hook):
+            yield
     finally:
         _interpreted_cells = old
-        with _lock:
-            if hook in _before_activation:
-                _before_activation.remove(hook)
 
 
 def interpreted_allowed(cells: int) -> bool:

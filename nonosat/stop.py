@@ -32,6 +32,12 @@ _REASONS = {RUNNING: "running", CANCELLED: "cancelled", TIME_LIMIT: "time limit"
             INTERRUPTED: "interrupted"}
 
 
+class Stopped(Exception):
+    """Raised by a call that a set token ended before it had its whole result (e.g.
+    :meth:`nonosat.native.stepping.Stepper.probe` short of its fixpoint): what it did is valid
+    but not complete, and must not be used as if it were."""
+
+
 class StopToken:
     """A flag that asks a running solve to stop.
 

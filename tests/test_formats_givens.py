@@ -220,3 +220,76 @@ def test_cli_commands_start_from_the_givens_a_file_holds(name, tmp_path):
     clauses = [line for line in cnf.stdout.splitlines() if line.startswith("p cnf")]
     plain_clauses = [line for line in plain_cnf.stdout.splitlines() if line.startswith("p cnf")]
     assert int(clauses[0].split()[3]) == int(plain_clauses[0].split()[3]) + 1  # one unit clause
+
+
+def _cnf_cell_models(dimacs: str) -> set[tuple[int, ...]]:
+    """The models of a colour DIMACS text projected on its cell variables (the 'c cell r c
+    colour k -> v' comments), enumerated by CaDiCaL (PySAT) with blocking clauses."""
+    from pysat.formula import CNF
+    from pysat.solvers import Solver
+
+    cells = [int(line.split()[-1]) for line in dimacs.splitlines()
+             if line.startswith("c cell ")]
+    models = set()
+    with Solver(name="cadical153", bootstrap_with=CNF(from_string=dimacs).clauses) as sat:
+        while sat.solve():
+            model = sat.get_model()
+            models.add(tuple(v for v in cells if model[v - 1] > 0))
+            sat.add_clause([-model[v - 1] for v in cells])
+    return models
+
+
+@pytest.mark.parametrize("name", ["webpbn", "json"])
+def test_colour_encode_keeps_the_givens_a_file_holds(name, tmp_path):
+    """``encode`` of a colour file with givens writes their unit clauses: the CNF's solutions
+    (enumerated by CaDiCaL) are as many as CP-SAT finds started from the givens, and a
+    ``--state`` grid replaces the file's givens, as for black and white."""
+    from typer.testing import CliRunner
+
+    from nonosat.cli.app import app
+
+    puzzle = _colour_puzzle("red", "blue")
+    # one given on the left: two solutions left of four
+    state = parse_givens(["r???", "????"], puzzle.shape, ".rb")
+    fmt = get_format(name)
+    path = tmp_path / f"given{fmt.suffixes[0]}"
+    path.write_bytes(encode_puzzles([with_givens(puzzle, state)], fmt))
+    expected = solve(puzzle, "cpsat", partial=state, limit=10)
+    assert len(expected.solutions) == 2
+    assert len(solve(puzzle, "cpsat", limit=10).solutions) == 4
+    runner = CliRunner()
+    out = runner.invoke(app, ["encode", str(path), "--out", "-"])
+    assert out.exit_code == 0, out.output
+    assert len(_cnf_cell_models(out.stdout)) == len(expected.solutions)
+    # --state overrides the file's givens (here: both sides given, one solution)
+    grid = tmp_path / "state.txt"
+    grid.write_text("r???\n???b\n")
+    out = runner.invoke(app, ["encode", str(path), "--out", "-", "--state", str(grid)])
+    assert out.exit_code == 0, out.output
+    assert len(_cnf_cell_models(out.stdout)) == 1
+
+
+def test_certify_says_it_leaves_the_files_givens_out(tmp_path):
+    """``certify`` proves the clues alone (a certificate's ``puzzle.json`` holds no givens):
+    for a file with givens it says so, and its verdict is CP-SAT's without them (the diagonals
+    puzzle: several solutions, though unique from its given); ``analyse`` and ``crosscheck``,
+    which judge the clues alone too, say so as well."""
+    from typer.testing import CliRunner
+
+    from nonosat.cli.app import app
+
+    path = tmp_path / "given.json"
+    path.write_bytes(encode_puzzles([with_givens(DIAGONALS, grid_from_rows(GIVENS, (2, 2)))],
+                                    get_format("json")))
+    assert solve(DIAGONALS, "cpsat", limit=3).status == Status.MULTIPLE
+    out = CliRunner().invoke(app, ["certify", str(path), "--out", str(tmp_path / "cert")])
+    assert out.exit_code == 1, out.output
+    assert "givens the file holds are left out" in out.stderr
+    plain = tmp_path / "plain.json"
+    plain.write_bytes(encode_puzzles([DIAGONALS], get_format("json")))
+    out = CliRunner().invoke(app, ["certify", str(plain), "--out", str(tmp_path / "cert2")])
+    assert out.exit_code == 1 and "givens" not in out.stderr
+    for command, code in ((["analyse", str(path)], 1), (["crosscheck", str(path), str(plain)], 0)):
+        out = CliRunner().invoke(app, command)
+        assert out.exit_code == code, out.output
+        assert out.stderr.count("givens the file holds are left out") == 1, out.stderr

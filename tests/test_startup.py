@@ -147,6 +147,38 @@ def test_the_compile_notice_comes_when_numba_compiles_and_only_then(tmp_path):
     assert said == [0, 1, 0]  # none; once for four compiles; none from the cache
 
 
+def test_every_engine_path_says_the_compile_notice(tmp_path):
+    """``solve --engine sat`` and ``--engine cpsat`` (not only native/auto) say the notice when
+    a kernel compiles on their way, once: a small kernel of nonosat's lazy ``njit`` in a fresh
+    directory is run first by the engine call.  (Nothing when it comes from the cache: the
+    notice's own test above.)"""
+    runs = []
+    for engine, where in (("sat", "a"), ("cpsat", "b")):
+        folder = tmp_path / where
+        folder.mkdir(exist_ok=True)
+        (folder / "kernel_here.py").write_text(
+            "from nonosat.lazy_jit import njit\n"
+            "@njit(cache=True)\ndef bump(x):\n    return x + 1\n")
+        code = (
+            "import sys\n"
+            f"sys.path.insert(0, {str(folder)!r})\n"
+            "import kernel_here\n"
+            "import nonosat.engines as engines\n"
+            "real = engines.solve\n"
+            "def solve(*args, **kw):\n"
+            "    assert kernel_here.bump(1) == 2\n"
+            "    return real(*args, **kw)\n"
+            "engines.solve = solve\n"
+            "from nonosat.cli.app import main\n"
+            f"sys.argv = ['nonosat', 'solve', 'heart.non', '--engine', {engine!r}, '--brief']\n"
+            "main()\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             cwd=GAMES, timeout=300)
+        assert out.returncode == 0, out.stderr
+        runs.append(out.stderr.count("compiling the solver kernels"))
+    assert runs == [1, 1]  # each compiled a kernel: the notice, once
+
+
 def test_solve_defaults_to_the_portfolio(tmp_path, monkeypatch):
     """`solve` (and `convert`, when it must solve for a picture) use `auto` unless told: the JSON
     of a puzzle the native root node leaves open carries the portfolio's hand-off flag (the
@@ -220,3 +252,29 @@ def test_quick_exit_after_numba_keeps_output_code_and_atexit():
     assert "torn down" not in quick[1]  # the quick one (numba was loaded)
     assert quick[0] == 1 and quick == (full[0], full[1].replace("torn down\n", "")), (quick, full)
     assert quick[1].rstrip().endswith("atexit ran") and "2 solutions found" in quick[1]
+
+
+def test_bench_peers_worker_leaves_as_the_command_line_does(tmp_path):
+    """``benchmarks/bench_peers.py --worker`` (the nonosat process whose CPU the peer ratios
+    count) ends with the quick exit of the command line: its rows written, its output flushed,
+    and no interpreter tear-down (the object below is never deleted)."""
+    spec, rows = tmp_path / "spec.json", tmp_path / "rows.json"
+    spec.write_text(json.dumps({"engine": "native", "limit": 2, "timeout": 60, "progress": True,
+                                "puzzles": [["heart", str(GAMES / "heart.non"), None]]}))
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(REPO / 'benchmarks')!r})\n"
+        "class Torn:\n"
+        "    def __del__(self):\n"
+        "        print('torn down')\n"
+        "torn = Torn()\n"
+        "print('buffered')\n"
+        "import bench_peers\n"
+        f"sys.argv = ['bench_peers.py', '--worker', {str(spec)!r}, {str(rows)!r}]\n"
+        "bench_peers.main()\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                         timeout=300, env={**os.environ, "NONOSAT_FULL_EXIT": "0"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "buffered\n"  # flushed, and no tear-down after it
+    assert "nonosat heart: unique" in out.stderr
+    assert [r["status"] for r in json.loads(rows.read_text())] == ["unique"]

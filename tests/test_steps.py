@@ -9,6 +9,7 @@ import pytest
 from nonosat.analysis.steps import STEP_KINDS, replay, solve_steps
 from nonosat.engines import Status, solve
 from nonosat.formats import read_puzzle
+from nonosat.native.propagate import ST_PROBES
 from nonosat.native.search import NativeSearch
 from nonosat.puzzle import Cell, Puzzle
 from tests.conftest import GAMES, corpus_path
@@ -110,3 +111,44 @@ def test_step_text_names_ranges():
     full = [s for s in run.steps if s.kind == "line" and len(s.cells) == puzzle.width]
     assert full and "columns 1–13 filled" in full[0].text
     assert replay(puzzle, run.steps).tolist() == np.where(run.solutions[0], 2, 1).tolist()
+
+
+def test_a_set_token_stops_probing_between_two_probes(monkeypatch):
+    """A cancel (or the time limit) that arrives while a node is being worked on ends the
+    step-through at the next probe, not after the node's whole probing fixpoint: here the token
+    is set as the root's line propagation ends, on a puzzle whose probing would then fix its 97
+    open cells, so no probe runs, no probe step nor solution is reported, and the run says it
+    is incomplete.  The native stepper itself raises ``Stopped`` rather than give a probing
+    short of its fixpoint as a result."""
+    from nonosat.native.stepping import Stepper
+    from nonosat.stop import Stopped, StopToken
+
+    puzzle = _random_puzzles(1, 15, 0.55, 0)[0]
+    fresh = Stepper(puzzle)
+    assert fresh.propagate() is not None and len(fresh.open_cells()) == 97
+    assert len(fresh.probe()) == 97  # what the probing of the root would fix
+    token = StopToken()
+    real = Stepper.propagate
+
+    def propagate_then_cancel(self):
+        found = real(self)
+        token.set()
+        return found
+
+    monkeypatch.setattr(Stepper, "propagate", propagate_then_cancel)
+    run = solve_steps(puzzle, stop=token)
+    assert not run.complete and run.status == Status.UNKNOWN and not run.solutions
+    assert {s.kind for s in run.steps} == {"line"}
+    _check_replay(puzzle, run)
+    monkeypatch.undo()
+    # the stepper: a set flag ends probing before its first probe, the state left valid
+    flag = np.zeros(1, dtype=np.int64)
+    stepper = Stepper(puzzle, stop=flag)
+    stepper.propagate()
+    before = stepper.grid()
+    flag[0] = 1
+    with pytest.raises(Stopped):
+        stepper.probe()
+    assert np.array_equal(stepper.grid(), before) and stepper.counters()[ST_PROBES] == 0
+    flag[0] = 0
+    assert len(stepper.probe()) == 97

@@ -331,3 +331,21 @@ def test_colour_givens_saved_and_reopened(client, tmp_path, to):
     rgb = [c.rgb for c in saved.palette.colours]
     sol = result.solutions[0]
     assert rgb[sol[0, 0]] == (255, 0, 0) and rgb[sol[1, 3]] == (0, 0, 255)
+
+
+def test_a_cancelled_colour_steps_request_stops_and_answers_nothing():
+    """The colour step-through reads the job's token (between hints and in the search): a set
+    token ends it with no step, ``complete`` false, and the job answers nothing (409), as the
+    black-and-white steps do; an unset token walks to the solution as before."""
+    from nonosat.studio.api_play import steps_work
+    from nonosat.studio.colour_play import colour_steps_json
+    from nonosat.studio.runner import JobToken
+
+    lady = read_puzzle(GAMES / "ladybird.non")
+    token = JobToken()
+    token.set()
+    out = colour_steps_json(lady, stop=token)
+    assert out["steps"] == [] and not out["complete"] and out["status"] == "unknown"
+    assert steps_work(lady, 2, None, 5.0)(token) is None
+    whole = steps_work(lady, 2, None, 5.0)(JobToken())
+    assert whole is not None and whole["complete"] and whole["status"] == "unique"

@@ -145,6 +145,43 @@ def test_the_host_given_to_the_server_is_served_too():
     assert app_client.get("/api/formats", headers={"host": "192.168.7.10"}).status_code == 421
 
 
+def test_every_interface_answers_this_machine_from_other_machines():
+    """``--host 0.0.0.0``: another machine reaches the studio by an IP address of this one (any
+    address: a rebinding page cannot name one) or by its host name; a foreign name still gets
+    421, and ``--allow-host`` adds a DNS name.  The default loopback bind accepts none of these
+    (the DNS-rebinding defence), but does accept an ``--allow-host`` name."""
+    name = socket.gethostname().lower()
+    wildcard = TestClient(create_app(host="0.0.0.0", allow_hosts=["Studio.LAN"]),
+                          raise_server_exceptions=False)
+    loopback = TestClient(create_app(allow_hosts=["studio.lan"]), raise_server_exceptions=False)
+    for host in ("192.0.2.2:8765", "10.1.2.3", "[fe80::1]:8765", f"{name}:8765",
+                 "studio.lan:8765"):
+        assert wildcard.get("/api/formats", headers={"host": host}).status_code == 200, host
+        expected = 200 if host.startswith("studio.lan") else 421
+        assert loopback.get("/api/formats", headers={"host": host}).status_code == expected
+    for host in ("evil.example:8765", f"{name}.evil.example", "192.0.2.2.evil.example"):
+        r = wildcard.get("/api/formats", headers={"host": host})
+        assert r.status_code == 421 and "--allow-host" in _one_line(r), host
+    # a non-loopback address: itself and this machine's name, not another address
+    lan = TestClient(create_app(host="192.168.7.9"), raise_server_exceptions=False)
+    assert lan.get("/api/formats", headers={"host": name}).status_code == 200
+    assert lan.get("/api/formats", headers={"host": "10.1.2.3"}).status_code == 421
+
+
+def test_allow_host_option_is_checked_and_explained():
+    from typer.testing import CliRunner
+
+    from nonosat.cli.app import app
+
+    runner = CliRunner()
+    text = " ".join(runner.invoke(app, ["studio", "--help"], env={"COLUMNS": "200"})
+                    .stdout.split())
+    assert "--allow-host NAME" in text and "DNS rebinding" in text and "0.0.0.0" in text
+    for bad in ("studio.lan:8765", "http://studio.lan", "a b"):
+        r = runner.invoke(app, ["studio", "--no-browser", "--allow-host", bad])
+        assert r.exit_code == 2 and "--allow-host" in r.output, (bad, r.output)
+
+
 def test_a_real_server_refuses_a_foreign_host(live):
     """Through uvicorn and a socket (not the in-process client): the Host header decides."""
     with httpx.Client(base_url=live.base, timeout=10) as http:

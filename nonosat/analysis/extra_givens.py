@@ -49,8 +49,12 @@ class UniquenessGivens:
 
 def _open_after_logic(puzzle: Puzzle, grid: np.ndarray, stop: StopToken | None = None) -> int:
     from nonosat.analysis.logic import closure
+    from nonosat.stop import Stopped
 
-    fixed = closure(puzzle, "probing", stop=stop)(grid)
+    try:
+        fixed = closure(puzzle, "probing", stop=stop)(grid)
+    except Stopped:  # probing cut short: no fixpoint to score (scored last; the loop ends)
+        return int(puzzle.height * puzzle.width)
     return int(puzzle.height * puzzle.width) if fixed is None else int((fixed == 3).sum())
 
 

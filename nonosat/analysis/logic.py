@@ -473,6 +473,11 @@ def closure(puzzle: Puzzle, logic: str = "line", stop: StopToken | None = None
     ------
     ValueError
         Unknown ``logic``.
+
+    Notes
+    -----
+    With ``stop`` set during a black-and-white probing fixpoint, the function raises
+    :class:`nonosat.stop.Stopped` (probing cut short has no fixpoint to give).
     """
     if logic not in ("line", "probing"):
         raise ValueError(f"unknown logic {logic!r}; use 'line' or 'probing'")

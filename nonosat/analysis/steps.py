@@ -56,7 +56,7 @@ from nonosat.native.stepping import (
     Stepper,
 )
 from nonosat.puzzle import Cell, Puzzle, clue_text, grid_rows, unknown_grid
-from nonosat.stop import StopToken
+from nonosat.stop import Stopped, StopToken, for_solve
 
 #: Step kinds, in the order a reader meets them.
 STEP_KINDS = ("line", "probe", "guess", "contradiction", "rewind", "solution")
@@ -173,9 +173,10 @@ class _Stepper:
     :class:`~nonosat.native.stepping.Stepper`, emitting steps from the trail after each stage."""
 
     def __init__(self, puzzle: Puzzle, max_solutions: int, branch_mode: int = 2,
-                 start: np.ndarray | None = None):
+                 start: np.ndarray | None = None, stop: np.ndarray | None = None):
         self.puzzle = puzzle
-        self.solver = Stepper(puzzle, start)
+        # ``stop``: the flag the compiled probing reads between two probes
+        self.solver = Stepper(puzzle, start, stop=stop)
         # a second stepper on the same line cache, to replay a failed branch for its wording
         self.side = Stepper(puzzle, cache=self.solver.cache)
         self.max_solutions = max_solutions
@@ -348,7 +349,11 @@ class _Stepper:
             if not ok:
                 self.contradiction("line")
             else:
-                ok = solver.probe(since=solver.checkpoint) is not None
+                try:
+                    ok = solver.probe(since=solver.checkpoint) is not None
+                except Stopped:  # cut short between two probes: its fixes hold, the run ends
+                    self.emit()
+                    return False, False
                 self.emit()
                 if not ok:
                     self.contradiction("probe")
@@ -403,13 +408,15 @@ def solve_steps(
         Stop after this many steps (the run is then incomplete unless its last step is the
         last solution wanted).
     timeout : float, optional
-        Seconds; checked between search nodes.
+        Seconds; checked between search nodes and, by the compiled probing, between two
+        probes.
     start : ndarray of int8, shape (height, width), optional
         The grid to start from (all unknown when omitted), e.g. the point where a person's
         deductions stop; its known cells are never rewound, and the steps set only the others
         (replay them with ``replay(puzzle, steps, start=start)``).
     stop : StopToken, optional
-        Read between search nodes: once set, the run ends as at its timeout (incomplete).
+        Read between search nodes and between two probes: once set, the run ends as at its
+        timeout (incomplete; the steps made hold).
 
     Returns
     -------
@@ -437,8 +444,9 @@ def solve_steps(
         start = np.asarray(start, dtype=np.int8)
         if start.shape != puzzle.shape:
             raise ValueError(f"start grid is {start.shape}, the puzzle {puzzle.shape}")
-    stepper = _Stepper(puzzle, max_solutions, start=start)
-    complete, _ = stepper.run(max_steps, deadline, stop)
+    with for_solve(stop, timeout) as token:  # set by ``stop`` or at the timeout
+        stepper = _Stepper(puzzle, max_solutions, start=start, stop=token.flag)
+        complete, _ = stepper.run(max_steps, deadline, token)
     steps = stepper.steps
     if len(steps) > max_steps:  # one compiled call can add many steps: cut at the limit
         steps = steps[:max_steps]

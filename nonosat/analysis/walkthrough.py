@@ -23,6 +23,7 @@ from nonosat.analysis.hints import Hint, HintFinder, apply_hint, stuck_hint
 from nonosat.analysis.steps import SolveStep
 from nonosat.engines import Status
 from nonosat.puzzle import Cell, Puzzle
+from nonosat.stop import StopToken
 
 
 @dataclass
@@ -50,11 +51,13 @@ def explain(
     depth: int | None = None,
     max_steps: int | None = None,
     deadline: float | None = None,
+    stop: StopToken | None = None,
 ) -> Explanation:
     """Replay hints from ``state`` (the empty grid when omitted) until the puzzle is solved, a
-    guess is needed, ``max_steps`` steps were made or ``deadline`` (a
-    :func:`time.perf_counter` value, checked between hints) passed; ``final`` is ``None`` when
-    one of the last two stopped it.
+    guess is needed, ``max_steps`` steps were made, ``deadline`` (a :func:`time.perf_counter`
+    value, checked between hints) passed or ``stop`` (a :class:`~nonosat.stop.StopToken`,
+    checked between hints) was set; ``final`` is ``None`` when one of the last three stopped
+    it.
 
     Returns
     -------
@@ -64,7 +67,8 @@ def explain(
     grid = finder.logic.start(state)
     out = Explanation()
     while max_steps is None or len(out.steps) < max_steps:
-        if deadline is not None and time.perf_counter() >= deadline:
+        if (deadline is not None and time.perf_counter() >= deadline) or (
+                stop is not None and stop.is_set()):
             break
         hint = finder.next(grid)
         if hint.kind != "deduction":

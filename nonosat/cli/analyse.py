@@ -57,7 +57,7 @@ import typer
 
 from nonosat.cli import running
 from nonosat.cli.exits import STATUS_EXIT
-from nonosat.cli.inputs import load_puzzle
+from nonosat.cli.inputs import load_puzzle, warn_givens_left_out
 from nonosat.cli.options import (
     BriefOpt,
     DepthOpt,
@@ -133,6 +133,7 @@ def analyse_command(
         raise typer.BadParameter(f"{backdoor_logic!r}: use line or probing",
                                  param_hint="--backdoor-logic")
     puzzle, name = load_puzzle(puzzle_path, format, index)
+    warn_givens_left_out([(name, puzzle)], "analyse looks at the clues alone")
     for path in (graph, map_file):
         if path is not None and path.exists() and not force:
             raise FormatError(str(path), None, "already exists; use --force to overwrite it")

@@ -31,7 +31,7 @@ from typing import Annotated
 import typer
 
 from nonosat.cli.exits import EXIT_FAILED, EXIT_GAVE_UP, EXIT_MULTIPLE, EXIT_NONE, EXIT_OK
-from nonosat.cli.inputs import load_puzzle, split_puzzle_ref
+from nonosat.cli.inputs import load_puzzle, split_puzzle_ref, warn_givens_left_out
 from nonosat.cli.options import (
     BriefOpt,
     CheckerOpt,
@@ -176,6 +176,8 @@ def certify_command(
     warn_dratify(checker)
     puzzle, ref = load_puzzle(puzzle_path, format, index)
     ensure_writable_dir(out, force)
+    # a certificate holds the clues alone (puzzle.json)
+    warn_givens_left_out([(ref, puzzle)], "certify decides and proves the clues alone")
     announce_compile()
     checkers = resolve_checkers(checker or ["auto"])
     solver = sat_solver or DEFAULT_SOLVER

@@ -24,7 +24,7 @@ import typer
 from nonosat import interrupts
 from nonosat.cli import signals
 from nonosat.cli.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_GAVE_UP, EXIT_OK
-from nonosat.cli.inputs import split_puzzle_ref
+from nonosat.cli.inputs import split_puzzle_ref, warn_givens_left_out
 from nonosat.cli.options import (
     BriefOpt,
     EnginesAliasOpt,
@@ -78,6 +78,7 @@ def crosscheck_command(
         get_engine(name)  # unknown or unavailable engines are bad input, before any work
     skipped: list[tuple[str, str]] = []
     puzzles = collect(puzzle_paths, format, index, skipped=skipped)
+    warn_givens_left_out(puzzles, "the engines are compared on the clues alone")
     for name, why in skipped:
         echo(printable(f"nonosat: not checked: {name}: {why}"), err=True)
     reports: list[CrossCheck] = []

@@ -2,8 +2,9 @@
 
 Cell (row r, column c), counted from 0, is variable r * width + c + 1 (true = filled) in every
 encoding; comment lines 'c cell r c -> v' repeat the mapping.  Auxiliary variables follow.  A
-partial grid (--state) adds unit clauses.  OUT is never overwritten without --force; '-' writes
-to standard output.
+partial grid (--state, else the givens the puzzle file holds) adds unit clauses; a colour
+puzzle's exclude the colours a known cell does not have.  OUT is never overwritten without
+--force; '-' writes to standard output.
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ def encode_command(
         from nonosat.encodings.cnf_colour import encode_colour
         from nonosat.errors import EngineError
 
-        if state is not None or encoding not in (None, "colour-starts"):
-            raise EngineError("a colour puzzle has one encoding (colour-starts) and no --state")
-        colour = encode_colour(puzzle)
+        if encoding not in (None, "colour-starts"):
+            raise EngineError("a colour puzzle has one encoding (colour-starts)")
+        colour = encode_colour(puzzle, starting_state(state, puzzle))
         h, w, k = puzzle.height, puzzle.width, puzzle.n_colours
         text = "".join(
             f"c cell {r} {c} colour {n} -> {colour.cell_var(r, c, n)}\n"

@@ -52,6 +52,22 @@ def starting_state(path: Path | None, puzzle: Puzzle) -> np.ndarray | None:
     return None if givens is None else givens.copy()
 
 
+def warn_givens_left_out(named: list[tuple[str, Puzzle]], what: str) -> None:
+    """One warning (:func:`warn`) when some of ``named`` (``(name, puzzle)`` pairs) hold givens
+    (:func:`nonosat.formats.givens.givens_of`) that the command leaves out: ``what`` says what
+    it judges instead (e.g. ``"certify decides and proves the clues alone"``)."""
+    from nonosat.formats.givens import givens_of
+    from nonosat.text import printable
+
+    holding = [name for name, puzzle in named if givens_of(puzzle) is not None]
+    if not holding:
+        return
+    first = printable(holding[0])
+    which = first if len(holding) == 1 else f"{first} and {len(holding) - 1} more"
+    warn(f"{which}: the givens the file holds are left out: {what} ('nonosat solve' and "
+         "'encode' start from them)")
+
+
 def read_state(path: Path, puzzle: Puzzle) -> np.ndarray:
     """Grid state from a text picture with ``?`` for unknown cells; for a colour puzzle, rows of
     the palette's characters (int32 colour bit masks).

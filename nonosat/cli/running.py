@@ -15,7 +15,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 import typer
 
-from nonosat import interrupts
+from nonosat import interrupts, lazy_jit
 from nonosat.cli import signals
 from nonosat.cli.click_style import _click_exceptions
 from nonosat.cli.exits import EXIT_GAVE_UP, EXIT_INTERRUPTED, fail
@@ -156,7 +156,9 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     exits 130 (143 after ``SIGTERM``), as does any error raised after an interrupt.  A
     ``timeout`` not given takes the default of :func:`nonosat.limits.default_timeout` (``0``: none), in a ``nonosat`` process
     enforced by :func:`_watchdog` as well, and the memory estimate checks the command's kind of
-    work (:func:`nonosat.limits.command_workload`)."""
+    work (:func:`nonosat.limits.command_workload`).  Whatever the command runs, numba starting
+    to compile a kernel says :data:`COMPILE_NOTICE` (:func:`announce_compile`, registered to
+    run when numba is activated)."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -178,7 +180,9 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
                 if HARD_TIME_LIMIT and stages and limit is not None \
                         and command != "verify --results":
                     timer = _watchdog(stages * limit)
-            with workload(command_workload(func.__name__, kwargs)):
+            # whichever engine or kernel the command reaches: the notice when numba compiles
+            with workload(command_workload(func.__name__, kwargs)), \
+                    lazy_jit.activation_hook(announce_compile):
                 return func(*args, **kwargs)
         except (typer.Exit, click.exceptions.ClickException, click.exceptions.Abort,
                 typer.Abort, _TYPER_CLICK.ClickException):

@@ -43,12 +43,13 @@ import numpy as np
 from nonosat.kernel_cache import stamp_module
 from nonosat.lazy_jit import njit
 from nonosat.native.probe import (
+    PROBE_STOPPED,
     TRACK_LINES,
     TRACK_TOUCHED,
     best_branch,
     collect_implications,
     new_probe_scratch,
-    probe,
+    probe_tracked,
 )
 from nonosat.native.propagate import (
     KIND_BRANCH,
@@ -462,10 +463,13 @@ class Stepper:
         return self.deductions(before)
 
     def probe(self, since: int | None = None) -> Deductions | None:
-        """Failed-literal probing to its fixpoint, in place (:func:`nonosat.native.probe.probe`):
-        every unknown cell whose row or column changed since it was last probed is tried with
-        both values; a failed literal fixes the other value, the cells both values agree on are
-        fixed (``"probe-both"``).  The state should be at a propagation fixpoint.
+        """Failed-literal probing to its fixpoint, in place (:func:`nonosat.native.probe.probe`'s
+        rule, run by :func:`~nonosat.native.probe.probe_tracked` with
+        :data:`~nonosat.native.probe.TRACK_LINES`, which gives the same deductions and reads
+        the stop flag): every unknown cell whose row or column changed since it was last probed
+        is tried with both values; a failed literal fixes the other value, the cells both
+        values agree on are fixed (``"probe-both"``).  The state should be at a propagation
+        fixpoint.
 
         Parameters
         ----------
@@ -479,15 +483,26 @@ class Stepper:
         Deductions or None
             The cells fixed (``kinds`` ``"failed-literal"``, ``"probe-both"`` or ``"line"``,
             with the probed cell or the line); ``None`` when both values of some cell fail.
+
+        Raises
+        ------
+        nonosat.stop.Stopped
+            The stop flag was set (read before each probe): probing ended between two probes,
+            short of its fixpoint.  The cells it fixed stay (valid deductions, at a propagation
+            fixpoint; :meth:`deductions` from the checkpoint before the call gives them).
         """
         before = self.checkpoint
         stamp_from = self._stamped if since is None else since
         if before > stamp_from:  # the lines changed since, for probing's tracking
             mark_changed(self.problem, self.state, stamp_from)
-        if probe(self.problem, self.state, self.scratch) < 0:
-            self._stamped = self.checkpoint
-            return None
+        fixed = probe_tracked(self.problem, self.state, self.scratch, TRACK_LINES)
         self._stamped = self.checkpoint
+        if fixed == PROBE_STOPPED:
+            from nonosat.stop import Stopped
+
+            raise Stopped(f"probing stopped ({len(self.deductions(before))} cells fixed)")
+        if fixed < 0:
+            return None
         return self.deductions(before)
 
     def probe_round(self, cells: np.ndarray | None = None) -> ProbeRound | None:

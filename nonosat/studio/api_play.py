@@ -129,9 +129,10 @@ def steps_work(puzzle: Puzzle, max_solutions: int, max_steps: int | None, timeou
         if puzzle.is_colour:
             from nonosat.studio.colour_play import colour_steps_json
 
-            return colour_steps_json(puzzle, max_solutions=max_solutions,
-                                     max_steps=max_steps or 100_000, timeout=timeout,
-                                     start=start, **stop_kwargs(colour_steps_json, token))
+            out = colour_steps_json(puzzle, max_solutions=max_solutions,
+                                    max_steps=max_steps or 100_000, timeout=timeout,
+                                    start=start, **stop_kwargs(colour_steps_json, token))
+            return None if token.is_set() else out  # cut short: not presented as an answer
         run = portfolio_steps(puzzle, max_solutions=max_solutions, max_steps=max_steps,
                               timeout=timeout, stop=token, start=start)
         steps: list[dict[str, Any]] = []

@@ -29,7 +29,7 @@ from nonosat.errors import FormatError, NonosatError, PuzzleError
 from nonosat.studio.api import router
 from nonosat.studio.gallery import Gallery
 from nonosat.studio.runner import Busy, Disconnected, JobRunner
-from nonosat.studio.security import LocalOnly, allowed_hosts
+from nonosat.studio.security import LocalOnly, allowed_hosts, is_wildcard
 from nonosat.studio.validation import validation_message
 
 __all__ = ["MAX_BODY_BYTES", "STATIC_DIR", "BodyLimit", "create_app", "validation_message",
@@ -101,7 +101,8 @@ class BodyLimit:
 
 
 def create_app(paths: Iterable[Path] = (), *, include_games: bool = True,
-               host: str | None = None, jobs: JobRunner | None = None) -> FastAPI:
+               host: str | None = None, jobs: JobRunner | None = None,
+               allow_hosts: Iterable[str] = ()) -> FastAPI:
     """The studio application.
 
     Parameters
@@ -113,9 +114,12 @@ def create_app(paths: Iterable[Path] = (), *, include_games: bool = True,
     host : str, optional
         The address the server listens on (``--host``): requests naming it in their ``Host``
         header are answered, beside ``127.0.0.1``, ``localhost`` and ``[::1]``
-        (:mod:`nonosat.studio.security`).
+        (:mod:`nonosat.studio.security`); when it is not loopback, this machine's host name
+        too, and when it is every interface (``0.0.0.0``, ``::``), any IP address.
     jobs : JobRunner, optional
         The job runner (default: :data:`~nonosat.studio.runner.WORKERS` threads).
+    allow_hosts : iterable of str
+        More names to answer in ``Host`` (``--allow-host``: a DNS name other machines use).
 
     Returns
     -------
@@ -209,7 +213,8 @@ def create_app(paths: Iterable[Path] = (), *, include_games: bool = True,
         app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     # outermost: a request from elsewhere is refused before anything reads it
-    app.add_middleware(LocalOnly, hosts=allowed_hosts(host))
+    app.add_middleware(LocalOnly, hosts=allowed_hosts(host, allow_hosts),
+                       any_ip=is_wildcard(host))
     return app
 
 

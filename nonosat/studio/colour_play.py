@@ -17,6 +17,7 @@ import numpy as np
 
 from nonosat.engines import Status, solve
 from nonosat.puzzle import Puzzle
+from nonosat.stop import StopToken
 from nonosat.studio.schemas import INDEX_CHARS, colour_cell_json, colour_grid_rows
 
 __all__ = ["colour_check_json", "colour_hint_json", "colour_steps_json"]
@@ -131,7 +132,8 @@ def colour_hint_json(puzzle: Puzzle, grid: np.ndarray, timeout: float) -> dict[s
 
 
 def colour_steps_json(puzzle: Puzzle, *, max_solutions: int = 2, max_steps: int = 100_000,
-                      timeout: float = 5.0, start: np.ndarray | None = None) -> dict[str, Any]:
+                      timeout: float = 5.0, start: np.ndarray | None = None,
+                      stop: StopToken | None = None) -> dict[str, Any]:
     """The ``/api/steps`` answer for a colour puzzle: the hints of
     :func:`~nonosat.analysis.walkthrough.explain` (``kind`` ``line`` / ``implication`` /
     ``probe`` as black-and-white's, cells that one colour is left to), then, when logic gets stuck, the search's part: a ``guess`` step
@@ -139,10 +141,11 @@ def colour_steps_json(puzzle: Puzzle, *, max_solutions: int = 2, max_steps: int 
     ``rewind`` of the cells where it differs, a ``guess`` step setting them and another
     ``solution``.  ``{"steps", "status", "solutions", "complete"}`` as black-and-white.
     ``start`` (int32 colour masks, the givens) is where the steps start; its decided cells are
-    never set by a step."""
+    never set by a step.  ``stop`` (the job's token) is read between hints and by the search:
+    once set, the answer is incomplete (``"complete": false``)."""
     from nonosat.analysis.walkthrough import TECHNIQUE_KIND, explain
 
-    run = explain(puzzle, start, max_steps=max_steps)
+    run = explain(puzzle, start, max_steps=max_steps, stop=stop)
     assert run.grid is not None
     end = "stopped" if run.final is None else run.final.kind
     steps: list[dict[str, Any]] = []
@@ -169,7 +172,8 @@ def colour_steps_json(puzzle: Puzzle, *, max_solutions: int = 2, max_steps: int 
                       "cells": [], "depth": 0})
         status = Status.UNIQUE
     else:
-        result = solve(puzzle, "auto", partial=run.grid, limit=max_solutions, timeout=timeout)
+        result = solve(puzzle, "auto", partial=run.grid, limit=max_solutions, timeout=timeout,
+                       stop=stop)
         status = result.status
         solutions = list(result.solutions)
         previous: np.ndarray | None = None

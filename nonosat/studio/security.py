@@ -9,6 +9,12 @@ stop a web page in the user's own browser from reaching it:
   ``Host: evil.example``: every request whose ``Host`` does not name this machine
   (``127.0.0.1``, ``localhost``, ``[::1]`` or the ``--host`` given to ``nonosat studio``, with any
   port) is refused with **421** before routing, static files included (:class:`LocalOnly`).
+  Names given with ``--allow-host`` are accepted too.  A server bound to an address other
+  machines can reach (``--host`` not loopback) also accepts this machine's host name
+  (:func:`machine_names`); one bound to every interface (``0.0.0.0``, ``::``) also accepts any IP
+  address as ``Host``, since it may be reached through any of the machine's addresses (and
+  through NAT or a VPN, under others), and an IP address in ``Host`` is never DNS rebinding: the
+  attack needs a name the attacker's DNS answers for.
 * **Cross-site requests (CSRF).** Any page may *send* a "simple" POST to ``127.0.0.1`` (a form
   submission or ``fetch`` with ``text/plain``, form-urlencoded or multipart bodies) without the
   browser asking first; it cannot read the answer, but it can make the server work.  A
@@ -38,6 +44,8 @@ from typing import Any
 
 #: Host names that always mean this machine.
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+#: ``--host`` values that listen on every interface.
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 #: Methods that change state (checked for Origin and Content-Type).
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: Body types a state-changing request may have.
@@ -81,12 +89,63 @@ def _normal(host: str) -> str:
         return host
 
 
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def host_name(value: str) -> str | None:
+    """``value`` as :class:`LocalOnly` compares it (lower-case, an IP address in its usual form),
+    when it is a host name or an IP address without a port (``--allow-host``); else ``None``."""
+    host = _normal(value)
+    if _is_ip(host):
+        return host
+    parsed = split_host(value)
+    return None if parsed is None or parsed[1] is not None else _normal(parsed[0])
+
+
+def is_wildcard(bound: str | None) -> bool:
+    """Whether the ``--host`` ``bound`` listens on every interface (``0.0.0.0``, ``::``)."""
+    return bound is not None and _normal(bound) in WILDCARD_HOSTS
+
+
+def is_loopback(bound: str | None) -> bool:
+    """Whether the ``--host`` ``bound`` is this machine only (``None``: the default,
+    ``127.0.0.1``): a loopback address or ``localhost``."""
+    if bound is None:
+        return True
+    host = _normal(bound)
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def machine_names() -> frozenset[str]:
+    """This machine's host name (:func:`socket.gethostname`), lower-case, with and without its
+    domain; no DNS look-up."""
+    import socket
+
+    name = _normal(socket.gethostname())
+    return frozenset(n for n in (name, name.split(".")[0]) if n)
+
+
 def allowed_hosts(bound: str | None = None, extra: Iterable[str] = ()) -> frozenset[str]:
     """The host names a request may name: :data:`LOCAL_HOSTS`, the ``--host`` the server was
-    started with (``bound``) and ``extra``."""
+    started with (``bound``), ``extra`` (``--allow-host``) and, when ``bound`` is not loopback
+    (other machines can reach the server), this machine's names (:func:`machine_names`).  A
+    server bound to every interface accepts any IP address besides (:class:`LocalOnly`'s
+    ``any_ip``)."""
     names = set(LOCAL_HOSTS) | {_normal(h) for h in extra if h}
     if bound:
         names.add(_normal(bound))
+    if not is_loopback(bound):
+        names |= machine_names()
     return frozenset(names)
 
 
@@ -112,11 +171,15 @@ class LocalOnly:
     app : ASGI application
     hosts : iterable of str
         Accepted host names (:func:`allowed_hosts`).
+    any_ip : bool
+        Accept any IP address as ``Host`` too (a server bound to every interface:
+        :func:`is_wildcard`).
     """
 
-    def __init__(self, app: Any, hosts: Iterable[str] = LOCAL_HOSTS):
+    def __init__(self, app: Any, hosts: Iterable[str] = LOCAL_HOSTS, any_ip: bool = False):
         self.app = app
         self.hosts = frozenset(_normal(h) for h in hosts)
+        self.any_ip = any_ip
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -142,13 +205,13 @@ class LocalOnly:
         parsed = split_host(raw_host)
         if parsed is None:
             return 421, ("missing or malformed Host header: this studio answers only requests "
-                         "addressed to 127.0.0.1, localhost or its --host")
+                         "addressed to 127.0.0.1, localhost, its --host or an --allow-host")
         host = _normal(parsed[0])
         client = scope.get("client") or ("", 0)
         in_process = host == "testserver" and client[0] == "testclient"
-        if host not in self.hosts and not in_process:
-            return 421, ("this studio answers only requests addressed to 127.0.0.1, localhost "
-                         "or its --host")
+        if host not in self.hosts and not in_process and not (self.any_ip and _is_ip(host)):
+            return 421, ("this studio answers only requests addressed to 127.0.0.1, localhost, "
+                         "its --host or an --allow-host")
         if scope.get("method", "GET").upper() not in STATE_CHANGING:
             return None
         origin = headers.get(b"origin")

@@ -71,6 +71,7 @@ def serve(
     open_browser: bool = True,
     say: Callable[[str], None] = lambda message: None,
     warm: bool = True,
+    allow_hosts: Sequence[str] = (),
 ) -> None:
     """Run the studio until interrupted (Ctrl-C / SIGINT / SIGTERM), then return.
 
@@ -87,6 +88,9 @@ def serve(
         Receives the messages for the user (the URL, warm-up progress).
     warm : bool
         Warm the compiled kernels in a background thread at start-up.
+    allow_hosts : sequence of str
+        More names to answer in the ``Host`` header (``--allow-host``; see
+        :mod:`nonosat.studio.security`).
 
     Raises
     ------
@@ -103,7 +107,8 @@ def serve(
     # ready): loading cannot be interrupted, so a job that loaded a kernel itself could not stop
     # when superseded
     ready = threading.Event() if warm else None
-    app = create_app(list(paths), host=host, jobs=JobRunner(ready=ready))
+    app = create_app(list(paths), host=host, jobs=JobRunner(ready=ready),
+                     allow_hosts=allow_hosts)
     page = "/"
     if len(paths) == 1 and Path(paths[0]).is_file():
         first = app.state.gallery.first_id(Path(paths[0]))
