@@ -10,6 +10,7 @@ silently there.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import signal
@@ -163,9 +164,10 @@ def next_frame(driver) -> None:
 
 def _clue_extent(rows: list[list[str]]) -> tuple[int, int]:
     """What sizes the clue areas: the most numbers in a column clue (its lines) and the longest
-    row clue's text."""
-    def clue(line: list[str]) -> list[int]:
-        return line_blocks(np.array([ch == "#" for ch in line], dtype=bool)) or [0]
+    row clue's text.  Cells: "." or "?" background, any other character a colour ("#" black)."""
+    def clue(line) -> list[int]:
+        runs = [len(list(g)) for ch, g in itertools.groupby(line) if ch not in ".?"]
+        return runs or [0]
 
     return (max(len(clue(col)) for col in zip(*rows, strict=True)),
             max(len(" ".join(map(str, clue(row)))) for row in rows))
@@ -651,19 +653,31 @@ def colour_grid(driver) -> list[str]:
         return rows;""", INDEX)
 
 
-def fast_strokes(driver, strokes: list[list[tuple[int, int]]]) -> None:
+def fast_strokes(driver, strokes: list[list[tuple[int, int]]], pen: str | None = None) -> None:
     """Paint strokes through every cell, with no pause between pointer moves.  A straight
-    stroke needs only its ends: the board paints the cells a fast pointer jumps over."""
+    stroke needs only its ends: the board paints the cells a fast pointer jumps over.
+
+    ``pen`` (the colour's character, in the editor, whose clues follow the drawing): every cell
+    of the strokes given, and a pause for the next frame wherever a paint grows a clue area
+    and so moves the board (see :func:`draw`)."""
     from selenium.webdriver.common.action_chains import ActionChains
 
     cells = driver.find_elements("css selector", "#board .cell")  # row by row, found once
     width = int(driver.execute_script("return document.querySelectorAll("
                                       "'#board .col-clue').length"))
+    picture = [list(row) for row in colour_grid(driver)] if pen else []
+    extent = _clue_extent(picture) if pen else None
     chain = ActionChains(driver, duration=0)  # one request for them all
     for stroke in strokes:
-        chain = chain.click_and_hold(cells[stroke[0][0] * width + stroke[0][1]])
-        for r, c in stroke[1:]:
-            chain = chain.move_to_element(cells[r * width + c])
+        for k, (r, c) in enumerate(stroke):
+            if pen and (grown := _clue_extent(picture)) != extent:
+                chain.perform()  # the board moves at the next frame: place the pointer after it
+                next_frame(driver)
+                chain, extent = ActionChains(driver, duration=0), grown
+            target = cells[r * width + c]
+            chain = chain.click_and_hold(target) if k == 0 else chain.move_to_element(target)
+            if pen:
+                picture[r][c] = pen
         chain = chain.release()
     chain.perform()
 
@@ -705,7 +719,7 @@ def test_colour_drawing_unique_shared_and_reopened_in_a_new_browser(driver, serv
     picture[14, 1:] = 3
     for k in (1, 2, 3):
         el(driver, f'#palette .swatch-row[data-index="{k}"] input[type=radio]').click()
-        fast_strokes(driver, runs(picture, k))
+        fast_strokes(driver, runs(picture, k), pen=INDEX[k])
     expected = ["".join(INDEX[v] for v in row) for row in picture]
     wait(driver, lambda d: colour_grid(d) == expected, message="the drawing is not on the board")
     assert verdict(driver) == "unique"
