@@ -8,6 +8,9 @@ never skips them silently.
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -168,6 +171,31 @@ def force_per_cell_checks(monkeypatch: pytest.MonkeyPatch) -> list:
     monkeypatch.setattr(amb, "CHUNK_SHARE", 0.0)
     monkeypatch.setattr(amb, "_cell_checks", lambda *a: calls.append(1) or real(*a))
     return calls
+
+
+@pytest.fixture(scope="session")
+def warm_studio() -> float:
+    """The studio's kernel warm-up (:func:`nonosat.studio.asgi.warm_up`), once per test process,
+    as ``nonosat studio`` runs it before its first job: an app made by ``create_app()`` alone
+    has each process's first requests load (or compile) the kernels inside their time limits,
+    which a loaded machine stretches past them.  Returns the seconds it took."""
+    from nonosat.studio.asgi import warm_up
+
+    return warm_up()
+
+
+@contextmanager
+def cpu_clock() -> Iterator[None]:
+    """Within the block, ``time.perf_counter()`` reads this thread's CPU time
+    (:func:`time.thread_time`): the deadlines and time shares of code that works in the calling
+    thread (the native kernels, CaDiCaL, the ambiguity map) then measure the work done, which
+    other processes on a loaded machine do not shrink.  For tests that assert what a time limit
+    leaves room for, or how far a bounded run overshoots it; nothing inside may *wait* on the
+    clock (a sleep-and-poll loop would never see it advance).  Timers (``StopToken.arm``) keep
+    the wall clock."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(time, "perf_counter", time.thread_time)
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -260,9 +260,11 @@ def test_crashes_and_exhausted_memory_are_recorded_and_the_batch_goes_on():
 def test_worker_start_up_is_not_charged_to_the_first_puzzle():
     job = Job("slow-start", DOUBLE, "test_batch_doubles:warm")  # warm-up sleeps 1 s
     items = [(f"p{k}", puzzle(3 + k, seed=k)) for k in range(4)]
-    records = run_batch(items, BatchConfig(job=job, timeout=0.3, grace_s=0.2, jobs=2))
+    # a deadline of 0.9 s a puzzle: a warm-up charged to one (1 s) would be killed as timeout;
+    # an answer at once leaves the rest to a loaded machine's scheduling and pipe round trip
+    records = run_batch(items, BatchConfig(job=job, timeout=0.5, grace_s=0.4, jobs=2))
     assert sorted(r["status"] for r in records) == sorted(expected_status(p) for _, p in items)
-    assert max(r["wall_s"] for r in records) < 0.5
+    assert max(r["wall_s"] for r in records) < 0.9
 
 
 def test_check_job_verdicts_agree_with_cp_sat(tmp_path):

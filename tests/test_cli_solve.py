@@ -239,4 +239,6 @@ def test_load_time_is_apart_from_the_engine_time():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     load_a, time_a, load_b, time_b = json.loads(out.stdout)
     assert load_a > 0.05 and time_a < load_a / 4
-    assert load_b == 0.0 and time_b < 0.05
+    # the second solve's engine time is the tiny heart's again, far below a load (both slow
+    # down alike on a loaded machine: compared with each other, not with a fixed figure)
+    assert load_b == 0.0 and time_b < load_a / 4

@@ -38,9 +38,9 @@ def small_puzzles(draw):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(small_puzzles(), st.booleans(), st.sampled_from((0, 1)))
-def test_native_count_equals_brute_force(puzzle, probing, branch):
-    got = count_grid(puzzle, probing=probing, branch=branch)
+@given(small_puzzles(), st.booleans(), st.sampled_from((0, 1)), st.sampled_from((0, 1, 2, 3, 4, 7)))
+def test_native_count_equals_brute_force(puzzle, probing, branch, probe_flags):
+    got = count_grid(puzzle, probing=probing, branch=branch, probe_flags=probe_flags)
     assert got.finished and got.exact
     assert got.count == brute_force_solutions(puzzle), (puzzle.rows, puzzle.cols)
 
@@ -221,13 +221,15 @@ def segment_puzzles(draw):
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(segment_puzzles(), st.sampled_from((True, False, 2, 3, 4)), st.sampled_from((0, 1)),
-       st.sampled_from((0, 8)), st.sampled_from((0, 6)))
+       st.sampled_from((0, 8)), st.sampled_from((0, 6)), st.sampled_from((0, 1, 2, 3, 4, 7)))
 def test_native_count_on_segments_equals_rowwise_enumeration(case, probing, branch, probe_min,
-                                                              full_depth):
+                                                              full_depth, probe_flags):
+    """Every probing option (probe-both fixes, skipped implied probes: ``probe_flags``) counts
+    what the row-by-row enumerator counts."""
     puzzle, partial = case
     want = rowwise_count(puzzle, partial)
     got = count_grid(puzzle, partial, probing=probing, branch=branch, probe_min=probe_min,
-                     full_depth=full_depth)
+                     full_depth=full_depth, probe_flags=probe_flags)
     assert got.finished and got.exact
     assert got.count == want, (puzzle.rows, puzzle.cols, partial.tolist())
     if want > 3:
@@ -294,3 +296,17 @@ def test_a_stopped_native_count_proves_a_lower_bound():
                 assert 0 <= got.lower_bound <= want, (puzzle.rows, puzzle.cols, m)
                 bounds.append((got.lower_bound, want))
     assert any(0 < lb < want for lb, want in bounds)
+
+
+@pytest.mark.corpus
+def test_probe_options_keep_a_corpus_count(corpus):
+    """taai2011 #276 (1-based; 11,860 solutions, Ganak's count, 69 s under load: too slow to
+    run here): counted the same with and without probe-both fixes and skipped implied probes,
+    and the options do what they say (fixes made, probes skipped, fewer probes run)."""
+    puzzle = read_puzzle(corpus / "NonogramRecord" / "question" / "taai2011.txt", None, 276)
+    plain = count_grid(puzzle, probe_flags=0)
+    both = count_grid(puzzle, probe_flags=3)
+    assert plain.exact and both.exact and plain.count == both.count == 11860
+    assert plain.stats["probes_skipped"] == plain.stats["probe_both"] == 0
+    assert both.stats["probes_skipped"] > 0 and both.stats["probe_both"] > 0
+    assert both.stats["probes"] < plain.stats["probes"]

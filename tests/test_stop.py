@@ -20,23 +20,34 @@ def test_first_reason_is_kept_and_running_is_not_a_reason():
         token.set(stop.RUNNING)
 
 
+def _wait_set(token: stop.StopToken, limit: float = 20.0) -> None:
+    """Poll until ``token`` is set or ``limit`` seconds pass (a loaded machine can start a
+    thread or fire a timer late: wait on the state, not a fixed time)."""
+    deadline = time.monotonic() + limit
+    while not token and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def test_set_from_another_thread_and_by_the_timer():
     token = stop.StopToken()
     threading.Thread(target=token.set).start()
-    for _ in range(200):
-        if token:
-            break
-        time.sleep(0.01)
+    _wait_set(token)
     assert token.reason == "cancelled"
     timed = stop.StopToken()
+    armed = time.monotonic()
     timed.arm(0.05)
-    time.sleep(0.5)
-    assert timed.reason == "time limit"
-    closed = stop.StopToken()
+    _wait_set(timed)
+    assert timed.reason == "time limit" and time.monotonic() - armed >= 0.05
+    # a closed timer never fires: armed beside one left alone, it is still clear once the other
+    # has fired and as long again has passed
+    closed, witness = stop.StopToken(), stop.StopToken()
     closed.arm(0.05)
+    witness.arm(0.05)
     closed.close()
-    time.sleep(0.2)
-    assert not closed
+    armed = time.monotonic()
+    _wait_set(witness)
+    time.sleep(time.monotonic() - armed)
+    assert witness.reason == "time limit" and not closed
 
 
 def test_an_interrupt_sets_a_watching_token_only():

@@ -37,7 +37,7 @@ BW_GAMES = [p for p in sorted(GAMES.iterdir()) if p not in COLOUR_GAMES]
 
 
 @pytest.fixture(scope="module")
-def client() -> TestClient:
+def client(warm_studio) -> TestClient:
     return TestClient(create_app())
 
 
@@ -514,7 +514,7 @@ def test_body_limit_counts_bodies_without_length():
     assert asyncio.run(run()) == 413
 
 
-def test_newer_request_supersedes_older(corpus):
+def test_newer_request_supersedes_older(corpus, warm_studio):
     app = create_app()
     # Faase (80x95) takes the portfolio tens of seconds: still running when the newer arrives
     # (Knotty, used before, is now decided in well under a second)
@@ -525,21 +525,24 @@ def test_newer_request_supersedes_older(corpus):
     async def run():
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1",
-                                     timeout=30) as ac:
-            start = time.perf_counter()
+                                     timeout=60) as ac:
             slow = asyncio.create_task(ac.post("/api/solve", json={
-                "puzzle": slow_puzzle, "timeout": 5, "client": "page", "seq": 1}))
+                "puzzle": slow_puzzle, "timeout": 30, "client": "page", "seq": 1}))
             await asyncio.sleep(0.3)
+            sent = time.perf_counter()  # the older is superseded from here
             fast = await ac.post("/api/solve", json={"puzzle": heart, "client": "page",
                                                      "seq": 2})
             old = await slow
-            return old, fast, time.perf_counter() - start
+            return old, fast, time.perf_counter() - sent
 
     old, fast, took = asyncio.run(run())
     assert fast.status_code == 200 and fast.json()["status"] == "unique"
     assert old.status_code == 409
     assert old.json() == {"detail": "superseded by a newer request"}
-    assert took < 4  # the older answered at once, not at its 5 s limit
+    # the older answered at once, not at its 30 s limit (nor after the tens of seconds Faase
+    # takes); timed from the newer request, so the app's kernel warm-up (seconds under load)
+    # is not counted
+    assert took < 15, took
 
 
 def test_request_with_an_older_seq_is_superseded_at_once():

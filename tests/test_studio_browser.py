@@ -10,6 +10,7 @@ silently there.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import signal
@@ -155,17 +156,49 @@ def shared(driver) -> None:
          message="the address was not updated")
 
 
+def next_frame(driver) -> None:
+    """Return once the page has run its next animation frame (the editor redraws the clues of
+    the cells painted since the last one then)."""
+    driver.execute_async_script("requestAnimationFrame(() => arguments[0]())")
+
+
+def _clue_extent(rows: list[list[str]]) -> tuple[int, int]:
+    """What sizes the clue areas: the most numbers in a column clue (its lines) and the longest
+    row clue's text.  Cells: "." or "?" background, any other character a colour ("#" black)."""
+    def clue(line) -> list[int]:
+        runs = [len(list(g)) for ch, g in itertools.groupby(line) if ch not in ".?"]
+        return runs or [0]
+
+    return (max(len(clue(col)) for col in zip(*rows, strict=True)),
+            max(len(" ".join(map(str, clue(row)))) for row in rows))
+
+
 def draw(driver, *strokes: list[tuple[int, int]]) -> None:
-    """Paint with the mouse: each stroke is pressed on its first cell, dragged over the rest."""
+    """Paint with the mouse: each stroke is pressed on its first cell, dragged over the rest.
+
+    The editor redraws the clues once a frame, and a clue that grows (a column's clue one
+    number longer) moves the board.  The driver places the pointer from the layout it reads:
+    a move placed before such a frame and sent after it landed a row off (a loaded machine
+    painted (23, 22) for (24, 22)).  So a move after a paint that grows a clue area waits for
+    that frame; the other moves go at once."""
     from selenium.webdriver.common.action_chains import ActionChains
 
+    picture = [list(row) for row in grid(driver)]
+    extent = _clue_extent(picture)
     for stroke in strokes:
+        value = "." if picture[stroke[0][0]][stroke[0][1]] == "#" else "#"  # a stroke toggles
         chain = ActionChains(driver).click_and_hold(cell(driver, *stroke[0]))
-        for rc in stroke[1:]:
-            chain = chain.move_to_element(cell(driver, *rc))
+        picture[stroke[0][0]][stroke[0][1]] = value
+        for r, c in stroke[1:]:
+            grown = _clue_extent(picture)
+            if grown != extent:  # the board moves at the next frame: place the pointer after it
+                chain.perform()
+                next_frame(driver)
+                chain, extent = ActionChains(driver), grown
+            chain = chain.move_to_element(cell(driver, r, c))
+            picture[r][c] = value
         chain.release().perform()
-
-
+        extent = _clue_extent(picture)  # the release fits the board to its clues at once
 def resize(driver, h: int, w: int) -> None:
     for name, value in (("edit-height", h), ("edit-width", w)):
         box = el(driver, f"#{name}")
@@ -620,19 +653,31 @@ def colour_grid(driver) -> list[str]:
         return rows;""", INDEX)
 
 
-def fast_strokes(driver, strokes: list[list[tuple[int, int]]]) -> None:
+def fast_strokes(driver, strokes: list[list[tuple[int, int]]], pen: str | None = None) -> None:
     """Paint strokes through every cell, with no pause between pointer moves.  A straight
-    stroke needs only its ends: the board paints the cells a fast pointer jumps over."""
+    stroke needs only its ends: the board paints the cells a fast pointer jumps over.
+
+    ``pen`` (the colour's character, in the editor, whose clues follow the drawing): every cell
+    of the strokes given, and a pause for the next frame wherever a paint grows a clue area
+    and so moves the board (see :func:`draw`)."""
     from selenium.webdriver.common.action_chains import ActionChains
 
     cells = driver.find_elements("css selector", "#board .cell")  # row by row, found once
     width = int(driver.execute_script("return document.querySelectorAll("
                                       "'#board .col-clue').length"))
+    picture = [list(row) for row in colour_grid(driver)] if pen else []
+    extent = _clue_extent(picture) if pen else None
     chain = ActionChains(driver, duration=0)  # one request for them all
     for stroke in strokes:
-        chain = chain.click_and_hold(cells[stroke[0][0] * width + stroke[0][1]])
-        for r, c in stroke[1:]:
-            chain = chain.move_to_element(cells[r * width + c])
+        for k, (r, c) in enumerate(stroke):
+            if pen and (grown := _clue_extent(picture)) != extent:
+                chain.perform()  # the board moves at the next frame: place the pointer after it
+                next_frame(driver)
+                chain, extent = ActionChains(driver, duration=0), grown
+            target = cells[r * width + c]
+            chain = chain.click_and_hold(target) if k == 0 else chain.move_to_element(target)
+            if pen:
+                picture[r][c] = pen
         chain = chain.release()
     chain.perform()
 
@@ -674,7 +719,7 @@ def test_colour_drawing_unique_shared_and_reopened_in_a_new_browser(driver, serv
     picture[14, 1:] = 3
     for k in (1, 2, 3):
         el(driver, f'#palette .swatch-row[data-index="{k}"] input[type=radio]').click()
-        fast_strokes(driver, runs(picture, k))
+        fast_strokes(driver, runs(picture, k), pen=INDEX[k])
     expected = ["".join(INDEX[v] for v in row) for row in picture]
     wait(driver, lambda d: colour_grid(d) == expected, message="the drawing is not on the board")
     assert verdict(driver) == "unique"

@@ -29,7 +29,7 @@ PALETTE = Palette((Colour("white", (255, 255, 255), "."), Colour("red", (220, 30
 
 
 @pytest.fixture(scope="module")
-def client() -> TestClient:
+def client(warm_studio) -> TestClient:
     return TestClient(create_app())
 
 
@@ -333,10 +333,13 @@ def test_colour_givens_saved_and_reopened(client, tmp_path, to):
     assert rgb[sol[0, 0]] == (255, 0, 0) and rgb[sol[1, 3]] == (0, 0, 255)
 
 
-def test_a_cancelled_colour_steps_request_stops_and_answers_nothing():
+def test_a_cancelled_colour_steps_request_stops_and_answers_nothing(warm_studio):
     """The colour step-through reads the job's token (between hints and in the search): a set
     token ends it with no step, ``complete`` false, and the job answers nothing (409), as the
-    black-and-white steps do; an unset token walks to the solution as before."""
+    black-and-white steps do; an unset token walks to the solution as before.
+
+    The kernels are loaded first (``warm_studio``, as the server does): the first walk of a
+    process spent 4 s of its 5 s limit loading them (under load 8)."""
     from nonosat.studio.api_play import steps_work
     from nonosat.studio.colour_play import colour_steps_json
     from nonosat.studio.runner import JobToken

@@ -112,7 +112,7 @@ def test_the_burst_drawing_has_a_verdict_from_its_picture():
 
 # -- streamed over HTTP ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def live() -> Iterator[LiveServer]:
+def live(warm_studio) -> Iterator[LiveServer]:
     server = LiveServer(create_app(jobs=JobRunner(workers=2, queue=2)))
     yield server
     server.stop()
@@ -175,7 +175,9 @@ def test_a_stream_superseded_after_its_verdict_says_so_and_stops(live):
     assert newer.status_code == 200
     assert [line["stage"] for line in rest] == ["superseded"]
     assert _wait_idle(jobs, 10), "the superseded map ran on"
-    assert jobs.stop_latencies and jobs.stop_latencies[-1] < 1.0
+    # stopped soon after, not at its 30 s limit: about 0.1 s idle (bench_studio measures it);
+    # wall-clock seconds of a thread that a loaded machine leaves short of a core (1.6 s seen)
+    assert jobs.stop_latencies and jobs.stop_latencies[-1] < 5.0, jobs.stop_latencies
 
 
 def test_a_client_leaving_mid_stream_stops_its_job(live):

@@ -28,6 +28,13 @@ def native() -> None:
     load_engine("native", colour=True)
     load_engine("auto", colour=True)
     count_grid(Puzzle([(1,), (1,)], [(1,), (1,)]))  # the exact counter's kernel
+    # the auto engine's hand-off probes the root for implications (collect_implications): its
+    # 2x2 in load_engine is decided before that, so a first hand-off in a test compiled it
+    # inside the test's time limit (5 s of CPU; test_native_stop failed so under load)
+    from nonosat.native.search import NativeSearch
+
+    diagonal = Puzzle([(1,), (1,)], [(1,), (1,)])
+    NativeSearch(diagonal, limit=2).root_implication_literals()
     for name in ("heart.non", "mug.xml"):
         analyse(read_puzzle(GAMES / name))
 
@@ -40,6 +47,7 @@ def sat() -> None:
     from nonosat.formats import read_puzzle
 
     load_engine("sat", colour=True)
+    load_engine("sat")  # black-and-white, with the belief-propagation phases (_bp ...)
     check_lrat([[1], [-1]], b"3 0 1 2 0\n", nvars=1)
     lemmas_agree(b"0\n", b"3 0 1 2 0\n")
     certify_puzzle(read_puzzle(GAMES / "heart.non"))

@@ -68,8 +68,11 @@ from nonosat.kernel_cache import stamp_module
 from nonosat.lazy_jit import njit
 from nonosat.native.count_parts import (
     M_ABORT,
+    M_BOTH,
     M_BRANCH,
     M_CLEARS,
+    M_FAILED,
+    M_FLAGS,
     M_FULL_DEPTH,
     M_GEN,
     M_HITS,
@@ -81,11 +84,14 @@ from nonosat.native.count_parts import (
     M_PROBE_MIN,
     M_PROBES,
     M_PROBING,
+    M_SKIPPED,
     M_SPLITS,
     M_STOP_SP,
     M_STORES,
     M_TOP,
     M_ZEROS,
+    PROBE_BOTH,
+    PROBE_SKIP_IMPLIED,
     _components,
     _key_hash,
     _lookup,
@@ -106,10 +112,12 @@ from nonosat.native.propagate import (
     KIND_GIVEN,
     ST_TLEN,
     assign,
+    borrowed,
     clear_queue,
     new_state,
     problem_tuple,
     propagate,
+    propagate_inline,
     sync_line_masks,
     undo_to,
 )
@@ -135,6 +143,9 @@ DEFAULT_LIMIT = 10**6
 #: 1: the undecided cell whose row and column have the most undecided cells together (the
 #: cell that ties the most of the component together, to split it sooner).
 BRANCH_RULES = (0, 1)
+
+#: Probing options by default (``probe_flags`` of :func:`count_grid`).
+DEFAULT_PROBE_FLAGS = PROBE_BOTH | PROBE_SKIP_IMPLIED
 
 @njit(cache=True, nogil=True)
 def _choose(problem, state, ctx, segs, lo, n):  # pragma: no cover - compiled
@@ -227,6 +238,9 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
     cap.  The cells assigned since a frame's ``since`` trail position are new at that node
     (``-1``: every cell): probing starts from their lines.
     """
+    # borrowed views: no reference counting in the calls below (the caller holds the arrays)
+    problem, state, ctx = borrowed(problem), borrowed(state), borrowed(ctx)
+    frames, hvs = borrowed(frames), borrowed(hvs)
     meta, segs = ctx[0], ctx[3]
     st, stop = state[6], state[15]
     start, known = problem[1], problem[2]
@@ -382,7 +396,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
         frames[f, F_MARK] = mark
         meta[M_NODES] += 1
         assign(problem, state, frames[f, F_CELL], value, KIND_DECISION, 0, -1)
-        if propagate(problem, state):
+        if propagate_inline(problem, state):
             sp = _push(frames, sp, K_SPLIT, lo, n, fcap - frames[f, F_ACC], mark)
             if sp > meta[M_MAXDEPTH]:
                 meta[M_MAXDEPTH] = sp
@@ -450,6 +464,7 @@ def count_grid(
     probe_min: int = 0,
     max_nodes: int | None = None,
     full_depth: int = 0,
+    probe_flags: int = DEFAULT_PROBE_FLAGS,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
 
@@ -493,6 +508,17 @@ def count_grid(
     full_depth : int
         Frames at most this deep on the stack probe as mode 1 whatever ``probing`` says
         (0: none; an experiment, not a default: no better on taai2011).
+    probe_flags : int
+        Bits of :data:`~nonosat.native.count_parts.PROBE_BOTH` (fix the cells both values of a
+        probed cell force), :data:`~nonosat.native.count_parts.PROBE_SKIP_IMPLIED` (skip the
+        probes a successful probe implies) and :data:`~nonosat.native.count_parts.SMALL_FIRST`
+        (count a split's components smallest first); :data:`DEFAULT_PROBE_FLAGS` by default
+        (the first two).  Measured (``benchmarks/bench_count_ab.py``, taai2011, load 7-11, so
+        read the node and probe counts first): flags 0 / 3, #425 (67,270 solutions) 27,568 /
+        34,706 nodes, 755,548 / 463,794 probes; #500 (1,454) 22,158 / 13,164 nodes, 4.37 M /
+        1.64 M probes; #450 (646,519) counted with 3 in 11.9 s (90,420 nodes), not with 0 in
+        15 s.  ``SMALL_FIRST`` changed nothing measurable (#450, #375, #550 at 40,000 nodes: lower
+        bounds up on one, down on two): an option, off.
 
     Returns
     -------
@@ -542,6 +568,7 @@ def count_grid(
         ctx[0][M_PROBE_MIN] = probe_min
         ctx[0][M_MAX_NODES] = 1 << 62 if max_nodes is None else max_nodes
         ctx[0][M_FULL_DEPTH] = full_depth
+        ctx[0][M_FLAGS] = probe_flags
         frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
         hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
         t0 = time.perf_counter()
@@ -555,7 +582,9 @@ def count_grid(
     stats = {"restarts": restarts, "nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
              "cached": int(meta[M_STORES]), "splits": int(meta[M_SPLITS]),
              "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),
-             "probes": int(meta[M_PROBES]), "refuted": int(meta[M_ZEROS])}
+             "probes": int(meta[M_PROBES]), "refuted": int(meta[M_ZEROS]),
+             "probes_skipped": int(meta[M_SKIPPED]), "probe_failed": int(meta[M_FAILED]),
+             "probe_both": int(meta[M_BOTH])}
     if meta[M_ABORT] == 2:
         return NativeCount(None, False, False, took, stats, "segment stack full")
     if got < 0:

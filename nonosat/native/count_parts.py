@@ -36,7 +36,21 @@ M_MAX_NODES = 18  #: stop (as the stop flag does) once this many decisions were 
 M_ZEROS = 19  #: components stored with count 0 (refuted subtrees)
 M_FULL_DEPTH = 20  #: frames at most this deep probe every cell of their changed lines (mode 1)
 M_MODE = 21  #: the probing mode of the current probing pass
-M_SIZE = 22
+M_PSTAMP = 22  #: the probe marks' current stamp (one per probe: probe-both)
+M_ISTAMP = 23  #: the implied marks' current stamp (one per probing state: dominated probes)
+M_FLAGS = 24  #: probing options (:data:`PROBE_BOTH`, :data:`PROBE_SKIP_IMPLIED`)
+M_SKIPPED = 25  #: probes skipped as implied by a successful probe (cannot fail)
+M_BOTH = 26  #: cells fixed by probe-both
+M_FAILED = 27  #: probes that failed (their cell's other value fixed)
+M_SIZE = 28
+
+#: ``M_FLAGS`` bit: fix the cells both values of a probed cell propagate to the same value.
+PROBE_BOTH = 1
+#: ``M_FLAGS`` bit: skip a probe of a value that a successful probe of the same probing state
+#: propagated to (it cannot fail, its propagation being a part of that probe's).
+PROBE_SKIP_IMPLIED = 2
+#: ``M_FLAGS`` bit: count a split's components smallest first (:func:`_components`).
+SMALL_FIRST = 4
 
 #: Cache table rows (a power of two) and key arena words: 2**18 * 4 + 2**22 int64 words (40 MB).
 TABLE_SLOTS = 1 << 18
@@ -55,7 +69,7 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
                       slots: int = TABLE_SLOTS, arena: int = ARENA_WORDS,
                       seg_words: int | None = None) -> tuple:
     """The counter's working arrays: ``(meta, table, arena, segs, comp, queue, dirty, score,
-    rowseg, colseg, near)``.
+    rowseg, colseg, near, pmark, imp, fixed, order)``.
 
     ``meta`` (int64, :data:`M_SIZE`) the ``M_*`` counters; ``table`` (int64, (slots, 4)) the
     cache's rows ``(generation tag, key offset, key length, value * 2 + exact)``; ``arena``
@@ -68,6 +82,10 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
     being split; ``near`` (int64, ``n_cells``) the stamp of the probing pass that must probe a
     cell (probing mode 3).  ``n_blocks`` is the number of blocks of all clues (``-1``: at most one per two
     cells of every line): every segment holds a block, or is a line without a clue.
+    Then ``(pmark, imp, fixed)`` (int64, ``n_cells``): the probing kernel's marks of the
+    cells a probe's first value assigned (probe-both), of the values successful probes
+    implied (skipped probes), and the cells probe-both fixes; ``order`` (int32, one per possible
+    segment) the order of a split's components.
     ``seg_words``: the segment stack's size (default: :func:`segment_stack_words` for
     ``n_cells`` nested splits, enough for any count); a count that fills a smaller stack stops
     with ``meta[M_ABORT] == 2``.
@@ -92,6 +110,10 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
         np.zeros(n_cells, dtype=np.int32),
         np.zeros(n_cells, dtype=np.int32),
         np.zeros(n_cells, dtype=np.int64),
+        np.zeros(n_cells, dtype=np.int64),
+        np.zeros(n_cells, dtype=np.int64),
+        np.zeros(n_cells, dtype=np.int64),
+        np.zeros(n_segs, dtype=np.int32),
     )
 
 
@@ -282,11 +304,14 @@ def _components(problem, state, ctx, segs, lo, n, out):  # pragma: no cover - co
     """Write the connected components of the segments ``segs[lo:lo+n]`` (each holding undecided
     cells; every undecided cell's row segment and column segment among them) at ``segs[out:]``,
     one after another, each as its length then its segments (sorted, as ``segs[lo:lo+n]`` is):
-    two segments are joined by an undecided cell they share.  Returns ``(k, m)``: the number of
+    two segments are joined by an undecided cell they share.  The components come in the order
+    of their first segments, or with :data:`SMALL_FIRST` in ``meta[M_FLAGS]`` by their number of
+    segments, smallest first (a product is 0 as soon as one factor is: the small ones are
+    quicker to refute).  Returns ``(k, m)``: the number of
     components and the words written, or ``(-1, 0)`` when the stack is full."""
     h, w = problem[3][0], problem[3][1]
     lf, le = state[11], state[12]
-    comp, queue, rowseg, colseg = ctx[4], ctx[5], ctx[8], ctx[9]
+    comp, queue, rowseg, colseg, order = ctx[4], ctx[5], ctx[8], ctx[9], ctx[14]
     if out + 2 * n > segs.shape[0]:
         return -1, 0
     for i in range(n):
@@ -337,8 +362,17 @@ def _components(problem, state, ctx, segs, lo, n, out):  # pragma: no cover - co
         queue[c] = 0
     for i in range(n):
         queue[comp[i]] += 1
-    at = out
+    small_first = (ctx[0][M_FLAGS] & SMALL_FIRST) != 0
     for c in range(k):
+        j = c
+        if small_first:  # insertion sort by size (segments), stable
+            while j > 0 and queue[order[j - 1]] > queue[c]:
+                order[j] = order[j - 1]
+                j -= 1
+        order[j] = c
+    at = out
+    for x in range(k):
+        c = order[x]
         size = queue[c]
         segs[at] = size
         queue[c] = at + 1

@@ -14,9 +14,17 @@ from nonosat.kernel_cache import stamp_module
 from nonosat.lazy_jit import njit
 from nonosat.native.count_parts import (
     M_ABORT,
+    M_BOTH,
+    M_FAILED,
+    M_FLAGS,
+    M_ISTAMP,
     M_MODE,
     M_PROBES,
+    M_PSTAMP,
+    M_SKIPPED,
     M_STAMP,
+    PROBE_BOTH,
+    PROBE_SKIP_IMPLIED,
     ctz,
     seg_line,
     seg_mask,
@@ -25,8 +33,9 @@ from nonosat.native.propagate import (
     KIND_FAILED_LITERAL,
     ST_TLEN,
     assign,
+    borrowed,
     clear_queue,
-    propagate,
+    propagate_inline,
     undo_to,
 )
 
@@ -59,6 +68,16 @@ def _mark_dirty(problem, state, ctx, since, stamp, end):  # pragma: no cover - c
             dirty[h + c] = stamp
 
 
+@njit(cache=True, nogil=True, inline='always')
+def _imply(imp, istamp, cell, value):  # pragma: no cover - compiled
+    """Mark ``cell = value`` implied by a successful probe of probing state ``istamp``."""
+    bit = 1 if value == 2 else 2
+    if imp[cell] >> 2 == istamp:
+        imp[cell] |= bit
+    else:
+        imp[cell] = (istamp << 2) | bit
+
+
 @njit(cache=True, nogil=True)
 def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compiled
     """Failed-literal probing on the undecided cells of the component ``segs[lo:lo+n]``, to a
@@ -68,14 +87,27 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
     parent node was at the probing fixpoint (skipping a probe is sound: probing only adds
     consequences), as the native search's line tracking (:mod:`nonosat.native.probe`).
 
+    With :data:`~nonosat.native.count_parts.PROBE_BOTH` in ``meta[M_FLAGS]``, the cells both
+    values of a probed cell propagate to the same value are fixed too (probe-both, as
+    :func:`nonosat.native.probe.probe`).  With
+    :data:`~nonosat.native.count_parts.PROBE_SKIP_IMPLIED`, a value that a successful probe
+    since the last fix propagated to is not probed: the line solver's propagation is monotone,
+    so that value's propagation is part of the successful probe's and cannot fail (its cell
+    keeps its last score for that value).  Neither changes which counts are found, only which
+    cells are fixed before a branch (probe-both) and which probes run.
+
     Returns ``-2`` on a contradiction (both values of a cell fail), else the cell to branch on:
     the largest ``(nf + 1) * (ne + 1)`` over the cells' two values' propagated cells (as
-    :func:`nonosat.native.probe.best_branch`'s default rule; a cell not probed at this node
-    keeps its last score), or ``-1`` when no undecided cell is left."""
+    :func:`nonosat.native.probe.best_branch`'s default rule; a value not probed at this node
+    keeps its last count), or ``-1`` when no undecided cell is left."""
+    problem, state, ctx = borrowed(problem), borrowed(state), borrowed(ctx)
     h, w = problem[3][0], problem[3][1]
-    grid, st, stop = state[0], state[6], state[15]
+    grid, trail, st, stop = state[0], state[1], state[6], state[15]
     lf, le = state[11], state[12]
     meta, dirty, score, near = ctx[0], ctx[6], ctx[7], ctx[10]
+    pmark, imp, fixed = ctx[11], ctx[12], ctx[13]
+    both = (meta[M_FLAGS] & PROBE_BOTH) != 0
+    skip = (meta[M_FLAGS] & PROBE_SKIP_IMPLIED) != 0
     meta[M_STAMP] += 1
     stamp = meta[M_STAMP]
     if since < 0:
@@ -91,6 +123,7 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
             cell = state[1][since]
             dirty[cell // w] = stamp
             dirty[h + cell % w] = stamp
+    meta[M_ISTAMP] += 1
     while True:
         changed = False
         pass_start = st[ST_TLEN]
@@ -107,34 +140,101 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
                 c = ctz(free)
                 free &= free - 1
                 cell = line * w + c
-                if grid[cell] == 3 and (row_dirty or dirty[h + c] == stamp
-                                        or near[cell] == stamp):
-                    mark = st[ST_TLEN]
+                if grid[cell] != 3 or not (row_dirty or dirty[h + c] == stamp
+                                           or near[cell] == stamp):
+                    continue
+                istamp = meta[M_ISTAMP]
+                implied = imp[cell] & 3 if skip and imp[cell] >> 2 == istamp else 0
+                if implied == 3:
+                    meta[M_SKIPPED] += 2
+                    continue
+                mark = st[ST_TLEN]
+                old = score[cell]
+                nf = old >> 24
+                ne = old & 0xFFFFFF
+                okf = True
+                pst = 0
+                if implied & 1 == 0:
                     assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
-                    okf = propagate(problem, state)
-                    nf = st[ST_TLEN] - mark
-                    if not okf:
+                    okf = propagate_inline(problem, state)
+                    meta[M_PROBES] += 1
+                    if okf:
+                        nf = st[ST_TLEN] - mark
+                        if both:
+                            meta[M_PSTAMP] += 1
+                            pst = meta[M_PSTAMP] << 2
+                        for t in range(mark, st[ST_TLEN]):
+                            x = trail[t]
+                            if both:
+                                pmark[x] = pst | grid[x]
+                            if skip:
+                                _imply(imp, istamp, x, grid[x])
+                    else:
                         clear_queue(state)
                     undo_to(state, mark)
+                else:
+                    meta[M_SKIPPED] += 1
+                oke = True
+                nfix = 0
+                if implied & 2 == 0:
                     assign(problem, state, cell, 1, KIND_PROBE, cell, -1)
-                    oke = propagate(problem, state)
-                    ne = st[ST_TLEN] - mark
-                    if not oke:
+                    oke = propagate_inline(problem, state)
+                    meta[M_PROBES] += 1
+                    if oke:
+                        ne = st[ST_TLEN] - mark
+                        if skip:
+                            for t in range(mark, st[ST_TLEN]):
+                                _imply(imp, istamp, trail[t], grid[trail[t]])
+                        if pst != 0:
+                            for t in range(mark + 1, st[ST_TLEN]):
+                                x = trail[t]
+                                if pmark[x] == pst | grid[x]:
+                                    fixed[nfix] = x * 4 + grid[x]
+                                    nfix += 1
+                    else:
                         clear_queue(state)
-                    meta[M_PROBES] += 2
                     if not okf and not oke:
                         undo_to(state, mark)
                         return -2
                     if not okf:
-                        changed = True  # empty holds, with its propagation: keep it
-                    elif not oke:
-                        undo_to(state, mark)
-                        assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
-                        propagate(problem, state)
+                        # empty holds, with its propagation: keep it
+                        meta[M_FAILED] += 1
                         changed = True
-                    else:
-                        undo_to(state, mark)
-                        score[cell] = (nf + 1) * (ne + 1)
+                        meta[M_ISTAMP] += 1
+                        continue
+                    undo_to(state, mark)
+                else:
+                    meta[M_SKIPPED] += 1
+                    if not okf:
+                        # filled failed, empty is implied by a successful probe: fix it
+                        assign(problem, state, cell, 1, KIND_PROBE, cell, -1)
+                        if not propagate_inline(problem, state):
+                            clear_queue(state)
+                            undo_to(state, mark)
+                            return -2
+                        meta[M_FAILED] += 1
+                        changed = True
+                        meta[M_ISTAMP] += 1
+                        continue
+                if not oke:
+                    meta[M_FAILED] += 1
+                    assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
+                    propagate_inline(problem, state)
+                    changed = True
+                    meta[M_ISTAMP] += 1
+                    continue
+                score[cell] = (nf << 24) | ne
+                if nfix > 0:
+                    for k in range(nfix):
+                        x = fixed[k] >> 2
+                        if grid[x] == 3:
+                            assign(problem, state, x, fixed[k] & 3, KIND_PROBE, cell, -1)
+                    meta[M_BOTH] += nfix
+                    if not propagate_inline(problem, state):
+                        clear_queue(state)
+                        return -2
+                    changed = True
+                    meta[M_ISTAMP] += 1
         if not changed:
             break
         meta[M_STAMP] += 1
@@ -151,8 +251,10 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
             c = ctz(free)
             free &= free - 1
             cell = line * w + c
-            if score[cell] > best_score:
-                best_score = score[cell]
+            sc = score[cell]
+            v = ((sc >> 24) + 1) * ((sc & 0xFFFFFF) + 1)
+            if v > best_score:
+                best_score = v
                 best = cell
     return best
 
