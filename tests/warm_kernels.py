@@ -28,6 +28,8 @@ def native() -> None:
     load_engine("native", colour=True)
     load_engine("auto", colour=True)
     count_grid(Puzzle([(1,), (1,)], [(1,), (1,)]))  # the exact counter's kernel
+    # a puzzle that branches and probes below the root (48 solutions) compiles the rest of it
+    count_grid(read_puzzle(GAMES / "cross-ambiguous.non"))
     # the auto engine's hand-off probes the root for implications (collect_implications): its
     # 2x2 in load_engine is decided before that, so a first hand-off in a test compiled it
     # inside the test's time limit (5 s of CPU; test_native_stop failed so under load)
