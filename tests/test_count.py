@@ -157,11 +157,12 @@ def bw_puzzles(draw):
     return Puzzle(rows, cols)
 
 
+@pytest.mark.parametrize("counter", ["ganak", "enumerate"])  # the two CNF counters
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(bw_puzzles(), st.sampled_from(("order", "regular", "dfa")), st.booleans())
-def test_black_and_white_count_equals_brute_force(puzzle, encoding, simplify):
-    got = count_solutions(puzzle, timeout=30, encoding=encoding, simplify=simplify,
-                          counter="ganak")
+def test_black_and_white_count_equals_brute_force(counter, puzzle, encoding, simplify):
+    got = count_solutions(puzzle, timeout=120, encoding=encoding, simplify=simplify,
+                          counter=counter)
     want = brute_force_solutions(puzzle)
     assert got.exact and got.count == want, (got, want, puzzle.rows, puzzle.cols)
 

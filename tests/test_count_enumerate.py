@@ -26,7 +26,7 @@ from nonosat.errors import EngineError
 from nonosat.formats import read_puzzle
 from nonosat.puzzle import Puzzle
 from nonosat.stop import StopToken
-from tests.test_count import COLOURS, brute_force_colour, brute_force_solutions, bw_puzzles
+from tests.test_count import COLOURS, brute_force_colour
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 
@@ -116,15 +116,7 @@ def test_a_cap_or_a_stop_gives_a_lower_bound():
 
 
 # -- puzzles -----------------------------------------------------------------------------------
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(bw_puzzles(), st.sampled_from(("order", "regular", "dfa")), st.booleans())
-def test_black_and_white_count_equals_brute_force(puzzle, encoding, simplify):
-    got = count_solutions(puzzle, timeout=120, encoding=encoding, simplify=simplify,
-                          counter="enumerate")
-    want = brute_force_solutions(puzzle)
-    assert got.exact and got.count == want, (got, want, puzzle.rows, puzzle.cols)
-
-
+# (black-and-white puzzles against brute force: tests/test_count.py, for both CNF counters)
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(0, 2), min_size=9, max_size=9), st.booleans())
 def test_colour_count_equals_brute_force(cells, simplify):
