@@ -67,6 +67,7 @@ import numpy as np
 from nonosat.kernel_cache import stamp_module
 from nonosat.lazy_jit import njit
 from nonosat.native.count_parts import (
+    BUMP_NODES,
     M_ABORT,
     M_BOTH,
     M_BRANCH,
@@ -89,6 +90,7 @@ from nonosat.native.count_parts import (
     M_STOP_SP,
     M_STORES,
     M_TOP,
+    M_WEIGHTS,
     M_ZEROS,
     PROBE_BOTH,
     PROBE_SKIP_IMPLIED,
@@ -98,6 +100,7 @@ from nonosat.native.count_parts import (
     _popcount,
     _refine,
     _store,
+    bump,
     ctz,
     new_count_context,
     seg_line,
@@ -110,6 +113,7 @@ from nonosat.native.line import BITS_MAX_LINE
 from nonosat.native.propagate import (
     KIND_DECISION,
     KIND_GIVEN,
+    ST_FAIL_LINE,
     ST_TLEN,
     assign,
     borrowed,
@@ -402,6 +406,7 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
                 meta[M_MAXDEPTH] = sp
         else:
             clear_queue(state)
+            bump(ctx, st[ST_FAIL_LINE], BUMP_NODES)
             ret = 0  # resumes this frame at its phase with a count of 0
     if meta[M_ABORT] != 0:
         return -1
@@ -465,6 +470,9 @@ def count_grid(
     max_nodes: int | None = None,
     full_depth: int = 0,
     probe_flags: int = DEFAULT_PROBE_FLAGS,
+    weights: int = 0,
+    weight_decay: float = 0.95,
+    weight_alpha: float = 1.0,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
 
@@ -569,6 +577,9 @@ def count_grid(
         ctx[0][M_MAX_NODES] = 1 << 62 if max_nodes is None else max_nodes
         ctx[0][M_FULL_DEPTH] = full_depth
         ctx[0][M_FLAGS] = probe_flags
+        ctx[0][M_WEIGHTS] = weights
+        ctx[15][h + w + 1] = 1.0 / weight_decay
+        ctx[15][h + w + 2] = weight_alpha
         frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
         hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
         t0 = time.perf_counter()

@@ -42,7 +42,8 @@ M_FLAGS = 24  #: probing options (:data:`PROBE_BOTH`, :data:`PROBE_SKIP_IMPLIED`
 M_SKIPPED = 25  #: probes skipped as implied by a successful probe (cannot fail)
 M_BOTH = 26  #: cells fixed by probe-both
 M_FAILED = 27  #: probes that failed (their cell's other value fixed)
-M_SIZE = 28
+M_WEIGHTS = 28  #: conflict weights: 0 off, else bits of :data:`BUMP_PROBES`, :data:`BUMP_NODES`
+M_SIZE = 29
 
 #: ``M_FLAGS`` bit: fix the cells both values of a probed cell propagate to the same value.
 PROBE_BOTH = 1
@@ -51,6 +52,12 @@ PROBE_BOTH = 1
 PROBE_SKIP_IMPLIED = 2
 #: ``M_FLAGS`` bit: count a split's components smallest first (:func:`_components`).
 SMALL_FIRST = 4
+
+#: ``M_WEIGHTS`` bit: a failed probe (in probing, either value) bumps its failing line's weight.
+BUMP_PROBES = 1
+#: ``M_WEIGHTS`` bit: a contradiction that refutes a node (a decision's propagation, both values
+#: of a probed cell, a probe-both fix) bumps its failing line's weight.
+BUMP_NODES = 2
 
 #: Cache table rows (a power of two) and key arena words: 2**18 * 4 + 2**22 int64 words (40 MB).
 TABLE_SLOTS = 1 << 18
@@ -69,7 +76,7 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
                       slots: int = TABLE_SLOTS, arena: int = ARENA_WORDS,
                       seg_words: int | None = None) -> tuple:
     """The counter's working arrays: ``(meta, table, arena, segs, comp, queue, dirty, score,
-    rowseg, colseg, near, pmark, imp, fixed, order)``.
+    rowseg, colseg, near, pmark, imp, fixed, order, weight)``.
 
     ``meta`` (int64, :data:`M_SIZE`) the ``M_*`` counters; ``table`` (int64, (slots, 4)) the
     cache's rows ``(generation tag, key offset, key length, value * 2 + exact)``; ``arena``
@@ -85,7 +92,9 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
     Then ``(pmark, imp, fixed)`` (int64, ``n_cells``): the probing kernel's marks of the
     cells a probe's first value assigned (probe-both), of the values successful probes
     implied (skipped probes), and the cells probe-both fixes; ``order`` (int32, one per possible
-    segment) the order of a split's components.
+    segment) the order of a split's components.  ``weight`` (float64, ``n_lines + 3``): each
+    line's conflict weight (:func:`bump`), then the current bump, its growth factor (one over the
+    decay) and the weights' share of the branching score (``alpha``, 0: not used).
     ``seg_words``: the segment stack's size (default: :func:`segment_stack_words` for
     ``n_cells`` nested splits, enough for any count); a count that fills a smaller stack stops
     with ``meta[M_ABORT] == 2``.
@@ -97,6 +106,9 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
     n_segs = n_lines + n_blocks + 2
     meta = np.zeros(M_SIZE, dtype=np.int64)
     meta[M_GEN] = 1
+    weight = np.zeros(n_lines + 3, dtype=np.float64)
+    weight[n_lines] = 1.0
+    weight[n_lines + 1] = 1.0
     return (
         meta,
         np.zeros((slots, 4), dtype=np.int64),
@@ -114,6 +126,7 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
         np.zeros(n_cells, dtype=np.int64),
         np.zeros(n_cells, dtype=np.int64),
         np.zeros(n_segs, dtype=np.int32),
+        weight,
     )
 
 
@@ -162,6 +175,25 @@ def _popcount(x):  # pragma: no cover - compiled
         x &= x - 1
         n += 1
     return n
+
+
+@njit(cache=True, nogil=True, inline='always')
+def bump(ctx, line, kind):  # pragma: no cover - compiled
+    """Add the current bump to ``line``'s conflict weight when ``meta[M_WEIGHTS]`` has the bit
+    ``kind`` (:data:`BUMP_PROBES`, :data:`BUMP_NODES`), then grow the bump by its factor
+    (``weight[n_lines + 1]``; all weights are scaled down together before they overflow): the
+    decaying activities of VSIDS (Moskewicz et al., DAC 2001) and of sharpSAT's VSADS (Sang,
+    Beame, Kautz, SAT 2005), kept per line as dom/wdeg keeps them per constraint (Boussemart
+    et al., ECAI 2004)."""
+    if (ctx[0][M_WEIGHTS] & kind) == 0:
+        return
+    weight = ctx[15]
+    n = weight.shape[0] - 3
+    weight[line] += weight[n]
+    weight[n] *= weight[n + 1]
+    if weight[n] > 1e100:
+        for i in range(n + 1):
+            weight[i] *= 1e-100
 
 
 @njit(cache=True, nogil=True)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from nonosat.kernel_cache import stamp_module
 from nonosat.lazy_jit import njit
 from nonosat.native.count_parts import (
+    BUMP_NODES,
+    BUMP_PROBES,
     M_ABORT,
     M_BOTH,
     M_FAILED,
@@ -23,14 +25,17 @@ from nonosat.native.count_parts import (
     M_PSTAMP,
     M_SKIPPED,
     M_STAMP,
+    M_WEIGHTS,
     PROBE_BOTH,
     PROBE_SKIP_IMPLIED,
+    bump,
     ctz,
     seg_line,
     seg_mask,
 )
 from nonosat.native.propagate import (
     KIND_FAILED_LITERAL,
+    ST_FAIL_LINE,
     ST_TLEN,
     assign,
     borrowed,
@@ -153,6 +158,7 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
                 nf = old >> 24
                 ne = old & 0xFFFFFF
                 okf = True
+                ffail = -1
                 pst = 0
                 if implied & 1 == 0:
                     assign(problem, state, cell, 2, KIND_PROBE, cell, -1)
@@ -171,6 +177,8 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
                                 _imply(imp, istamp, x, grid[x])
                     else:
                         clear_queue(state)
+                        ffail = st[ST_FAIL_LINE]
+                        bump(ctx, ffail, BUMP_PROBES)
                     undo_to(state, mark)
                 else:
                     meta[M_SKIPPED] += 1
@@ -193,7 +201,10 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
                                     nfix += 1
                     else:
                         clear_queue(state)
+                        bump(ctx, st[ST_FAIL_LINE], BUMP_PROBES)
                     if not okf and not oke:
+                        bump(ctx, ffail, BUMP_NODES)
+                        bump(ctx, st[ST_FAIL_LINE], BUMP_NODES)
                         undo_to(state, mark)
                         return -2
                     if not okf:
@@ -210,6 +221,8 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
                         assign(problem, state, cell, 1, KIND_PROBE, cell, -1)
                         if not propagate_inline(problem, state):
                             clear_queue(state)
+                            bump(ctx, ffail, BUMP_NODES)
+                            bump(ctx, st[ST_FAIL_LINE], BUMP_NODES)
                             undo_to(state, mark)
                             return -2
                         meta[M_FAILED] += 1
@@ -232,6 +245,7 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
                     meta[M_BOTH] += nfix
                     if not propagate_inline(problem, state):
                         clear_queue(state)
+                        bump(ctx, st[ST_FAIL_LINE], BUMP_NODES)
                         return -2
                     changed = True
                     meta[M_ISTAMP] += 1
@@ -241,18 +255,25 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
         stamp = meta[M_STAMP]
         _mark_dirty(problem, state, ctx, pass_start, stamp, st[ST_TLEN])
     best = -1
-    best_score = -1
+    best_score = -1.0
+    weight = ctx[15]
+    nl = weight.shape[0] - 3
+    # conflict weights: the score times 1 + alpha * (row's + column's weight) / current bump
+    alpha = weight[nl + 2] / weight[nl] if meta[M_WEIGHTS] != 0 else 0.0
     for i in range(lo, lo + n):
         line = seg_line(segs[i])
         if line >= h:
             break
         free = seg_mask(segs[i]) & ~(lf[line] | le[line])
+        wrow = weight[line]
         while free != 0:
             c = ctz(free)
             free &= free - 1
             cell = line * w + c
             sc = score[cell]
-            v = ((sc >> 24) + 1) * ((sc & 0xFFFFFF) + 1)
+            v = float(((sc >> 24) + 1) * ((sc & 0xFFFFFF) + 1))
+            if alpha != 0.0:
+                v *= 1.0 + alpha * (wrow + weight[h + c])
             if v > best_score:
                 best_score = v
                 best = cell

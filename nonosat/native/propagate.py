@@ -108,7 +108,8 @@ ST_EXHAUSTED = 14  #: 1 when the search space is exhausted
 ST_BACKTRACKS = 15  #: backtracks
 ST_CACHE_HITS = 16  #: line cache hits
 ST_CACHE_COUNT = 17  #: free rows of the line cache this state filled (the table keeps its own count)
-ST_SIZE = 18
+ST_FAIL_LINE = 18  #: the line whose solving failed in the last contradiction of :func:`propagate`
+ST_SIZE = 19
 
 CACHE_MAX_LINE = BITS_MAX_LINE  #: longest line solved on masks and cached (62: bits of an int64)
 CACHE_SLOTS = 1 << 14  #: hash table rows (a power of two)
@@ -488,6 +489,7 @@ def propagate_inline(problem, state):  # pragma: no cover - compiled
             if fo < 0:
                 clear_queue(state)
                 st[ST_CONFLICTS] += 1
+                st[ST_FAIL_LINE] = line
                 return False
             nfm = fo & ~fm
             new = nfm | (eo & ~em)
@@ -535,6 +537,7 @@ def propagate_inline(problem, state):  # pragma: no cover - compiled
         if not solve_line_cached(blocks[start[line]:start[line + 1]], line, n, state):
             clear_queue(state)
             st[ST_CONFLICTS] += 1
+            st[ST_FAIL_LINE] = line
             return False
         for p in range(n):
             if outbuf[p] != linebuf[p]:
