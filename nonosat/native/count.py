@@ -85,6 +85,7 @@ from nonosat.native.count_parts import (
     M_PROBE_MIN,
     M_PROBES,
     M_PROBING,
+    M_SCORE,
     M_SKIPPED,
     M_SPLITS,
     M_STOP_SP,
@@ -473,6 +474,7 @@ def count_grid(
     weights: int = 0,
     weight_decay: float = 0.95,
     weight_alpha: float = 1.0,
+    score: int = 0,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
 
@@ -578,6 +580,7 @@ def count_grid(
         ctx[0][M_FULL_DEPTH] = full_depth
         ctx[0][M_FLAGS] = probe_flags
         ctx[0][M_WEIGHTS] = weights
+        ctx[0][M_SCORE] = score
         ctx[15][h + w + 1] = 1.0 / weight_decay
         ctx[15][h + w + 2] = weight_alpha
         frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)

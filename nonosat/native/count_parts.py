@@ -43,7 +43,8 @@ M_SKIPPED = 25  #: probes skipped as implied by a successful probe (cannot fail)
 M_BOTH = 26  #: cells fixed by probe-both
 M_FAILED = 27  #: probes that failed (their cell's other value fixed)
 M_WEIGHTS = 28  #: conflict weights: 0 off, else bits of :data:`BUMP_PROBES`, :data:`BUMP_NODES`
-M_SIZE = 29
+M_SCORE = 29  #: the probing branch's score (:data:`SCORE_RULES` of the counter)
+M_SIZE = 30
 
 #: ``M_FLAGS`` bit: fix the cells both values of a probed cell propagate to the same value.
 PROBE_BOTH = 1

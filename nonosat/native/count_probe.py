@@ -23,11 +23,13 @@ from nonosat.native.count_parts import (
     M_MODE,
     M_PROBES,
     M_PSTAMP,
+    M_SCORE,
     M_SKIPPED,
     M_STAMP,
     M_WEIGHTS,
     PROBE_BOTH,
     PROBE_SKIP_IMPLIED,
+    _popcount,
     bump,
     ctz,
     seg_line,
@@ -266,12 +268,17 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
             break
         free = seg_mask(segs[i]) & ~(lf[line] | le[line])
         wrow = weight[line]
+        rule = meta[M_SCORE]
+        nr = _popcount(((1 << w) - 1) & ~(lf[line] | le[line])) if rule != 0 else 0
         while free != 0:
             c = ctz(free)
             free &= free - 1
             cell = line * w + c
             sc = score[cell]
             v = float(((sc >> 24) + 1) * ((sc & 0xFFFFFF) + 1))
+            if rule != 0:
+                nc = _popcount(((1 << h) - 1) & ~(lf[h + c] | le[h + c]))
+                v *= float(nr + nc) if rule == 1 else float(nr * nc)
             if alpha != 0.0:
                 v *= 1.0 + alpha * (wrow + weight[h + c])
             if v > best_score:
