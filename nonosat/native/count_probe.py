@@ -117,6 +117,8 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
     skip = (meta[M_FLAGS] & PROBE_SKIP_IMPLIED) != 0
     meta[M_STAMP] += 1
     stamp = meta[M_STAMP]
+    first = stamp
+    seen = ctx[16]
     if since < 0:
         for i in range(lo, lo + n):
             dirty[seg_line(segs[i])] = stamp
@@ -150,6 +152,7 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
                 if grid[cell] != 3 or not (row_dirty or dirty[h + c] == stamp
                                            or near[cell] == stamp):
                     continue
+                seen[cell] = first
                 istamp = meta[M_ISTAMP]
                 implied = imp[cell] & 3 if skip and imp[cell] >> 2 == istamp else 0
                 if implied == 3:
@@ -278,7 +281,12 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
             v = float(((sc >> 24) + 1) * ((sc & 0xFFFFFF) + 1))
             if rule != 0:
                 nc = _popcount(((1 << h) - 1) & ~(lf[h + c] | le[h + c]))
-                v *= float(nr + nc) if rule == 1 else float(nr * nc)
+                if rule == 1:
+                    v *= float(nr + nc)
+                elif rule == 2:
+                    v *= float(nr * nc)
+                elif seen[cell] == first:
+                    v = v * 2.0 if rule == 4 else v + 1e9  # rule 3: fresh cells first
             if alpha != 0.0:
                 v *= 1.0 + alpha * (wrow + weight[h + c])
             if v > best_score:
