@@ -38,9 +38,12 @@ def small_puzzles(draw):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(small_puzzles(), st.booleans(), st.sampled_from((0, 1)), st.sampled_from((0, 1, 2, 3, 4, 7)))
-def test_native_count_equals_brute_force(puzzle, probing, branch, probe_flags):
-    got = count_grid(puzzle, probing=probing, branch=branch, probe_flags=probe_flags)
+@given(small_puzzles(), st.booleans(), st.sampled_from((0, 1)), st.sampled_from((0, 1, 2, 3, 4, 7)),
+       st.sampled_from((0, 1, 2, 3)), st.sampled_from((0, 1, 2)))
+def test_native_count_equals_brute_force(puzzle, probing, branch, probe_flags, weights, score):
+    """Every branching option (conflict weights, score rules) counts what brute force counts."""
+    got = count_grid(puzzle, probing=probing, branch=branch, probe_flags=probe_flags,
+                     weights=weights, weight_decay=0.8, score=score)
     assert got.finished and got.exact
     assert got.count == brute_force_solutions(puzzle), (puzzle.rows, puzzle.cols)
 
@@ -83,6 +86,9 @@ def test_native_count_with_a_partial_grid_and_refusals():
         count_grid(colour)
     with pytest.raises(ValueError):
         count_grid(puzzle, limit=0)
+    for bad in ({"score": 3}, {"weights": 4}, {"weight_decay": 0.0}, {"weight_alpha": -1.0}):
+        with pytest.raises(ValueError):
+            count_grid(puzzle, **bad)
 
 
 def test_native_count_stops_on_the_token():
@@ -221,15 +227,19 @@ def segment_puzzles(draw):
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(segment_puzzles(), st.sampled_from((True, False, 2, 3, 4)), st.sampled_from((0, 1)),
-       st.sampled_from((0, 8)), st.sampled_from((0, 6)), st.sampled_from((0, 1, 2, 3, 4, 7)))
+       st.sampled_from((0, 8)), st.sampled_from((0, 6)), st.sampled_from((0, 1, 2, 3, 4, 7)),
+       st.sampled_from((0, 3)), st.sampled_from((0, 1, 2)))
 def test_native_count_on_segments_equals_rowwise_enumeration(case, probing, branch, probe_min,
-                                                              full_depth, probe_flags):
-    """Every probing option (probe-both fixes, skipped implied probes: ``probe_flags``) counts
-    what the row-by-row enumerator counts."""
+                                                              full_depth, probe_flags, weights,
+                                                              score):
+    """Every probing option (probe-both fixes, skipped implied probes: ``probe_flags``) and
+    branching option (conflict weights, score rules) counts what the row-by-row enumerator
+    counts."""
     puzzle, partial = case
     want = rowwise_count(puzzle, partial)
     got = count_grid(puzzle, partial, probing=probing, branch=branch, probe_min=probe_min,
-                     full_depth=full_depth, probe_flags=probe_flags)
+                     full_depth=full_depth, probe_flags=probe_flags, weights=weights,
+                     weight_alpha=3.0, score=score)
     assert got.finished and got.exact
     assert got.count == want, (puzzle.rows, puzzle.cols, partial.tolist())
     if want > 3:
@@ -302,11 +312,15 @@ def test_a_stopped_native_count_proves_a_lower_bound():
 def test_probe_options_keep_a_corpus_count(corpus):
     """taai2011 #276 (1-based; 11,860 solutions, Ganak's count, 69 s under load: too slow to
     run here): counted the same with and without probe-both fixes and skipped implied probes,
-    and the options do what they say (fixes made, probes skipped, fewer probes run)."""
+    with and without conflict weights, and the options do what they say (fixes made, probes skipped, fewer probes run)."""
     puzzle = read_puzzle(corpus / "NonogramRecord" / "question" / "taai2011.txt", None, 276)
     plain = count_grid(puzzle, probe_flags=0)
     both = count_grid(puzzle, probe_flags=3)
+    unweighted = count_grid(puzzle, weights=0)
     assert plain.exact and both.exact and plain.count == both.count == 11860
+    # conflict weights change the branching (so the decisions), not the count
+    assert unweighted.exact and unweighted.count == 11860
+    assert unweighted.stats["nodes"] != both.stats["nodes"]
     assert plain.stats["probes_skipped"] == plain.stats["probe_both"] == 0
     assert both.stats["probes_skipped"] > 0 and both.stats["probe_both"] > 0
     assert both.stats["probes"] < plain.stats["probes"]

@@ -77,7 +77,7 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
                       slots: int = TABLE_SLOTS, arena: int = ARENA_WORDS,
                       seg_words: int | None = None) -> tuple:
     """The counter's working arrays: ``(meta, table, arena, segs, comp, queue, dirty, score,
-    rowseg, colseg, near, pmark, imp, fixed, order, weight, seen)``.
+    rowseg, colseg, near, pmark, imp, fixed, order, weight)``.
 
     ``meta`` (int64, :data:`M_SIZE`) the ``M_*`` counters; ``table`` (int64, (slots, 4)) the
     cache's rows ``(generation tag, key offset, key length, value * 2 + exact)``; ``arena``
@@ -95,8 +95,7 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
     implied (skipped probes), and the cells probe-both fixes; ``order`` (int32, one per possible
     segment) the order of a split's components.  ``weight`` (float64, ``n_lines + 3``): each
     line's conflict weight (:func:`bump`), then the current bump, its growth factor (one over the
-    decay) and the weights' share of the branching score (``alpha``, 0: not used); ``seen``
-    (int64, ``n_cells``) the probing call that last considered each cell (its first stamp).
+    decay) and the weights' share of the branching score (``alpha``).
     ``seg_words``: the segment stack's size (default: :func:`segment_stack_words` for
     ``n_cells`` nested splits, enough for any count); a count that fills a smaller stack stops
     with ``meta[M_ABORT] == 2``.
@@ -129,7 +128,6 @@ def new_count_context(n_lines: int, n_cells: int, n_blocks: int = -1,
         np.zeros(n_cells, dtype=np.int64),
         np.zeros(n_segs, dtype=np.int32),
         weight,
-        np.zeros(n_cells, dtype=np.int64),
     )
 
 

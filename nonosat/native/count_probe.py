@@ -6,6 +6,11 @@ most :data:`NEAR` cells from a newly assigned cell along its row or column, mode
 mode 3 plus the decision's row and column (:func:`nonosat.native.count.count_grid`'s ``probing``).  A probe
 that fails fixes the other value, as in the native solver's probing
 (:mod:`nonosat.native.probe`); the assignments of a probe that succeeds are undone.
+
+A probe that fails bumps the conflict weight of the line whose solving failed
+(:func:`~nonosat.native.count_parts.bump`), and the branch is the cell of the largest lookahead
+score times ``1 + alpha * (weight of its row + weight of its column) / current bump``:
+conflict-directed branching (dom/wdeg) with decaying weights.
 """
 
 from __future__ import annotations
@@ -103,10 +108,18 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
     keeps its last score for that value).  Neither changes which counts are found, only which
     cells are fixed before a branch (probe-both) and which probes run.
 
+    Every probe that fails adds to the conflict weight of the line whose solving failed
+    (:func:`~nonosat.native.count_parts.bump`, with :data:`~nonosat.native.count_parts.BUMP_PROBES`
+    in ``meta[M_WEIGHTS]``; a contradiction that refutes the node, with
+    :data:`~nonosat.native.count_parts.BUMP_NODES`).
+
     Returns ``-2`` on a contradiction (both values of a cell fail), else the cell to branch on:
     the largest ``(nf + 1) * (ne + 1)`` over the cells' two values' propagated cells (as
     :func:`nonosat.native.probe.best_branch`'s default rule; a value not probed at this node
-    keeps its last count), or ``-1`` when no undecided cell is left."""
+    keeps its last count), times ``1 + alpha * (w_row + w_col) / bump`` with conflict weights
+    (``w`` a line's weight, ``bump`` the current bump: with decay, about the number of recent
+    failures on the cell's two lines), and with ``meta[M_SCORE]`` 1 / 2 times the sum / product of
+    the undecided cells of the cell's row and column; ``-1`` when no undecided cell is left."""
     problem, state, ctx = borrowed(problem), borrowed(state), borrowed(ctx)
     h, w = problem[3][0], problem[3][1]
     grid, trail, st, stop = state[0], state[1], state[6], state[15]
@@ -117,8 +130,6 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
     skip = (meta[M_FLAGS] & PROBE_SKIP_IMPLIED) != 0
     meta[M_STAMP] += 1
     stamp = meta[M_STAMP]
-    first = stamp
-    seen = ctx[16]
     if since < 0:
         for i in range(lo, lo + n):
             dirty[seg_line(segs[i])] = stamp
@@ -152,7 +163,6 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
                 if grid[cell] != 3 or not (row_dirty or dirty[h + c] == stamp
                                            or near[cell] == stamp):
                     continue
-                seen[cell] = first
                 istamp = meta[M_ISTAMP]
                 implied = imp[cell] & 3 if skip and imp[cell] >> 2 == istamp else 0
                 if implied == 3:
@@ -281,12 +291,7 @@ def _probe(problem, state, ctx, segs, lo, n, since):  # pragma: no cover - compi
             v = float(((sc >> 24) + 1) * ((sc & 0xFFFFFF) + 1))
             if rule != 0:
                 nc = _popcount(((1 << h) - 1) & ~(lf[h + c] | le[h + c]))
-                if rule == 1:
-                    v *= float(nr + nc)
-                elif rule == 2:
-                    v *= float(nr * nc)
-                elif seen[cell] == first:
-                    v = v * 2.0 if rule == 4 else v + 1e9  # rule 3: fresh cells first
+                v *= float(nr + nc) if rule == 1 else float(nr * nc)
             if alpha != 0.0:
                 v *= 1.0 + alpha * (wrow + weight[h + c])
             if v > best_score:
