@@ -53,6 +53,9 @@ PROBE_BOTH = 1
 PROBE_SKIP_IMPLIED = 2
 #: ``M_FLAGS`` bit: count a split's components smallest first (:func:`_components`).
 SMALL_FIRST = 4
+#: ``M_FLAGS`` bit: probe a component's rows in the order of their conflict weights, heaviest
+#: first (:func:`nonosat.native.count_probe._probe`).
+HEAVY_FIRST = 8
 
 #: ``M_WEIGHTS`` bit: a failed probe (in probing, either value) bumps its failing line's weight.
 BUMP_PROBES = 1
