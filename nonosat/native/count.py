@@ -563,11 +563,14 @@ def count_grid(
         the line whose solving failed) and :data:`~nonosat.native.count_parts.BUMP_NODES` (so
         does a contradiction that refutes a node); 0: the lookahead score alone.
         :data:`DEFAULT_WEIGHTS` (both) by default.  Measured (``benchmarks/bench_count_ab.py``,
-        taai2011, 20 s, load 1.6-3.0) against 0: 19 counted puzzles (#275, #314, #318, ...,
-        #546: 80 to 646,519 solutions) geomean 0.60x nodes, 0.52x probes; #500 (1,454) 2,356
-        / 13,164 nodes; #450 (646,519) 102,714 / 90,420 nodes (its node counts move by
-        +-15 % with any change of the search's history); in 10 s, #550 proved > 10^6 (0: at
-        least 339,591).
+        taai2011, 20 s, load 1.6-3.4) against 0: 19 counted puzzles (#275, #314, #318, ...,
+        #546: 80 to 646,519 solutions) geomean 0.60x nodes, 0.52x probes (with
+        ``HEAVY_FIRST``: 0.59x, 0.47x); #500 (1,454) 2,672 / 13,164 nodes.  #450 (646,519)
+        is chaotic: 90,420 nodes (3.9 M probes) with 0, but 106,062-127,086 (6.0-7.5 M
+        probes) when only the ties of the same score are broken otherwise, and 95,348-130,202
+        (3.7-5.0 M probes) with weights (alpha 2.5-5).  In 10 s, #550 proved > 10^6 (0: at
+        least 692,179).  tcga2015 / taai2014 every 100th at 30,000 nodes: 0.67x / 0.63x the
+        probes in all; tcga2015 #500 (430 solutions) 12,250 / 24,424 nodes.
     weight_decay : float
         Each bump is ``1 / weight_decay`` times the last (``0 < weight_decay <= 1``; 1: plain
         counts, as dom/wdeg): recent failures weigh more.  0.9 / 0.99 against 0.95 on the 10
