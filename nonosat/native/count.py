@@ -496,7 +496,7 @@ def count_grid(
     probe_flags: int = DEFAULT_PROBE_FLAGS,
     weights: int = DEFAULT_WEIGHTS,
     weight_decay: float = 0.95,
-    weight_alpha: float = 3.0,
+    weight_alpha: float = 2.5,
     score: int = 0,
 ) -> NativeCount:
     """Count the solutions of ``puzzle`` that agree with ``partial``, up to ``limit``.
@@ -549,8 +549,8 @@ def count_grid(
         :data:`~nonosat.native.count_parts.HEAVY_FIRST` (probe a component's rows in the order
         of their conflict weights, heaviest first, so that a contradiction is met after fewer
         probes); :data:`DEFAULT_PROBE_FLAGS` by default (all but ``SMALL_FIRST``).
-        ``HEAVY_FIRST`` on the 19 puzzles of ``weights`` (load 3.4): geomean 0.91x probes,
-        0.98x nodes of the same without it (#500 349,451 / 376,540 probes; #450 4.25 M /
+        ``HEAVY_FIRST`` on the 19 puzzles of ``weights`` (alpha 3, load 3.4): geomean 0.91x
+        probes, 0.98x nodes of the same without it (#500 349,451 / 376,540 probes; #450 4.25 M /
         4.26 M probes, 118,758 / 102,714 nodes).  Measured (``benchmarks/bench_count_ab.py``, taai2011, load 7-11, so
         read the node and probe counts first): flags 0 / 3, #425 (67,270 solutions) 27,568 /
         34,706 nodes, 755,548 / 463,794 probes; #500 (1,454) 22,158 / 13,164 nodes, 4.37 M /
@@ -564,21 +564,23 @@ def count_grid(
         does a contradiction that refutes a node); 0: the lookahead score alone.
         :data:`DEFAULT_WEIGHTS` (both) by default.  Measured (``benchmarks/bench_count_ab.py``,
         taai2011, 20 s, load 1.6-3.4) against 0: 19 counted puzzles (#275, #314, #318, ...,
-        #546: 80 to 646,519 solutions) geomean 0.60x nodes, 0.52x probes (with
-        ``HEAVY_FIRST``: 0.59x, 0.47x); #500 (1,454) 2,672 / 13,164 nodes.  #450 (646,519)
-        is chaotic: 90,420 nodes (3.9 M probes) with 0, but 106,062-127,086 (6.0-7.5 M
-        probes) when only the ties of the same score are broken otherwise, and 95,348-130,202
-        (3.7-5.0 M probes) with weights (alpha 2.5-5).  In 10 s, #550 proved > 10^6 (0: at
+        #546: 80 to 646,519 solutions) geomean 0.56x nodes, 0.46x probes (the defaults, with
+        ``HEAVY_FIRST``; alpha 3 without it: 0.60x, 0.52x); #500 (1,454) 2,280 / 13,164
+        nodes; #450 (646,519) 95,348 / 90,420 nodes, 3.72 M / 3.88 M probes.  #450 is
+        chaotic: 90,420 nodes with 0, but 106,062-127,086 (6.0-7.5 M probes) when only the
+        ties of equal scores are broken otherwise, and 95,348-130,202 (3.7-5.0 M probes) with
+        weights (alpha 2.5-5, with or without ``HEAVY_FIRST``).  In 10 s, #550 proved > 10^6 (0: at
         least 692,179).  tcga2015 / taai2014 every 100th at 30,000 nodes: 0.67x / 0.63x the
         probes in all; tcga2015 #500 (430 solutions) 12,250 / 24,424 nodes.
     weight_decay : float
         Each bump is ``1 / weight_decay`` times the last (``0 < weight_decay <= 1``; 1: plain
-        counts, as dom/wdeg): recent failures weigh more.  0.9 / 0.99 against 0.95 on the 10
-        puzzles of the first suite: geomean 1.07x / 1.22x nodes.
+        counts, as dom/wdeg): recent failures weigh more.  0.9 / 0.99 against 0.95 on 10 of
+        those puzzles (alpha 3, without ``HEAVY_FIRST``): geomean 1.07x / 1.22x nodes.
     weight_alpha : float
         A cell's score is multiplied by ``1 + weight_alpha * (w_row + w_col) / bump``.
-        0.3 / 1 / 10 / 30 against 3 on the first suite: geomean 1.75x / 1.12x / 1.10x /
-        1.12x nodes.
+        2 / 3 against 2.5 on the 19 puzzles: geomean 1.03x / 1.06x nodes, 1.08x / 1.03x
+        probes; 0.3 / 1 / 10 / 30 against 3 on 10 of them (without ``HEAVY_FIRST``): 1.75x /
+        1.12x / 1.10x / 1.12x nodes.
     score : int
         The probing branch's score (:data:`SCORE_RULES`); 1 and 2 measured worse than 0
         (without weights, 20 s: #450 120,000 / 93,672 nodes against 90,420; #500 not counted
