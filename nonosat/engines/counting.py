@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from nonosat.native.count_cubes import CubeCount
-
     from nonosat.puzzle import Puzzle
     from nonosat.stop import StopToken
 
