@@ -40,7 +40,7 @@ def _worker_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name.startswith("count-worker")]
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(puzzles_4x4(), st.integers(1, 12))
 def test_cubes_partition_the_solutions(puzzle, target):
     """Every solution (brute force over all 2^16 pictures) agrees with exactly one cube, and

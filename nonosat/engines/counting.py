@@ -76,11 +76,12 @@ ENUM_CAP = 100_000
 #: before it splits its search into cubes for its workers (:mod:`nonosat.native.count_cubes`):
 #: most counts end within them (about 0.2 s), and then no thread starts.
 WARMUP_NODES = 2000
-#: In the portfolio, once the native workers' finished cubes prove at least this many
-#: solutions, the enumeration stops and its thread counts cubes too: it finds at most about
-#: 2,000 solutions a second on a 25x25 puzzle, fewer as its blocking clauses accumulate, so it
-#: cannot count these within the default time limit.
-ENUM_HANDOVER = 20_000
+#: In the portfolio with the native workers, once the enumeration found this many solutions,
+#: or the workers' finished cubes prove this many, the enumeration stops and its thread counts
+#: cubes too: the enumeration finds at most about 2,000 solutions a second on a 25x25 puzzle,
+#: fewer as its blocking clauses accumulate, and the counts it finishes first are small
+#: (taai2011 #500: 1,454; tcga2015 #500: 430).
+ENUM_HANDOVER = 2_000
 
 #: The counters :func:`count_solutions` knows.
 COUNTERS = ("auto", "native", "ganak", "enumerate")
@@ -282,7 +283,8 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
                     time.perf_counter() - start + ENUM_SECONDS, ENUM_SHARE * timeout))
                 with stop_there.calling(enum_stop.set):
                     got = _count_enumeration(puzzle, partial, share, encoding, start,
-                                             stop=enum_stop, cap=ENUM_CAP)
+                                             stop=enum_stop,
+                                             cap=ENUM_CAP if cubes is None else ENUM_HANDOVER)
                 there.append(got)
                 if got.exact and not crosscheck:
                     stop_here.set()

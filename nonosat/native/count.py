@@ -712,12 +712,14 @@ def _apply_partial(puzzle: Puzzle, state: tuple, partial: np.ndarray) -> None:
         raise PuzzleError(f"partial grid is {partial.shape[1]}x{partial.shape[0]} but the "
                           f"puzzle is {puzzle.width}x{puzzle.height}")
     grid, trail, tkind, targ, st = (state[i] for i in (0, 1, 2, 3, 6))
-    for cell, value in enumerate(partial.reshape(-1)):
-        if value in (Cell.EMPTY, Cell.FILLED):
-            grid[cell] = value
-            t = st[ST_TLEN]
-            trail[t], tkind[t], targ[t] = cell, KIND_GIVEN, -1
-            st[ST_TLEN] = t + 1
+    flat = partial.reshape(-1)
+    cells = np.flatnonzero((flat == Cell.EMPTY) | (flat == Cell.FILLED))  # in order, as a loop
+    t = int(st[ST_TLEN])
+    grid[cells] = flat[cells]
+    trail[t:t + cells.size] = cells
+    tkind[t:t + cells.size] = KIND_GIVEN
+    targ[t:t + cells.size] = -1
+    st[ST_TLEN] = t + cells.size
     sync_line_masks(state)
 
 

@@ -65,7 +65,15 @@ from nonosat.native.count_parts import (
     segment_stack_words,
 )
 from nonosat.native.count_probe import _probe
-from nonosat.native.propagate import clear_queue, new_state, problem_tuple, propagate
+from nonosat.native.propagate import (
+    KIND_DECISION,
+    ST_TLEN,
+    assign,
+    clear_queue,
+    new_state,
+    problem_tuple,
+    propagate,
+)
 from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
 from nonosat.stop import StopToken, for_solve
 
@@ -87,15 +95,26 @@ def available_cores() -> int:
 
 
 @njit(cache=True, nogil=True)
-def _split_step(problem, state, ctx):  # pragma: no cover - compiled
-    """Propagate and probe ``state`` as the counter's root node does and name its branching
-    cell: ``-2`` on a contradiction, ``-1`` when every cell is decided, ``-3`` when the stop
-    flag ended probing or the segment stack is full, else the cell (the probing rule's branch
-    in the component with the most segments).  Cells fixed stay assigned in ``state``."""
+def _split_step(problem, state, ctx, cell, value):  # pragma: no cover - compiled
+    """Propagate ``state`` (its givens queued), then decide ``cell`` with ``value`` (1 empty,
+    2 filled; ``cell < 0``: none, the root), propagate and probe as the counter does at a node
+    (the root: every cell of the component; below: probing mode 4 from the decision), and name
+    the branching cell: ``-2`` on a contradiction, ``-1`` when every cell is decided, ``-3``
+    when the stop flag ended probing or the segment stack is full, else the cell (the probing
+    rule's branch in the component with the most segments).  Cells fixed stay assigned in
+    ``state``."""
     meta, segs = ctx[0], ctx[3]
+    st = state[6]
     if not propagate(problem, state):
         clear_queue(state)
         return -2
+    since = -1
+    if cell >= 0:
+        since = st[ST_TLEN]
+        assign(problem, state, cell, value, KIND_DECISION, 0, -1)
+        if not propagate(problem, state):
+            clear_queue(state)
+            return -2
     start, known = problem[1], problem[2]
     h, w = problem[3][0], problem[3][1]
     n0 = h + w
@@ -119,11 +138,11 @@ def _split_step(problem, state, ctx):  # pragma: no cover - compiled
             best_n = segs[at]
             best_lo = at + 1
         at += segs[at] + 1
-    meta[M_MODE] = 1
-    cell = _probe(problem, state, ctx, segs, best_lo, best_n, -1)
+    meta[M_MODE] = 1 if since < 0 else 4
+    branch = _probe(problem, state, ctx, segs, best_lo, best_n, since)
     if meta[M_ABORT] != 0:
         return -3
-    return cell
+    return branch
 
 
 class _Splitter:
@@ -142,16 +161,18 @@ class _Splitter:
         self.flag = flag
         self.cache: np.ndarray | None = None
 
-    def step(self, grid: np.ndarray) -> tuple[int, np.ndarray]:
-        """Propagate and probe ``grid``: ``(cell, fixed)``, the branching cell (or
-        :func:`_split_step`'s negative code) and the grid with the cells fixed."""
+    def step(self, grid: np.ndarray, cell: int = -1, value: int = 0) -> tuple[int, np.ndarray]:
+        """Propagate ``grid``, decide ``cell`` (``-1``: none) with ``value``
+        (:class:`~nonosat.puzzle.Cell`), propagate and probe: ``(branch, fixed)``, the
+        branching cell (or :func:`_split_step`'s negative code) and the grid with the cells
+        fixed."""
         h, w = self.puzzle.shape
         state = new_state(self.packed, unknown_grid(self.puzzle), cache=self.cache,
                           stop=self.flag)
         self.cache = state[10]
         _apply_partial(self.puzzle, state, grid)
-        cell = int(_split_step(self.problem, state, self.ctx))
-        return cell, state[0].reshape(h, w).copy()
+        branch = int(_split_step(self.problem, state, self.ctx, cell, value))
+        return branch, state[0].reshape(h, w).copy()
 
 
 def make_cubes(puzzle: Puzzle, partial: np.ndarray | None, target: int, *,
@@ -191,12 +212,15 @@ def make_cubes(puzzle: Puzzle, partial: np.ndarray | None, target: int, *,
     done: list[np.ndarray] = []
     seq = 0
 
-    def add(grid: np.ndarray) -> bool:
+    def add(grid: np.ndarray, decide: int = -1, value: int = 0) -> bool:
         nonlocal seq
-        cell, fixed = splitter.step(grid)
+        cell, fixed = splitter.step(grid, decide, value)
         if cell == -3:
             if splitter.flag[0] != 0:
                 return False
+            if decide >= 0:
+                grid = grid.copy()
+                grid.reshape(-1)[decide] = value
             done.append(grid)
         elif cell == -1:
             done.append(fixed)
@@ -210,9 +234,7 @@ def make_cubes(puzzle: Puzzle, partial: np.ndarray | None, target: int, *,
     while heap and len(heap) + len(done) < target:
         _, _, cell, fixed = heapq.heappop(heap)
         for value in (Cell.FILLED, Cell.EMPTY):
-            child = fixed.copy()
-            child.reshape(-1)[cell] = value
-            if not add(child):
+            if not add(fixed, cell, int(value)):
                 return None
     return done + [fixed for _, _, _, fixed in sorted(heap)]
 
