@@ -77,9 +77,14 @@ from nonosat.native.propagate import (
 from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
 from nonosat.stop import StopToken, for_solve
 
-#: Cubes per worker by default (:class:`CubeCount`): enough that the workers stay busy while
-#: the cubes' counts differ widely.
-CUBES_PER_WORKER = 16
+#: Cubes per worker of the first split, in the calling thread (:class:`CubeCount`).
+CUBES_PER_WORKER = 8
+
+#: Each cube of the first split is split again into this many by the worker that takes it, so
+#: the second split runs on every core.  The cubes' counts differ widely (the solutions of
+#: taai2011 #450 sit in a few of its cubes): split into 128 cubes, its largest takes 45,364
+#: of 124,988 decisions; into 512, 9,942 of 122,878 (each counted by a fresh counter).
+SUBCUBES = 128
 
 #: The statistics of the workers' counts that :meth:`CubeCount.run` sums.
 _SUMMED = ("nodes", "cache_hits", "cached", "splits", "cache_clears", "probes", "refuted",
@@ -176,8 +181,8 @@ class _Splitter:
 
 
 def make_cubes(puzzle: Puzzle, partial: np.ndarray | None, target: int, *,
-               flag: np.ndarray | None = None, probe_flags: int = DEFAULT_PROBE_FLAGS
-               ) -> list[np.ndarray] | None:
+               flag: np.ndarray | None = None, probe_flags: int = DEFAULT_PROBE_FLAGS,
+               splitter: _Splitter | None = None) -> list[np.ndarray] | None:
     """Split the count of ``puzzle`` (agreeing with ``partial``) into at least ``target``
     cubes (fewer when the search tree is smaller), best first (module docstring): each cube
     propagated and probed, those with a contradiction dropped.
@@ -194,6 +199,8 @@ def make_cubes(puzzle: Puzzle, partial: np.ndarray | None, target: int, *,
         A stop flag (:attr:`nonosat.stop.StopToken.flag`) the probing reads.
     probe_flags : int
         Probing options, as :func:`nonosat.native.count.count_grid`'s.
+    splitter : _Splitter, optional
+        Working arrays to reuse (its flag and probing options then hold).
 
     Returns
     -------
@@ -201,8 +208,9 @@ def make_cubes(puzzle: Puzzle, partial: np.ndarray | None, target: int, *,
         The cubes, most undecided cells first (an empty list: no solution); ``None`` when
         the stop flag was set.
     """
-    splitter = _Splitter(puzzle, np.zeros(1, dtype=np.int64) if flag is None else flag,
-                         probe_flags)
+    if splitter is None:
+        splitter = _Splitter(puzzle, np.zeros(1, dtype=np.int64) if flag is None else flag,
+                             probe_flags)
     base = unknown_grid(puzzle) if partial is None else np.asarray(partial, dtype=np.int8)
     unknown = int(Cell.UNKNOWN)
     # best first: the open cube with the most undecided cells (after its propagation and
@@ -256,6 +264,9 @@ class CubeCount:
     cubes : int, optional
         Cubes to split into (default: :data:`CUBES_PER_WORKER` per worker of :meth:`run`, and
         per helper announced by ``helpers``).
+    subcubes : int
+        Each cube of the first split is split again into this many by the worker that takes
+        it (:data:`SUBCUBES`; 1: no second split).
     helpers : int
         Threads expected to join by :meth:`help` (counted for the default number of cubes).
     progress : callable, optional
@@ -271,7 +282,7 @@ class CubeCount:
 
     def __init__(self, puzzle: Puzzle, partial: np.ndarray | None = None, *,
                  limit: int = DEFAULT_LIMIT, stop: StopToken | None = None,
-                 cubes: int | None = None, helpers: int = 0,
+                 cubes: int | None = None, subcubes: int = SUBCUBES, helpers: int = 0,
                  progress: Any = None, warmup_nodes: int = 0, **options: Any) -> None:
         if limit < 1:
             raise ValueError(f"the count limit must be at least 1, not {limit}")
@@ -291,7 +302,9 @@ class CubeCount:
         self._warmup = warmup_nodes
         self._options = options
         self._cond = threading.Condition()
-        self._queue: deque[np.ndarray] = deque()
+        self._queue: deque[tuple[np.ndarray, bool]] = deque()  # (cube, of the first split)
+        self._splitting = 0  # workers splitting a cube of the first split
+        self._subcubes = subcubes
         self._open = False  # cubes may be pulled (between the split and the end of run)
         self._closed = False  # run has returned: help does nothing
         self._active = 0
@@ -312,18 +325,38 @@ class CubeCount:
         return Counter(self.puzzle, stop=self._flag, **self._options)
 
     def _work(self, counter: Counter) -> None:
-        """Count cubes from the queue until none is left, the cap is reached or a stop."""
+        """Count cubes from the queue until none is left (and no worker is splitting one), the
+        cap is reached or a stop.  A cube of the first split is split again here into
+        ``subcubes`` cubes, which go to the front of the queue."""
         nodes = 0
+        splitter: _Splitter | None = None
         try:
             while True:
                 with self._cond:
+                    while (self._open and not self._queue and self._splitting > 0
+                           and not self._over and self._flag is not None
+                           and self._flag[0] == 0):
+                        self._cond.wait(0.05)  # another worker is splitting a cube
                     if (not self._open or not self._queue or self._over
                             or self._flag is None or self._flag[0] != 0):
                         break
-                    grid = self._queue.popleft()
+                    grid, first_level = self._queue.popleft()
                     cap_left = self.limit - self._sum  # >= 0 while not over
                     self._active += 1
+                    if first_level:
+                        self._splitting += 1
                 try:
+                    if first_level:
+                        if splitter is None:
+                            splitter = _Splitter(self.puzzle, self._flag, self._options.get(
+                                "probe_flags", DEFAULT_PROBE_FLAGS))
+                        sub = make_cubes(self.puzzle, grid, self._subcubes, splitter=splitter)
+                        with self._cond:
+                            self._splitting -= 1
+                            if sub is not None:
+                                self.cube_count += len(sub) - 1
+                                self._queue.extendleft((g, False) for g in reversed(sub))
+                        continue
                     got = counter.count(grid, limit=max(1, cap_left))
                 finally:
                     with self._cond:
@@ -448,7 +481,7 @@ class CubeCount:
                 return self._result(t0, workers, 0, split_ms)
             self.cube_count = len(cubes)
             with self._cond:
-                self._queue.extend(cubes)
+                self._queue.extend((cube, self._subcubes > 1) for cube in cubes)
                 self._open = True
             threads = [threading.Thread(target=self._work_new, name=f"count-worker-{i}",
                                         daemon=True) for i in range(1, workers)]
@@ -467,7 +500,7 @@ class CubeCount:
                         self._cond.wait()
             if self._errors:
                 raise self._errors[0]
-            return self._result(t0, workers, len(cubes), split_ms)
+            return self._result(t0, workers, self.cube_count, split_ms)
 
     def _work_new(self) -> None:
         try:
@@ -491,7 +524,8 @@ class CubeCount:
     def _result(self, t0: float, workers: int, cubes: int, split_ms: int) -> NativeCount:
         took = time.perf_counter() - t0
         stats = dict(self._stats)
-        stats.update(cubes=cubes, workers=workers + self._joined, split_ms=split_ms)
+        stats.update(cubes=cubes, workers=workers + self._joined, split_ms=split_ms,
+                     busiest_worker_nodes=max(self._per_worker, default=0))
         if self._over and not self._failure:
             # the finished cubes' sum reached the cap: at least limit + 1, as one counter's
             return NativeCount(self.limit + 1, False, True, took, stats, "", self.limit + 1)
@@ -509,9 +543,10 @@ class CubeCount:
 def count_parallel(puzzle: Puzzle, partial: np.ndarray | None = None, *,
                    limit: int = DEFAULT_LIMIT, stop: StopToken | None = None,
                    workers: int | None = None, cubes: int | None = None,
-                   **options: Any) -> NativeCount:
+                   subcubes: int = SUBCUBES, **options: Any) -> NativeCount:
     """Count the solutions of ``puzzle`` agreeing with ``partial`` on ``workers`` threads
-    (default: :func:`available_cores`), split into ``cubes`` cubes (:class:`CubeCount`).
+    (default: :func:`available_cores`), split into ``cubes`` cubes, each split again into
+    ``subcubes`` by the worker that takes it (:class:`CubeCount`).
 
     ``workers=1`` with no ``cubes`` is :func:`nonosat.native.count.count_grid` itself (no
     split).  Parameters and result as :func:`~nonosat.native.count.count_grid`'s
@@ -529,7 +564,7 @@ def count_parallel(puzzle: Puzzle, partial: np.ndarray | None = None, *,
         raise ValueError(f"at least one worker, not {n}")
     if n == 1 and cubes is None:
         return count_grid(puzzle, partial, limit=limit, stop=stop, **options)
-    return CubeCount(puzzle, partial, limit=limit, stop=stop, cubes=cubes,
+    return CubeCount(puzzle, partial, limit=limit, stop=stop, cubes=cubes, subcubes=subcubes,
                      **options).run(n)
 
 
