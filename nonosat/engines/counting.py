@@ -2,21 +2,27 @@
 enumeration of the solutions, or the CNF's models projected on the cell variables (Ganak).
 
 ``nonosat solve --count`` and ``nonosat analyse`` use :func:`count_solutions`.  It runs a
-portfolio on two cores, in two lanes at the same time; the first exact count stops the other
-lane (``crosscheck=True`` lets every counter finish and raises :class:`CountDisagreement` when
-two exact counts differ; the tests do):
+portfolio on the cores available, in two lanes at the same time; the first exact count stops
+the other lane, and so does the native counter's "more than :data:`COUNT_LIMIT`"
+(``crosscheck=True`` lets every counter finish and raises :class:`CountDisagreement` when two
+exact counts differ; the tests do):
 
 * here, on a black-and-white puzzle with lines of at most 62 cells, the **native counter**
   (:mod:`nonosat.native.count`: a #SAT search over cells with line propagation, probing and
-  component caching, compiled; exact up to :data:`COUNT_LIMIT`, above it a lower bound);
+  component caching, compiled; exact up to :data:`COUNT_LIMIT`, above it a lower bound) on
+  its worker threads (:mod:`nonosat.native.count_cubes`: after :data:`WARMUP_NODES`
+  decisions alone, its search split into cubes, one worker a core less the lane's);
   in a thread meanwhile, after the native counter's head start of :data:`ENUM_DELAY` s, the
   **enumeration** (:mod:`nonosat.encodings.enumerate`: CaDiCaL finds a solution, a blocking
   clause over the undecided cells excludes it, until the formula is unsatisfiable) for its
-  share (:data:`ENUM_SECONDS`, :data:`ENUM_SHARE`, :data:`ENUM_CAP`), then **Ganak**
-  (:mod:`nonosat.encodings.ganak`, in its child process) in the time left.  The native counter
-  is fast when the count decomposes into components; the enumeration when the count is small
-  but the branches with no solution are hard to refute (CaDiCaL learns clauses from them, the
-  native counter does not);
+  share (:data:`ENUM_SECONDS`, :data:`ENUM_SHARE`; with the workers :data:`ENUM_HANDOVER`
+  solutions, else :data:`ENUM_CAP`); then, with the workers, that thread counts the native
+  counter's cubes too, and runs **Ganak** (:mod:`nonosat.encodings.ganak`, in its child
+  process) only when no cube is left for it while others still count; without them (one
+  core, ``workers=1``), Ganak in the time left.  The native counter is fast when the count
+  decomposes into components; the enumeration when the count is small but the branches with
+  no solution are hard to refute (CaDiCaL learns clauses from them, the native counter does
+  not);
 * on a colour puzzle or a longer line, the enumeration here (up to :data:`COUNT_LIMIT`
   solutions) and Ganak in the thread.
 
@@ -74,8 +80,9 @@ ENUM_CAP = 100_000
 
 #: In the portfolio, the native counter counts the whole puzzle alone for this many decisions
 #: before it splits its search into cubes for its workers (:mod:`nonosat.native.count_cubes`):
-#: most counts end within them (about 0.2 s), and then no thread starts.
-WARMUP_NODES = 2000
+#: most counts end within them (about 0.5 s; taai2011 #275, 11,860 solutions, in 4,026), and
+#: then no thread starts: the split costs more decisions than it saves on such counts.
+WARMUP_NODES = 5000
 #: In the portfolio with the native workers, once the enumeration found this many solutions,
 #: or the workers' finished cubes prove this many, the enumeration stops and its thread counts
 #: cubes too: the enumeration finds at most about 2,000 solutions a second on a 25x25 puzzle,
@@ -352,7 +359,7 @@ def _count_native(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | N
                   cubes: CubeCount | None = None) -> SolutionCount:
     """The native counter within what is left of ``timeout`` seconds counted from ``start``;
     ``stop`` stops it early.  One worker: :func:`nonosat.native.count.count_grid`; more, or
-    ``cubes`` (made with ``stop``): its cubes on ``workers`` threads
+    ``cubes`` (the portfolio's, which its lane may join): its cubes on ``workers`` threads
     (:class:`nonosat.native.count_cubes.CubeCount`), after :data:`WARMUP_NODES` decisions
     alone."""
     from nonosat.native.count import count_grid

@@ -80,11 +80,17 @@ from nonosat.stop import StopToken, for_solve
 #: Cubes per worker of the first split, in the calling thread (:class:`CubeCount`).
 CUBES_PER_WORKER = 8
 
-#: Each cube of the first split is split again into this many by the worker that takes it, so
-#: the second split runs on every core.  The cubes' counts differ widely (the solutions of
+#: A cube of the first split that its budget (:data:`SUBSPLIT_NODES`) does not count is split
+#: again into this many by the worker that took it, so the second split runs on every core.  The cubes' counts differ widely (the solutions of
 #: taai2011 #450 sit in a few of its cubes): split into 128 cubes, its largest takes 45,364
-#: of 124,988 decisions; into 512, 9,942 of 122,878 (each counted by a fresh counter).
-SUBCUBES = 128
+#: of 124,988 decisions; into 512, 9,942 of 122,878 (each counted by a fresh counter).  Each
+#: cube costs a few milliseconds of splitting and of counting from its root (taai2011 #425,
+#: two workers: 233 cubes 2.0 s of CPU, 905 cubes 2.9 s, one thread 1.3 s).
+SUBCUBES = 32
+
+#: The budget of decisions a cube of the first split is counted within before it is split
+#: again: most of them take fewer (a cube with no solution: a few dozen), and are not split.
+SUBSPLIT_NODES = 1000
 
 #: The statistics of the workers' counts that :meth:`CubeCount.run` sums.
 _SUMMED = ("nodes", "cache_hits", "cached", "splits", "cache_clears", "probes", "refuted",
@@ -265,8 +271,9 @@ class CubeCount:
         Cubes to split into (default: :data:`CUBES_PER_WORKER` per worker of :meth:`run`, and
         per helper announced by ``helpers``).
     subcubes : int
-        Each cube of the first split is split again into this many by the worker that takes
-        it (:data:`SUBCUBES`; 1: no second split).
+        A cube of the first split that :data:`SUBSPLIT_NODES` decisions do not count is split
+        again into this many by the worker that took it (:data:`SUBCUBES`; 1: no second
+        split).
     helpers : int
         Threads expected to join by :meth:`help` (counted for the default number of cubes).
     progress : callable, optional
@@ -326,8 +333,10 @@ class CubeCount:
 
     def _work(self, counter: Counter) -> None:
         """Count cubes from the queue until none is left (and no worker is splitting one), the
-        cap is reached or a stop.  A cube of the first split is split again here into
-        ``subcubes`` cubes, which go to the front of the queue."""
+        cap is reached or a stop.  A cube of the first split is counted within a budget of
+        :data:`SUBSPLIT_NODES` decisions first; one that needs more is split again here into
+        ``subcubes`` cubes, which go to the front of the queue (what the budget counted is
+        dropped, but for the components it cached)."""
         nodes = 0
         splitter: _Splitter | None = None
         try:
@@ -346,18 +355,33 @@ class CubeCount:
                     if first_level:
                         self._splitting += 1
                 try:
-                    if first_level:
-                        if splitter is None:
-                            splitter = _Splitter(self.puzzle, self._flag, self._options.get(
-                                "probe_flags", DEFAULT_PROBE_FLAGS))
-                        sub = make_cubes(self.puzzle, grid, self._subcubes, splitter=splitter)
-                        with self._cond:
-                            self._splitting -= 1
-                            if sub is not None:
-                                self.cube_count += len(sub) - 1
-                                self._queue.extendleft((g, False) for g in reversed(sub))
-                        continue
-                    got = counter.count(grid, limit=max(1, cap_left))
+                    if not first_level:
+                        got = counter.count(grid, limit=max(1, cap_left))
+                    else:
+                        # first within a budget: a cube that takes more is split again
+                        try:
+                            got = counter.count(grid, limit=max(1, cap_left),
+                                                max_nodes=SUBSPLIT_NODES)
+                            if (not got.finished and got.reason == "stopped"
+                                    and self._flag[0] == 0):
+                                nodes += got.stats["nodes"]
+                                self._record_stats(got)
+                                if splitter is None:
+                                    splitter = _Splitter(self.puzzle, self._flag,
+                                                         self._options.get(
+                                                             "probe_flags",
+                                                             DEFAULT_PROBE_FLAGS))
+                                sub = make_cubes(self.puzzle, grid, self._subcubes,
+                                                 splitter=splitter)
+                                with self._cond:
+                                    if sub is not None:
+                                        self.cube_count += len(sub) - 1
+                                        self._queue.extendleft(
+                                            (g, False) for g in reversed(sub))
+                                continue
+                        finally:
+                            with self._cond:
+                                self._splitting -= 1
                 finally:
                     with self._cond:
                         self._active -= 1
