@@ -149,3 +149,29 @@ def test_workers_must_be_positive():
         count_parallel(puzzle, workers=0)
     with pytest.raises(ValueError):
         count_solutions(puzzle, workers=0)
+
+
+def test_the_portfolio_counts_on_the_workers_and_hands_the_lane_over(monkeypatch):
+    """The portfolio with its native workers (no warm-up, so that the count is split) and an
+    enumeration lane that hands over after one solution (so that it counts cubes too): the
+    count is still exact, equal to Ganak's; with ``crosscheck`` every counter agrees."""
+    import nonosat.engines.counting as counting
+    import nonosat.native.count_cubes as count_cubes
+
+    puzzle = read_puzzle(GAMES / "cross-ambiguous.non")
+    monkeypatch.setattr(counting, "WARMUP_NODES", 0)
+    monkeypatch.setattr(counting, "ENUM_HANDOVER", 1)
+    monkeypatch.setattr(counting, "ENUM_DELAY", 0.0)
+    joined: list[int] = []
+    real_help = count_cubes.CubeCount.help
+
+    def help_(self, stop=None):
+        joined.append(1)
+        real_help(self, stop)
+
+    monkeypatch.setattr(count_cubes.CubeCount, "help", help_)
+    got = count_solutions(puzzle, timeout=60, workers=2)
+    assert (got.count, got.exact) == (48, True)
+    both = count_solutions(puzzle, timeout=60, workers=2, crosscheck=True)
+    assert (both.count, both.exact) == (48, True)
+    assert not _worker_threads()

@@ -325,6 +325,7 @@ class CubeCount:
         self._per_worker: list[int] = []  # nodes each worker's cubes took
         self._flag: np.ndarray | None = None
         self._joined = 0  # helpers that joined (help)
+        self._warmup_lower = 0
         self.cube_count = 0  #: cubes made (0 until the split)
 
     # -- workers ------------------------------------------------------------------------------
@@ -496,6 +497,7 @@ class CubeCount:
                 if got.finished or got.reason != "stopped" or token.is_set():
                     return got
                 self._record_stats(got)
+                self._warmup_lower = got.lower_bound  # a lower bound on the whole count too
             target = self._cubes or CUBES_PER_WORKER * (workers + self._helpers)
             t_split = time.perf_counter()
             cubes = make_cubes(self.puzzle, self.partial, target, flag=token.flag,
@@ -553,11 +555,12 @@ class CubeCount:
         if self._over and not self._failure:
             # the finished cubes' sum reached the cap: at least limit + 1, as one counter's
             return NativeCount(self.limit + 1, False, True, took, stats, "", self.limit + 1)
+        # a stopped count's lower bound: the finished cubes' sum plus what the stopped ones
+        # proved (the cubes partition the solutions), or the warm-up's, whichever is larger
+        lower = min(max(self._sum + self._stopped_lower, self._warmup_lower), self.limit + 1)
         if self._failure:
-            return NativeCount(None, False, False, took, stats, self._failure,
-                               min(self._sum + self._stopped_lower, self.limit + 1))
+            return NativeCount(None, False, False, took, stats, self._failure, lower)
         if self._flag is not None and self._flag[0] != 0 or self._queue:
-            lower = min(self._sum + self._stopped_lower, self.limit + 1)
             if lower > self.limit:
                 return NativeCount(self.limit + 1, False, True, took, stats, "", lower)
             return NativeCount(None, False, False, took, stats, "stopped", lower)
