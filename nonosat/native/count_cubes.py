@@ -323,6 +323,7 @@ class CubeCount:
         self._stats: dict[str, int] = dict.fromkeys(_SUMMED, 0)
         self._stats["max_depth"] = 0
         self._per_worker: list[int] = []  # nodes each worker's cubes took
+        self._per_worker_cpu: list[float] = []  # and its thread's CPU seconds
         self._flag: np.ndarray | None = None
         self._joined = 0  # helpers that joined (help)
         self._warmup_lower = 0
@@ -339,6 +340,7 @@ class CubeCount:
         ``subcubes`` cubes, which go to the front of the queue (what the budget counted is
         dropped, but for the components it cached)."""
         nodes = 0
+        cpu = time.thread_time()
         splitter: _Splitter | None = None
         try:
             while True:
@@ -398,6 +400,7 @@ class CubeCount:
         finally:
             with self._cond:
                 self._per_worker.append(nodes)
+                self._per_worker_cpu.append(time.thread_time() - cpu)
 
     def _record(self, got: NativeCount) -> int | None:
         """Add a cube's count; stop every worker once the sum is over the limit.  Returns the
@@ -467,8 +470,10 @@ class CubeCount:
         -------
         NativeCount
             As :func:`nonosat.native.count.count_grid`'s; its ``stats`` are the sums over the
-            workers' counts (plus ``cubes``, ``workers`` and ``split_ms``), so ``nodes`` is the
-            total work, duplicated work across cubes included.
+            workers' counts (plus ``cubes``, ``workers``, ``split_ms``, the busiest worker's
+            decisions and thread CPU, ``busiest_worker_nodes`` and ``busiest_worker_cpu_ms``,
+            and ``workers_cpu_ms`` in all), so ``nodes`` is the total work, duplicated work
+            across cubes included.
 
         Raises
         ------
@@ -551,7 +556,9 @@ class CubeCount:
         took = time.perf_counter() - t0
         stats = dict(self._stats)
         stats.update(cubes=cubes, workers=workers + self._joined, split_ms=split_ms,
-                     busiest_worker_nodes=max(self._per_worker, default=0))
+                     busiest_worker_nodes=max(self._per_worker, default=0),
+                     busiest_worker_cpu_ms=int(1000 * max(self._per_worker_cpu, default=0.0)),
+                     workers_cpu_ms=int(1000 * sum(self._per_worker_cpu)))
         if self._over and not self._failure:
             # the finished cubes' sum reached the cap: at least limit + 1, as one counter's
             return NativeCount(self.limit + 1, False, True, took, stats, "", self.limit + 1)
