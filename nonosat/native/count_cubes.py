@@ -92,6 +92,11 @@ SUBCUBES = 32
 #: again: most of them take fewer (a cube with no solution: a few dozen), and are not split.
 SUBSPLIT_NODES = 1000
 
+#: Cubes are split again at most this many times, each time within a budget 4 times the last
+#: (1,000, 4,000, 16,000 decisions); the cubes of the last split are counted whatever they
+#: take.
+SPLIT_LEVELS = 3
+
 #: The statistics of the workers' counts that :meth:`CubeCount.run` sums.
 _SUMMED = ("nodes", "cache_hits", "cached", "splits", "cache_clears", "probes", "refuted",
            "probes_skipped", "probe_failed", "probe_both", "restarts")
@@ -309,9 +314,10 @@ class CubeCount:
         self._warmup = warmup_nodes
         self._options = options
         self._cond = threading.Condition()
-        self._queue: deque[tuple[np.ndarray, bool]] = deque()  # (cube, of the first split)
+        self._queue: deque[tuple[np.ndarray, int]] = deque()  # (cube, its split's level)
         self._splitting = 0  # workers splitting a cube of the first split
         self._subcubes = subcubes
+        self._levels = SPLIT_LEVELS if subcubes > 1 else 0
         self._open = False  # cubes may be pulled (between the split and the end of run)
         self._closed = False  # run has returned: help does nothing
         self._active = 0
@@ -352,19 +358,20 @@ class CubeCount:
                     if (not self._open or not self._queue or self._over
                             or self._flag is None or self._flag[0] != 0):
                         break
-                    grid, first_level = self._queue.popleft()
+                    grid, level = self._queue.popleft()
                     cap_left = self.limit - self._sum  # >= 0 while not over
                     self._active += 1
-                    if first_level:
+                    budgeted = level < self._levels
+                    if budgeted:
                         self._splitting += 1
                 try:
-                    if not first_level:
+                    if not budgeted:
                         got = counter.count(grid, limit=max(1, cap_left))
                     else:
                         # first within a budget: a cube that takes more is split again
                         try:
                             got = counter.count(grid, limit=max(1, cap_left),
-                                                max_nodes=SUBSPLIT_NODES)
+                                                max_nodes=SUBSPLIT_NODES * 4 ** level)
                             if (not got.finished and got.reason == "stopped"
                                     and self._flag[0] == 0):
                                 nodes += got.stats["nodes"]
@@ -380,7 +387,7 @@ class CubeCount:
                                     if sub is not None:
                                         self.cube_count += len(sub) - 1
                                         self._queue.extendleft(
-                                            (g, False) for g in reversed(sub))
+                                            (g, level + 1) for g in reversed(sub))
                                 continue
                         finally:
                             with self._cond:
@@ -512,7 +519,7 @@ class CubeCount:
                 return self._result(t0, workers, 0, split_ms)
             self.cube_count = len(cubes)
             with self._cond:
-                self._queue.extend((cube, self._subcubes > 1) for cube in cubes)
+                self._queue.extend((cube, 0) for cube in cubes)
                 self._open = True
             threads = [threading.Thread(target=self._work_new, name=f"count-worker-{i}",
                                         daemon=True) for i in range(1, workers)]
