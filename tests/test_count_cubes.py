@@ -89,15 +89,21 @@ def test_a_counter_keeps_its_cache_across_partial_grids():
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("index", [0, 400])  # 72 and 3,803 solutions
-def test_cubes_sum_equals_one_thread_on_the_corpus(corpus, index):
+@pytest.mark.parametrize("index, budget", [(0, 1000), (400, 1000), (400, 1)])
+def test_cubes_sum_equals_one_thread_on_the_corpus(corpus, index, budget, monkeypatch):
+    """taai2011 #0 (72 solutions) and #400 (3,803); with a budget of 1 decision every cube is
+    split again, three levels deep (the cubes of a budget that ran out are replaced by their
+    own cubes, and the sum is unchanged)."""
+    import nonosat.native.count_cubes as count_cubes
+
+    monkeypatch.setattr(count_cubes, "SUBSPLIT_NODES", budget)
     puzzle = read_puzzle(corpus.joinpath(*TAAI), None, index + 1)
     partial = root_fixpoint(puzzle)
     one = count_grid(puzzle, partial)
     assert one.exact
     got = count_parallel(puzzle, partial, workers=2, cubes=24)
     assert got.exact and got.count == one.count
-    assert got.stats["cubes"] >= 2
+    assert got.stats["cubes"] >= (2 if budget > 1 else 100)
     # the cap holds for the sum: the same lower bound as one counter's
     limit = one.count // 3
     capped_one = count_grid(puzzle, partial, limit=limit)
