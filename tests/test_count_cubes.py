@@ -157,10 +157,11 @@ def test_workers_must_be_positive():
         count_solutions(puzzle, workers=0)
 
 
-def test_the_portfolio_counts_on_the_workers_and_hands_the_lane_over(monkeypatch):
+def test_the_portfolio_counts_on_the_workers_with_the_lane(monkeypatch):
     """The portfolio with its native workers (no warm-up, so that the count is split) and an
-    enumeration lane that hands over after one solution (so that it counts cubes too): the
-    count is still exact, equal to Ganak's; with ``crosscheck`` every counter agrees."""
+    enumeration lane that hands over after one solution (so that it joins the workers when
+    they have not finished by then): the count is still exact (48, brute force and Ganak
+    above); with ``crosscheck`` every counter runs and agrees."""
     import nonosat.engines.counting as counting
     import nonosat.native.count_cubes as count_cubes
 

@@ -291,7 +291,8 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
                 with stop_there.calling(enum_stop.set):
                     got = _count_enumeration(puzzle, partial, share, encoding, start,
                                              stop=enum_stop,
-                                             cap=ENUM_CAP if cubes is None else ENUM_HANDOVER)
+                                             cap=ENUM_HANDOVER if cubes is not None
+                                             and not crosscheck else ENUM_CAP)
                 there.append(got)
                 if got.exact and not crosscheck:
                     stop_here.set()
