@@ -27,7 +27,17 @@ Usage::
 
     python benchmarks/bench_count.py [--step 50] [--start 0] [--timeout 10] [--enum-timeout 10]
         [--ganak-timeout 10] [--portfolio-timeout 10] [--only 450,550] [--set taai2011.txt]
-        [--sets tcga2015,icga2019] [--games] [--probing 2]
+        [--sets tcga2015,icga2019] [--games] [--probing 2] [--workers 1]
+
+``--workers N`` runs the native counter on ``N`` worker threads
+(:func:`nonosat.native.count_cubes.count_parallel`: its cubes, ``0``: the cores available)
+instead of one.  ``--workers 1,0`` (several values) prints an A/B table instead: for each
+puzzle, ``--rounds`` rounds alternating the order of the values, the native counter
+(``count_solutions(counter="native", workers=N)``) and the portfolio (``count_solutions()``
+with ``workers=1``, the portfolio before the workers, and ``workers=None``, its default, for
+``0``; ``--portfolio-timeout 0`` skips it): count, wall seconds, CPU seconds of the process (all
+threads) and the native decisions (summed over the workers: the duplicated work of the split
+shows there).
 """
 
 from __future__ import annotations
@@ -60,11 +70,17 @@ def main() -> int:
     ap.add_argument("--probing", type=int, default=None,
                     help="the native counter's probing mode (count_grid's probing=; default: "
                          "its default)")
+    ap.add_argument("--workers", default="1",
+                    help="native worker threads (0: the cores available); several values, "
+                         "comma-separated, print the A/B table")
+    ap.add_argument("--rounds", type=int, default=2, help="rounds of the A/B table")
     args = ap.parse_args()
+    workers = [int(x) for x in args.workers.split(",") if x]
 
     from nonosat.engines.counting import COUNT_LIMIT, root_fixpoint
     from nonosat.formats import read_puzzle, read_puzzles
     from nonosat.native.count import count_grid, supported
+    from nonosat.native.count_cubes import count_parallel
     from nonosat.puzzle import Puzzle
     from nonosat.stop import for_solve
 
@@ -83,6 +99,8 @@ def main() -> int:
         numbers = ([int(x) for x in args.only.split(",")] if args.only
                    else range(args.start, len(puzzles), args.step))
         chosen += [(f"{path.stem} #{k}", puzzles[k]) for k in numbers]
+    if len(workers) > 1:
+        return _ab(chosen, workers, args.rounds, args.timeout, args.portfolio_timeout)
 
     print(f"## exact counts: native (<= {args.timeout:g} s), enumeration (<= "
           f"{args.enum_timeout:g} s), Ganak (<= {args.ganak_timeout:g} s), the portfolio (<= "
@@ -107,7 +125,11 @@ def main() -> int:
         else:
             with for_solve(None, args.timeout) as token:
                 extra = {} if args.probing is None else {"probing": args.probing}
-                got = count_grid(puzzle, root, limit=COUNT_LIMIT, stop=token, **extra)
+                if workers[0] == 1:
+                    got = count_grid(puzzle, root, limit=COUNT_LIMIT, stop=token, **extra)
+                else:
+                    got = count_parallel(puzzle, root, limit=COUNT_LIMIT, stop=token,
+                                         workers=workers[0] or None, **extra)
             native_s = time.perf_counter() - t0
             nodes = got.stats["nodes"]
             if got.exact:
@@ -160,6 +182,87 @@ def _run(puzzle: Puzzle, counter: str, limit: float, exact_counts: list[int],
         return f"{g.count:,}", f"{took:.2f}", g
     shown = "gave up" if not g.count else f"gave up (>= {g.count:,})"
     return shown, f"{took:.2f}", g
+
+
+def _ab(chosen: list[tuple[str, Puzzle]], workers: list[int], rounds: int, limit: float,
+        portfolio_limit: float) -> int:
+    """The A/B table of ``--workers`` with several values (module docstring)."""
+    import os
+
+    from nonosat.engines.counting import count_solutions
+    from nonosat.native.count import supported
+    from nonosat.native.count_cubes import available_cores
+
+    print(f"## native counter on N workers (cores available: {available_cores()}, load "
+          f"{os.getloadavg()[0]:.1f}), {limit:g} s, {rounds} rounds, order alternating\n")
+    print("| puzzle | what | N | round | count | wall s | CPU s | nodes |")
+    print("|---|---|---|---|---|---|---|---|")
+    bad = 0
+    for name, puzzle in chosen:
+        if not supported(puzzle):
+            continue
+        exact: set[int] = set()
+        for r in range(rounds):
+            order = workers if r % 2 == 0 else workers[::-1]
+            for n in order:
+                runs = [("native", "native", limit)]
+                if portfolio_limit > 0:
+                    runs.append(("portfolio", "auto", portfolio_limit))
+                for what, counter, seconds in runs:
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    nodes = "-"
+                    result: SolutionCount
+                    if counter == "native":
+                        result, decisions = _native(puzzle, seconds, n or available_cores())
+                        nodes = f"{decisions:,}"
+                    else:
+                        result = count_solutions(puzzle, timeout=seconds, workers=n or None)
+                    got = result
+                    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+                    if got.exact:
+                        assert got.count is not None
+                        exact.add(got.count)
+                    shown = (f"{got.count:,}" if got.exact else
+                             f"> {got.count - 1:,}" if got.count and "more than" in got.reason
+                             else f"gave up (>= {got.count or 0:,})")
+                    print(f"| {name} | {what} | {n or 'all'} | {r + 1} | {shown} | {wall:.2f} | "
+                          f"{cpu:.2f} | {nodes} |", flush=True)
+        if len(exact) > 1:
+            print(f"| {name} | DISAGREE: {sorted(exact)} |")
+            bad += 1
+    print(f"\nload average after: {os.getloadavg()[0]:.1f}; disagreements: {bad}")
+    return 1 if bad else 0
+
+
+def _native(puzzle: Puzzle, seconds: float, workers: int) -> tuple[SolutionCount, int]:
+    """The native counter as ``count_solutions(counter="native", workers=workers)`` runs it
+    (the root's fixed cells first; the portfolio's warm-up before the split), and its
+    decisions summed over its workers."""
+    from nonosat.engines.counting import (
+        COUNT_LIMIT,
+        NATIVE_COUNTER,
+        WARMUP_NODES,
+        SolutionCount,
+        root_fixpoint,
+    )
+    from nonosat.native.count import count_grid
+    from nonosat.native.count_cubes import CubeCount
+    from nonosat.stop import for_solve
+
+    t0 = time.perf_counter()
+    root = root_fixpoint(puzzle)
+    if root is None:
+        return SolutionCount(0, True, "engine"), 0
+    with for_solve(None, seconds) as token:
+        if workers == 1:
+            got = count_grid(puzzle, root, limit=COUNT_LIMIT, stop=token)
+        else:
+            got = CubeCount(puzzle, root, limit=COUNT_LIMIT, stop=token,
+                            warmup_nodes=WARMUP_NODES).run(workers)
+    took = time.perf_counter() - t0
+    reason = "" if got.exact else ("more than" if got.finished else "stopped")
+    count = got.count if got.finished else got.lower_bound
+    return SolutionCount(count, got.exact, NATIVE_COUNTER, took, reason), got.stats["nodes"]
 
 
 _KEY = {"enumerate": "enum", "ganak": "ganak", "auto": "portfolio"}

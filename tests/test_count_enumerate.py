@@ -137,7 +137,7 @@ def test_the_enumeration_stops_a_native_count_that_does_not_finish(monkeypatch):
     token) is stopped by the enumeration's exact count, long before the limit."""
     waited = []
 
-    def stuck(puzzle, partial, timeout, start, stop=None):
+    def stuck(puzzle, partial, timeout, start, stop=None, **_workers):
         assert stop is not None
         for _ in range(3000):
             if stop.is_set():

@@ -30,6 +30,9 @@ def native() -> None:
     count_grid(Puzzle([(1,), (1,)], [(1,), (1,)]))  # the exact counter's kernel
     # a puzzle that branches and probes below the root (48 solutions) compiles the rest of it
     count_grid(read_puzzle(GAMES / "cross-ambiguous.non"))
+    from nonosat.native.count_cubes import make_cubes
+
+    make_cubes(read_puzzle(GAMES / "cross-ambiguous.non"), None, 4)  # the workers' split
     # the auto engine's hand-off probes the root for implications (collect_implications): its
     # 2x2 in load_engine is decided before that, so a first hand-off in a test compiled it
     # inside the test's time limit (5 s of CPU; test_native_stop failed so under load)

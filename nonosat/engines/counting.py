@@ -2,21 +2,27 @@
 enumeration of the solutions, or the CNF's models projected on the cell variables (Ganak).
 
 ``nonosat solve --count`` and ``nonosat analyse`` use :func:`count_solutions`.  It runs a
-portfolio on two cores, in two lanes at the same time; the first exact count stops the other
-lane (``crosscheck=True`` lets every counter finish and raises :class:`CountDisagreement` when
-two exact counts differ; the tests do):
+portfolio on the cores available, in two lanes at the same time; the first exact count stops
+the other lane, and so does the native counter's "more than :data:`COUNT_LIMIT`"
+(``crosscheck=True`` lets every counter finish and raises :class:`CountDisagreement` when two
+exact counts differ; the tests do):
 
 * here, on a black-and-white puzzle with lines of at most 62 cells, the **native counter**
   (:mod:`nonosat.native.count`: a #SAT search over cells with line propagation, probing and
-  component caching, compiled; exact up to :data:`COUNT_LIMIT`, above it a lower bound);
+  component caching, compiled; exact up to :data:`COUNT_LIMIT`, above it a lower bound) on
+  its worker threads (:mod:`nonosat.native.count_cubes`: after :data:`WARMUP_NODES`
+  decisions alone, its search split into cubes, one worker a core less the lane's);
   in a thread meanwhile, after the native counter's head start of :data:`ENUM_DELAY` s, the
   **enumeration** (:mod:`nonosat.encodings.enumerate`: CaDiCaL finds a solution, a blocking
   clause over the undecided cells excludes it, until the formula is unsatisfiable) for its
-  share (:data:`ENUM_SECONDS`, :data:`ENUM_SHARE`, :data:`ENUM_CAP`), then **Ganak**
-  (:mod:`nonosat.encodings.ganak`, in its child process) in the time left.  The native counter
-  is fast when the count decomposes into components; the enumeration when the count is small
-  but the branches with no solution are hard to refute (CaDiCaL learns clauses from them, the
-  native counter does not);
+  share (:data:`ENUM_SECONDS`, :data:`ENUM_SHARE`; with the workers :data:`ENUM_HANDOVER`
+  solutions, else :data:`ENUM_CAP`); then, with the workers, that thread counts the native
+  counter's cubes too, and runs **Ganak** (:mod:`nonosat.encodings.ganak`, in its child
+  process) only when no cube is left for it while others still count; without them (one
+  core, ``workers=1``), Ganak in the time left.  The native counter is fast when the count
+  decomposes into components; the enumeration when the count is small but the branches with
+  no solution are hard to refute (CaDiCaL learns clauses from them, the native counter does
+  not);
 * on a colour puzzle or a longer line, the enumeration here (up to :data:`COUNT_LIMIT`
   solutions) and Ganak in the thread.
 
@@ -43,6 +49,7 @@ from nonosat.errors import EngineError
 if TYPE_CHECKING:
     import numpy as np
 
+    from nonosat.native.count_cubes import CubeCount
     from nonosat.puzzle import Puzzle
     from nonosat.stop import StopToken
 
@@ -70,6 +77,18 @@ ENUM_DELAY = 0.3
 ENUM_SECONDS = 10.0
 ENUM_SHARE = 0.5
 ENUM_CAP = 100_000
+
+#: In the portfolio, the native counter counts the whole puzzle alone for this many decisions
+#: before it splits its search into cubes for its workers (:mod:`nonosat.native.count_cubes`):
+#: most counts end within them (about 0.5 s; taai2011 #275, 11,860 solutions, in 4,026), and
+#: then no thread starts: the split costs more decisions than it saves on such counts.
+WARMUP_NODES = 5000
+#: In the portfolio with the native workers, once the enumeration found this many solutions,
+#: or the workers' finished cubes prove this many, the enumeration stops and its thread counts
+#: cubes too: the enumeration finds at most about 2,000 solutions a second on a 25x25 puzzle,
+#: fewer as its blocking clauses accumulate, and the counts it finishes first are small
+#: (taai2011 #500: 1,454; tcga2015 #500: 430).
+ENUM_HANDOVER = 2_000
 
 #: The counters :func:`count_solutions` knows.
 COUNTERS = ("auto", "native", "ganak", "enumerate")
@@ -128,9 +147,10 @@ def count_solutions(
     simplify: bool = True,
     counter: str = "auto",
     crosscheck: bool = False,
+    workers: int | None = None,
 ) -> SolutionCount:
     """Count the solutions of ``puzzle`` (agreeing with ``partial``) with a portfolio of exact
-    counters on two cores (module docstring).
+    counters on the cores available (module docstring).
 
     Parameters
     ----------
@@ -155,6 +175,13 @@ def count_solutions(
     crosscheck : bool
         With ``"auto"``: let every counter of the portfolio finish (within ``timeout``) and
         compare their exact counts.
+    workers : int, optional
+        Threads of the native counter (:mod:`nonosat.native.count_cubes`).  ``"native"``: its
+        workers (default: the cores available).  ``"auto"``: the native workers beside the
+        enumeration lane, which joins them when its enumeration gives up (default: the cores
+        available less one, and the cubes only with two cores or more).  ``1``: one counter
+        with no split and, with ``"auto"``, a lane that runs Ganak after the enumeration (the
+        behaviour before the workers).
 
     Returns
     -------
@@ -176,13 +203,15 @@ def count_solutions(
     PuzzleError
         ``partial`` has the wrong shape.
     ValueError
-        ``counter`` is not one of :data:`COUNTERS`, or ``"native"`` on a puzzle it does not
-        count (colour, or a line over 62 cells).
+        ``counter`` is not one of :data:`COUNTERS`, ``"native"`` on a puzzle it does not
+        count (colour, or a line over 62 cells), or ``workers < 1``.
     nonosat.interrupts.Interrupted
         An interrupt stopped the count.
     """
     if counter not in COUNTERS:
         raise ValueError(f"unknown counter {counter!r} (one of {', '.join(COUNTERS)})")
+    if workers is not None and workers < 1:
+        raise ValueError(f"at least one worker, not {workers}")
     start = time.perf_counter()
     if simplify:
         fixed = root_fixpoint(puzzle, partial)
@@ -196,26 +225,53 @@ def count_solutions(
         if not native_ok:
             raise ValueError("the native counter counts black-and-white puzzles with lines of "
                              "at most 62 cells")
-        return _count_native(puzzle, partial, timeout, start)
+        from nonosat.native.count_cubes import available_cores
+
+        return _count_native(puzzle, partial, timeout, start,
+                             workers=available_cores() if workers is None else workers)
     if counter == "ganak":
         return _count_ganak(puzzle, partial, timeout, encoding, start)
     if counter == "enumerate":
         return _count_enumeration(puzzle, partial, timeout, encoding, start)
-    return _portfolio(puzzle, partial, timeout, encoding, start, native_ok, crosscheck)
+    return _portfolio(puzzle, partial, timeout, encoding, start, native_ok, crosscheck,
+                      workers)
 
 
 def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
-               encoding: str, start: float, native_ok: bool, crosscheck: bool
-               ) -> SolutionCount:
-    """Two lanes at the same time (module docstring): here the native counter (or, when it
-    cannot count the puzzle, the enumeration), in a thread the enumeration for its share and
-    then Ganak (or Ganak alone); the first exact count stops the other lane unless
-    ``crosscheck``."""
+               encoding: str, start: float, native_ok: bool, crosscheck: bool,
+               workers: int | None = None) -> SolutionCount:
+    """Two lanes at the same time (module docstring): here the native counter on its workers
+    (or, when it cannot count the puzzle, the enumeration), in a thread the enumeration for
+    its share, then (with the cubes) the native counter's cubes, then Ganak (or Ganak alone);
+    the first exact count, or the native counter's "more than the limit", stops the other
+    lane unless ``crosscheck``."""
     import threading
 
+    from nonosat.native.count_cubes import CubeCount, available_cores
     from nonosat.stop import StopToken
 
     stop_here, stop_there = StopToken(), StopToken()
+    enum_stop = StopToken()  # the enumeration's: set by stop_there, or to hand over
+    cubes: CubeCount | None = None
+    n_native = 1
+    if native_ok:
+        if workers is None:
+            cores = available_cores()
+            n_native = max(1, cores - 1)
+            split = cores > 1
+        else:
+            n_native = workers
+            split = workers > 1
+        if split and not crosscheck:
+            def handover(total: int) -> None:
+                if total >= ENUM_HANDOVER:
+                    enum_stop.set()
+
+            cubes = CubeCount(puzzle, partial, limit=COUNT_LIMIT, helpers=1,
+                              progress=handover, warmup_nodes=WARMUP_NODES)
+        elif split:
+            # crosscheck: every counter runs to its end, the native one on its workers
+            cubes = CubeCount(puzzle, partial, limit=COUNT_LIMIT, warmup_nodes=WARMUP_NODES)
     here_done = threading.Event()
     there: list[SolutionCount] = []
     failed: list[BaseException] = []
@@ -232,14 +288,23 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
                 # ENUM_SHARE of the time limit; no time limit: until ENUM_CAP solutions
                 share = None if timeout is None else min(timeout, max(
                     time.perf_counter() - start + ENUM_SECONDS, ENUM_SHARE * timeout))
-                got = _count_enumeration(puzzle, partial, share, encoding, start,
-                                         stop=stop_there, cap=ENUM_CAP)
+                with stop_there.calling(enum_stop.set):
+                    got = _count_enumeration(puzzle, partial, share, encoding, start,
+                                             stop=enum_stop,
+                                             cap=ENUM_HANDOVER if cubes is not None
+                                             and not crosscheck else ENUM_CAP)
                 there.append(got)
                 if got.exact and not crosscheck:
                     stop_here.set()
                     return
                 if stop_there.is_set():
                     return
+                if cubes is not None and not crosscheck:
+                    # the enumeration gave up: this thread counts the native counter's cubes,
+                    # then (the cubes all taken, others still counting) runs Ganak meanwhile
+                    cubes.help(stop_there)
+                    if stop_there.is_set():
+                        return
             there.append(_count_ganak(puzzle, partial, timeout, encoding, start,
                                       stop=stop_there))
         except BaseException as exc:  # handed to the caller's thread
@@ -249,11 +314,12 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
     thread.start()
     try:
         if native_ok:
-            here = _count_native(puzzle, partial, timeout, start, stop=stop_here)
+            here = _count_native(puzzle, partial, timeout, start, stop=stop_here,
+                                 workers=n_native, cubes=cubes)
         else:
             here = _count_enumeration(puzzle, partial, timeout, encoding, start,
                                       stop=stop_here)
-        if here.exact and not crosscheck:
+        if (here.exact or (here.count or 0) > COUNT_LIMIT) and not crosscheck:
             stop_there.set()  # first: the lane, woken next, then starts nothing
         here_done.set()
         thread.join()
@@ -290,16 +356,29 @@ def _left(timeout: float | None, start: float) -> float | None:
 
 
 def _count_native(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
-                  start: float, stop: StopToken | None = None) -> SolutionCount:
-    """The native counter (:func:`nonosat.native.count.count_grid`) within what is left of
-    ``timeout`` seconds counted from ``start``; ``stop`` stops it early."""
+                  start: float, stop: StopToken | None = None, workers: int = 1,
+                  cubes: CubeCount | None = None) -> SolutionCount:
+    """The native counter within what is left of ``timeout`` seconds counted from ``start``;
+    ``stop`` stops it early.  One worker: :func:`nonosat.native.count.count_grid`; more, or
+    ``cubes`` (the portfolio's, which its lane may join): its cubes on ``workers`` threads
+    (:class:`nonosat.native.count_cubes.CubeCount`), after :data:`WARMUP_NODES` decisions
+    alone."""
     from nonosat.native.count import count_grid
+    from nonosat.native.count_cubes import CubeCount
     from nonosat.stop import for_solve
 
     if timeout is not None and timeout <= 0:
+        if cubes is not None:
+            cubes.close()
         return SolutionCount(None, False, NATIVE_COUNTER, 0.0, "time limit")
     with for_solve(stop, _left(timeout, start)) as token:
-        got = count_grid(puzzle, partial, limit=COUNT_LIMIT, stop=token)
+        if cubes is not None:
+            got = cubes.run(workers, stop=token)
+        elif workers > 1:
+            got = CubeCount(puzzle, partial, limit=COUNT_LIMIT, stop=token,
+                            warmup_nodes=WARMUP_NODES).run(workers)
+        else:
+            got = count_grid(puzzle, partial, limit=COUNT_LIMIT, stop=token)
         reason = token.reason if token.is_set() else ""
     from nonosat import interrupts
 

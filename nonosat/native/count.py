@@ -604,68 +604,157 @@ def count_grid(
     >>> count_grid(Puzzle([(1,), (1,)], [(1,), (1,)])).count
     2
     """
-    if not supported(puzzle):
-        raise ValueError("the native counter counts black-and-white puzzles with lines of at "
-                         f"most {BITS_MAX_LINE} cells")
-    if limit < 1:
-        raise ValueError(f"the count limit must be at least 1, not {limit}")
-    if branch not in BRANCH_RULES:
-        raise ValueError(f"unknown branching rule {branch}")
-    if score not in SCORE_RULES or not 0 <= weights <= BUMP_PROBES | BUMP_NODES:
-        raise ValueError(f"unknown branching score {score} or conflict weights {weights}")
-    if not 0.0 < weight_decay <= 1.0 or not weight_alpha >= 0.0:
-        raise ValueError("conflict weights need 0 < weight_decay <= 1 and weight_alpha >= 0")
-    h, w = puzzle.shape
-    packed = pack_clues(puzzle)
-    flag = np.zeros(1, dtype=np.int64) if stop is None else stop.flag
-    blocks = len(packed.blocks)
-    # the segment stack: room for SEG_STACK_DEPTH nested splits first, 8 times more after a
-    # count that filled it (then counted again), up to its bound for any count (far more than
-    # a count needs) or SEG_STACK_MAX_WORDS, whichever is smaller
-    # (never below the room for the root's segments, one per line)
-    root = segment_stack_words(h + w, 0, blocks)
-    full = min(segment_stack_words(h + w, h * w, blocks), max(SEG_STACK_MAX_WORDS, root))
-    words = min(full, segment_stack_words(h + w, SEG_STACK_DEPTH, blocks))
-    took = 0.0
-    restarts = 0
-    while True:
-        state = new_state(packed, unknown_grid(puzzle), stop=flag)
-        if partial is not None:
-            _apply_partial(puzzle, state, np.asarray(partial, dtype=np.int8))
-        ctx = new_count_context(h + w, h * w, blocks, seg_words=words)
+    return Counter(puzzle, stop=stop, branch=branch, probing=probing, probe_depth=probe_depth,
+                   probe_min=probe_min, full_depth=full_depth, probe_flags=probe_flags,
+                   weights=weights, weight_decay=weight_decay, weight_alpha=weight_alpha,
+                   score=score).count(partial, limit=limit, max_nodes=max_nodes)
+
+
+#: The ``meta`` counters a :class:`Counter` reports per count (set to 0 before each count);
+#: the others (the cache's generation, arena and entries, the probing stamps) are kept.
+_PER_COUNT = (M_NODES, M_HITS, M_STORES, M_SPLITS, M_CLEARS, M_MAXDEPTH, M_PROBES, M_ZEROS,
+              M_SKIPPED, M_FAILED, M_BOTH, M_ABORT, M_STOP_SP)
+
+
+class Counter:
+    """The native counter of one puzzle, reusable: counts under several partial grids share
+    its component cache and line cache (:meth:`count`).
+
+    Sharing the cache is sound because its key is exact: a component is stored under its
+    segments (line, cells, blocks) and the known-filled and known-empty cells among its cells,
+    and its count depends on nothing else, whatever partial grid or decisions led to it
+    (a count that sees the stop flag stores nothing from then on: what it stored before is
+    finished components' counts, exact or capped, valid for the next counts).  The workers of :mod:`nonosat.native.count_cubes` count their
+    cubes with one each.  Not thread-safe: one thread at a time.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+        Black-and-white, rows and columns of at most 62 cells (:func:`supported`).
+    stop : StopToken or ndarray, optional
+        The stop flag every count reads (a token, or its ``flag`` array: int64, shape (1,)).
+    branch, probing, probe_depth, probe_min, full_depth, probe_flags
+        As :func:`count_grid`.
+    weights, weight_decay, weight_alpha, score
+        As :func:`count_grid` (the conflict weights are kept across counts, as the cache is).
+
+    Raises
+    ------
+    ValueError
+        A colour puzzle, a line longer than 62 cells, or an unknown branching rule, score or
+        weight setting.
+    """
+
+    def __init__(self, puzzle: Puzzle, *, stop: StopToken | np.ndarray | None = None,
+                 branch: int = 0, probing: bool | int = 4, probe_depth: int | None = None,
+                 probe_min: int = 0, full_depth: int = 0,
+                 probe_flags: int = DEFAULT_PROBE_FLAGS, weights: int = DEFAULT_WEIGHTS,
+                 weight_decay: float = 0.95, weight_alpha: float = 2.5,
+                 score: int = 0) -> None:
+        if not supported(puzzle):
+            raise ValueError("the native counter counts black-and-white puzzles with lines of "
+                             f"at most {BITS_MAX_LINE} cells")
+        if branch not in BRANCH_RULES:
+            raise ValueError(f"unknown branching rule {branch}")
+        if score not in SCORE_RULES or not 0 <= weights <= BUMP_PROBES | BUMP_NODES:
+            raise ValueError(f"unknown branching score {score} or conflict weights {weights}")
+        if not 0.0 < weight_decay <= 1.0 or not weight_alpha >= 0.0:
+            raise ValueError("conflict weights need 0 < weight_decay <= 1 and weight_alpha >= 0")
+        self.puzzle = puzzle
+        h, w = puzzle.shape
+        self._packed = pack_clues(puzzle)
+        self._problem = problem_tuple(self._packed)
+        if stop is None:
+            self.flag = np.zeros(1, dtype=np.int64)
+        else:
+            self.flag = stop if isinstance(stop, np.ndarray) else stop.flag
+        self._options = (branch, int(probing), 1 << 40 if probe_depth is None else probe_depth,
+                         probe_min, full_depth, probe_flags, weights, score)
+        self._weighting = (1.0 / weight_decay, weight_alpha)
+        blocks = len(self._packed.blocks)
+        # the segment stack: room for SEG_STACK_DEPTH nested splits first, 8 times more after
+        # a count that filled it (then counted again), up to its bound for any count (far more
+        # than a count needs) or SEG_STACK_MAX_WORDS, whichever is smaller
+        # (never below the room for the root's segments, one per line)
+        root = segment_stack_words(h + w, 0, blocks)
+        self._full = min(segment_stack_words(h + w, h * w, blocks),
+                         max(SEG_STACK_MAX_WORDS, root))
+        self._words = min(self._full, segment_stack_words(h + w, SEG_STACK_DEPTH, blocks))
+        self._ctx = self._new_context()
+        self._line_cache: np.ndarray | None = None
+        self._frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
+        self._hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
+
+    def _new_context(self) -> tuple:
+        h, w = self.puzzle.shape
+        ctx = new_count_context(h + w, h * w, len(self._packed.blocks), seg_words=self._words)
+        (branch, probing, probe_depth, probe_min, full_depth, probe_flags, weights,
+         score) = self._options
         ctx[0][M_BRANCH] = branch
-        ctx[0][M_PROBING] = int(probing)
-        ctx[0][M_PROBE_DEPTH] = 1 << 40 if probe_depth is None else probe_depth
+        ctx[0][M_PROBING] = probing
+        ctx[0][M_PROBE_DEPTH] = probe_depth
         ctx[0][M_PROBE_MIN] = probe_min
-        ctx[0][M_MAX_NODES] = 1 << 62 if max_nodes is None else max_nodes
         ctx[0][M_FULL_DEPTH] = full_depth
         ctx[0][M_FLAGS] = probe_flags
         ctx[0][M_WEIGHTS] = weights
         ctx[0][M_SCORE] = score
-        ctx[15][h + w + 1] = 1.0 / weight_decay
-        ctx[15][h + w + 2] = weight_alpha
-        frames = np.zeros((2 * h * w + 8, F_SIZE), dtype=np.int64)
-        hvs = np.zeros(2 * h * w + 8, dtype=np.uint64)
-        t0 = time.perf_counter()
-        got = int(count_kernel(problem_tuple(packed), state, ctx, frames, hvs, limit + 1))
-        took += time.perf_counter() - t0
-        meta = ctx[0]
-        if meta[M_ABORT] != 2 or words >= full:
-            break
-        words = min(full, 8 * words)
-        restarts += 1
-    stats = {"restarts": restarts, "nodes": int(meta[M_NODES]), "cache_hits": int(meta[M_HITS]),
-             "cached": int(meta[M_STORES]), "splits": int(meta[M_SPLITS]),
-             "cache_clears": int(meta[M_CLEARS]), "max_depth": int(meta[M_MAXDEPTH]),
-             "probes": int(meta[M_PROBES]), "refuted": int(meta[M_ZEROS]),
-             "probes_skipped": int(meta[M_SKIPPED]), "probe_failed": int(meta[M_FAILED]),
-             "probe_both": int(meta[M_BOTH])}
-    if meta[M_ABORT] == 2:
-        return NativeCount(None, False, False, took, stats, "segment stack full")
-    if got < 0:
-        lower = min(_stopped_lower_bound(frames, meta), limit + 1)
-        return NativeCount(None, False, False, took, stats, "stopped", lower)
-    return NativeCount(got, got <= limit, True, took, stats, "", got)
+        ctx[15][h + w + 1], ctx[15][h + w + 2] = self._weighting
+        return ctx
+
+    def count(self, partial: np.ndarray | None = None, *, limit: int = DEFAULT_LIMIT,
+              max_nodes: int | None = None) -> NativeCount:
+        """Count the solutions that agree with ``partial``, up to ``limit``
+        (:func:`count_grid`'s ``partial``, ``limit`` and ``max_nodes``; the statistics are this
+        count's).
+
+        Returns
+        -------
+        NativeCount
+            Its ``lower_bound`` on a stopped count is what this count's finished parts prove.
+
+        Raises
+        ------
+        ValueError
+            ``limit < 1``.
+        PuzzleError
+            ``partial`` has the wrong shape.
+        """
+        if limit < 1:
+            raise ValueError(f"the count limit must be at least 1, not {limit}")
+        puzzle = self.puzzle
+        frames, hvs = self._frames, self._hvs
+        took = 0.0
+        restarts = 0
+        while True:
+            state = new_state(self._packed, unknown_grid(puzzle), cache=self._line_cache,
+                              stop=self.flag)
+            self._line_cache = state[10]
+            if partial is not None:
+                _apply_partial(puzzle, state, np.asarray(partial, dtype=np.int8))
+            meta = self._ctx[0]
+            for field in _PER_COUNT:
+                meta[field] = 0
+            meta[M_MAX_NODES] = 1 << 62 if max_nodes is None else max_nodes
+            t0 = time.perf_counter()
+            got = int(count_kernel(self._problem, state, self._ctx, frames, hvs, limit + 1))
+            took += time.perf_counter() - t0
+            if meta[M_ABORT] != 2 or self._words >= self._full:
+                break
+            self._words = min(self._full, 8 * self._words)
+            self._ctx = self._new_context()  # (the cache starts empty again)
+            restarts += 1
+        stats = {"restarts": restarts, "nodes": int(meta[M_NODES]),
+                 "cache_hits": int(meta[M_HITS]), "cached": int(meta[M_STORES]),
+                 "splits": int(meta[M_SPLITS]), "cache_clears": int(meta[M_CLEARS]),
+                 "max_depth": int(meta[M_MAXDEPTH]), "probes": int(meta[M_PROBES]),
+                 "refuted": int(meta[M_ZEROS]), "probes_skipped": int(meta[M_SKIPPED]),
+                 "probe_failed": int(meta[M_FAILED]), "probe_both": int(meta[M_BOTH])}
+        if meta[M_ABORT] == 2:
+            return NativeCount(None, False, False, took, stats, "segment stack full")
+        if got < 0:
+            lower = min(_stopped_lower_bound(frames, meta), limit + 1)
+            return NativeCount(None, False, False, took, stats, "stopped", lower)
+        return NativeCount(got, got <= limit, True, took, stats, "", got)
 
 
 def _stopped_lower_bound(frames: np.ndarray, meta: np.ndarray) -> int:
@@ -705,12 +794,14 @@ def _apply_partial(puzzle: Puzzle, state: tuple, partial: np.ndarray) -> None:
         raise PuzzleError(f"partial grid is {partial.shape[1]}x{partial.shape[0]} but the "
                           f"puzzle is {puzzle.width}x{puzzle.height}")
     grid, trail, tkind, targ, st = (state[i] for i in (0, 1, 2, 3, 6))
-    for cell, value in enumerate(partial.reshape(-1)):
-        if value in (Cell.EMPTY, Cell.FILLED):
-            grid[cell] = value
-            t = st[ST_TLEN]
-            trail[t], tkind[t], targ[t] = cell, KIND_GIVEN, -1
-            st[ST_TLEN] = t + 1
+    flat = partial.reshape(-1)
+    cells = np.flatnonzero((flat == Cell.EMPTY) | (flat == Cell.FILLED))  # in order, as a loop
+    t = int(st[ST_TLEN])
+    grid[cells] = flat[cells]
+    trail[t:t + cells.size] = cells
+    tkind[t:t + cells.size] = KIND_GIVEN
+    targ[t:t + cells.size] = -1
+    st[ST_TLEN] = t + cells.size
     sync_line_masks(state)
 
 
