@@ -84,11 +84,15 @@ ENUM_CAP = 100_000
 #: then no thread starts: the split costs more decisions than it saves on such counts.
 WARMUP_NODES = 5000
 #: In the portfolio with the native workers, once the enumeration found this many solutions,
-#: or the workers' finished cubes prove this many, the enumeration stops and its thread counts
-#: cubes too: the enumeration finds at most about 2,000 solutions a second on a 25x25 puzzle,
-#: fewer as its blocking clauses accumulate, and the counts it finishes first are small
-#: (taai2011 #500: 1,454; tcga2015 #500: 430).
-ENUM_HANDOVER = 2_000
+#: or the native counter proves this many (its warm-up's lower bound, then its finished cubes'
+#: sum), the enumeration stops and its thread counts cubes too: the enumeration finds about
+#: 1,000-2,000 solutions a second on a 25x25 puzzle, fewer as its blocking clauses accumulate,
+#: so a count this large cannot end in it within 10 s.  The counts it finishes first are small
+#: and their warm-ups prove almost nothing (icga2017 #500: 7,788 solutions, 5.9 s in the
+#: portfolio, warm-up bound 94; taai2014 #500: 9,132, 9.2 s, bound 0), while the counts that
+#: need every core prove more at once (taai2011 #450, 646,519: bound 19,509).  Measured with
+#: 2,000 the enumeration handed over before it could finish those two.
+ENUM_HANDOVER = 12_000
 
 #: The counters :func:`count_solutions` knows.
 COUNTERS = ("auto", "native", "ganak", "enumerate")

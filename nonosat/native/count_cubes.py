@@ -282,8 +282,9 @@ class CubeCount:
     helpers : int
         Threads expected to join by :meth:`help` (counted for the default number of cubes).
     progress : callable, optional
-        Called with the finished cubes' sum each time a cube finishes (from a worker thread;
-        it must be quick and must not raise).
+        Called with a lower bound on the count: what the warm-up proved (when it proved
+        any), then the finished cubes' sum each time a cube finishes (from a worker thread; it
+        must be quick and must not raise).
     warmup_nodes : int
         Before splitting, the calling thread's counter counts the whole puzzle alone with this
         budget of decisions (0: none): a count that ends within it is returned as it is (no
@@ -510,6 +511,8 @@ class CubeCount:
                     return got
                 self._record_stats(got)
                 self._warmup_lower = got.lower_bound  # a lower bound on the whole count too
+                if self._progress is not None and got.lower_bound > 0:
+                    self._progress(got.lower_bound)
             target = self._cubes or CUBES_PER_WORKER * (workers + self._helpers)
             t_split = time.perf_counter()
             cubes = make_cubes(self.puzzle, self.partial, target, flag=token.flag,
