@@ -2,27 +2,26 @@
 enumeration of the solutions, or the CNF's models projected on the cell variables (Ganak).
 
 ``nonosat solve --count`` and ``nonosat analyse`` use :func:`count_solutions`.  It runs a
-portfolio on the cores available, in two lanes at the same time; the first exact count stops
-the other lane, and so does the native counter's "more than :data:`COUNT_LIMIT`"
-(``crosscheck=True`` lets every counter finish and raises :class:`CountDisagreement` when two
-exact counts differ; the tests do):
+portfolio on two cores, in two lanes at the same time; the first exact count stops the other
+lane, and so does the native counter's "more than :data:`COUNT_LIMIT`" (``crosscheck=True``
+lets every counter finish and raises :class:`CountDisagreement` when two exact counts differ;
+the tests do):
 
 * here, on a black-and-white puzzle with lines of at most 62 cells, the **native counter**
   (:mod:`nonosat.native.count`: a #SAT search over cells with line propagation, probing and
-  component caching, compiled; exact up to :data:`COUNT_LIMIT`, above it a lower bound) on
-  its worker threads (:mod:`nonosat.native.count_cubes`: after :data:`WARMUP_NODES`
-  decisions alone, its search split into cubes, one worker a core less the lane's);
+  component caching, compiled; exact up to :data:`COUNT_LIMIT`, above it a lower bound);
   in a thread meanwhile, after the native counter's head start of :data:`ENUM_DELAY` s, the
   **enumeration** (:mod:`nonosat.encodings.enumerate`: CaDiCaL finds a solution, a blocking
   clause over the undecided cells excludes it, until the formula is unsatisfiable) for its
-  share (:data:`ENUM_SECONDS`, :data:`ENUM_SHARE`; with the workers :data:`ENUM_HANDOVER`
-  solutions, else :data:`ENUM_CAP`); then, with the workers, that thread counts the native
-  counter's cubes too, and runs **Ganak** (:mod:`nonosat.encodings.ganak`, in its child
-  process) only when no cube is left for it while others still count; without them (one
-  core, ``workers=1``), Ganak in the time left.  The native counter is fast when the count
-  decomposes into components; the enumeration when the count is small but the branches with
-  no solution are hard to refute (CaDiCaL learns clauses from them, the native counter does
-  not);
+  share (:data:`ENUM_SECONDS`, :data:`ENUM_SHARE`, :data:`ENUM_CAP`), then **Ganak**
+  (:mod:`nonosat.encodings.ganak`, in its child process) in the time left.  The native
+  counter is fast when the count decomposes into components; the enumeration when the count
+  is small but the branches with no solution are hard to refute (CaDiCaL learns clauses from
+  them, the native counter does not).  With ``workers`` other than 1 (not the default:
+  :func:`count_solutions`), the native counter's search is split into cubes counted by worker
+  threads (:mod:`nonosat.native.count_cubes`: after :data:`WARMUP_NODES` decisions alone),
+  and the lane's thread joins them once the enumeration gives up (:data:`ENUM_HANDOVER`)
+  instead of starting Ganak;
 * on a colour puzzle or a longer line, the enumeration here (up to :data:`COUNT_LIMIT`
   solutions) and Ganak in the thread.
 
@@ -151,7 +150,7 @@ def count_solutions(
     simplify: bool = True,
     counter: str = "auto",
     crosscheck: bool = False,
-    workers: int | None = None,
+    workers: int | None = 1,
 ) -> SolutionCount:
     """Count the solutions of ``puzzle`` (agreeing with ``partial``) with a portfolio of exact
     counters on the cores available (module docstring).
@@ -179,13 +178,16 @@ def count_solutions(
     crosscheck : bool
         With ``"auto"``: let every counter of the portfolio finish (within ``timeout``) and
         compare their exact counts.
-    workers : int, optional
-        Threads of the native counter (:mod:`nonosat.native.count_cubes`).  ``"native"``: its
-        workers (default: the cores available).  ``"auto"``: the native workers beside the
-        enumeration lane, which joins them when its enumeration gives up (default: the cores
-        available less one, and the cubes only with two cores or more).  ``1``: one counter
-        with no split and, with ``"auto"``, a lane that runs Ganak after the enumeration (the
-        behaviour before the workers).
+    workers : int or None
+        Threads of the native counter.  ``1`` (the default): one counter with no split and,
+        with ``"auto"``, a lane that runs Ganak after the enumeration.  More, or ``None`` (the
+        cores available, at most :data:`~nonosat.native.count_cubes.MAX_THREADS`): its search
+        split into cubes (:mod:`nonosat.native.count_cubes`); ``"native"``: on that many
+        workers; ``"auto"``: the native workers (``None``: the cores less one) beside the
+        enumeration lane, which joins them when its enumeration gives up.  Not the default:
+        measured on 2 cores (``docs/counting.md``), the cubes proved "more than 10^6" on far
+        fewer puzzles within 10 s (their sum grows only as cubes finish) and were no faster on
+        taai2011 #450 (646,519 solutions: 8.5-9.8 s on one thread, 8.1-10 s on the cubes).
 
     Returns
     -------

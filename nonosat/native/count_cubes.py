@@ -102,12 +102,22 @@ _SUMMED = ("nodes", "cache_hits", "cached", "splits", "cache_clears", "probes", 
            "probes_skipped", "probe_failed", "probe_both", "restarts")
 
 
+#: The most threads a count uses by default, whatever the cores: each worker's counter holds
+#: its own component cache (:data:`~nonosat.native.count_parts.TABLE_SLOTS` rows and
+#: :data:`~nonosat.native.count_parts.ARENA_WORDS` key words, about 40 MB), and the cubes'
+#: duplicated work grows with their number (taai2011 #450: +23 % decisions on 2 workers, +33 %
+#: on 4).
+MAX_THREADS = 8
+
+
 def available_cores() -> int:
-    """The cores this process may run on (``os.sched_getaffinity``, else ``os.cpu_count``)."""
+    """The threads a count uses by default: the cores this process may run on
+    (``os.sched_getaffinity``, else ``os.cpu_count``), at most :data:`MAX_THREADS`."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_THREADS))
 
 
 @njit(cache=True, nogil=True)
