@@ -153,7 +153,7 @@ def count_solutions(
     workers: int | None = 1,
 ) -> SolutionCount:
     """Count the solutions of ``puzzle`` (agreeing with ``partial``) with a portfolio of exact
-    counters on the cores available (module docstring).
+    counters on two cores (module docstring; more with ``workers``).
 
     Parameters
     ----------
