@@ -47,6 +47,7 @@ KERNEL_FILES = (
     "native/count.py",
     "native/count_parts.py",
     "native/count_probe.py",
+    "native/count_cubes.py",
     "encodings/cnf_order.py",
     "encodings/phases.py",
     "certificates/proof_text.py",

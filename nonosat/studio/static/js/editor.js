@@ -381,6 +381,10 @@ export class Editor {
     this.app.grid.set(r, c, this.value);
     if (this.dirty) { this.dirty.rows.add(r); this.dirty.cols.add(c); }
     this.version += 1; // a verdict on its way is of an older picture from now on
+    // and the verdict shown is stale at once, not only from the next frame's schedule (a test
+    // that read the verdict between a paint and that frame got the previous picture's)
+    $("verdict").dataset.busy = "true";
+    $("verdict").dataset.verdictBusy = "true";
     if (!this.paintFrame) this.paintFrame = requestAnimationFrame(() => this.flushPaint());
   }
 
