@@ -127,20 +127,19 @@ from nonosat.native.count_probe import _probe
 from nonosat.native.line import BITS_MAX_LINE
 from nonosat.native.propagate import (
     KIND_DECISION,
-    KIND_GIVEN,
     ST_FAIL_LINE,
     ST_TLEN,
     assign,
     borrowed,
     clear_queue,
+    give_cells,
     new_state,
     problem_tuple,
     propagate,
     propagate_inline,
-    sync_line_masks,
     undo_to,
 )
-from nonosat.puzzle import Cell, Puzzle, pack_clues, unknown_grid
+from nonosat.puzzle import Puzzle, pack_clues, unknown_grid
 from nonosat.stop import StopToken
 
 #: Nested splits the segment stack holds at first (:func:`count_grid` grows it when a count
@@ -793,16 +792,7 @@ def _apply_partial(puzzle: Puzzle, state: tuple, partial: np.ndarray) -> None:
 
         raise PuzzleError(f"partial grid is {partial.shape[1]}x{partial.shape[0]} but the "
                           f"puzzle is {puzzle.width}x{puzzle.height}")
-    grid, trail, tkind, targ, st = (state[i] for i in (0, 1, 2, 3, 6))
-    flat = partial.reshape(-1)
-    cells = np.flatnonzero((flat == Cell.EMPTY) | (flat == Cell.FILLED))  # in order, as a loop
-    t = int(st[ST_TLEN])
-    grid[cells] = flat[cells]
-    trail[t:t + cells.size] = cells
-    tkind[t:t + cells.size] = KIND_GIVEN
-    targ[t:t + cells.size] = -1
-    st[ST_TLEN] = t + cells.size
-    sync_line_masks(state)
+    give_cells(state, partial.reshape(-1))
 
 
 # numba's cache stamp over every kernel source, not this file alone (nonosat.kernel_cache)

@@ -77,7 +77,7 @@ from nonosat.kernel_cache import stamp_module
 from nonosat.lazy_jit import lazy_intrinsic, njit, trailing_zeros
 from nonosat.native.line import BITS_MAX_LINE, line_kernel_words, words_scratch
 from nonosat.native.line_bits import line_masks_inline
-from nonosat.puzzle import PackedClues
+from nonosat.puzzle import Cell, PackedClues
 
 # -- why a cell was assigned (tkind) ----------------------------------------------------------
 KIND_LINE = 0  #: forced by the line solver on line ``targ``
@@ -182,6 +182,22 @@ def _stop_flag(stop: np.ndarray) -> np.ndarray:
     if not isinstance(stop, np.ndarray) or stop.dtype != np.int64 or stop.shape != (1,):
         raise TypeError("a stop flag is an int64 array of shape (1,) (StopToken.flag)")
     return stop
+
+
+def give_cells(state: tuple, values: np.ndarray) -> int:
+    """Put the known cells of ``values`` (int8, the grid flattened, shape (height * width,);
+    :class:`~nonosat.puzzle.Cell` values) on ``state``'s trail as givens (``KIND_GIVEN``, in
+    cell order), then :func:`sync_line_masks`; returns how many.  NumPy, no compiled kernel."""
+    grid, trail, tkind, targ, st = (state[i] for i in (0, 1, 2, 3, 6))
+    known = np.flatnonzero((values == Cell.EMPTY) | (values == Cell.FILLED))
+    t = int(st[ST_TLEN])
+    grid[known] = values[known]
+    trail[t:t + known.size] = known
+    tkind[t:t + known.size] = KIND_GIVEN
+    targ[t:t + known.size] = -1
+    st[ST_TLEN] = t + known.size
+    sync_line_masks(state)
+    return int(known.size)
 
 
 def sync_line_masks(state: tuple) -> None:

@@ -69,6 +69,7 @@ from nonosat.native.propagate import (
     ST_TLEN,
     assign,
     clear_queue,
+    give_cells,
     mark_changed,
     new_state,
     problem_tuple,
@@ -386,17 +387,7 @@ class Stepper:
         nonosat.errors.PuzzleError
             ``partial`` has another shape than the puzzle.
         """
-        values = self._checked(partial).reshape(-1)
-        grid, trail, tkind, targ, st = (self.state[i] for i in (0, 1, 2, 3, 6))
-        known = np.flatnonzero((values == Cell.EMPTY) | (values == Cell.FILLED))
-        t = int(st[ST_TLEN])
-        grid[known] = values[known]
-        trail[t:t + known.size] = known
-        tkind[t:t + known.size] = KIND_GIVEN
-        targ[t:t + known.size] = -1
-        st[ST_TLEN] = t + known.size
-        sync_line_masks(self.state)
-        return int(known.size)
+        return give_cells(self.state, self._checked(partial).reshape(-1))
 
     def assume(self, cell: int, value: int, kind: int = KIND_DECISION, arg: int = -1) -> int:
         """Assign ``value`` (``Cell.EMPTY``/``Cell.FILLED``) to the unknown flat ``cell`` with
