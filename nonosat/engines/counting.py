@@ -93,6 +93,25 @@ WARMUP_NODES = 5000
 #: 2,000 the enumeration handed over before it could finish those two.
 ENUM_HANDOVER = 12_000
 
+#: In the portfolio with one native worker (the default), the second lane's native counter:
+#: :func:`nonosat.native.count.count_grid` settings other than the first lane's (a portfolio
+#: of two configurations, as SAT solvers run: the same search branches elsewhere, and the
+#: first exact count wins).  It runs for :data:`LANE_PROBE_NODES` decisions before the
+#: enumeration (an exact count there ends the count; a lower bound of at least
+#: :data:`ENUM_HANDOVER` skips the enumeration, which could not finish), and after the
+#: enumeration once that found :data:`ENUM_HANDOVER` solutions, with the component cache of
+#: its first run, in the time left.
+LANE_SETTINGS: dict[str, Any] = {"weights": 0}
+#: Decisions of the second lane's native counter before the enumeration (see
+#: :data:`LANE_SETTINGS`).
+LANE_PROBE_NODES = 3000
+
+#: What the second lane runs beside the native counter (``count_solutions(second_lane=)``):
+#: ``"native"`` (the default: the enumeration, which hands over to a second native counter
+#: with :data:`LANE_SETTINGS` once it cannot finish) or ``"ganak"`` (the enumeration for its
+#: share, then Ganak: the portfolio before).
+SECOND_LANES = ("native", "ganak")
+
 #: The counters :func:`count_solutions` knows.
 COUNTERS = ("auto", "native", "ganak", "enumerate")
 
@@ -151,6 +170,7 @@ def count_solutions(
     counter: str = "auto",
     crosscheck: bool = False,
     workers: int | None = 1,
+    second_lane: str = "native",
 ) -> SolutionCount:
     """Count the solutions of ``puzzle`` (agreeing with ``partial``) with a portfolio of exact
     counters on two cores (module docstring; more with ``workers``).
@@ -188,6 +208,10 @@ def count_solutions(
         measured on 2 cores (``docs/counting.md``), the cubes proved "more than 10^6" on far
         fewer puzzles within 10 s (their sum grows only as cubes finish) and were no faster on
         taai2011 #450 (646,519 solutions: 8.5-9.8 s on one thread, 8.1-10 s on the cubes).
+    second_lane : str
+        With ``"auto"``, one worker and no ``crosscheck``: what the second lane runs after the
+        enumeration gives up (:data:`SECOND_LANES`): ``"native"`` (the default) a second
+        native counter with other settings (:data:`LANE_SETTINGS`), ``"ganak"`` Ganak.
 
     Returns
     -------
@@ -210,7 +234,8 @@ def count_solutions(
         ``partial`` has the wrong shape.
     ValueError
         ``counter`` is not one of :data:`COUNTERS`, ``"native"`` on a puzzle it does not
-        count (colour, or a line over 62 cells), or ``workers < 1``.
+        count (colour, or a line over 62 cells), ``workers < 1``, or ``second_lane`` not one
+        of :data:`SECOND_LANES`.
     nonosat.interrupts.Interrupted
         An interrupt stopped the count.
     """
@@ -218,6 +243,9 @@ def count_solutions(
         raise ValueError(f"unknown counter {counter!r} (one of {', '.join(COUNTERS)})")
     if workers is not None and workers < 1:
         raise ValueError(f"at least one worker, not {workers}")
+    if second_lane not in SECOND_LANES:
+        raise ValueError(f"unknown second lane {second_lane!r} (one of "
+                         f"{', '.join(SECOND_LANES)})")
     start = time.perf_counter()
     if simplify:
         fixed = root_fixpoint(puzzle, partial)
@@ -240,12 +268,12 @@ def count_solutions(
     if counter == "enumerate":
         return _count_enumeration(puzzle, partial, timeout, encoding, start)
     return _portfolio(puzzle, partial, timeout, encoding, start, native_ok, crosscheck,
-                      workers)
+                      workers, second_lane)
 
 
 def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None,
                encoding: str, start: float, native_ok: bool, crosscheck: bool,
-               workers: int | None = None) -> SolutionCount:
+               workers: int | None = None, second_lane: str = "ganak") -> SolutionCount:
     """Two lanes at the same time (module docstring): here the native counter on its workers
     (or, when it cannot count the puzzle, the enumeration), in a thread the enumeration for
     its share, then (with the cubes) the native counter's cubes, then Ganak (or Ganak alone);
@@ -281,9 +309,61 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
     here_done = threading.Event()
     there: list[SolutionCount] = []
     failed: list[BaseException] = []
+    # the second native counter (one worker, no crosscheck): LANE_SETTINGS
+    lane_native = (native_ok and cubes is None and not crosscheck
+                   and second_lane == "native")
+
+    def lane_count(counter: Any, token: StopToken, max_nodes: int | None) -> SolutionCount:
+        """The second lane's native count (``counter`` reads ``token``); a final answer (an
+        exact count, or more than the limit) stops the first lane."""
+        got = counter.count(partial, limit=COUNT_LIMIT, max_nodes=max_nodes)
+        result = _native_result(got, start, token.reason if token.is_set() else "")
+        if result.exact or (result.count or 0) > COUNT_LIMIT:
+            stop_here.set()
+        return result
+
+    def lane_native_run() -> None:
+        """The second lane with its native counter: a short run, the enumeration unless that
+        run proves it cannot finish, then the native counter again in the time left (or Ganak,
+        when the enumeration stopped at its time share rather than its cap)."""
+        from nonosat.native.count import Counter
+        from nonosat.stop import for_solve
+
+        with for_solve(stop_there, _left(timeout, start)) as token:
+            counter = Counter(puzzle, stop=token, **LANE_SETTINGS)
+            bound = 0
+            if LANE_PROBE_NODES > 0:
+                first = lane_count(counter, token, LANE_PROBE_NODES)
+                if first.exact or (first.count or 0) > COUNT_LIMIT or token.is_set():
+                    there.append(first)
+                    return
+                bound = first.count or 0
+            if bound < ENUM_HANDOVER:
+                share = None if timeout is None else min(timeout, max(
+                    time.perf_counter() - start + ENUM_SECONDS, ENUM_SHARE * timeout))
+                with stop_there.calling(enum_stop.set):
+                    got = _count_enumeration(puzzle, partial, share, encoding, start,
+                                             stop=enum_stop, cap=ENUM_HANDOVER)
+                there.append(got)
+                if got.exact:
+                    stop_here.set()
+                    return
+                if stop_there.is_set():
+                    return
+                if (got.count or 0) <= ENUM_HANDOVER:
+                    # stopped by its share of the time, not its cap: Ganak, as before
+                    there.append(_count_ganak(puzzle, partial, timeout, encoding, start,
+                                              stop=stop_there))
+                    return
+            there.append(lane_count(counter, token, None))
 
     def lane() -> None:
         try:
+            if lane_native:
+                here_done.wait(ENUM_DELAY)
+                if not stop_there.is_set():
+                    lane_native_run()
+                return
             if native_ok:
                 # the native counter's head start: most counts end in it at once, and then
                 # nothing else runs (nor changes the method reported)
@@ -389,6 +469,13 @@ def _count_native(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | N
     from nonosat import interrupts
 
     interrupts.check()  # an interrupted count is no count
+    return _native_result(got, start, reason)
+
+
+def _native_result(got: Any, start: float, reason: str) -> SolutionCount:
+    """A :class:`SolutionCount` of the native counter's ``got`` (a
+    :class:`~nonosat.native.count.NativeCount`), counted from ``start``; ``reason``: why it
+    was stopped, if it was."""
     took = time.perf_counter() - start
     if not got.finished:
         # what the stopped count's finished parts prove (0: nothing)
