@@ -288,3 +288,81 @@ def test_solve_count_json_and_analyse_json():
                                    "enumeration (CaDiCaL)")
     text = run("analyse", str(GAMES / "cross-ambiguous.non"), "--backdoor-timeout", "0").stdout
     assert "(7x5): 48 solutions [" in " ".join(text.split())  # the verdict line wraps at 80
+
+
+# -- the portfolio's second lane ---------------------------------------------------------------
+def _first_lane_waits(monkeypatch) -> None:
+    """The first lane's native counter counts nothing: it waits until the second lane stops it
+    (at most 60 s), so that the second lane's result is the portfolio's."""
+    import time
+
+    import nonosat.engines.counting as counting
+
+    def waits(puzzle, partial, timeout, start, stop=None, **kwargs):
+        end = time.perf_counter() + 60
+        while not stop.is_set() and time.perf_counter() < end:
+            time.sleep(0.01)
+        return counting.SolutionCount(None, False, counting.NATIVE_COUNTER, 0.0, "stopped")
+
+    monkeypatch.setattr(counting, "_count_native", waits)
+
+
+def _lane_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "count-lane"]
+
+
+def test_the_second_lane_hands_over_from_the_enumeration_to_its_native_counter(monkeypatch):
+    """The second lane's native counter (other settings than the first lane's) after a
+    one-decision run, then the enumeration handing over after one solution: its count is the
+    portfolio's, and equals CP-SAT's enumeration (48 pictures)."""
+    import nonosat.engines.counting as counting
+
+    puzzle = read_puzzle(GAMES / "cross-ambiguous.non")
+    want = len(solve(puzzle, "cpsat", limit=1000, timeout=60).solutions)
+    _first_lane_waits(monkeypatch)
+    monkeypatch.setattr(counting, "ENUM_DELAY", 0.0)
+    monkeypatch.setattr(counting, "LANE_PROBE_NODES", 1)
+    monkeypatch.setattr(counting, "ENUM_HANDOVER", 1)
+    enumerated: list = []
+    real = counting._count_enumeration
+
+    def spy(*args, **kwargs):
+        enumerated.append(real(*args, **kwargs))
+        return enumerated[-1]
+
+    monkeypatch.setattr(counting, "_count_enumeration", spy)
+    got = count_solutions(puzzle, timeout=60)
+    assert (got.count, got.exact, got.method) == (want, True, counting.NATIVE_COUNTER)
+    assert [(e.exact, e.count) for e in enumerated] == [(False, 2)]  # it handed over
+    # the lane before: the enumeration, then Ganak (made to stop early here)
+    monkeypatch.setattr(counting, "_count_enumeration",
+                        lambda *a, **k: counting.SolutionCount(3, False, counting.ENUMERATOR))
+    old = count_solutions(puzzle, timeout=60, second_lane="ganak")
+    assert (old.count, old.exact, old.method) == (want, True, "ganak (pyganak)")
+    # the enumeration stopped by its share of the time, not its cap: Ganak after it
+    monkeypatch.setattr(counting, "ENUM_HANDOVER", 100)
+    new = count_solutions(puzzle, timeout=60)
+    assert (new.count, new.exact, new.method) == (want, True, "ganak (pyganak)")
+    assert not _lane_threads()
+    with pytest.raises(ValueError):
+        count_solutions(puzzle, second_lane="cubes")
+
+
+def test_more_than_the_limit_in_the_second_lane_stops_both(monkeypatch):
+    """The second lane's native counter finding more than the limit (10 here, 48 pictures)
+    stops the first lane at once, and the answer is the lower bound limit + 1."""
+    import time
+
+    import nonosat.engines.counting as counting
+
+    puzzle = read_puzzle(GAMES / "cross-ambiguous.non")
+    _first_lane_waits(monkeypatch)
+    monkeypatch.setattr(counting, "ENUM_DELAY", 0.0)
+    monkeypatch.setattr(counting, "COUNT_LIMIT", 10)
+    t0 = time.perf_counter()
+    got = count_solutions(puzzle, timeout=60)
+    assert time.perf_counter() - t0 < 30  # not the first lane's 60 s
+    assert (got.count, got.exact, got.reason) == (11, False, "more than 10 solutions")
+    assert not _lane_threads()

@@ -322,6 +322,14 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
             stop_here.set()
         return result
 
+    def lane_ganak() -> None:
+        """Ganak in the time left; its exact count stops the first lane (unless
+        ``crosscheck``)."""
+        got = _count_ganak(puzzle, partial, timeout, encoding, start, stop=stop_there)
+        there.append(got)
+        if got.exact and not crosscheck:
+            stop_here.set()
+
     def lane_native_run() -> None:
         """The second lane with its native counter: a short run, the enumeration unless that
         run proves it cannot finish, then the native counter again in the time left (or Ganak,
@@ -352,8 +360,7 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
                     return
                 if (got.count or 0) <= ENUM_HANDOVER:
                     # stopped by its share of the time, not its cap: Ganak, as before
-                    there.append(_count_ganak(puzzle, partial, timeout, encoding, start,
-                                              stop=stop_there))
+                    lane_ganak()
                     return
             there.append(lane_count(counter, token, None))
 
@@ -391,8 +398,7 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
                     cubes.help(stop_there)
                     if stop_there.is_set():
                         return
-            there.append(_count_ganak(puzzle, partial, timeout, encoding, start,
-                                      stop=stop_there))
+            lane_ganak()
         except BaseException as exc:  # handed to the caller's thread
             failed.append(exc)
 
