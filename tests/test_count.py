@@ -316,7 +316,10 @@ def _lane_threads() -> list:
 def test_the_second_lane_hands_over_from_the_enumeration_to_its_native_counter(monkeypatch):
     """The second lane's native counter (other settings than the first lane's) after a
     one-decision run, then the enumeration handing over after one solution: its count is the
-    portfolio's, and equals CP-SAT's enumeration (48 pictures)."""
+    portfolio's, and equals CP-SAT's enumeration (48 pictures); and the default lane's Ganak
+    after the enumeration."""
+    import time
+
     import nonosat.engines.counting as counting
 
     puzzle = read_puzzle(GAMES / "cross-ambiguous.non")
@@ -333,17 +336,20 @@ def test_the_second_lane_hands_over_from_the_enumeration_to_its_native_counter(m
         return enumerated[-1]
 
     monkeypatch.setattr(counting, "_count_enumeration", spy)
-    got = count_solutions(puzzle, timeout=60)
+    got = count_solutions(puzzle, timeout=60, second_lane="native")
     assert (got.count, got.exact, got.method) == (want, True, counting.NATIVE_COUNTER)
     assert [(e.exact, e.count) for e in enumerated] == [(False, 2)]  # it handed over
-    # the lane before: the enumeration, then Ganak (made to stop early here)
+    # the default lane: the enumeration (made to stop early here), then Ganak, whose exact
+    # count stops the first lane at once (not at its 60 s)
     monkeypatch.setattr(counting, "_count_enumeration",
                         lambda *a, **k: counting.SolutionCount(3, False, counting.ENUMERATOR))
-    old = count_solutions(puzzle, timeout=60, second_lane="ganak")
+    t0 = time.perf_counter()
+    old = count_solutions(puzzle, timeout=60)
     assert (old.count, old.exact, old.method) == (want, True, "ganak (pyganak)")
+    assert time.perf_counter() - t0 < 30
     # the enumeration stopped by its share of the time, not its cap: Ganak after it
     monkeypatch.setattr(counting, "ENUM_HANDOVER", 100)
-    new = count_solutions(puzzle, timeout=60)
+    new = count_solutions(puzzle, timeout=60, second_lane="native")
     assert (new.count, new.exact, new.method) == (want, True, "ganak (pyganak)")
     assert not _lane_threads()
     with pytest.raises(ValueError):
@@ -362,7 +368,7 @@ def test_more_than_the_limit_in_the_second_lane_stops_both(monkeypatch):
     monkeypatch.setattr(counting, "ENUM_DELAY", 0.0)
     monkeypatch.setattr(counting, "COUNT_LIMIT", 10)
     t0 = time.perf_counter()
-    got = count_solutions(puzzle, timeout=60)
+    got = count_solutions(puzzle, timeout=60, second_lane="native")
     assert time.perf_counter() - t0 < 30  # not the first lane's 60 s
     assert (got.count, got.exact, got.reason) == (11, False, "more than 10 solutions")
     assert not _lane_threads()

@@ -93,24 +93,26 @@ WARMUP_NODES = 5000
 #: 2,000 the enumeration handed over before it could finish those two.
 ENUM_HANDOVER = 12_000
 
-#: In the portfolio with one native worker (the default), the second lane's native counter:
+#: With ``second_lane="native"`` (not the default), the second lane's native counter:
 #: :func:`nonosat.native.count.count_grid` settings other than the first lane's (a portfolio
 #: of two configurations, as SAT solvers run: the same search branches elsewhere, and the
 #: first exact count wins).  It runs for :data:`LANE_PROBE_NODES` decisions before the
 #: enumeration (an exact count there ends the count; a lower bound of at least
 #: :data:`ENUM_HANDOVER` skips the enumeration, which could not finish), and after the
 #: enumeration once that found :data:`ENUM_HANDOVER` solutions, with the component cache of
-#: its first run, in the time left.
+#: its first run, in the time left.  Measured against the default lane (``docs/counting.md``,
+#: ``benchmarks/bench_count_lanes.py --mode portfolio``): no better on 28 fresh-seed puzzles
+#: and the corpus checks (52 / 66 counts within 10 s against 54 / 66).
 LANE_SETTINGS: dict[str, Any] = {"weights": 0}
 #: Decisions of the second lane's native counter before the enumeration (see
 #: :data:`LANE_SETTINGS`).
 LANE_PROBE_NODES = 3000
 
 #: What the second lane runs beside the native counter (``count_solutions(second_lane=)``):
-#: ``"native"`` (the default: the enumeration, which hands over to a second native counter
-#: with :data:`LANE_SETTINGS` once it cannot finish) or ``"ganak"`` (the enumeration for its
-#: share, then Ganak: the portfolio before).
-SECOND_LANES = ("native", "ganak")
+#: ``"ganak"`` (the default: the enumeration for its share, then Ganak) or ``"native"`` (the
+#: enumeration, which hands over to a second native counter with :data:`LANE_SETTINGS` once
+#: it cannot finish; measured no better).
+SECOND_LANES = ("ganak", "native")
 
 #: The counters :func:`count_solutions` knows.
 COUNTERS = ("auto", "native", "ganak", "enumerate")
@@ -170,7 +172,7 @@ def count_solutions(
     counter: str = "auto",
     crosscheck: bool = False,
     workers: int | None = 1,
-    second_lane: str = "native",
+    second_lane: str = "ganak",
 ) -> SolutionCount:
     """Count the solutions of ``puzzle`` (agreeing with ``partial``) with a portfolio of exact
     counters on two cores (module docstring; more with ``workers``).
@@ -210,8 +212,9 @@ def count_solutions(
         taai2011 #450 (646,519 solutions: 8.5-9.8 s on one thread, 8.1-10 s on the cubes).
     second_lane : str
         With ``"auto"``, one worker and no ``crosscheck``: what the second lane runs after the
-        enumeration gives up (:data:`SECOND_LANES`): ``"native"`` (the default) a second
-        native counter with other settings (:data:`LANE_SETTINGS`), ``"ganak"`` Ganak.
+        enumeration gives up (:data:`SECOND_LANES`): ``"ganak"`` (the default) Ganak,
+        ``"native"`` a second native counter with other settings (:data:`LANE_SETTINGS`;
+        measured no better on two cores, ``docs/counting.md``).
 
     Returns
     -------
