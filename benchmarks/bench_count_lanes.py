@@ -13,7 +13,8 @@ mean over the puzzles both counted), and the best of the first setting and each 
 
 ``--mode portfolio``: ``count_solutions()`` with each ``--lanes`` value of its second lane
 (``ganak``: the enumeration then Ganak, as before; ``native``: the enumeration handing over to a second
-native counter; see :data:`nonosat.engines.counting.SECOND_LANES`), ``--rounds`` rounds
+native counter; see :data:`nonosat.engines.counting.SECOND_LANES`; ``cubes``: the native
+workers, ``workers=None``), ``--rounds`` rounds
 alternating their order, within ``--timeout`` s: count, method, wall seconds, with the load
 average.
 
@@ -135,7 +136,9 @@ def mode_portfolio(items: list, lanes: list[str], timeout: float, rounds: int) -
             cells = []
             for lane in order:
                 t0 = time.perf_counter()
-                got = counting.count_solutions(puzzle, timeout=timeout, second_lane=lane)
+                kwargs: dict[str, Any] = ({"workers": None} if lane == "cubes"
+                                          else {"second_lane": lane})
+                got = counting.count_solutions(puzzle, timeout=timeout, **kwargs)
                 took = time.perf_counter() - t0
                 if got.exact and known is not None and got.count != known:
                     print(f"DISAGREE {name} {lane}: {got.count} != {known}")
@@ -158,6 +161,7 @@ def main() -> int:
     ap.add_argument("--corpus", default=",".join(CORPUS_CHECKS))
     ap.add_argument("--only", type=int, default=0, help="the first N of the fresh set")
     ap.add_argument("--skip", type=int, default=0, help="skip the first N of the fresh set")
+    ap.add_argument("--names", default="", help="only these puzzles (fresh#SEED, set#K)")
     ap.add_argument("--mode", default="settings", choices=("settings", "portfolio"))
     ap.add_argument("--configs", nargs="*", default=["{}", '{"weights": 0}', '{"probing": 3}'])
     ap.add_argument("--lanes", default="ganak,native")
@@ -173,6 +177,8 @@ def main() -> int:
 
     count_grid(Puzzle([(1,), (1,)], [(1,), (1,)]))  # compile first
     items = puzzles(args.fresh, args.corpus, args.only, args.skip)
+    if args.names:
+        items = [item for item in items if item[0] in args.names.split(",")]
     print(f"{len(items)} puzzles, load {os.getloadavg()[0]:.2f}", flush=True)
     if args.mode == "settings":
         print(f"{'':>16} {'count':>9} | " + " | ".join(f"{c[:16]:>17}" for c in args.configs))
