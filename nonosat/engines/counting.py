@@ -21,7 +21,9 @@ the tests do):
   :func:`count_solutions`), the native counter's search is split into cubes counted by worker
   threads (:mod:`nonosat.native.count_cubes`: after :data:`WARMUP_NODES` decisions alone),
   and the lane's thread joins them once the enumeration gives up (:data:`ENUM_HANDOVER`)
-  instead of starting Ganak;
+  instead of starting Ganak.  With ``second_lane="native"`` (not the default: measured no
+  better), the lane runs a second native counter with other settings (:data:`LANE_SETTINGS`)
+  before the enumeration and once it gives up;
 * on a colour puzzle or a longer line, the enumeration here (up to :data:`COUNT_LIMIT`
   solutions) and Ganak in the thread.
 
