@@ -35,7 +35,9 @@ whose constraints are nonogram lines, cut into independent segments as cells are
    by ``1 + alpha * (w_row + w_col) / bump``: dom/wdeg [4]_ on lines with the decay of
    sharpSAT's VSADS [5]_, which takes the search to the lines that keep failing so that a
    component without a solution is refuted sooner (the counter has no clause learning).
-   Without probing, :data:`BRANCH_RULES`.
+   Without probing, :data:`BRANCH_RULES`.  Below a node whose probing fixed cells, the
+   components of what is left are probed again in the same state: the cells the last pass of
+   that probing probed are not (:func:`nonosat.native.count_probe._probe`'s ``final``).
 5. **Bounded counting.**  Every count is asked for with a cap: an answer below the cap is
    exact, an answer equal to the cap means *at least* the cap.  A sum stops once its first
    branch reaches the cap; a product asks each factor for the cap divided by the factors
@@ -464,7 +466,9 @@ class NativeCount:
     stats : dict of str to int
         ``nodes`` (decisions), ``cache_hits``, ``cached`` (components stored), ``splits``
         (nodes whose undecided cells fell apart into several components), ``cache_clears``,
-        ``max_depth``, ``probes``, ``restarts`` (counts run again with a larger segment stack).
+        ``max_depth``, ``probes``, ``restarts`` (counts run again with a larger segment stack),
+        ``probes_reused`` (probes not run again below a node whose probing fixed cells: their
+        cell was probed in the same state by that probing's last pass).
     reason : str
         Why an unfinished count stopped: ``"stopped"`` (the stop flag) or
         ``"segment stack full"`` (the search nests deeper than :data:`SEG_STACK_MAX_WORDS`

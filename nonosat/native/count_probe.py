@@ -134,10 +134,17 @@ def _probe(problem, state, ctx, segs, lo, n, since, final, final_istamp):  # pra
     again (its score is that pass's) until this probing changes the state; ``final_istamp``
     is that state's stamp of implied values (:data:`~nonosat.native.count_parts.M_ISTAMP`),
     whose marks stay valid too (without them the probes they let skip ran again: taai2011 #425
-    at 8,000 decisions 92,690 probes against 67,493 without reuse).  Skipping a probe is
+    at 8,000 decisions 92,690 probes against 67,493 without reuse: dropped).  Skipping a probe is
     sound whatever it would give, so this cannot change a count.  A third of the probes ran in
     such components (8,000 decisions: tcga2020 #500 288,141 of 867,414; taai2011 #450 147,453
-    of 465,971).  Returns with ``meta[M_FINAL]`` / ``meta[M_FINAL_ISTAMP]`` set to this
+    of 465,971).  Measured (``benchmarks/bench_count_ab.py``, 6,000 decisions, 3 rounds
+    interleaved, load 2.6-3.1; the search itself differs a little, the skipped probes' marks
+    and scores being the parent's): probes 0.87x / 0.89x / 0.99x / 0.91x / 0.90x and seconds
+    0.86x / 0.88x / 0.95x / 0.88x / 1.0x on tcga2020 #500 / icga2017 #500 / taai2014 #500 /
+    taai2011 #450 / #425, fresh random 25x25 pictures 0.80x / 0.94x probes.  Counted to the end
+    (2 rounds, load 4): taai2014 #500 22.4 / 19.9 s, icga2017 #500 4.5 / 4.7 s (29,174 /
+    34,840 decisions), taai2011 #450 5.9 / 7.3 s (95,348 / 108,822 decisions: the search of
+    #450 is chaotic, see :func:`nonosat.native.count.count_grid`'s ``weights``).  Returns with ``meta[M_FINAL]`` / ``meta[M_FINAL_ISTAMP]`` set to this
     probing's last pass / stamp of implied values."""
     problem, state, ctx = borrowed(problem), borrowed(state), borrowed(ctx)
     h, w = problem[3][0], problem[3][1]
