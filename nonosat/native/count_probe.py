@@ -144,7 +144,11 @@ def _probe(problem, state, ctx, segs, lo, n, since, final, final_istamp):  # pra
     taai2011 #450 / #425, fresh random 25x25 pictures 0.80x / 0.94x probes.  Counted to the end
     (2 rounds, load 4): taai2014 #500 22.4 / 19.9 s, icga2017 #500 4.5 / 4.7 s (29,174 /
     34,840 decisions), taai2011 #450 5.9 / 7.3 s (95,348 / 108,822 decisions: the search of
-    #450 is chaotic, see :func:`nonosat.native.count.count_grid`'s ``weights``).  Returns with ``meta[M_FINAL]`` / ``meta[M_FINAL_ISTAMP]`` set to this
+    #450 is chaotic, see :func:`nonosat.native.count.count_grid`'s ``weights``); one round,
+    load 2.2-2.8: tcga2020 #500 (210,785 solutions) 57.8 / 34.0 s (402,064 / 277,928
+    decisions, 40.5 M / 22.5 M probes); fresh pictures (seeds 27018, 27022 of
+    ``bench_count_ab.py --density 0.4,0.5``) 3.3 / 4.0 s and 9.6 / 8.1 s.  Over 14 puzzles
+    counted to the end: geomean 0.85x the time, per decision cheaper on 11.  Returns with ``meta[M_FINAL]`` / ``meta[M_FINAL_ISTAMP]`` set to this
     probing's last pass / stamp of implied values."""
     problem, state, ctx = borrowed(problem), borrowed(state), borrowed(ctx)
     h, w = problem[3][0], problem[3][1]
