@@ -325,3 +325,18 @@ def test_probe_options_keep_a_corpus_count(corpus):
     assert plain.stats["probes_skipped"] == plain.stats["probe_both"] == 0
     assert both.stats["probes_skipped"] > 0 and both.stats["probe_both"] > 0
     assert both.stats["probes"] < plain.stats["probes"]
+
+
+def test_reused_probe_results_count_what_ganak_counts():
+    """Below a node whose probing fixed cells, the cells its last pass probed are not probed
+    again (``probes_reused``): counts with that path taken equal Ganak's (random 12x12 pictures;
+    the path must be taken on some of them)."""
+    reused = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        puzzle = Puzzle.from_picture(rng.random((12, 12)) < 0.45)
+        got = count_grid(puzzle)
+        ganak = count_solutions(puzzle, timeout=120, counter="ganak")
+        assert ganak.exact and got.exact and got.count == ganak.count, seed
+        reused += got.stats["probes_reused"]
+    assert reused > 0

@@ -35,7 +35,9 @@ whose constraints are nonogram lines, cut into independent segments as cells are
    by ``1 + alpha * (w_row + w_col) / bump``: dom/wdeg [4]_ on lines with the decay of
    sharpSAT's VSADS [5]_, which takes the search to the lines that keep failing so that a
    component without a solution is refuted sooner (the counter has no clause learning).
-   Without probing, :data:`BRANCH_RULES`.
+   Without probing, :data:`BRANCH_RULES`.  Below a node whose probing fixed cells, the
+   components of what is left are probed again in the same state: the cells the last pass of
+   that probing probed are not (:func:`nonosat.native.count_probe._probe`'s ``final``).
 5. **Bounded counting.**  Every count is asked for with a cap: an answer below the cap is
    exact, an answer equal to the cap means *at least* the cap.  A sum stops once its first
    branch reaches the cap; a product asks each factor for the cap divided by the factors
@@ -87,6 +89,8 @@ from nonosat.native.count_parts import (
     M_BRANCH,
     M_CLEARS,
     M_FAILED,
+    M_FINAL,
+    M_FINAL_ISTAMP,
     M_FLAGS,
     M_FULL_DEPTH,
     M_GEN,
@@ -99,6 +103,7 @@ from nonosat.native.count_parts import (
     M_PROBE_MIN,
     M_PROBES,
     M_PROBING,
+    M_REUSED,
     M_SCORE,
     M_SKIPPED,
     M_SPLITS,
@@ -233,8 +238,8 @@ def _open_cells(problem, state, segs, lo, n):  # pragma: no cover - compiled
 K_SPLIT = 0  #: count the undecided part of some segments: the product of its components
 K_COMP = 1  #: count one component: probe, then branch on a cell
 F_KIND, F_LO, F_N, F_CAP, F_SINCE, F_ACC, F_PHASE, F_MARK, F_CELL, F_PMARK = range(10)
-F_TOP, F_AT, F_END, F_SHARE, F_MODE = range(10, 15)
-F_SIZE = 15
+F_TOP, F_AT, F_END, F_SHARE, F_MODE, F_FINAL, F_FINAL_I = range(10, 17)
+F_SIZE = 17
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -245,6 +250,7 @@ def _push(frames, sp, kind, lo, n, cap, since):  # pragma: no cover - compiled
     frames[sp, F_CAP] = cap
     frames[sp, F_SINCE] = since
     frames[sp, F_PHASE] = 0
+    frames[sp, F_FINAL] = 0
     return sp + 1
 
 
@@ -344,6 +350,8 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
                 share = 1
             frames[f, F_SHARE] = share
             sp = _push(frames, sp, K_COMP, at + 1, segs[at], share, frames[f, F_SINCE])
+            frames[sp - 1, F_FINAL] = frames[f, F_FINAL]
+            frames[sp - 1, F_FINAL_I] = frames[f, F_FINAL_I]
             continue
         # a component frame
         if phase == 0:
@@ -371,7 +379,8 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
             if (probing and sp <= meta[M_PROBE_DEPTH]
                     and _open_cells(problem, state, segs, lo, n) >= meta[M_PROBE_MIN]):
                 meta[M_MODE] = 1 if sp <= meta[M_FULL_DEPTH] else meta[M_PROBING]
-                cell = _probe(problem, state, ctx, segs, lo, n, frames[f, F_SINCE])
+                cell = _probe(problem, state, ctx, segs, lo, n, frames[f, F_SINCE],
+                              frames[f, F_FINAL], frames[f, F_FINAL_I])
                 if meta[M_ABORT] != 0:
                     meta[M_STOP_SP] = sp
                     undo_to(state, pmark)
@@ -386,8 +395,11 @@ def count_kernel(problem, state, ctx, frames, hvs, cap):  # pragma: no cover - c
                     continue
                 if st[ST_TLEN] > pmark:
                     # cells fixed: what is left may fall apart
+                    # (in the state probing left, whose last pass's probes need not run again)
                     frames[f, F_PHASE] = 3
                     sp = _push(frames, sp, K_SPLIT, lo, n, fcap, pmark)
+                    frames[sp - 1, F_FINAL] = meta[M_FINAL]
+                    frames[sp - 1, F_FINAL_I] = meta[M_FINAL_ISTAMP]
                     continue
             else:
                 cell = _choose(problem, state, ctx, segs, lo, n)
@@ -454,7 +466,9 @@ class NativeCount:
     stats : dict of str to int
         ``nodes`` (decisions), ``cache_hits``, ``cached`` (components stored), ``splits``
         (nodes whose undecided cells fell apart into several components), ``cache_clears``,
-        ``max_depth``, ``probes``, ``restarts`` (counts run again with a larger segment stack).
+        ``max_depth``, ``probes``, ``restarts`` (counts run again with a larger segment stack),
+        ``probes_reused`` (probes not run again below a node whose probing fixed cells: their
+        cell was probed in the same state by that probing's last pass).
     reason : str
         Why an unfinished count stopped: ``"stopped"`` (the stop flag) or
         ``"segment stack full"`` (the search nests deeper than :data:`SEG_STACK_MAX_WORDS`
@@ -612,7 +626,7 @@ def count_grid(
 #: The ``meta`` counters a :class:`Counter` reports per count (set to 0 before each count);
 #: the others (the cache's generation, arena and entries, the probing stamps) are kept.
 _PER_COUNT = (M_NODES, M_HITS, M_STORES, M_SPLITS, M_CLEARS, M_MAXDEPTH, M_PROBES, M_ZEROS,
-              M_SKIPPED, M_FAILED, M_BOTH, M_ABORT, M_STOP_SP)
+              M_SKIPPED, M_FAILED, M_BOTH, M_ABORT, M_STOP_SP, M_REUSED)
 
 
 class Counter:
@@ -747,7 +761,8 @@ class Counter:
                  "splits": int(meta[M_SPLITS]), "cache_clears": int(meta[M_CLEARS]),
                  "max_depth": int(meta[M_MAXDEPTH]), "probes": int(meta[M_PROBES]),
                  "refuted": int(meta[M_ZEROS]), "probes_skipped": int(meta[M_SKIPPED]),
-                 "probe_failed": int(meta[M_FAILED]), "probe_both": int(meta[M_BOTH])}
+                 "probe_failed": int(meta[M_FAILED]), "probe_both": int(meta[M_BOTH]),
+                 "probes_reused": int(meta[M_REUSED])}
         if meta[M_ABORT] == 2:
             return NativeCount(None, False, False, took, stats, "segment stack full")
         if got < 0:

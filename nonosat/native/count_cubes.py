@@ -165,7 +165,7 @@ def _split_step(problem, state, ctx, cell, value):  # pragma: no cover - compile
             best_lo = at + 1
         at += segs[at] + 1
     meta[M_MODE] = 1 if since < 0 else 4
-    branch = _probe(problem, state, ctx, segs, best_lo, best_n, since)
+    branch = _probe(problem, state, ctx, segs, best_lo, best_n, since, 0, 0)
     if meta[M_ABORT] != 0:
         return -3
     return branch
