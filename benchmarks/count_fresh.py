@@ -17,6 +17,8 @@ Prints every candidate (seed, size, density, fate) and the set kept, and with ``
 writes it as JSON (seed, size, density, count, the long run's seconds and decisions, the rows
 of the grid) for :func:`load`, so that benchmarks need not count it again.
 
+The set of ``docs/counting.md`` (28 puzzles) is ``benchmarks/count_fresh.json``.
+
 Usage::
 
     python benchmarks/count_fresh.py [--seed 20261127] [--tries 60] [--want 24]
