@@ -335,6 +335,20 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
         if got.exact and not crosscheck:
             stop_here.set()
 
+    def enumerate_share(cap: int) -> SolutionCount:
+        """The enumeration for its share of the time, counted from ``start`` as ``timeout``
+        is: the larger of ENUM_SECONDS and ENUM_SHARE of the time limit (no time limit: until
+        ``cap`` solutions); its exact count stops the first lane (unless ``crosscheck``)."""
+        share = None if timeout is None else min(timeout, max(
+            time.perf_counter() - start + ENUM_SECONDS, ENUM_SHARE * timeout))
+        with stop_there.calling(enum_stop.set):
+            got = _count_enumeration(puzzle, partial, share, encoding, start, stop=enum_stop,
+                                     cap=cap)
+        there.append(got)
+        if got.exact and not crosscheck:
+            stop_here.set()
+        return got
+
     def lane_native_run() -> None:
         """The second lane with its native counter: a short run, the enumeration unless that
         run proves it cannot finish, then the native counter again in the time left (or Ganak,
@@ -352,16 +366,8 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
                     return
                 bound = first.count or 0
             if bound < ENUM_HANDOVER:
-                share = None if timeout is None else min(timeout, max(
-                    time.perf_counter() - start + ENUM_SECONDS, ENUM_SHARE * timeout))
-                with stop_there.calling(enum_stop.set):
-                    got = _count_enumeration(puzzle, partial, share, encoding, start,
-                                             stop=enum_stop, cap=ENUM_HANDOVER)
-                there.append(got)
-                if got.exact:
-                    stop_here.set()
-                    return
-                if stop_there.is_set():
+                got = enumerate_share(ENUM_HANDOVER)
+                if got.exact or stop_there.is_set():
                     return
                 if (got.count or 0) <= ENUM_HANDOVER:
                     # stopped by its share of the time, not its cap: Ganak, as before
@@ -371,31 +377,19 @@ def _portfolio(puzzle: Puzzle, partial: np.ndarray | None, timeout: float | None
 
     def lane() -> None:
         try:
-            if lane_native:
-                here_done.wait(ENUM_DELAY)
-                if not stop_there.is_set():
-                    lane_native_run()
-                return
             if native_ok:
                 # the native counter's head start: most counts end in it at once, and then
                 # nothing else runs (nor changes the method reported)
                 here_done.wait(ENUM_DELAY)
                 if stop_there.is_set():
                     return
-                # its share, counted from start as timeout is: the larger of ENUM_SECONDS and
-                # ENUM_SHARE of the time limit; no time limit: until ENUM_CAP solutions
-                share = None if timeout is None else min(timeout, max(
-                    time.perf_counter() - start + ENUM_SECONDS, ENUM_SHARE * timeout))
-                with stop_there.calling(enum_stop.set):
-                    got = _count_enumeration(puzzle, partial, share, encoding, start,
-                                             stop=enum_stop,
-                                             cap=ENUM_HANDOVER if cubes is not None
-                                             and not crosscheck else ENUM_CAP)
-                there.append(got)
-                if got.exact and not crosscheck:
-                    stop_here.set()
-                    return
-                if stop_there.is_set():
+            if lane_native:
+                lane_native_run()
+                return
+            if native_ok:
+                got = enumerate_share(ENUM_HANDOVER if cubes is not None and not crosscheck
+                                      else ENUM_CAP)
+                if (got.exact and not crosscheck) or stop_there.is_set():
                     return
                 if cubes is not None and not crosscheck:
                     # the enumeration gave up: this thread counts the native counter's cubes,
