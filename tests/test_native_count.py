@@ -42,7 +42,7 @@ def small_puzzles(draw):
        st.sampled_from((0, 1, 2, 3)), st.sampled_from((0, 1, 2)))
 def test_native_count_equals_brute_force(puzzle, probing, branch, probe_flags, weights, score):
     """Every branching option (conflict weights, score rules) counts what brute force counts."""
-    got = count_grid(puzzle, probing=probing, branch=branch, probe_flags=probe_flags,
+    got = count_grid(puzzle, probing=probing, branch=branch, probe_flags=probe_flags, probe_min=0,
                      weights=weights, weight_decay=0.8, score=score)
     assert got.finished and got.exact
     assert got.count == brute_force_solutions(puzzle), (puzzle.rows, puzzle.cols)
@@ -297,9 +297,11 @@ def test_a_stopped_native_count_proves_a_lower_bound():
     for _ in range(6):
         puzzle = Puzzle.from_picture(rng.random((6, 7)) < 0.45)
         want = rowwise_count(puzzle)
-        nodes = count_grid(puzzle).stats["nodes"]
+        # every component probed (as in a large puzzle's top components): below the default
+        # DEFAULT_PROBE_MIN cells a 6x7 count is line propagation alone
+        nodes = count_grid(puzzle, probe_min=0).stats["nodes"]
         for m in sorted(set(np.linspace(0, nodes, 7).astype(int).tolist())):
-            got = count_grid(puzzle, max_nodes=m)
+            got = count_grid(puzzle, max_nodes=m, probe_min=0)
             if got.finished:
                 assert (got.count, got.lower_bound) == (want, want)
             else:
@@ -315,9 +317,9 @@ def test_probe_options_keep_a_corpus_count(corpus):
     run here): counted the same with and without probe-both fixes and skipped implied probes,
     with and without conflict weights, and the options do what they say (fixes made, probes skipped, fewer probes run)."""
     puzzle = read_puzzle(corpus / "NonogramRecord" / "question" / "taai2011.txt", None, 276)
-    plain = count_grid(puzzle, probe_flags=0)
-    both = count_grid(puzzle, probe_flags=3)
-    unweighted = count_grid(puzzle, weights=0)
+    plain = count_grid(puzzle, probe_flags=0, probe_min=0)
+    both = count_grid(puzzle, probe_flags=3, probe_min=0)
+    unweighted = count_grid(puzzle, weights=0, probe_min=0)
     assert plain.exact and both.exact and plain.count == both.count == 11860
     # conflict weights change the branching (so the decisions), not the count
     assert unweighted.exact and unweighted.count == 11860
@@ -335,7 +337,7 @@ def test_reused_probe_results_count_what_ganak_counts():
     for seed in range(6):
         rng = np.random.default_rng(seed)
         puzzle = Puzzle.from_picture(rng.random((12, 12)) < 0.45)
-        got = count_grid(puzzle)
+        got = count_grid(puzzle, probe_min=0)
         ganak = count_solutions(puzzle, timeout=120, counter="ganak")
         assert ganak.exact and got.exact and got.count == ganak.count, seed
         reused += got.stats["probes_reused"]

@@ -27,7 +27,8 @@ whose constraints are nonogram lines, cut into independent segments as cells are
    Ganak [2]_ (here the key is exact, compared word for word, so a hash collision cannot
    change a count).
 4. **Branching** on one undecided cell of the component: the count is the sum of the counts of
-   its two values.  With probing (the default) the cell is chosen by lookahead, the largest
+   its two values.  With probing (the default, in components of at least
+   :data:`DEFAULT_PROBE_MIN` undecided cells) the cell is chosen by lookahead, the largest
    ``(nf + 1) * (ne + 1)`` over the cells its two values propagate to, weighted by
    **conflict-directed** line weights: every propagation that fails (a probe's or a
    decision's) adds to the weight of the line that failed, the weights decaying as VSIDS
@@ -166,6 +167,14 @@ DEFAULT_LIMIT = 10**6
 #: 1: the undecided cell whose row and column have the most undecided cells together (the
 #: cell that ties the most of the component together, to split it sooner).
 BRANCH_RULES = (0, 1)
+
+#: Components with fewer undecided cells than this are not probed by default (``probe_min`` of
+#: :func:`count_grid`): they branch by ``branch`` with line propagation alone, which costs less
+#: there than the probes save.  Measured (``benchmarks/bench_count_lanes.py --mode settings``,
+#: the 28 fresh-seed puzzles and 5 corpus checks, 10 s of CPU each, load ~2): 100 counted 29/33
+#: in 118.8 s of CPU in all, 0 (probing every component) 27/33 in 132.9 s; 60: 28/33, 150:
+#: 28/33, both slower than 100; tcga2020 #500 alone 22.5 s against 37.0 s (load 1.9).
+DEFAULT_PROBE_MIN = 100
 
 #: Probing options by default (``probe_flags`` of :func:`count_grid`).
 DEFAULT_PROBE_FLAGS = PROBE_BOTH | PROBE_SKIP_IMPLIED | HEAVY_FIRST
@@ -503,7 +512,7 @@ def count_grid(
     branch: int = 0,
     probing: bool | int = 4,
     probe_depth: int | None = None,
-    probe_min: int = 0,
+    probe_min: int = DEFAULT_PROBE_MIN,
     max_nodes: int | None = None,
     full_depth: int = 0,
     probe_flags: int = DEFAULT_PROBE_FLAGS,
@@ -547,7 +556,7 @@ def count_grid(
         ``None``: everywhere.
     probe_min : int
         Probe only components with at least this many undecided cells (smaller ones branch by
-        ``branch`` alone).
+        ``branch`` alone); :data:`DEFAULT_PROBE_MIN` by default, 0 probes every component.
     max_nodes : int, optional
         Stop (as the stop flag does) once this many decisions were made: a budget that does
         not depend on the machine's load.
@@ -660,7 +669,7 @@ class Counter:
 
     def __init__(self, puzzle: Puzzle, *, stop: StopToken | np.ndarray | None = None,
                  branch: int = 0, probing: bool | int = 4, probe_depth: int | None = None,
-                 probe_min: int = 0, full_depth: int = 0,
+                 probe_min: int = DEFAULT_PROBE_MIN, full_depth: int = 0,
                  probe_flags: int = DEFAULT_PROBE_FLAGS, weights: int = DEFAULT_WEIGHTS,
                  weight_decay: float = 0.95, weight_alpha: float = 2.5,
                  score: int = 0) -> None:
