@@ -306,8 +306,8 @@ def _refine(problem, state, ctx, segs, lo, n, out):  # pragma: no cover - compil
     memo spares the lines a split did not change (a split below a decision sees the lines its
     propagation changed anew, the others as the parent left them).  The same searches with and
     without it (6,000 decisions, 3 rounds, load 3): 0.90x / 1.02x / 0.98x / 0.95x seconds on
-    tcga2020 #500 / icga2017 #500 / taai2014 #500 / taai2011 #450: a few per cent.  Returns the number of segments written, or
-    ``-1`` when the stack is full."""
+    tcga2020 #500 / icga2017 #500 / taai2014 #500 / taai2011 #450: a few per cent.  Returns
+    the number of segments written, or ``-1`` when the stack is full."""
     blocks, start, known, dims = problem
     h, w = dims[0], dims[1]
     lf, le = state[11], state[12]

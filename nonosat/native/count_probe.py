@@ -148,8 +148,9 @@ def _probe(problem, state, ctx, segs, lo, n, since, final, final_istamp):  # pra
     load 2.2-2.8: tcga2020 #500 (210,785 solutions) 57.8 / 34.0 s (402,064 / 277,928
     decisions, 40.5 M / 22.5 M probes); fresh pictures (seeds 27018, 27022 of
     ``bench_count_ab.py --density 0.4,0.5``) 3.3 / 4.0 s and 9.6 / 8.1 s.  Over 14 puzzles
-    counted to the end: geomean 0.85x the time, per decision cheaper on 11.  Returns with ``meta[M_FINAL]`` / ``meta[M_FINAL_ISTAMP]`` set to this
-    probing's last pass / stamp of implied values."""
+    counted to the end: geomean 0.85x the time, per decision cheaper on 11.  Returns with
+    ``meta[M_FINAL]`` / ``meta[M_FINAL_ISTAMP]`` set to this probing's last pass / stamp of
+    implied values."""
     problem, state, ctx = borrowed(problem), borrowed(state), borrowed(ctx)
     h, w = problem[3][0], problem[3][1]
     grid, trail, st, stop = state[0], state[1], state[6], state[15]
